@@ -1,0 +1,48 @@
+"""Every ``RUNYARD_*`` setting in one typed model, with the defaults DESIGN.md §4 gives."""
+
+from __future__ import annotations
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+__all__ = ["Settings", "get_settings"]
+
+
+class Settings(BaseSettings):
+    """Read once from the environment (and an optional ``.env`` file); prefix ``RUNYARD_``."""
+
+    model_config = SettingsConfigDict(env_prefix="RUNYARD_", env_file=".env", extra="ignore")
+
+    database_url: str = Field(
+        default="sqlite:///runyard.db",
+        description="sqlite:///path or postgresql://…; the store behind memory, runs and events",
+    )
+    redis_url: str = Field(default="", description="redis://…; empty = in-process event bus")
+    model: str = Field(
+        default="",
+        description='"provider:model" for the default agent; empty = first configured provider, else the demo model',
+    )
+    last_messages: int = Field(default=20, ge=0, description="recent-window size")
+    embedder_model: str = Field(
+        default="", description="embedding model; empty = semantic recall off"
+    )
+    semantic_recall_top_k: int = Field(default=5, ge=1, description="semantic recall matches")
+    observer_model: str = Field(
+        default="", description="observer/reflector model; empty = the agent's"
+    )
+    observer_message_tokens: int = Field(default=30_000, ge=1, description="observer trigger")
+    reflector_observation_tokens: int = Field(default=40_000, ge=1, description="reflector trigger")
+    host: str = Field(default="127.0.0.1", description="HTTP bind address")
+    port: int = Field(default=8400, ge=0, le=65535, description="HTTP port")
+    grpc_port: int = Field(default=8401, ge=0, le=65535, description="gRPC port")
+    max_body_bytes: int = Field(
+        default=1_048_576, ge=1, description="largest accepted request body"
+    )
+    checkpoint_ttl_seconds: int = Field(
+        default=7 * 24 * 3600, ge=1, description="suspended runs older than this are swept"
+    )
+
+
+def get_settings() -> Settings:
+    """A fresh read of the environment (cheap; callers keep the result they need)."""
+    return Settings()

@@ -1,0 +1,9 @@
+"""Suite-wide guards: no test may reach a real model provider."""
+
+from __future__ import annotations
+
+import pydantic_ai.models
+
+# pydantic-ai refuses to send requests to real providers while this is False; FunctionModel,
+# TestModel and runyard's demo model are unaffected.
+pydantic_ai.models.ALLOW_MODEL_REQUESTS = False
