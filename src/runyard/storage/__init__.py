@@ -1,0 +1,65 @@
+"""Persistence for runyard: one ``Store`` protocol; in-memory, SQLite and PostgreSQL backends.
+
+``open_store(url)`` returns a ready store (migrations applied); ``upgrade(url)`` only migrates.
+This package imports nothing of runyard above ``runyard.messages``, ``runyard.ids`` and
+``runyard.config``.
+"""
+
+from runyard.storage.checkpoints import StoreCheckpointStore
+from runyard.storage.errors import (
+    EventIdConflict,
+    InvalidDatabaseURL,
+    RunConflict,
+    RunNotFound,
+    StaleLease,
+    StorageError,
+    ThreadOwnershipError,
+)
+from runyard.storage.protocol import Backend, Message, Store, VectorSearch
+from runyard.storage.records import (
+    OPEN_RUN_STATUSES,
+    Confirmation,
+    ConfirmationStatus,
+    EmbeddingEntry,
+    EmbeddingHit,
+    MemoryScope,
+    MessageCursor,
+    Observation,
+    ObservationCursor,
+    Plan,
+    RunRecord,
+    RunStatus,
+    StoredEvent,
+    Thread,
+    WorkingMemory,
+)
+
+__all__ = [
+    "OPEN_RUN_STATUSES",
+    "Backend",
+    "Confirmation",
+    "ConfirmationStatus",
+    "EmbeddingEntry",
+    "EmbeddingHit",
+    "EventIdConflict",
+    "InvalidDatabaseURL",
+    "MemoryScope",
+    "Message",
+    "MessageCursor",
+    "Observation",
+    "ObservationCursor",
+    "Plan",
+    "RunConflict",
+    "RunNotFound",
+    "RunRecord",
+    "RunStatus",
+    "StaleLease",
+    "StorageError",
+    "Store",
+    "StoreCheckpointStore",
+    "StoredEvent",
+    "Thread",
+    "ThreadOwnershipError",
+    "VectorSearch",
+    "WorkingMemory",
+]

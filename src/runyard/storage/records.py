@@ -1,0 +1,167 @@
+"""The rows a ``Store`` hands out: plain frozen dataclasses, owned by storage, free of SQL."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+__all__ = [
+    "OPEN_RUN_STATUSES",
+    "Confirmation",
+    "ConfirmationStatus",
+    "EmbeddingEntry",
+    "EmbeddingHit",
+    "MemoryScope",
+    "MessageCursor",
+    "Observation",
+    "ObservationCursor",
+    "Plan",
+    "RunRecord",
+    "RunStatus",
+    "StoredEvent",
+    "Thread",
+    "WorkingMemory",
+]
+
+RunStatus = Literal["running", "suspended", "completed", "failed", "cancelled", "interrupted"]
+"""``running`` and ``suspended`` are open; every other status is final."""
+
+OPEN_RUN_STATUSES: tuple[RunStatus, ...] = ("running", "suspended")
+
+ConfirmationStatus = Literal["pending", "answered"]
+
+MemoryScope = Literal["thread", "resource"]
+"""``thread``: one conversation; ``resource``: every thread of one user inside one tenant."""
+
+
+@dataclass(frozen=True, slots=True)
+class Thread:
+    """A conversation. It belongs to exactly one ``tenant_id`` and one ``resource_id`` (the user)."""
+
+    id: str
+    tenant_id: str
+    resource_id: str
+    title: str | None
+    metadata: dict[str, Any]
+    created_at: int
+    updated_at: int
+
+
+@dataclass(frozen=True, slots=True)
+class MessageCursor:
+    """A position in a thread's message order: strictly-after reads resume from here."""
+
+    created_at: int
+    message_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class StoredEvent:
+    """One entry of a thread's event log; ``id`` is assigned by the run's single writer."""
+
+    thread_id: str
+    id: int
+    run_id: str | None
+    type: str
+    data: dict[str, Any]
+    created_at: int
+
+
+@dataclass(frozen=True, slots=True)
+class RunRecord:
+    """A run of an agent on a thread, with the lease (owner + epoch) that fences stale writers."""
+
+    run_id: str
+    thread_id: str
+    tenant_id: str
+    status: RunStatus
+    lease_owner: str
+    lease_epoch: int
+    reason: str | None
+    started_at: int
+    finished_at: int | None
+
+    @property
+    def is_open(self) -> bool:
+        """True while the run is running or suspended."""
+        return self.status in OPEN_RUN_STATUSES
+
+
+@dataclass(frozen=True, slots=True)
+class Confirmation:
+    """A question put to a human (approve a tool call, answer a suspension); answered once."""
+
+    request_id: str
+    thread_id: str
+    run_id: str
+    tool_call_id: str
+    payload: dict[str, Any]
+    status: ConfirmationStatus
+    answer: dict[str, Any] | None
+    created_at: int
+    answered_at: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """The plan a thread's orchestrator keeps (goal, tasks, statuses) as one JSON document."""
+
+    thread_id: str
+    data: dict[str, Any]
+    updated_at: int
+
+
+@dataclass(frozen=True, slots=True)
+class WorkingMemory:
+    """A working-memory document; ``thread_id`` is None for resource scope."""
+
+    tenant_id: str
+    resource_id: str
+    scope: MemoryScope
+    thread_id: str | None
+    content: str
+    updated_at: int
+
+
+@dataclass(frozen=True, slots=True)
+class Observation:
+    """One compressed note of a thread's history, written by the observer or the reflector."""
+
+    id: str
+    thread_id: str
+    text: str
+    created_at: int
+    tokens: int = 0
+    marker: str = "info"
+    parent_id: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class ObservationCursor:
+    """How far the observer has read a thread: the last message it observed."""
+
+    thread_id: str
+    message_created_at: int
+    message_id: str
+    updated_at: int
+
+
+@dataclass(frozen=True, slots=True)
+class EmbeddingEntry:
+    """A message's embedding to store; ``vector`` is any length, but one query compares like with like."""
+
+    message_id: str
+    vector: Sequence[float]
+    text: str
+    model: str
+
+
+@dataclass(frozen=True, slots=True)
+class EmbeddingHit:
+    """A recall match: the message, its thread and the cosine similarity (1 = identical)."""
+
+    message_id: str
+    thread_id: str
+    score: float
