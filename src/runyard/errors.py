@@ -1,0 +1,51 @@
+"""The three families of runyard errors (STYLE.md §8), importable from every layer.
+
+- ``ConfigurationError``: the developer using the SDK made a mistake (bad model name, bad tool).
+- ``RunError`` and kin: a run failed; ``generate`` reports these on its result instead of raising.
+- Control signals a tool uses on purpose (``Suspend``) live in ``runyard.tools``: they are values,
+  not exceptions.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ConfigurationError",
+    "MaxIterationsError",
+    "ResumeError",
+    "RunAbortedError",
+    "RunError",
+    "ToolError",
+]
+
+
+class ConfigurationError(Exception):
+    """The SDK was set up wrongly; the message says what to change."""
+
+
+class RunError(Exception):
+    """A run could not finish."""
+
+
+class RunAbortedError(RunError):
+    """The run was aborted by ``agent.abort()`` or an external abort signal."""
+
+    def __init__(self) -> None:
+        super().__init__("Agent run was aborted")
+
+
+class MaxIterationsError(RunError):
+    """The tool loop reached ``max_iterations`` without the model giving a final answer."""
+
+    def __init__(self, max_iterations: int) -> None:
+        super().__init__(
+            f"Agent loop exceeded {max_iterations} iterations without reaching a stop condition"
+        )
+        self.max_iterations = max_iterations
+
+
+class ResumeError(RunError):
+    """A resume request does not match a suspended run (unknown run or tool call, bad data)."""
+
+
+class ToolError(Exception):
+    """A tool call failed; the message is what the model sees as the tool's error result."""

@@ -1,0 +1,88 @@
+"""The agent runtime: the tool-calling loop, suspension and resume, run state, events, chunks.
+
+It knows memory and checkpoints only through the Protocols it defines (``MemoryProtocol``,
+``CheckpointStore``) and never imports storage or SQL.
+"""
+
+from runyard.runtime.chunks import (
+    ChunkSink,
+    ErrorChunk,
+    FinishChunk,
+    MessageChunk,
+    ReasoningDeltaChunk,
+    StreamChunk,
+    TextDeltaChunk,
+    ToolCallDeltaChunk,
+    ToolCallSuspendedChunk,
+    ToolExecutionStartChunk,
+    ToolProgressChunk,
+    ToolResultChunk,
+)
+from runyard.runtime.collector import ResultCollector
+from runyard.runtime.control import RunControl
+from runyard.runtime.events import AgentEvent, AgentEventBus, AgentEventData, EventHandler
+from runyard.runtime.loop import AgentRuntime
+from runyard.runtime.memory import MemoryContext, MemoryProtocol, MemoryScope
+from runyard.runtime.message_list import AgentMessageList, SerializedMessageList
+from runyard.runtime.orphans import strip_orphaned_tool_messages
+from runyard.runtime.results import (
+    AgentToolOutput,
+    GenerateResult,
+    PendingSuspend,
+    SubAgentUsage,
+    ToolCallRecord,
+)
+from runyard.runtime.spec import RuntimeSpec, TurnSavedHook
+from runyard.runtime.state import (
+    AgentState,
+    CheckpointStore,
+    InMemoryCheckpointStore,
+    PendingToolCall,
+    RunStateManager,
+    RunStatus,
+)
+from runyard.runtime.title import clean_title, generate_title, title_thread
+
+__all__ = [
+    "AgentEvent",
+    "AgentEventBus",
+    "AgentEventData",
+    "AgentMessageList",
+    "AgentRuntime",
+    "AgentState",
+    "AgentToolOutput",
+    "CheckpointStore",
+    "ChunkSink",
+    "ErrorChunk",
+    "EventHandler",
+    "FinishChunk",
+    "GenerateResult",
+    "InMemoryCheckpointStore",
+    "MemoryContext",
+    "MemoryProtocol",
+    "MemoryScope",
+    "MessageChunk",
+    "PendingSuspend",
+    "PendingToolCall",
+    "ReasoningDeltaChunk",
+    "ResultCollector",
+    "RunControl",
+    "RunStateManager",
+    "RunStatus",
+    "RuntimeSpec",
+    "SerializedMessageList",
+    "StreamChunk",
+    "SubAgentUsage",
+    "TextDeltaChunk",
+    "ToolCallDeltaChunk",
+    "ToolCallRecord",
+    "ToolCallSuspendedChunk",
+    "ToolExecutionStartChunk",
+    "ToolProgressChunk",
+    "ToolResultChunk",
+    "TurnSavedHook",
+    "clean_title",
+    "generate_title",
+    "strip_orphaned_tool_messages",
+    "title_thread",
+]

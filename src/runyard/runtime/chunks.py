@@ -1,0 +1,128 @@
+"""The chunks a run emits, in order. ``stream`` yields them; ``generate`` folds them into a result."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal
+
+from runyard.messages import AgentMessage, CustomMessage
+from runyard.models import Usage
+from runyard.runtime.results import PendingSuspend, SubAgentUsage
+
+__all__ = [
+    "ChunkSink",
+    "ErrorChunk",
+    "FinishChunk",
+    "MessageChunk",
+    "ReasoningDeltaChunk",
+    "StreamChunk",
+    "TextDeltaChunk",
+    "ToolCallDeltaChunk",
+    "ToolCallSuspendedChunk",
+    "ToolExecutionStartChunk",
+    "ToolProgressChunk",
+    "ToolResultChunk",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class TextDeltaChunk:
+    type: ClassVar[Literal["text-delta"]] = "text-delta"
+    delta: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReasoningDeltaChunk:
+    type: ClassVar[Literal["reasoning-delta"]] = "reasoning-delta"
+    delta: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallDeltaChunk:
+    """A piece of a tool call the model is still writing."""
+
+    type: ClassVar[Literal["tool-call-delta"]] = "tool-call-delta"
+    tool_call_id: str | None
+    tool_name: str | None
+    args_delta: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class MessageChunk:
+    """A whole message: the model's turn (text and tool calls), or a tool's custom UI row."""
+
+    type: ClassVar[Literal["message"]] = "message"
+    message: AgentMessage | CustomMessage
+
+
+@dataclass(frozen=True, slots=True)
+class ToolExecutionStartChunk:
+    type: ClassVar[Literal["tool-execution-start"]] = "tool-execution-start"
+    tool_call_id: str
+    tool_name: str
+    args: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolProgressChunk:
+    """Progress a tool reported while running (``ToolContext.progress``)."""
+
+    type: ClassVar[Literal["tool-progress"]] = "tool-progress"
+    tool_call_id: str
+    tool_name: str
+    data: Any
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResultChunk:
+    """A settled call; ``output`` is what the model sees (after ``to_model_output``)."""
+
+    type: ClassVar[Literal["tool-result"]] = "tool-result"
+    tool_call_id: str
+    tool_name: str
+    output: Any
+    is_error: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallSuspendedChunk:
+    type: ClassVar[Literal["tool-call-suspended"]] = "tool-call-suspended"
+    suspension: PendingSuspend
+
+
+@dataclass(frozen=True, slots=True)
+class FinishChunk:
+    """Always the last chunk of a run segment."""
+
+    type: ClassVar[Literal["finish"]] = "finish"
+    finish_reason: str
+    usage: Usage
+    model: str
+    structured_output: Any = None
+    sub_agent_usage: list[SubAgentUsage] = field(default_factory=list)
+    total_cost: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorChunk:
+    """The run failed or was aborted; a ``finish`` with reason ``error`` follows."""
+
+    type: ClassVar[Literal["error"]] = "error"
+    error: BaseException
+
+
+StreamChunk = (
+    TextDeltaChunk
+    | ReasoningDeltaChunk
+    | ToolCallDeltaChunk
+    | MessageChunk
+    | ToolExecutionStartChunk
+    | ToolProgressChunk
+    | ToolResultChunk
+    | ToolCallSuspendedChunk
+    | FinishChunk
+    | ErrorChunk
+)
+
+ChunkSink = Callable[[StreamChunk], None]

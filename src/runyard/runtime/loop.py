@@ -1,0 +1,431 @@
+"""``AgentRuntime``: one run segment (a fresh run or a resume) of the tool-calling loop.
+
+The loop writes chunks into a sink. ``generate`` collects them into a result and ``stream``
+queues them for the caller, so both modes share this one implementation. Each feature lives in
+its own module (tool windows, message list, checkpoints, memory); the loop only calls them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Mapping, Sequence
+from typing import Any
+
+from pydantic import ValidationError
+
+from runyard.errors import MaxIterationsError, RunAbortedError, RunError
+from runyard.messages import AgentMessage, ToolCallPart, ToolResultPart
+from runyard.models import (
+    ModelTurn,
+    OutputSpec,
+    ReasoningDelta,
+    TextDelta,
+    ToolSpec,
+    Usage,
+    request_model,
+    stream_model,
+)
+from runyard.runtime.chunks import (
+    ChunkSink,
+    ErrorChunk,
+    FinishChunk,
+    MessageChunk,
+    ReasoningDeltaChunk,
+    TextDeltaChunk,
+    ToolCallDeltaChunk,
+    ToolCallSuspendedChunk,
+    ToolResultChunk,
+)
+from runyard.runtime.control import RunControl
+from runyard.runtime.events import AgentEvent
+from runyard.runtime.memory import MemoryScope
+from runyard.runtime.message_list import AgentMessageList
+from runyard.runtime.orphans import strip_orphaned_tool_messages
+from runyard.runtime.results import (
+    PendingSuspend,
+    SubAgentUsage,
+    ToolCallRecord,
+    total_cost,
+)
+from runyard.runtime.spec import RuntimeSpec
+from runyard.runtime.state import AgentState, PendingToolCall, RunStatus
+from runyard.runtime.tool_runner import ToolOutcome, ToolRunner
+from runyard.tools import Tool
+
+__all__ = ["AgentRuntime"]
+
+log = logging.getLogger(__name__)
+
+
+class AgentRuntime:
+    def __init__(
+        self,
+        spec: RuntimeSpec,
+        *,
+        run_id: str,
+        control: RunControl,
+        sink: ChunkSink,
+        streaming: bool,
+    ) -> None:
+        self.spec = spec
+        self.run_id = run_id
+        self.control = control
+        self.sink = sink
+        self.streaming = streaming
+        self.list = AgentMessageList()
+        self.status = RunStatus.IDLE
+        self.usage = Usage()
+        self.sub_agent_usage: list[SubAgentUsage] = []
+        self.tool_records: list[ToolCallRecord] = []
+        self.pending: dict[str, PendingToolCall] = {}
+        self.finish_reason: str | None = None
+        self.structured_output: Any = None
+        self.error: BaseException | None = None
+        self.scope: MemoryScope | None = None
+        self.max_iterations = spec.max_iterations
+        self._tools: Mapping[str, Tool] = spec.tools
+        self._tool_specs: list[ToolSpec] = []
+        self._instructions = spec.instructions
+        self._checkpointed = False
+
+    # -- entry points -------------------------------------------------------------------------
+
+    async def start(
+        self, messages: Sequence[AgentMessage], scope: MemoryScope | None, max_iterations: int
+    ) -> None:
+        self.scope, self.max_iterations = scope, max_iterations
+        await self._guarded(self._start(messages))
+
+    async def resume(self, state: AgentState, tool_call_id: str, data: Any) -> None:
+        self.list = AgentMessageList.deserialize(state.message_list)
+        self.usage = state.usage
+        self.sub_agent_usage = list(state.sub_agent_usage)
+        self.max_iterations = state.max_iterations or self.spec.max_iterations
+        if state.thread_id and state.resource_id:
+            self.scope = MemoryScope(
+                state.thread_id, state.resource_id, state.tenant_id or "default"
+            )
+        self._checkpointed = True
+        await self._guarded(self._resume(state.pending_tool_calls, tool_call_id, data))
+
+    def snapshot(self) -> AgentState:
+        scope = self.scope
+        return AgentState(
+            run_id=self.run_id,
+            status=self.status,
+            message_list=self.list.serialize(),
+            pending_tool_calls=dict(self.pending),
+            usage=self.usage,
+            finish_reason=self.finish_reason,
+            thread_id=scope.thread_id if scope else None,
+            resource_id=scope.resource_id if scope else None,
+            tenant_id=scope.tenant_id if scope else None,
+            max_iterations=self.max_iterations,
+            sub_agent_usage=list(self.sub_agent_usage),
+        )
+
+    # -- the run ------------------------------------------------------------------------------
+
+    async def _guarded(self, body: Awaitable[None]) -> None:
+        """Run ``body``; turn an abort, a failure or an outside cancellation into the end state."""
+        self.control.bind(asyncio.current_task())
+        try:
+            await body
+        except asyncio.CancelledError:
+            self.control.bind(None)
+            if not self.control.consume_abort():
+                self.status = RunStatus.CANCELLED
+                raise
+            await self._end_aborted()
+        except RunAbortedError:
+            self.control.bind(None)
+            await self._end_aborted()
+        except Exception as exc:
+            self.control.bind(None)
+            await self._end_failed(exc)
+        finally:
+            self.control.bind(None)
+
+    async def _start(self, messages: Sequence[AgentMessage]) -> None:
+        self._begin()
+        await self._attach_memory()
+        memory, scope = self.spec.memory, self.scope
+        if memory is not None and scope is not None:
+            history = await memory.history(scope, messages, model=self.spec.model)
+            self.list.add_history(strip_orphaned_tool_messages(history))
+        self.list.add_input(messages)
+        await self._loop()
+
+    async def _resume(
+        self, pending: dict[str, PendingToolCall], tool_call_id: str, data: Any
+    ) -> None:
+        self._begin()
+        await self._attach_memory()
+        runner = self._runner()
+        target = pending[tool_call_id]
+        outcomes = {tool_call_id: await runner.execute(_as_call(target), resume_data=data)}
+        waiting = [
+            p for p in pending.values() if not p.suspended and p.tool_call_id != tool_call_id
+        ]
+        windows = await runner.run_windows([_as_call(p) for p in waiting], {})
+        outcomes.update((o.call.tool_call_id, o) for o in windows.outcomes)
+        left = {c.tool_call_id for c in windows.unexecuted}
+        self._settle([outcomes[i] for i in pending if i in outcomes])
+        still: dict[str, PendingToolCall] = {}
+        for call_id, entry in pending.items():
+            outcome = outcomes.get(call_id)
+            if outcome is not None and outcome.kind == "suspended":
+                still[call_id] = _suspended_entry(outcome)
+            elif outcome is None and (entry.suspended or call_id in left):
+                still[call_id] = entry
+        if still:
+            await self._end_suspended(still)
+            return
+        self.pending = {}
+        await self._loop()
+
+    def _begin(self) -> None:
+        self.status = RunStatus.RUNNING
+        self.spec.events.emit(AgentEvent.AGENT_START, self.run_id)
+        self.control.check()
+
+    async def _attach_memory(self) -> None:
+        memory, scope = self.spec.memory, self.scope
+        tools = dict(self.spec.tools)
+        if memory is not None and scope is not None:
+            context = await memory.context(scope, model=self.spec.model)
+            if context.instructions:
+                self._instructions = f"{self.spec.instructions}\n\n{context.instructions}"
+            tools.update((t.name, t) for t in context.tools)
+        self._tools = tools
+        self._tool_specs = [ToolSpec(t.name, t.description, t.parameters) for t in tools.values()]
+
+    async def _loop(self) -> None:
+        runner = self._runner()
+        for _ in range(self.max_iterations):
+            self.control.check()
+            self.spec.events.emit(AgentEvent.TURN_START, self.run_id)
+            turn = await self._call_model()
+            self.usage += turn.usage
+            (message,) = self.list.add_response([turn.message])
+            assert isinstance(message, AgentMessage)
+            self.sink(MessageChunk(message))
+            calls = message.tool_calls
+            if not calls:
+                self.finish_reason = turn.finish_reason
+                self.structured_output = self._structured_output(turn)
+                self._emit_turn_end(message, [])
+                await self._end_success()
+                return
+            invalid = message.metadata.get("invalid_tool_args", {})
+            windows = await runner.run_windows(calls, invalid)
+            self._settle([o for o in windows.outcomes if o.settled])
+            if windows.suspended:
+                pending = {
+                    o.call.tool_call_id: _suspended_entry(o)
+                    for o in windows.outcomes
+                    if o.kind == "suspended"
+                }
+                pending.update((c.tool_call_id, _unexecuted_entry(c)) for c in windows.unexecuted)
+                await self._end_suspended(pending)
+                return
+            self._emit_turn_end(message, windows.outcomes)
+        raise MaxIterationsError(self.max_iterations)
+
+    async def _call_model(self) -> ModelTurn:
+        output = (
+            OutputSpec(self.spec.output_type.model_json_schema())
+            if self.spec.output_type is not None
+            else None
+        )
+        arguments: dict[str, Any] = {
+            "instructions": self._instructions,
+            "tools": self._tool_specs,
+            "output": output,
+            "settings": self.spec.model_settings,
+        }
+        messages = self.list.for_llm()
+        if not self.streaming:
+            return await request_model(self.spec.model, messages, **arguments)
+        turn: ModelTurn | None = None
+        async for item in stream_model(self.spec.model, messages, **arguments):
+            if isinstance(item, TextDelta):
+                self.sink(TextDeltaChunk(item.text))
+            elif isinstance(item, ReasoningDelta):
+                self.sink(ReasoningDeltaChunk(item.text))
+            elif isinstance(item, ModelTurn):
+                turn = item
+            else:
+                self.sink(ToolCallDeltaChunk(item.tool_call_id, item.tool_name, item.args_delta))
+        if turn is None:
+            raise RunError("The model stream ended without a response")
+        return turn
+
+    def _runner(self) -> ToolRunner:
+        return ToolRunner(
+            tools=self._tools,
+            run_id=self.run_id,
+            scope=self.scope,
+            control=self.control,
+            events=self.spec.events,
+            sink=self.sink,
+            concurrency=self.spec.tool_call_concurrency,
+        )
+
+    def _settle(self, outcomes: Sequence[ToolOutcome]) -> None:
+        """Record settled calls: one tool message with their results, then any custom rows."""
+        settled = [o for o in outcomes if o.settled]
+        if not settled:
+            return
+        results = AgentMessage(
+            role="tool",
+            parts=[
+                ToolResultPart(
+                    tool_call_id=o.call.tool_call_id,
+                    tool_name=o.call.tool_name,
+                    result=o.output,
+                    is_error=o.kind == "error",
+                )
+                for o in settled
+            ],
+        )
+        customs = [o.custom_message for o in settled if o.custom_message is not None]
+        stamped_customs = self.list.add_response([results, *customs])[1:]
+        for o in settled:
+            self.sink(
+                ToolResultChunk(o.call.tool_call_id, o.call.tool_name, o.output, o.kind == "error")
+            )
+            if o.kind == "success":
+                self.tool_records.append(
+                    ToolCallRecord(
+                        o.call.tool_name, o.call.tool_call_id, o.call.args, o.raw, o.transformed
+                    )
+                )
+                self.sub_agent_usage.extend(o.sub_agent_usage)
+        for custom in stamped_customs:
+            self.sink(MessageChunk(custom))
+
+    def _structured_output(self, turn: ModelTurn) -> Any:
+        output_type = self.spec.output_type
+        if output_type is None or turn.output is None:
+            return None
+        try:
+            return output_type.model_validate(turn.output)
+        except ValidationError as exc:
+            raise RunError(f"Invalid structured output: {exc}") from exc
+
+    def _emit_turn_end(self, message: AgentMessage, outcomes: Sequence[ToolOutcome]) -> None:
+        self.spec.events.emit(
+            AgentEvent.TURN_END,
+            self.run_id,
+            message=message,
+            toolResults=[
+                {
+                    "toolCallId": o.call.tool_call_id,
+                    "result": o.output,
+                    "isError": o.kind == "error",
+                }
+                for o in outcomes
+                if o.settled
+            ],
+        )
+
+    # -- endings ------------------------------------------------------------------------------
+
+    async def _end_success(self) -> None:
+        await self._save_turn()
+        if self._checkpointed:
+            await self.spec.checkpoints.complete(self.run_id)
+        self.status = RunStatus.SUCCESS
+        self.spec.events.emit(
+            AgentEvent.AGENT_END, self.run_id, messages=self.list.response_delta()
+        )
+        self.sink(self._finish(self.finish_reason or "stop"))
+        hook, scope = self.spec.on_turn_saved, self.scope
+        if hook is not None and scope is not None and self.spec.memory is not None:
+            hook(scope, self.list.turn_delta())
+
+    async def _end_suspended(self, pending: dict[str, PendingToolCall]) -> None:
+        self.pending = pending
+        self.status = RunStatus.SUSPENDED
+        self.finish_reason = "tool-calls"
+        await self.spec.checkpoints.suspend(self.snapshot())
+        self._checkpointed = True
+        await self._save_turn()
+        for entry in pending.values():
+            if entry.suspended:
+                suspension = PendingSuspend(
+                    self.run_id,
+                    entry.tool_call_id,
+                    entry.tool_name,
+                    entry.args,
+                    entry.payload,
+                    entry.resume_schema,
+                )
+                self.sink(ToolCallSuspendedChunk(suspension))
+        self.sink(self._finish("tool-calls"))
+
+    async def _end_aborted(self) -> None:
+        self.status = RunStatus.CANCELLED
+        self.error = RunAbortedError()
+        await self._end_unfinished()
+
+    async def _end_failed(self, exc: Exception) -> None:
+        self.status = RunStatus.FAILED
+        self.error = exc
+        self.spec.events.emit(AgentEvent.ERROR, self.run_id, message=str(exc), error=exc)
+        await self._end_unfinished()
+
+    async def _end_unfinished(self) -> None:
+        self.pending = {}
+        self.finish_reason = "error"
+        try:
+            await self._save_turn()
+            if self._checkpointed:
+                await self.spec.checkpoints.complete(self.run_id)
+        except Exception:
+            log.exception("run %s: could not store the unfinished turn", self.run_id)
+        assert self.error is not None
+        self.sink(ErrorChunk(self.error))
+        self.sink(self._finish("error"))
+
+    async def _save_turn(self) -> None:
+        memory, scope = self.spec.memory, self.scope
+        if memory is None or scope is None:
+            return
+        delta = self.list.turn_delta()
+        if delta:
+            await memory.save(scope, delta, model=self.spec.model)
+
+    def _finish(self, reason: str) -> FinishChunk:
+        return FinishChunk(
+            finish_reason=reason,
+            usage=self.usage,
+            model=self.spec.model_label,
+            structured_output=self.structured_output,
+            sub_agent_usage=list(self.sub_agent_usage),
+            total_cost=total_cost(self.usage, self.sub_agent_usage),
+        )
+
+
+def _as_call(entry: PendingToolCall) -> ToolCallPart:
+    return ToolCallPart(tool_call_id=entry.tool_call_id, tool_name=entry.tool_name, args=entry.args)
+
+
+def _suspended_entry(outcome: ToolOutcome) -> PendingToolCall:
+    call = outcome.call
+    return PendingToolCall(
+        tool_call_id=call.tool_call_id,
+        tool_name=call.tool_name,
+        args=call.args,
+        suspended=True,
+        payload=outcome.output,
+        resume_schema=outcome.resume_schema,
+    )
+
+
+def _unexecuted_entry(call: ToolCallPart) -> PendingToolCall:
+    return PendingToolCall(
+        tool_call_id=call.tool_call_id, tool_name=call.tool_name, args=call.args, suspended=False
+    )

@@ -1,0 +1,46 @@
+"""Stripping tool calls without results (and results without calls) before a model sees them.
+
+Providers reject a transcript in which a tool call has no result; a suspended call, a crashed
+run or a trimmed history window all leave such halves behind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from runyard.messages import AgentMessage, CustomMessage, ToolCallPart, ToolResultPart
+
+__all__ = ["strip_orphaned_tool_messages"]
+
+Message = AgentMessage | CustomMessage
+
+
+def strip_orphaned_tool_messages(messages: Sequence[Message]) -> list[Message]:
+    """Drop unpaired tool-call and tool-result parts; drop messages left empty. Custom rows stay."""
+    calls: set[str] = set()
+    results: set[str] = set()
+    for message in messages:
+        if isinstance(message, AgentMessage):
+            for part in message.parts:
+                if isinstance(part, ToolCallPart):
+                    calls.add(part.tool_call_id)
+                elif isinstance(part, ToolResultPart):
+                    results.add(part.tool_call_id)
+    if calls == results:
+        return list(messages)
+    paired = calls & results
+    kept: list[Message] = []
+    for message in messages:
+        if isinstance(message, CustomMessage):
+            kept.append(message)
+            continue
+        parts = [
+            p
+            for p in message.parts
+            if not isinstance(p, ToolCallPart | ToolResultPart) or p.tool_call_id in paired
+        ]
+        if len(parts) == len(message.parts):
+            kept.append(message)
+        elif parts:
+            kept.append(message.model_copy(update={"parts": parts}))
+    return kept

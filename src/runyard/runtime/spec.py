@@ -1,0 +1,37 @@
+"""``RuntimeSpec``: everything one run needs from its agent, fixed before the run starts."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel
+from pydantic_ai.models import Model
+
+from runyard.messages import AgentMessage, CustomMessage
+from runyard.runtime.events import AgentEventBus
+from runyard.runtime.memory import MemoryProtocol, MemoryScope
+from runyard.runtime.state import RunStateManager
+from runyard.tools import Tool
+
+__all__ = ["RuntimeSpec", "TurnSavedHook"]
+
+TurnSavedHook = Callable[[MemoryScope, list[AgentMessage | CustomMessage]], None]
+
+
+@dataclass(frozen=True, slots=True)
+class RuntimeSpec:
+    name: str
+    model: Model
+    model_label: str
+    instructions: str
+    tools: Mapping[str, Tool]
+    tool_call_concurrency: float
+    max_iterations: int
+    checkpoints: RunStateManager
+    events: AgentEventBus
+    memory: MemoryProtocol | None = None
+    output_type: type[BaseModel] | None = None
+    model_settings: Mapping[str, Any] | None = None
+    on_turn_saved: TurnSavedHook | None = None

@@ -1,0 +1,205 @@
+"""Running a turn's tool calls: one call at a time, or in windows settled together.
+
+Every failure becomes an error outcome the model will read; nothing here raises except a
+cancellation (abort), which must stop the whole window.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic_core import to_jsonable_python
+
+from runyard.errors import ToolError
+from runyard.messages import CustomMessage, ToolCallPart
+from runyard.runtime.chunks import ChunkSink, ToolExecutionStartChunk, ToolProgressChunk
+from runyard.runtime.control import RunControl
+from runyard.runtime.events import AgentEvent, AgentEventBus
+from runyard.runtime.memory import MemoryScope
+from runyard.runtime.results import AgentToolOutput, SubAgentUsage
+from runyard.tools import Suspend, Tool, ToolContext, invoke_tool, resume_validator
+
+__all__ = ["ToolOutcome", "ToolRunner", "WindowsResult"]
+
+
+@dataclass(slots=True)
+class ToolOutcome:
+    call: ToolCallPart
+    kind: Literal["success", "error", "suspended"]
+    output: Any = None
+    raw: Any = None
+    transformed: bool = False
+    custom_message: CustomMessage | None = None
+    sub_agent_usage: list[SubAgentUsage] = field(default_factory=list)
+    resume_schema: dict[str, Any] | None = None
+
+    @property
+    def settled(self) -> bool:
+        return self.kind != "suspended"
+
+
+@dataclass(slots=True)
+class WindowsResult:
+    outcomes: list[ToolOutcome]
+    unexecuted: list[ToolCallPart]
+
+    @property
+    def suspended(self) -> bool:
+        return any(o.kind == "suspended" for o in self.outcomes)
+
+
+class ToolRunner:
+    def __init__(
+        self,
+        *,
+        tools: Mapping[str, Tool],
+        run_id: str,
+        scope: MemoryScope | None,
+        control: RunControl,
+        events: AgentEventBus,
+        sink: ChunkSink,
+        concurrency: float,
+    ) -> None:
+        self.tools = tools
+        self.run_id = run_id
+        self.scope = scope
+        self.control = control
+        self.events = events
+        self.sink = sink
+        # None: every call of the turn in one window.
+        self.window: int | None = None if math.isinf(concurrency) else int(concurrency)
+
+    async def run_windows(
+        self, calls: Sequence[ToolCallPart], invalid_args: Mapping[str, str]
+    ) -> WindowsResult:
+        """Run ``calls`` in windows; a suspension stops later windows, which stay unexecuted."""
+        size = max(self.window or len(calls), 1)
+        outcomes: list[ToolOutcome] = []
+        for start in range(0, len(calls), size):
+            self.control.check()
+            window = calls[start : start + size]
+            if len(window) == 1:
+                settled = [await self.execute(window[0], invalid_args=invalid_args)]
+            else:
+                settled = list(
+                    await asyncio.gather(
+                        *(self.execute(c, invalid_args=invalid_args) for c in window)
+                    )
+                )
+            outcomes.extend(settled)
+            if any(o.kind == "suspended" for o in settled):
+                return WindowsResult(outcomes, list(calls[start + size :]))
+        return WindowsResult(outcomes, [])
+
+    async def execute(
+        self,
+        call: ToolCallPart,
+        *,
+        resume_data: Any = None,
+        invalid_args: Mapping[str, str] | None = None,
+    ) -> ToolOutcome:
+        name, call_id = call.tool_name, call.tool_call_id
+        self.events.emit(
+            AgentEvent.TOOL_EXECUTION_START,
+            self.run_id,
+            toolCallId=call_id,
+            toolName=name,
+            args=call.args,
+        )
+        self.sink(ToolExecutionStartChunk(call_id, name, call.args))
+        tool = self.tools.get(name)
+        if tool is None:
+            return self._error(call, f"Tool {name} not found")
+        if invalid_args and call_id in invalid_args:
+            return self._error(
+                call, f"Invalid tool input: arguments are not valid JSON: {invalid_args[call_id]!r}"
+            )
+        try:
+            args = tool.validate_args(call.args)
+        except ValueError as exc:
+            return self._error(call, f"Invalid tool input: {exc}")
+        ctx = self._context(call, resume_data)
+        try:
+            async with asyncio.timeout(tool.timeout):
+                raw = await invoke_tool(tool, args, ctx)
+        except TimeoutError:
+            return self._error(call, f"Tool {name} timed out after {tool.timeout:g}s")
+        except ToolError as exc:
+            return self._error(call, str(exc))
+        except Exception as exc:
+            return self._error(call, f"{type(exc).__name__}: {exc}")
+        if isinstance(raw, Suspend):
+            return self._suspended(tool, call, raw)
+        return self._success(tool, call, raw)
+
+    def _context(self, call: ToolCallPart, resume_data: Any) -> ToolContext:
+        def progress(data: Any) -> None:
+            self.sink(ToolProgressChunk(call.tool_call_id, call.tool_name, data))
+
+        scope = self.scope
+        return ToolContext(
+            run_id=self.run_id,
+            tool_call_id=call.tool_call_id,
+            tool_name=call.tool_name,
+            resume_data=resume_data,
+            thread_id=scope.thread_id if scope else None,
+            resource_id=scope.resource_id if scope else None,
+            tenant_id=scope.tenant_id if scope else None,
+            abort_signal=self.control.signal,
+            on_progress=progress,
+        )
+
+    def _suspended(self, tool: Tool, call: ToolCallPart, raw: Suspend) -> ToolOutcome:
+        validator = resume_validator(tool)
+        if validator is None:
+            return self._error(call, f"Tool {tool.name} has no resume schema")
+        if tool.suspend_validator is not None:
+            try:
+                tool.suspend_validator.validate(raw.payload)
+            except ValueError as exc:
+                return self._error(call, f"Invalid suspend payload: {exc}")
+        return ToolOutcome(
+            call,
+            "suspended",
+            output=to_jsonable_python(raw.payload),
+            resume_schema=validator.json_schema,
+        )
+
+    def _success(self, tool: Tool, call: ToolCallPart, raw: Any) -> ToolOutcome:
+        sub_usage: list[SubAgentUsage] = []
+        if isinstance(raw, AgentToolOutput):
+            raw, sub_usage = raw.output, raw.sub_agent_usage
+        self.events.emit(
+            AgentEvent.TOOL_EXECUTION_END,
+            self.run_id,
+            toolCallId=call.tool_call_id,
+            toolName=call.tool_name,
+            result=raw,
+            isError=False,
+        )
+        shown = tool.to_model_output(raw) if tool.to_model_output else raw
+        custom = tool.to_message(raw) if tool.to_message else None
+        return ToolOutcome(
+            call,
+            "success",
+            output=to_jsonable_python(shown, fallback=str),
+            raw=raw,
+            transformed=tool.to_model_output is not None,
+            custom_message=custom,
+            sub_agent_usage=sub_usage,
+        )
+
+    def _error(self, call: ToolCallPart, message: str) -> ToolOutcome:
+        self.events.emit(
+            AgentEvent.TOOL_EXECUTION_END,
+            self.run_id,
+            toolCallId=call.tool_call_id,
+            toolName=call.tool_name,
+            result=message,
+            isError=True,
+        )
+        return ToolOutcome(call, "error", output=message)

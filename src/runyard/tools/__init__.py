@@ -1,0 +1,27 @@
+"""Tools the model can call: ``@tool``, ``Tool``, ``Suspend``, ``ToolContext`` and the approval gate.
+
+This package knows nothing of models or the loop; the runtime decides when a tool runs.
+"""
+
+from runyard.tools.approval import APPROVAL_RESUME, ToolDenied, invoke_tool, resume_validator
+from runyard.tools.context import ProgressCallback, ToolContext
+from runyard.tools.suspend import Suspend
+from runyard.tools.tool import NeedsApproval, Tool, tool
+from runyard.tools.validation import JsonSchemaValidator, ModelValidator, Validator, validator_for
+
+__all__ = [
+    "APPROVAL_RESUME",
+    "JsonSchemaValidator",
+    "ModelValidator",
+    "NeedsApproval",
+    "ProgressCallback",
+    "Suspend",
+    "Tool",
+    "ToolContext",
+    "ToolDenied",
+    "Validator",
+    "invoke_tool",
+    "resume_validator",
+    "tool",
+    "validator_for",
+]
