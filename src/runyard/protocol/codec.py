@@ -1,0 +1,39 @@
+"""Reading and writing wire events: the one place JSON meets the event models.
+
+``event_to_json`` runs on every SSE write and every event-log insert, so it is a single call into
+pydantic-core's serializer (1–2 µs for a text delta; see docs/protocol.md).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import TypeAdapter
+
+from runyard.protocol.events import WireEvent
+
+__all__ = ["event_adapter", "event_to_dict", "event_to_json", "parse_event"]
+
+event_adapter: TypeAdapter[WireEvent] = TypeAdapter(WireEvent)
+"""Validates any wire event (dispatching on ``type``) and builds its JSON Schema."""
+
+
+def parse_event(data: dict[str, Any] | str | bytes) -> WireEvent:
+    """Validate one event from its JSON text or its decoded dict (camelCase or snake_case keys).
+
+    Raises ``pydantic.ValidationError`` naming the offending field for anything malformed,
+    including an unknown ``type`` or an unexpected field.
+    """
+    if isinstance(data, str | bytes):
+        return event_adapter.validate_json(data)
+    return event_adapter.validate_python(data)
+
+
+def event_to_json(event: WireEvent) -> str:
+    """The event as compact camelCase JSON, optional fields left out when unset."""
+    return event.model_dump_json()
+
+
+def event_to_dict(event: WireEvent) -> dict[str, Any]:
+    """The event as the camelCase dict ``event_to_json`` would write (JSON types only)."""
+    return event.model_dump(mode="json")

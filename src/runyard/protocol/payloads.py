@@ -1,0 +1,173 @@
+"""The payload of each wire event, one model per event type, with the seed's camelCase names.
+
+Optional fields are left out of the JSON when unset (see ``wire_model.omitted_if_none``).
+``confirmation.py`` holds the richer ``confirmation-request`` payload.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from runyard.protocol.wire_model import WireModel, omitted_if_none
+
+__all__ = [
+    "AgentCompletedPayload",
+    "AgentSpawnedPayload",
+    "AgentStatus",
+    "ErrorPayload",
+    "FilesystemRequestPayload",
+    "ReasoningDeltaPayload",
+    "RunFinishPayload",
+    "RunStartPayload",
+    "RunStatus",
+    "StatusPayload",
+    "TargetResource",
+    "TaskItem",
+    "TaskStatus",
+    "TasksUpdatePayload",
+    "TextDeltaPayload",
+    "ThreadTitleUpdatedPayload",
+    "ToolCallPayload",
+    "ToolErrorPayload",
+    "ToolResultPayload",
+]
+
+RunStatus = Literal["completed", "cancelled", "error"]
+"""How a run (or a sub-agent) ended."""
+
+AgentStatus = Literal["active", "completed", "cancelled", "error"]
+"""An agent node's state in the activity tree: ``active`` until it ends."""
+
+TaskStatus = Literal["pending", "in_progress", "completed", "failed"]
+"""The state of one task of a checklist."""
+
+
+class RunStartPayload(WireModel):
+    """``run-start``: the orchestrator began answering the user message ``message_id``."""
+
+    message_id: str
+    trace_id: str | None = omitted_if_none()
+    message_group_id: str | None = omitted_if_none()
+
+
+class RunFinishPayload(WireModel):
+    """``run-finish``: the run ended; ``reason`` says why when it did not complete."""
+
+    status: RunStatus
+    reason: str | None = omitted_if_none()
+
+
+class TextDeltaPayload(WireModel):
+    """``text-delta``: text to append to the agent's answer."""
+
+    text: str
+
+
+class ReasoningDeltaPayload(WireModel):
+    """``reasoning-delta``: reasoning to append to the agent's visible thinking."""
+
+    text: str
+
+
+class ToolCallPayload(WireModel):
+    """``tool-call``: the agent is about to run a tool with ``args``."""
+
+    tool_call_id: str
+    tool_name: str
+    args: dict[str, Any] = Field(default_factory=dict)
+
+
+class ToolResultPayload(WireModel):
+    """``tool-result``: the call succeeded; ``result`` is any JSON value, ``null`` included."""
+
+    tool_call_id: str
+    result: Any
+
+
+class ToolErrorPayload(WireModel):
+    """``tool-error``: the call failed (or was denied) with the message ``error``."""
+
+    tool_call_id: str
+    error: str
+
+
+class TargetResource(WireModel):
+    """What a sub-agent works on, for display (``type`` such as ``workflow`` or ``other``)."""
+
+    type: str
+    id: str | None = omitted_if_none()
+    name: str | None = omitted_if_none()
+    project_id: str | None = omitted_if_none()
+
+
+class AgentSpawnedPayload(WireModel):
+    """``agent-spawned``: a sub-agent (the envelope's ``agentId``) started under ``parent_id``."""
+
+    parent_id: str
+    role: str
+    tools: list[str] = Field(default_factory=list)
+    task_id: str | None = omitted_if_none()
+    kind: str | None = omitted_if_none()
+    title: str | None = omitted_if_none()
+    subtitle: str | None = omitted_if_none()
+    goal: str | None = omitted_if_none()
+    target_resource: TargetResource | None = omitted_if_none()
+
+
+class AgentCompletedPayload(WireModel):
+    """``agent-completed``: a sub-agent finished with ``result``, or failed with ``error``.
+
+    ``status`` is explicit when it ended otherwise than its ``error`` implies (a cancellation).
+    """
+
+    role: str
+    result: str
+    error: str | None = omitted_if_none()
+    status: RunStatus | None = omitted_if_none()
+
+
+class TaskItem(WireModel):
+    """One entry of a task checklist."""
+
+    id: str
+    description: str
+    status: TaskStatus
+    detail: str | None = omitted_if_none()
+
+
+class TasksUpdatePayload(WireModel):
+    """``tasks-update``: the whole checklist as it now stands (it replaces the previous one)."""
+
+    tasks: list[TaskItem]
+
+
+class StatusPayload(WireModel):
+    """``status``: a transient status line; the empty string clears it."""
+
+    message: str
+
+
+class ErrorPayload(WireModel):
+    """``error``: a system-level error, with the provider's status code when there is one."""
+
+    content: str
+    status_code: int | None = omitted_if_none()
+    code: str | None = omitted_if_none()
+    provider: str | None = omitted_if_none()
+    technical_details: str | None = omitted_if_none()
+
+
+class ThreadTitleUpdatedPayload(WireModel):
+    """``thread-title-updated``: the thread now has this title."""
+
+    title: str
+
+
+class FilesystemRequestPayload(WireModel):
+    """``filesystem-request``: an internal request for a client-side filesystem operation."""
+
+    request_id: str
+    operation: str
+    args: dict[str, Any] = Field(default_factory=dict)

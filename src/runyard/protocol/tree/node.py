@@ -1,0 +1,117 @@
+"""The agent activity tree: what a run looks like once its events are folded together.
+
+These are wire types too (the thread messages endpoint returns them), camelCase like the events.
+``builder.py`` produces them; nothing here knows how.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, TypeAlias
+
+from pydantic import Field
+
+from runyard.protocol.confirmation import Confirmation
+from runyard.protocol.payloads import AgentStatus, ErrorPayload, TargetResource, TaskItem
+from runyard.protocol.wire_model import WireModel, omitted_if_none
+
+__all__ = [
+    "AgentNode",
+    "AgentToolCall",
+    "TimelineChild",
+    "TimelineEntry",
+    "TimelineReasoning",
+    "TimelineText",
+    "TimelineToolCall",
+]
+
+
+class AgentToolCall(WireModel):
+    """One tool call of an agent: loading until its result or error arrives.
+
+    A call waiting for the user carries the ``confirmation`` it asked for and stays loading.
+    """
+
+    tool_call_id: str
+    tool_name: str
+    args: dict[str, Any] = Field(default_factory=dict)
+    result: Any = omitted_if_none()
+    error: str | None = omitted_if_none()
+    is_loading: bool
+    confirmation: Confirmation | None = omitted_if_none()
+
+
+class TimelineText(WireModel):
+    """A stretch of answer text (consecutive deltas form one entry)."""
+
+    type: Literal["text"] = "text"
+    content: str
+
+
+class TimelineReasoning(WireModel):
+    """A stretch of reasoning (consecutive deltas form one entry)."""
+
+    type: Literal["reasoning"] = "reasoning"
+    content: str
+
+
+class TimelineToolCall(WireModel):
+    """The point where the agent called a tool; details are in ``toolCalls``."""
+
+    type: Literal["tool-call"] = "tool-call"
+    tool_call_id: str
+
+
+class TimelineChild(WireModel):
+    """The point where the agent started a sub-agent; details are in ``children``."""
+
+    type: Literal["child"] = "child"
+    agent_id: str
+
+
+TimelineEntry: TypeAlias = Annotated[
+    TimelineText | TimelineReasoning | TimelineToolCall | TimelineChild,
+    Field(discriminator="type"),
+]
+"""One step of an agent's activity, in the order it happened."""
+
+
+class AgentNode(WireModel):
+    """One agent (the orchestrator at the root, sub-agents below) and everything it did.
+
+    ``text_content`` and ``reasoning`` are the whole text; ``timeline`` interleaves it with tool
+    calls and sub-agents in order. Sub-agent metadata (``tools``, ``kind``, ``goal``, …) comes
+    from its ``agent-spawned`` event; ``result``/``error`` from ``agent-completed`` (or, at the
+    root, the ``reason`` of a failed run); ``tasks`` from the latest ``tasks-update``.
+    """
+
+    agent_id: str
+    role: str
+    status: AgentStatus
+    text_content: str = ""
+    reasoning: str = ""
+    tool_calls: list[AgentToolCall] = Field(default_factory=list)
+    children: list[AgentNode] = Field(default_factory=list)
+    timeline: list[TimelineEntry] = Field(default_factory=list)
+    tools: list[str] | None = omitted_if_none()
+    task_id: str | None = omitted_if_none()
+    kind: str | None = omitted_if_none()
+    title: str | None = omitted_if_none()
+    subtitle: str | None = omitted_if_none()
+    goal: str | None = omitted_if_none()
+    target_resource: TargetResource | None = omitted_if_none()
+    status_message: str | None = omitted_if_none()
+    tasks: list[TaskItem] | None = omitted_if_none()
+    result: str | None = omitted_if_none()
+    error: str | None = omitted_if_none()
+    error_details: ErrorPayload | None = omitted_if_none()
+    cancellation_reason: str | None = omitted_if_none()
+
+    def find(self, agent_id: str) -> AgentNode | None:
+        """This node or the descendant with ``agent_id``, if any."""
+        if self.agent_id == agent_id:
+            return self
+        for child in self.children:
+            found = child.find(agent_id)
+            if found is not None:
+                return found
+        return None
