@@ -1,0 +1,55 @@
+"""runyard's model layer: provider models, one model call, message conversion, embedders, the demo model.
+
+Everything provider-specific goes through pydantic-ai's model layer (``Model.request`` /
+``request_stream``), and its messages are mapped to and from runyard's in ``conversion`` only.
+Nothing here runs a tool or keeps a conversation: that is the runtime's job.
+"""
+
+from pydantic_ai.models import Model
+
+from runyard.models.conversion import from_model_messages, from_model_response, to_model_messages
+from runyard.models.demo import DemoModel
+from runyard.models.embedders import Embedder, ModelEmbedder, resolve_embedder
+from runyard.models.errors import ConfigurationError
+from runyard.models.request import request_model, stream_model
+from runyard.models.resolve import KNOWN_PROVIDERS, model_label, resolve_model
+from runyard.models.specs import OutputSpec, ToolSpec
+from runyard.models.tokens import estimate_message_tokens, estimate_tokens
+from runyard.models.turn import (
+    FinishReason,
+    ModelDelta,
+    ModelTurn,
+    ReasoningDelta,
+    TextDelta,
+    ToolCallDelta,
+)
+from runyard.models.usage import Usage, response_cost
+
+__all__ = [
+    "KNOWN_PROVIDERS",
+    "ConfigurationError",
+    "DemoModel",
+    "Embedder",
+    "FinishReason",
+    "Model",
+    "ModelDelta",
+    "ModelEmbedder",
+    "ModelTurn",
+    "OutputSpec",
+    "ReasoningDelta",
+    "TextDelta",
+    "ToolCallDelta",
+    "ToolSpec",
+    "Usage",
+    "estimate_message_tokens",
+    "estimate_tokens",
+    "from_model_messages",
+    "from_model_response",
+    "model_label",
+    "request_model",
+    "resolve_embedder",
+    "resolve_model",
+    "response_cost",
+    "stream_model",
+    "to_model_messages",
+]

@@ -1,0 +1,198 @@
+"""One model call, streamed or not, through pydantic-ai's direct API: runyard's messages in, a ``ModelTurn`` out.
+
+Both paths build their request with ``request_parameters`` and their result with ``build_turn``,
+so a streamed and a non-streamed call of the same response give the same ``ModelTurn``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import replace
+from typing import Any, cast
+
+from pydantic_ai import messages as pai
+from pydantic_ai.direct import model_request, model_request_stream
+from pydantic_ai.models import Model, ModelRequestParameters
+from pydantic_ai.settings import ModelSettings
+from pydantic_ai.tools import ToolDefinition
+
+from runyard.messages import AgentMessage
+from runyard.models.conversion import from_model_response, parse_tool_args, to_model_messages
+from runyard.models.resolve import model_label
+from runyard.models.specs import OutputSpec, ToolSpec
+from runyard.models.turn import (
+    FinishReason,
+    ModelDelta,
+    ModelTurn,
+    ReasoningDelta,
+    TextDelta,
+    ToolCallDelta,
+)
+from runyard.models.usage import usage_from_response
+
+__all__ = ["build_turn", "request_model", "request_parameters", "stream_model"]
+
+_FINISH_REASONS: dict[str | None, FinishReason] = {
+    None: "stop",
+    "stop": "stop",
+    "tool_call": "stop",  # only the output tool was called: the answer is complete
+    "length": "length",
+    "content_filter": "content-filter",
+    "error": "error",
+}
+
+
+async def request_model(
+    model: Model,
+    messages: Sequence[AgentMessage],
+    *,
+    instructions: str | None,
+    tools: Sequence[ToolSpec],
+    output: OutputSpec | None = None,
+    settings: Mapping[str, Any] | None = None,
+) -> ModelTurn:
+    """One non-streamed model call."""
+    response = await model_request(
+        model,
+        to_model_messages(messages, instructions=instructions),
+        model_settings=_settings(settings),
+        model_request_parameters=request_parameters(instructions, tools, output),
+    )
+    return build_turn(model, response, output)
+
+
+async def stream_model(
+    model: Model,
+    messages: Sequence[AgentMessage],
+    *,
+    instructions: str | None,
+    tools: Sequence[ToolSpec],
+    output: OutputSpec | None = None,
+    settings: Mapping[str, Any] | None = None,
+) -> AsyncIterator[ModelDelta | ModelTurn]:
+    """One streamed model call: deltas as they arrive, then the ``ModelTurn`` as the last item.
+
+    Cancelling the consuming task closes the provider stream. Consumers that may stop early
+    should iterate under ``contextlib.aclosing`` so the request is closed at once.
+    """
+    opened = model_request_stream(
+        model,
+        to_model_messages(messages, instructions=instructions),
+        model_settings=_settings(settings),
+        model_request_parameters=request_parameters(instructions, tools, output),
+    )
+    deltas = _DeltaMapper(output.name if output else None)
+    async with opened as stream:
+        async for event in stream:
+            delta = deltas.map(event)
+            if delta is not None:
+                yield delta
+        response = stream.get()
+    yield build_turn(model, response, output)
+
+
+def request_parameters(
+    instructions: str | None, tools: Sequence[ToolSpec], output: OutputSpec | None
+) -> ModelRequestParameters:
+    """What pydantic-ai needs to know about the tools, the output tool and the instructions."""
+    function_tools = [
+        ToolDefinition(name=t.name, description=t.description, parameters_json_schema=t.parameters)
+        for t in tools
+    ]
+    instruction_parts = [pai.InstructionPart(instructions)] if instructions else None
+    if output is None:
+        return ModelRequestParameters(
+            function_tools=function_tools, instruction_parts=instruction_parts
+        )
+    output_tool = ToolDefinition(
+        name=output.name,
+        description=output.description,
+        parameters_json_schema=output.parameters,
+        kind="output",
+    )
+    return ModelRequestParameters(
+        function_tools=function_tools,
+        output_mode="tool",
+        output_tools=[output_tool],
+        allow_text_output=False,
+        instruction_parts=instruction_parts,
+    )
+
+
+def build_turn(model: Model, response: pai.ModelResponse, output: OutputSpec | None) -> ModelTurn:
+    """The ``ModelTurn`` for a finished response: the output-tool call is split off into ``output``."""
+    output_args: dict[str, Any] | None = None
+    parts: list[pai.ModelResponsePart] = []
+    for part in response.parts:
+        if output and isinstance(part, pai.ToolCallPart) and part.tool_name == output.name:
+            output_args = parse_tool_args(part.args) if output_args is None else output_args
+        else:
+            parts.append(part)
+    message = from_model_response(replace(response, parts=parts))
+    return ModelTurn(
+        message=message,
+        usage=usage_from_response(response),
+        finish_reason=_finish_reason(message, response),
+        output=output_args,
+        model_name=model_label(model),
+    )
+
+
+def _finish_reason(message: AgentMessage, response: pai.ModelResponse) -> FinishReason:
+    if message.tool_calls:
+        return "tool-calls"
+    return _FINISH_REASONS.get(response.finish_reason, "other")
+
+
+def _settings(settings: Mapping[str, Any] | None) -> ModelSettings | None:
+    return cast(ModelSettings, dict(settings)) if settings is not None else None
+
+
+class _DeltaMapper:
+    """Turns pydantic-ai stream events into runyard deltas, hiding the output tool's arguments."""
+
+    def __init__(self, output_tool: str | None) -> None:
+        self._output_tool = output_tool
+        self._output_indexes: set[int] = set()
+
+    def map(self, event: pai.ModelResponseStreamEvent) -> ModelDelta | None:
+        if isinstance(event, pai.PartStartEvent):
+            return self._start(event.index, event.part)
+        if isinstance(event, pai.PartDeltaEvent):
+            return self._delta(event.index, event.delta)
+        return None  # part ends and FinalResultEvent say nothing new
+
+    def _start(self, index: int, part: pai.ModelResponsePart) -> ModelDelta | None:
+        if isinstance(part, pai.TextPart):
+            return TextDelta(part.content) if part.content else None
+        if isinstance(part, pai.ThinkingPart):
+            return ReasoningDelta(part.content) if part.content else None
+        if isinstance(part, pai.ToolCallPart):
+            if part.tool_name == self._output_tool:
+                self._output_indexes.add(index)
+                return None
+            return ToolCallDelta(part.tool_call_id, part.tool_name, _args_text(part.args))
+        return None
+
+    def _delta(self, index: int, delta: pai.ModelResponsePartDelta) -> ModelDelta | None:
+        if isinstance(delta, pai.TextPartDelta):
+            return TextDelta(delta.content_delta) if delta.content_delta else None
+        if isinstance(delta, pai.ThinkingPartDelta):
+            return ReasoningDelta(delta.content_delta) if delta.content_delta else None
+        if isinstance(delta, pai.ToolCallPartDelta):
+            if delta.tool_name_delta == self._output_tool:
+                self._output_indexes.add(index)
+            if index in self._output_indexes:
+                return None
+            args = _args_text(delta.args_delta)
+            if args is None and delta.tool_name_delta is None and delta.tool_call_id is None:
+                return None
+            return ToolCallDelta(delta.tool_call_id, delta.tool_name_delta, args)
+        return None
+
+
+def _args_text(args: str | Mapping[str, Any] | None) -> str | None:
+    if not args:
+        return None
+    return args if isinstance(args, str) else json.dumps(args)
