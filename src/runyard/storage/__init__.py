@@ -15,6 +15,7 @@ from runyard.storage.errors import (
     StorageError,
     ThreadOwnershipError,
 )
+from runyard.storage.opening import VectorMode, open_store, upgrade
 from runyard.storage.protocol import Backend, Message, Store, VectorSearch
 from runyard.storage.records import (
     OPEN_RUN_STATUSES,
@@ -60,6 +61,9 @@ __all__ = [
     "StoredEvent",
     "Thread",
     "ThreadOwnershipError",
+    "VectorMode",
     "VectorSearch",
     "WorkingMemory",
+    "open_store",
+    "upgrade",
 ]

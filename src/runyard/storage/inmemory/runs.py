@@ -1,0 +1,171 @@
+"""Runs, the event log, confirmations and checkpoints of the in-memory store."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from runyard.ids import now_ms
+from runyard.storage.errors import EventIdConflict, RunConflict, RunNotFound, StaleLease
+from runyard.storage.inmemory.state import MemoryState
+from runyard.storage.records import (
+    OPEN_RUN_STATUSES,
+    Confirmation,
+    RunRecord,
+    RunStatus,
+    StoredEvent,
+)
+from runyard.storage.run_rules import check_close_status, check_open_status
+
+__all__ = ["RunsPart"]
+
+
+class RunsPart(MemoryState):
+    """What the service needs to run agents reliably: runs with leases, events, approvals."""
+
+    async def open_run(
+        self,
+        run_id: str,
+        *,
+        thread_id: str,
+        tenant_id: str,
+        owner: str,
+        status: RunStatus = "running",
+    ) -> RunRecord:
+        check_open_status(status)
+        if any(r.thread_id == thread_id and r.is_open for r in self._runs.values()):
+            raise RunConflict(thread_id)
+        if run_id in self._runs:
+            raise RunConflict(thread_id)
+        run = RunRecord(run_id, thread_id, tenant_id, status, owner, 1, None, now_ms(), None)
+        self._runs[run_id] = run
+        return run
+
+    async def get_run(self, run_id: str) -> RunRecord | None:
+        return self._runs.get(run_id)
+
+    async def get_active_run(self, thread_id: str) -> RunRecord | None:
+        return next(
+            (r for r in self._runs.values() if r.thread_id == thread_id and r.is_open), None
+        )
+
+    async def list_open_runs(self, *, tenant_id: str | None = None) -> list[RunRecord]:
+        runs = [r for r in self._runs.values() if r.is_open and tenant_id in (None, r.tenant_id)]
+        return sorted(runs, key=lambda r: (r.started_at, r.run_id))
+
+    async def update_run_status(self, run_id: str, status: RunStatus, *, epoch: int) -> RunRecord:
+        check_open_status(status)
+        return self._fenced_update(run_id, epoch, status=status)
+
+    async def close_run(
+        self, run_id: str, status: RunStatus, *, epoch: int, reason: str | None = None
+    ) -> RunRecord:
+        check_close_status(status)
+        return self._fenced_update(
+            run_id, epoch, status=status, reason=reason, finished_at=now_ms()
+        )
+
+    async def take_over(self, run_id: str, new_owner: str) -> RunRecord:
+        run = self._open_run(run_id)
+        return self._fenced_update(
+            run_id, run.lease_epoch, lease_owner=new_owner, lease_epoch=run.lease_epoch + 1
+        )
+
+    def _open_run(self, run_id: str) -> RunRecord:
+        run = self._runs.get(run_id)
+        if run is None:
+            raise RunNotFound(run_id)
+        if run.status not in OPEN_RUN_STATUSES:
+            raise StaleLease(f"run {run_id!r} is already {run.status}")
+        return run
+
+    def _fenced_update(self, run_id: str, epoch: int, **changes: Any) -> RunRecord:
+        run = self._open_run(run_id)
+        if run.lease_epoch != epoch:
+            raise StaleLease(f"run {run_id!r} lease epoch {epoch} superseded by {run.lease_epoch}")
+        run = replace(run, **changes)
+        self._runs[run_id] = run
+        return run
+
+    async def append_events(self, thread_id: str, events: Sequence[StoredEvent]) -> None:
+        log = self._events.setdefault(thread_id, {})
+        ids = [event.id for event in events]
+        if len(set(ids)) != len(ids) or any(i in log for i in ids):
+            raise EventIdConflict(f"event id reused in thread {thread_id!r}")
+        for event in events:
+            log[event.id] = replace(event, thread_id=thread_id, data=copy.deepcopy(event.data))
+
+    async def read_events(
+        self, thread_id: str, *, after_id: int = 0, limit: int | None = None
+    ) -> list[StoredEvent]:
+        log = self._events.get(thread_id, {})
+        ids = sorted(i for i in log if i > after_id)
+        return [copy.deepcopy(log[i]) for i in ids[:limit]]
+
+    async def last_event_id(self, thread_id: str) -> int:
+        return max(self._events.get(thread_id, {}), default=0)
+
+    async def create_confirmation(
+        self,
+        request_id: str,
+        *,
+        thread_id: str,
+        run_id: str,
+        tool_call_id: str,
+        payload: dict[str, Any],
+    ) -> Confirmation:
+        row = Confirmation(
+            request_id,
+            thread_id,
+            run_id,
+            tool_call_id,
+            copy.deepcopy(payload),
+            "pending",
+            None,
+            now_ms(),
+            None,
+        )
+        self._confirmations[request_id] = row
+        return copy.deepcopy(row)
+
+    async def get_confirmation(self, request_id: str) -> Confirmation | None:
+        return copy.deepcopy(self._confirmations.get(request_id))
+
+    async def answer_confirmation(self, request_id: str, answer: dict[str, Any]) -> bool:
+        row = self._confirmations.get(request_id)
+        if row is None or row.status != "pending":
+            return False
+        self._confirmations[request_id] = replace(
+            row, status="answered", answer=copy.deepcopy(answer), answered_at=now_ms()
+        )
+        return True
+
+    async def list_pending_confirmations(self, thread_id: str) -> list[Confirmation]:
+        rows = [
+            c
+            for c in self._confirmations.values()
+            if c.thread_id == thread_id and c.status == "pending"
+        ]
+        return copy.deepcopy(sorted(rows, key=lambda c: (c.created_at, c.request_id)))
+
+    async def save_checkpoint(
+        self, key: str, state: dict[str, Any], *, expires_at: int | None = None
+    ) -> None:
+        self._checkpoints[key] = (copy.deepcopy(state), expires_at)
+
+    async def load_checkpoint(self, key: str) -> dict[str, Any] | None:
+        row = self._checkpoints.get(key)
+        if row is None or (row[1] is not None and row[1] <= now_ms()):
+            return None
+        return copy.deepcopy(row[0])
+
+    async def delete_checkpoint(self, key: str) -> None:
+        self._checkpoints.pop(key, None)
+
+    async def sweep_expired_checkpoints(self, now: int) -> int:
+        expired = [k for k, (_, at) in self._checkpoints.items() if at is not None and at <= now]
+        for key in expired:
+            del self._checkpoints[key]
+        return len(expired)

@@ -1,0 +1,72 @@
+"""The dictionaries behind ``InMemoryStore`` and the ownership checks every part shares.
+
+Every operation runs without awaiting in between, so each one is atomic on the event loop,
+which is what the SQL backends get from transactions. Returned data is deep-copied so
+callers cannot mutate stored state, as with a real database.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import replace
+from typing import Any
+
+from runyard.ids import now_ms
+from runyard.storage.errors import ThreadOwnershipError
+from runyard.storage.protocol import Message
+from runyard.storage.records import (
+    Confirmation,
+    ObservationCursor,
+    Plan,
+    RunRecord,
+    StoredEvent,
+    Thread,
+    WorkingMemory,
+)
+from runyard.storage.records import Observation as ObservationRow
+
+__all__ = ["MemoryState"]
+
+
+class MemoryState:
+    """Shared state of the in-memory store's parts."""
+
+    def __init__(self) -> None:
+        self._seq = itertools.count(1)
+        self._threads: dict[str, Thread] = {}
+        # thread id -> message id -> (insertion seq, message)
+        self._messages: dict[str, dict[str, tuple[int, Message]]] = {}
+        # (tenant, resource, thread id or "") -> document
+        self._working: dict[tuple[str, str, str], WorkingMemory] = {}
+        self._observations: dict[str, dict[str, tuple[int, ObservationRow]]] = {}
+        self._cursors: dict[str, ObservationCursor] = {}
+        self._plans: dict[str, Plan] = {}
+        # thread id -> message id -> (vector, text, model)
+        self._embeddings: dict[str, dict[str, tuple[tuple[float, ...], str, str]]] = {}
+        self._runs: dict[str, RunRecord] = {}
+        self._events: dict[str, dict[int, StoredEvent]] = {}
+        self._confirmations: dict[str, Confirmation] = {}
+        self._checkpoints: dict[str, tuple[dict[str, Any], int | None]] = {}
+
+    def _owned(self, thread_id: str, tenant_id: str, resource_id: str) -> bool:
+        thread = self._threads.get(thread_id)
+        return (
+            thread is not None
+            and thread.tenant_id == tenant_id
+            and thread.resource_id == resource_id
+        )
+
+    def _claim(self, thread_id: str, tenant_id: str, resource_id: str) -> Thread:
+        """The caller's thread, created when missing; another owner's raises."""
+        thread = self._threads.get(thread_id)
+        if thread is None:
+            now = now_ms()
+            thread = Thread(thread_id, tenant_id, resource_id, None, {}, now, now)
+            self._threads[thread_id] = thread
+        elif (thread.tenant_id, thread.resource_id) != (tenant_id, resource_id):
+            raise ThreadOwnershipError(f"thread {thread_id!r} belongs to another owner")
+        return thread
+
+    def _touch(self, thread_id: str) -> None:
+        thread = self._threads[thread_id]
+        self._threads[thread_id] = replace(thread, updated_at=max(now_ms(), thread.updated_at))

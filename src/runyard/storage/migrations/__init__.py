@@ -1,0 +1,48 @@
+"""Alembic migrations, shipped in the package and applied programmatically (no alembic.ini).
+
+``upgrade_to_head(connection)`` brings a database to the newest revision and is a no-op
+when it is already there. On PostgreSQL an advisory lock serialises replicas that start at
+the same time.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from alembic.config import Config
+from alembic.runtime.environment import EnvironmentContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import Connection, text
+
+__all__ = ["head_revision", "upgrade_to_head"]
+
+_HERE = Path(__file__).parent
+# Any constant works; it only has to be the same in every runyard process.
+_PG_LOCK_ID = 0x72756E79617264
+
+
+def _script() -> ScriptDirectory:
+    return ScriptDirectory(str(_HERE), version_locations=[str(_HERE / "versions")])
+
+
+def head_revision() -> str:
+    """The newest migration's revision id."""
+    head = _script().get_current_head()
+    assert head is not None
+    return head
+
+
+def upgrade_to_head(connection: Connection) -> None:
+    """Apply every migration not yet applied, inside the caller's transaction."""
+    if connection.dialect.name == "postgresql":
+        connection.execute(text("SELECT pg_advisory_xact_lock(:id)"), {"id": _PG_LOCK_ID})
+    script = _script()
+    config = Config()
+    config.set_main_option("script_location", str(_HERE))
+
+    def steps(revision: object, _context: object) -> object:
+        return script._upgrade_revs("head", revision)  # type: ignore[arg-type]
+
+    with EnvironmentContext(config, script, fn=steps) as env:
+        env.configure(connection=connection, transactional_ddl=True)
+        env.run_migrations()

@@ -1,0 +1,65 @@
+"""``open_store`` and ``upgrade``: from a URL to a migrated, ready store."""
+
+from __future__ import annotations
+
+import logging
+from typing import Literal
+
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from runyard.config import get_settings
+from runyard.storage.inmemory import InMemoryStore
+from runyard.storage.migrations import upgrade_to_head
+from runyard.storage.protocol import Store
+from runyard.storage.sql import SqlStore
+from runyard.storage.sql.engine import create_engine, write
+from runyard.storage.sql.exact_vectors import ExactVectorIndex
+from runyard.storage.sql.vector_index import VectorIndex
+from runyard.storage.urls import DatabaseURL, parse_database_url
+
+__all__ = ["VectorMode", "open_store", "upgrade"]
+
+logger = logging.getLogger("runyard.storage")
+
+VectorMode = Literal["auto", "exact"]
+"""``auto``: sqlite-vec / pgvector when the database can load them; ``exact``: always Python."""
+
+
+async def open_store(url: str | None = None, *, vectors: VectorMode = "auto") -> Store:
+    """A ready store for ``url`` (default: ``RUNYARD_DATABASE_URL``, else ``sqlite:///runyard.db``),
+    with every migration applied."""
+    target = parse_database_url(url if url is not None else get_settings().database_url)
+    if target.backend == "memory":
+        return InMemoryStore()
+    assert target.sqlalchemy_url is not None
+    engine = create_engine(target.sqlalchemy_url)
+    try:
+        await _migrate(engine)
+        index = await _vector_index(engine, target, vectors)
+    except BaseException:
+        await engine.dispose()
+        raise
+    return SqlStore(engine, index)
+
+
+async def upgrade(url: str | None = None) -> None:
+    """Apply pending migrations to the database at ``url`` (what ``runyard db upgrade`` runs)."""
+    target = parse_database_url(url if url is not None else get_settings().database_url)
+    if target.sqlalchemy_url is None:
+        return
+    engine = create_engine(target.sqlalchemy_url)
+    try:
+        await _migrate(engine)
+    finally:
+        await engine.dispose()
+
+
+async def _migrate(engine: AsyncEngine) -> None:
+    async with write(engine) as conn:
+        await conn.run_sync(upgrade_to_head)
+
+
+async def _vector_index(engine: AsyncEngine, target: DatabaseURL, mode: VectorMode) -> VectorIndex:
+    if mode == "exact":
+        return ExactVectorIndex()
+    return ExactVectorIndex()

@@ -1,0 +1,61 @@
+"""The fallback vector index: exact cosine in Python over the scoped rows.
+
+Correct everywhere, fast enough for thousands of vectors per user; the native indexes
+(sqlite-vec, pgvector) take over where the database can load them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlalchemy import ColumnElement, select
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from runyard.storage.protocol import VectorSearch
+from runyard.storage.records import EmbeddingHit
+from runyard.storage.sql.engine import read
+from runyard.storage.sql.schema import embeddings
+from runyard.storage.sql.vector_index import EmbeddingRow, VectorQuery
+from runyard.storage.vectors import top_k_exact, unpack_vector
+
+__all__ = ["ExactVectorIndex", "scope_filter"]
+
+
+def scope_filter(query: VectorQuery) -> list[ColumnElement[bool]]:
+    """The WHERE terms that keep a query inside its owner's rows of the right length."""
+    terms: list[ColumnElement[bool]] = [
+        embeddings.c.tenant_id == query.tenant_id,
+        embeddings.c.resource_id == query.resource_id,
+        embeddings.c.dims == len(query.vector),
+    ]
+    if query.thread_id is not None:
+        terms.append(embeddings.c.thread_id == query.thread_id)
+    return terms
+
+
+class ExactVectorIndex:
+    """Ranks by reading the scoped vectors and computing cosine similarity in Python."""
+
+    @property
+    def name(self) -> VectorSearch:
+        """Always ``"exact"``."""
+        return "exact"
+
+    async def on_write(self, conn: AsyncConnection, rows: Sequence[EmbeddingRow]) -> None:
+        """Nothing to maintain: the table is all this index reads."""
+
+    async def query(self, engine: AsyncEngine, query: VectorQuery) -> list[EmbeddingHit]:
+        """Exact top-k within the query's scope."""
+        stmt = select(embeddings.c.thread_id, embeddings.c.message_id, embeddings.c.vector).where(
+            *scope_filter(query)
+        )
+        async with read(engine) as conn:
+            rows = (await conn.execute(stmt)).all()
+        candidates = (((r.thread_id, r.message_id), unpack_vector(r.vector)) for r in rows)
+        best = top_k_exact(query.vector, candidates, query.top_k)
+        return [
+            EmbeddingHit(message_id, thread_id, score) for (thread_id, message_id), score in best
+        ]
+
+    async def close(self) -> None:
+        """Nothing to release."""

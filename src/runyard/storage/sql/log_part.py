@@ -1,0 +1,89 @@
+"""The event log and checkpoints of ``SqlStore``: append-heavy, keyed rows."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import delete, func, insert, or_, select
+from sqlalchemy.exc import IntegrityError
+
+from runyard.ids import now_ms
+from runyard.storage.errors import EventIdConflict
+from runyard.storage.records import StoredEvent
+from runyard.storage.sql.engine import read, write
+from runyard.storage.sql.schema import checkpoints, events
+from runyard.storage.sql.state import SqlState
+
+__all__ = ["LogPart"]
+
+
+class LogPart(SqlState):
+    """Replayable per-thread events, and run checkpoints with an expiry."""
+
+    async def append_events(self, thread_id: str, events_: Sequence[StoredEvent]) -> None:
+        if not events_:
+            return
+        rows = [
+            {
+                "thread_id": thread_id,
+                "id": e.id,
+                "run_id": e.run_id,
+                "type": e.type,
+                "data": e.data,
+                "created_at": e.created_at,
+            }
+            for e in events_
+        ]
+        try:
+            async with write(self._engine) as conn:
+                await conn.execute(insert(events), rows)
+        except IntegrityError as exc:
+            raise EventIdConflict(f"event id reused in thread {thread_id!r}") from exc
+
+    async def read_events(
+        self, thread_id: str, *, after_id: int = 0, limit: int | None = None
+    ) -> list[StoredEvent]:
+        stmt = (
+            select(events)
+            .where(events.c.thread_id == thread_id, events.c.id > after_id)
+            .order_by(events.c.id)
+            .limit(limit)
+        )
+        async with read(self._engine) as conn:
+            return [
+                StoredEvent(r.thread_id, r.id, r.run_id, r.type, r.data, r.created_at)
+                for r in await conn.execute(stmt)
+            ]
+
+    async def last_event_id(self, thread_id: str) -> int:
+        stmt = select(func.max(events.c.id)).where(events.c.thread_id == thread_id)
+        async with read(self._engine) as conn:
+            return int((await conn.execute(stmt)).scalar_one() or 0)
+
+    async def save_checkpoint(
+        self, key: str, state: dict[str, Any], *, expires_at: int | None = None
+    ) -> None:
+        row = {"key": key, "state": state, "expires_at": expires_at, "updated_at": now_ms()}
+        stmt = self._upsert(checkpoints, ["key"], ["state", "expires_at", "updated_at"])
+        async with write(self._engine) as conn:
+            await conn.execute(stmt, row)
+
+    async def load_checkpoint(self, key: str) -> dict[str, Any] | None:
+        stmt = select(checkpoints.c.state).where(
+            checkpoints.c.key == key,
+            or_(checkpoints.c.expires_at.is_(None), checkpoints.c.expires_at > now_ms()),
+        )
+        async with read(self._engine) as conn:
+            state: dict[str, Any] | None = (await conn.execute(stmt)).scalar_one_or_none()
+        return state
+
+    async def delete_checkpoint(self, key: str) -> None:
+        async with write(self._engine) as conn:
+            await conn.execute(delete(checkpoints).where(checkpoints.c.key == key))
+
+    async def sweep_expired_checkpoints(self, now: int) -> int:
+        stmt = delete(checkpoints).where(checkpoints.c.expires_at <= now)
+        async with write(self._engine) as conn:
+            result = await conn.execute(stmt)
+        return int(result.rowcount)

@@ -1,0 +1,211 @@
+"""Working memory, observations and plans of ``SqlStore``."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import Row, delete, select
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from runyard.ids import now_ms
+from runyard.storage.records import (
+    MemoryScope,
+    MessageCursor,
+    Observation,
+    ObservationCursor,
+    Plan,
+    WorkingMemory,
+)
+from runyard.storage.scopes import thread_key
+from runyard.storage.sql.engine import read, write
+from runyard.storage.sql.schema import observation_cursors, observations, plans, working_memory
+from runyard.storage.sql.state import SqlState
+
+__all__ = ["MemoryTiersPart"]
+
+_OBSERVATION_FIELDS = ("text", "created_at", "tokens", "marker", "parent_id", "metadata")
+
+
+def _observation(row: Row[Any]) -> Observation:
+    return Observation(
+        row.id,
+        row.thread_id,
+        row.text,
+        row.created_at,
+        row.tokens,
+        row.marker,
+        row.parent_id,
+        row.metadata,
+    )
+
+
+class MemoryTiersPart(SqlState):
+    """The memory tiers above plain message history, each scoped to its owner."""
+
+    async def get_working_memory(
+        self,
+        *,
+        tenant_id: str,
+        resource_id: str,
+        scope: MemoryScope,
+        thread_id: str | None = None,
+    ) -> WorkingMemory | None:
+        key = thread_key(scope, thread_id)
+        stmt = select(working_memory).where(
+            working_memory.c.tenant_id == tenant_id,
+            working_memory.c.resource_id == resource_id,
+            working_memory.c.thread_id == key,
+        )
+        async with read(self._engine) as conn:
+            if key and not await self._owned(conn, key, tenant_id, resource_id):
+                return None
+            row = (await conn.execute(stmt)).one_or_none()
+        if row is None:
+            return None
+        return WorkingMemory(
+            tenant_id, resource_id, scope, key or None, row.content, row.updated_at
+        )
+
+    async def save_working_memory(
+        self,
+        content: str,
+        *,
+        tenant_id: str,
+        resource_id: str,
+        scope: MemoryScope,
+        thread_id: str | None = None,
+    ) -> WorkingMemory:
+        key = thread_key(scope, thread_id)
+        doc = WorkingMemory(tenant_id, resource_id, scope, key or None, content, now_ms())
+        row = {
+            "tenant_id": tenant_id,
+            "resource_id": resource_id,
+            "thread_id": key,
+            "scope": scope,
+            "content": content,
+            "updated_at": doc.updated_at,
+        }
+        stmt = self._upsert(
+            working_memory, ["tenant_id", "resource_id", "thread_id"], ["content", "updated_at"]
+        )
+        async with write(self._engine) as conn:
+            if key:
+                await self._claim(conn, key, tenant_id, resource_id)
+            await conn.execute(stmt, row)
+        return doc
+
+    async def append_observations(
+        self,
+        thread_id: str,
+        observations_: Sequence[Observation],
+        *,
+        tenant_id: str,
+        resource_id: str,
+    ) -> None:
+        async with write(self._engine) as conn:
+            await self._claim(conn, thread_id, tenant_id, resource_id)
+            await self._insert_observations(conn, thread_id, observations_)
+
+    async def list_observations(
+        self, thread_id: str, *, tenant_id: str, resource_id: str
+    ) -> list[Observation]:
+        stmt = (
+            select(observations)
+            .where(observations.c.thread_id == thread_id)
+            .order_by(observations.c.created_at, observations.c.seq)
+        )
+        async with read(self._engine) as conn:
+            if not await self._owned(conn, thread_id, tenant_id, resource_id):
+                return []
+            return [_observation(row) for row in await conn.execute(stmt)]
+
+    async def replace_observations(
+        self,
+        thread_id: str,
+        observations_: Sequence[Observation],
+        *,
+        tenant_id: str,
+        resource_id: str,
+    ) -> None:
+        async with write(self._engine) as conn:
+            await self._claim(conn, thread_id, tenant_id, resource_id)
+            await conn.execute(delete(observations).where(observations.c.thread_id == thread_id))
+            await self._insert_observations(conn, thread_id, observations_)
+
+    async def _insert_observations(
+        self, conn: AsyncConnection, thread_id: str, rows: Sequence[Observation]
+    ) -> None:
+        if not rows:
+            return
+        values = [
+            {
+                "thread_id": thread_id,
+                "id": o.id,
+                "text": o.text,
+                "created_at": o.created_at,
+                "tokens": o.tokens,
+                "marker": o.marker,
+                "parent_id": o.parent_id,
+                "metadata": o.metadata,
+            }
+            for o in rows
+        ]
+        await conn.execute(
+            self._upsert(observations, ["thread_id", "id"], _OBSERVATION_FIELDS), values
+        )
+
+    async def get_observation_cursor(
+        self, thread_id: str, *, tenant_id: str, resource_id: str
+    ) -> ObservationCursor | None:
+        stmt = select(observation_cursors).where(observation_cursors.c.thread_id == thread_id)
+        async with read(self._engine) as conn:
+            if not await self._owned(conn, thread_id, tenant_id, resource_id):
+                return None
+            row = (await conn.execute(stmt)).one_or_none()
+        if row is None:
+            return None
+        return ObservationCursor(thread_id, row.message_created_at, row.message_id, row.updated_at)
+
+    async def set_observation_cursor(
+        self, thread_id: str, cursor: MessageCursor, *, tenant_id: str, resource_id: str
+    ) -> ObservationCursor:
+        saved = ObservationCursor(thread_id, cursor.created_at, cursor.message_id, now_ms())
+        stmt = self._upsert(
+            observation_cursors,
+            ["thread_id"],
+            ["message_created_at", "message_id", "updated_at"],
+        )
+        async with write(self._engine) as conn:
+            await self._claim(conn, thread_id, tenant_id, resource_id)
+            await conn.execute(
+                stmt,
+                {
+                    "thread_id": thread_id,
+                    "message_created_at": saved.message_created_at,
+                    "message_id": saved.message_id,
+                    "updated_at": saved.updated_at,
+                },
+            )
+        return saved
+
+    async def get_plan(self, thread_id: str, *, tenant_id: str, resource_id: str) -> Plan | None:
+        stmt = select(plans).where(plans.c.thread_id == thread_id)
+        async with read(self._engine) as conn:
+            if not await self._owned(conn, thread_id, tenant_id, resource_id):
+                return None
+            row = (await conn.execute(stmt)).one_or_none()
+        return None if row is None else Plan(thread_id, row.data, row.updated_at)
+
+    async def save_plan(
+        self, thread_id: str, data: dict[str, Any], *, tenant_id: str, resource_id: str
+    ) -> Plan:
+        plan = Plan(thread_id, data, now_ms())
+        stmt = self._upsert(plans, ["thread_id"], ["data", "updated_at"])
+        async with write(self._engine) as conn:
+            await self._claim(conn, thread_id, tenant_id, resource_id)
+            await conn.execute(
+                stmt, {"thread_id": thread_id, "data": data, "updated_at": plan.updated_at}
+            )
+        return Plan(thread_id, copy.deepcopy(data), plan.updated_at)

@@ -1,0 +1,209 @@
+"""Runs (one open per thread, fenced leases) and confirmations (answered once) of ``SqlStore``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import Row, insert, select, update
+from sqlalchemy.exc import IntegrityError
+
+from runyard.ids import now_ms
+from runyard.storage.errors import RunConflict, RunNotFound, StaleLease, StorageError
+from runyard.storage.records import (
+    OPEN_RUN_STATUSES,
+    Confirmation,
+    RunRecord,
+    RunStatus,
+)
+from runyard.storage.run_rules import check_close_status, check_open_status
+from runyard.storage.sql.engine import read, write
+from runyard.storage.sql.schema import confirmations, runs
+from runyard.storage.sql.state import SqlState
+
+__all__ = ["RunsPart"]
+
+
+def _run(row: Row[Any]) -> RunRecord:
+    return RunRecord(
+        row.run_id,
+        row.thread_id,
+        row.tenant_id,
+        row.status,
+        row.lease_owner,
+        row.lease_epoch,
+        row.reason,
+        row.started_at,
+        row.finished_at,
+    )
+
+
+def _confirmation(row: Row[Any]) -> Confirmation:
+    return Confirmation(
+        row.request_id,
+        row.thread_id,
+        row.run_id,
+        row.tool_call_id,
+        row.payload,
+        row.status,
+        row.answer,
+        row.created_at,
+        row.answered_at,
+    )
+
+
+_OPEN = runs.c.status.in_(OPEN_RUN_STATUSES)
+
+
+class RunsPart(SqlState):
+    """Run rows with leases, and the confirmations a run waits on."""
+
+    async def open_run(
+        self,
+        run_id: str,
+        *,
+        thread_id: str,
+        tenant_id: str,
+        owner: str,
+        status: RunStatus = "running",
+    ) -> RunRecord:
+        check_open_status(status)
+        run = RunRecord(run_id, thread_id, tenant_id, status, owner, 1, None, now_ms(), None)
+        try:
+            async with write(self._engine) as conn:
+                await conn.execute(insert(runs).values(_run_values(run)))
+        except IntegrityError as exc:
+            # The partial unique index decided; only now is it safe to ask why.
+            if await self.get_active_run(thread_id) is not None:
+                raise RunConflict(thread_id) from exc
+            raise StorageError(f"run id {run_id!r} is already taken") from exc
+        return run
+
+    async def get_run(self, run_id: str) -> RunRecord | None:
+        async with read(self._engine) as conn:
+            row = (await conn.execute(select(runs).where(runs.c.run_id == run_id))).one_or_none()
+        return None if row is None else _run(row)
+
+    async def get_active_run(self, thread_id: str) -> RunRecord | None:
+        stmt = select(runs).where(runs.c.thread_id == thread_id, _OPEN)
+        async with read(self._engine) as conn:
+            row = (await conn.execute(stmt)).one_or_none()
+        return None if row is None else _run(row)
+
+    async def list_open_runs(self, *, tenant_id: str | None = None) -> list[RunRecord]:
+        stmt = select(runs).where(_OPEN).order_by(runs.c.started_at, runs.c.run_id)
+        if tenant_id is not None:
+            stmt = stmt.where(runs.c.tenant_id == tenant_id)
+        async with read(self._engine) as conn:
+            return [_run(row) for row in await conn.execute(stmt)]
+
+    async def update_run_status(self, run_id: str, status: RunStatus, *, epoch: int) -> RunRecord:
+        check_open_status(status)
+        return await self._fenced_update(run_id, epoch, {"status": status})
+
+    async def close_run(
+        self, run_id: str, status: RunStatus, *, epoch: int, reason: str | None = None
+    ) -> RunRecord:
+        check_close_status(status)
+        changes = {"status": status, "reason": reason, "finished_at": now_ms()}
+        return await self._fenced_update(run_id, epoch, changes)
+
+    async def take_over(self, run_id: str, new_owner: str) -> RunRecord:
+        stmt = (
+            update(runs)
+            .where(runs.c.run_id == run_id, _OPEN)
+            .values(lease_owner=new_owner, lease_epoch=runs.c.lease_epoch + 1)
+            .returning(runs)
+        )
+        async with write(self._engine) as conn:
+            row = (await conn.execute(stmt)).one_or_none()
+        if row is None:
+            raise await self._why_not(run_id, None)
+        return _run(row)
+
+    async def _fenced_update(self, run_id: str, epoch: int, changes: dict[str, Any]) -> RunRecord:
+        """Apply ``changes`` only while the run is open and ``epoch`` is still current."""
+        stmt = (
+            update(runs)
+            .where(runs.c.run_id == run_id, runs.c.lease_epoch == epoch, _OPEN)
+            .values(changes)
+            .returning(runs)
+        )
+        async with write(self._engine) as conn:
+            row = (await conn.execute(stmt)).one_or_none()
+        if row is None:
+            raise await self._why_not(run_id, epoch)
+        return _run(row)
+
+    async def _why_not(self, run_id: str, epoch: int | None) -> StorageError:
+        run = await self.get_run(run_id)
+        if run is None:
+            return RunNotFound(run_id)
+        if not run.is_open:
+            return StaleLease(f"run {run_id!r} is already {run.status}")
+        return StaleLease(f"run {run_id!r} lease epoch {epoch} superseded by {run.lease_epoch}")
+
+    async def create_confirmation(
+        self,
+        request_id: str,
+        *,
+        thread_id: str,
+        run_id: str,
+        tool_call_id: str,
+        payload: dict[str, Any],
+    ) -> Confirmation:
+        row = Confirmation(
+            request_id, thread_id, run_id, tool_call_id, payload, "pending", None, now_ms(), None
+        )
+        values = {
+            "request_id": request_id,
+            "thread_id": thread_id,
+            "run_id": run_id,
+            "tool_call_id": tool_call_id,
+            "payload": payload,
+            "status": "pending",
+            "answer": None,
+            "created_at": row.created_at,
+            "answered_at": None,
+        }
+        async with write(self._engine) as conn:
+            await conn.execute(insert(confirmations).values(values))
+        return row
+
+    async def get_confirmation(self, request_id: str) -> Confirmation | None:
+        stmt = select(confirmations).where(confirmations.c.request_id == request_id)
+        async with read(self._engine) as conn:
+            row = (await conn.execute(stmt)).one_or_none()
+        return None if row is None else _confirmation(row)
+
+    async def answer_confirmation(self, request_id: str, answer: dict[str, Any]) -> bool:
+        stmt = (
+            update(confirmations)
+            .where(confirmations.c.request_id == request_id, confirmations.c.status == "pending")
+            .values(status="answered", answer=answer, answered_at=now_ms())
+        )
+        async with write(self._engine) as conn:
+            result = await conn.execute(stmt)
+        return result.rowcount == 1
+
+    async def list_pending_confirmations(self, thread_id: str) -> list[Confirmation]:
+        stmt = (
+            select(confirmations)
+            .where(confirmations.c.thread_id == thread_id, confirmations.c.status == "pending")
+            .order_by(confirmations.c.created_at, confirmations.c.request_id)
+        )
+        async with read(self._engine) as conn:
+            return [_confirmation(row) for row in await conn.execute(stmt)]
+
+
+def _run_values(run: RunRecord) -> dict[str, Any]:
+    return {
+        "run_id": run.run_id,
+        "thread_id": run.thread_id,
+        "tenant_id": run.tenant_id,
+        "status": run.status,
+        "lease_owner": run.lease_owner,
+        "lease_epoch": run.lease_epoch,
+        "reason": run.reason,
+        "started_at": run.started_at,
+        "finished_at": run.finished_at,
+    }

@@ -1,0 +1,81 @@
+"""What every part of ``SqlStore`` shares: the engine, dialect-aware upserts, ownership checks."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import Table, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.sql.dml import Insert
+
+from runyard.ids import now_ms
+from runyard.storage.errors import ThreadOwnershipError
+from runyard.storage.sql.schema import threads
+from runyard.storage.sql.vector_index import VectorIndex
+
+__all__ = ["SqlState"]
+
+
+class SqlState:
+    """Shared state of ``SqlStore``'s parts."""
+
+    def __init__(self, engine: AsyncEngine, vectors: VectorIndex) -> None:
+        self._engine = engine
+        self._vectors = vectors
+
+    def _insert(self, table: Table) -> sqlite.Insert | postgresql.Insert:
+        if self._engine.dialect.name == "postgresql":
+            return postgresql.insert(table)
+        return sqlite.insert(table)
+
+    def _upsert(self, table: Table, keys: Sequence[str], columns: Sequence[str]) -> Insert:
+        """INSERT … ON CONFLICT (keys) DO UPDATE SET columns = the new values."""
+        stmt = self._insert(table)
+        return stmt.on_conflict_do_update(
+            index_elements=list(keys), set_={c: stmt.excluded[c] for c in columns}
+        )
+
+    def _insert_ignore(self, table: Table) -> Insert:
+        """INSERT … ON CONFLICT DO NOTHING."""
+        return self._insert(table).on_conflict_do_nothing()
+
+    async def _owner(self, conn: AsyncConnection, thread_id: str) -> tuple[str, str] | None:
+        row = (
+            await conn.execute(
+                select(threads.c.tenant_id, threads.c.resource_id).where(threads.c.id == thread_id)
+            )
+        ).one_or_none()
+        return None if row is None else (row.tenant_id, row.resource_id)
+
+    async def _owned(
+        self, conn: AsyncConnection, thread_id: str, tenant_id: str, resource_id: str
+    ) -> bool:
+        return await self._owner(conn, thread_id) == (tenant_id, resource_id)
+
+    async def _claim(
+        self, conn: AsyncConnection, thread_id: str, tenant_id: str, resource_id: str
+    ) -> None:
+        """Create the thread for this owner when missing; another owner's raises."""
+        now = now_ms()
+        row: dict[str, Any] = {
+            "id": thread_id,
+            "tenant_id": tenant_id,
+            "resource_id": resource_id,
+            "title": None,
+            "metadata": {},
+            "created_at": now,
+            "updated_at": now,
+        }
+        await conn.execute(self._insert_ignore(threads), row)
+        if await self._owner(conn, thread_id) != (tenant_id, resource_id):
+            raise ThreadOwnershipError(f"thread {thread_id!r} belongs to another owner")
+
+    async def _touch(self, conn: AsyncConnection, thread_id: str) -> None:
+        now = now_ms()
+        await conn.execute(
+            update(threads)
+            .where(threads.c.id == thread_id, threads.c.updated_at < now)
+            .values(updated_at=now)
+        )

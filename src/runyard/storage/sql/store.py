@@ -1,0 +1,38 @@
+"""``SqlStore``: the ``Store`` protocol over SQLAlchemy Core, one code path for both dialects."""
+
+from __future__ import annotations
+
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from runyard.storage.protocol import Backend, VectorSearch
+from runyard.storage.sql.conversations import ConversationsPart
+from runyard.storage.sql.embeddings_part import EmbeddingsPart
+from runyard.storage.sql.log_part import LogPart
+from runyard.storage.sql.memory_tiers import MemoryTiersPart
+from runyard.storage.sql.runs_part import RunsPart
+
+__all__ = ["SqlStore"]
+
+
+class SqlStore(ConversationsPart, MemoryTiersPart, EmbeddingsPart, RunsPart, LogPart):
+    """A ``Store`` on SQLite or PostgreSQL. Build it with ``runyard.storage.open_store``."""
+
+    @property
+    def engine(self) -> AsyncEngine:
+        """The SQLAlchemy engine (for the service's own health checks and benchmarks)."""
+        return self._engine
+
+    @property
+    def backend(self) -> Backend:
+        """``"sqlite"`` or ``"postgresql"``."""
+        return "postgresql" if self._engine.dialect.name == "postgresql" else "sqlite"
+
+    @property
+    def vector_search(self) -> VectorSearch:
+        """The vector index in use (see ``open_store``)."""
+        return self._vectors.name
+
+    async def close(self) -> None:
+        """Close the vector index and dispose of the engine's connections."""
+        await self._vectors.close()
+        await self._engine.dispose()

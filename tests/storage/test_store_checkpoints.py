@@ -1,0 +1,39 @@
+"""Checkpoints: overwrite, expiry, sweeping, and the runtime-facing adapter."""
+
+from __future__ import annotations
+
+from runyard.ids import now_ms
+from runyard.storage import Store, StoreCheckpointStore
+
+STATE = {"status": "suspended", "messages": [{"id": "m1"}], "pending": {"c1": {"args": {}}}}
+
+
+async def test_saved_checkpoint_loads_until_deleted(store: Store) -> None:
+    await store.save_checkpoint("run-1", STATE)
+    assert await store.load_checkpoint("run-1") == STATE
+    await store.save_checkpoint("run-1", {"status": "running"})
+    assert await store.load_checkpoint("run-1") == {"status": "running"}
+    await store.delete_checkpoint("run-1")
+    assert await store.load_checkpoint("run-1") is None
+    await store.delete_checkpoint("run-1")
+
+
+async def test_expired_checkpoints_are_invisible_and_swept(store: Store) -> None:
+    now = now_ms()
+    await store.save_checkpoint("old", STATE, expires_at=now - 1)
+    await store.save_checkpoint("fresh", STATE, expires_at=now + 3_600_000)
+    await store.save_checkpoint("forever", STATE)
+    assert await store.load_checkpoint("old") is None
+    assert await store.sweep_expired_checkpoints(now) == 1
+    assert await store.sweep_expired_checkpoints(now) == 0
+    assert await store.load_checkpoint("fresh") == STATE
+    assert await store.load_checkpoint("forever") == STATE
+
+
+async def test_adapter_speaks_the_runtimes_checkpoint_protocol(store: Store) -> None:
+    checkpoints = StoreCheckpointStore(store, ttl_seconds=3600)
+    await checkpoints.save("run-1", STATE)
+    assert await checkpoints.load("run-1") == STATE
+    assert await checkpoints.sweep() == 0
+    await checkpoints.delete("run-1")
+    assert await checkpoints.load("run-1") is None

@@ -1,0 +1,90 @@
+"""Working memory, observations with their cursor, and plans, each isolated per owner."""
+
+from __future__ import annotations
+
+import pytest
+
+from runyard.storage import MessageCursor, Observation, Store, ThreadOwnershipError
+
+ALICE = {"tenant_id": "acme", "resource_id": "alice"}
+BOB = {"tenant_id": "acme", "resource_id": "bob"}
+ALICE_ELSEWHERE = {"tenant_id": "globex", "resource_id": "alice"}
+
+
+async def test_resource_working_memory_is_per_tenant_and_user(store: Store) -> None:
+    await store.save_working_memory("alice at acme", scope="resource", **ALICE)
+    await store.save_working_memory("bob at acme", scope="resource", **BOB)
+    mine = await store.get_working_memory(scope="resource", **ALICE)
+    assert mine is not None
+    assert (mine.content, mine.scope, mine.thread_id) == (
+        "alice at acme",
+        "resource",
+        None,
+    )
+    bobs = await store.get_working_memory(scope="resource", **BOB)
+    assert bobs is not None
+    assert bobs.content == "bob at acme"
+    assert await store.get_working_memory(scope="resource", **ALICE_ELSEWHERE) is None
+
+
+async def test_thread_working_memory_is_replaced_and_private(store: Store) -> None:
+    await store.save_working_memory("v1", scope="thread", thread_id="t1", **ALICE)
+    await store.save_working_memory("v2", scope="thread", thread_id="t1", **ALICE)
+    doc = await store.get_working_memory(scope="thread", thread_id="t1", **ALICE)
+    assert doc is not None
+    assert (doc.content, doc.thread_id) == ("v2", "t1")
+    assert await store.get_working_memory(scope="thread", thread_id="t1", **BOB) is None
+    assert await store.get_working_memory(scope="resource", **ALICE) is None
+    with pytest.raises(ThreadOwnershipError):
+        await store.save_working_memory("x", scope="thread", thread_id="t1", **BOB)
+
+
+async def test_thread_scope_needs_a_thread_id(store: Store) -> None:
+    with pytest.raises(ValueError, match="thread_id"):
+        await store.get_working_memory(scope="thread", **ALICE)
+
+
+async def test_observations_append_in_order_and_replace_atomically(store: Store) -> None:
+    first = [
+        Observation("o1", "t1", "one", 10, tokens=3, marker="critical"),
+        Observation("o2", "t1", "two", 10, tokens=4, parent_id="o1", metadata={"k": 1}),
+    ]
+    await store.append_observations("t1", first, **ALICE)
+    await store.append_observations("t1", [Observation("o0", "t1", "zero", 5)], **ALICE)
+    assert [o.id for o in await store.list_observations("t1", **ALICE)] == ["o0", "o1", "o2"]
+    assert (await store.list_observations("t1", **ALICE))[2] == first[1]
+
+    merged = [Observation("r1", "t1", "merged", 11, tokens=5)]
+    await store.replace_observations("t1", merged, **ALICE)
+    assert await store.list_observations("t1", **ALICE) == merged
+
+
+async def test_observations_are_private_to_the_threads_owner(store: Store) -> None:
+    await store.append_observations("t1", [Observation("o1", "t1", "mine", 1)], **ALICE)
+    assert await store.list_observations("t1", **BOB) == []
+    with pytest.raises(ThreadOwnershipError):
+        await store.replace_observations("t1", [], **BOB)
+    assert len(await store.list_observations("t1", **ALICE)) == 1
+
+
+async def test_observation_cursor_moves_forward(store: Store) -> None:
+    await store.save_thread("t1", **ALICE)
+    assert await store.get_observation_cursor("t1", **ALICE) is None
+    await store.set_observation_cursor("t1", MessageCursor(10, "m1"), **ALICE)
+    moved = await store.set_observation_cursor("t1", MessageCursor(20, "m2"), **ALICE)
+    got = await store.get_observation_cursor("t1", **ALICE)
+    assert got == moved
+    assert got is not None
+    assert (got.message_created_at, got.message_id) == (20, "m2")
+    assert await store.get_observation_cursor("t1", **BOB) is None
+
+
+async def test_plans_are_replaced_and_private(store: Store) -> None:
+    assert await store.get_plan("t1", **ALICE) is None
+    await store.save_plan("t1", {"goal": "a", "tasks": []}, **ALICE)
+    saved = await store.save_plan("t1", {"goal": "b", "tasks": [{"id": "1"}]}, **ALICE)
+    assert await store.get_plan("t1", **ALICE) == saved
+    assert saved.data == {"goal": "b", "tasks": [{"id": "1"}]}
+    assert await store.get_plan("t1", **BOB) is None
+    with pytest.raises(ThreadOwnershipError):
+        await store.save_plan("t1", {"goal": "hijack"}, **BOB)
