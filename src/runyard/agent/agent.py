@@ -81,8 +81,11 @@ class Agent:
         self.tools = _tool_map(tools)
         self.memory = memory
         self.events = AgentEventBus()
-        store = checkpoint_store or (memory.checkpoint_store if memory else None)
-        self.checkpoints = RunStateManager(store or InMemoryCheckpointStore())
+        if checkpoint_store is None and memory is not None:
+            checkpoint_store = memory.checkpoint_store
+        self.checkpoints = RunStateManager(
+            checkpoint_store if checkpoint_store is not None else InMemoryCheckpointStore()
+        )
         self._spec = RuntimeSpec(
             name=name,
             model=self.model,

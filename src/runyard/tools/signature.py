@@ -26,12 +26,18 @@ _ARG_LINE = re.compile(r"^\s*(\*{0,2}\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
 @dataclass(frozen=True, slots=True)
 class FunctionSignature:
     description: str
-    args_model: type[BaseModel]
+    args_model: type[BaseModel] | None
     context_param: str | None
 
 
-def read_signature(fn: Callable[..., Any], name: str) -> FunctionSignature:
-    """Build the arguments model of ``fn``; a ``ToolContext`` parameter is left out of it."""
+def read_signature(
+    fn: Callable[..., Any], name: str, *, with_args: bool = True
+) -> FunctionSignature:
+    """Build the arguments model of ``fn``; a ``ToolContext`` parameter is left out of it.
+
+    ``with_args=False`` is for tools with an explicit JSON Schema: the function then takes the
+    validated arguments as keywords (often ``**kwargs``) and no model is built.
+    """
     summary, arg_docs = _parse_docstring(inspect.getdoc(fn) or "")
     hints = get_type_hints(fn)
     fields: dict[str, Any] = {}
@@ -41,10 +47,14 @@ def read_signature(fn: Callable[..., Any], name: str) -> FunctionSignature:
         if annotation is ToolContext:
             context_param = param.name
             continue
+        if not with_args:
+            continue
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
             raise ConfigurationError(f"Tool {name!r}: *args and **kwargs cannot be tool arguments")
         default = ... if param.default is param.empty else param.default
         fields[param.name] = (annotation, Field(default, description=arg_docs.get(param.name)))
+    if not with_args:
+        return FunctionSignature(summary, None, context_param)
     model = create_model(f"{_camel(name)}Args", __config__=ConfigDict(extra="forbid"), **fields)
     return FunctionSignature(summary, model, context_param)
 

@@ -94,11 +94,11 @@ class Tool:
         to_message: Callable[[Any], CustomMessage | None] | None = None,
     ) -> Tool:
         tool_name = name or function.__name__
-        signature = read_signature(function, tool_name)
+        signature = read_signature(function, tool_name, with_args=parameters is None)
         args_validator: Validator = (
-            validator_for(parameters)
-            if parameters is not None
-            else ModelValidator(signature.args_model, dump=True)
+            ModelValidator(signature.args_model, dump=True)
+            if signature.args_model is not None
+            else validator_for(parameters or {})
         )
         text = description if description is not None else signature.description
         if not text:
