@@ -181,7 +181,7 @@ class _DeltaMapper:
         if isinstance(delta, pai.ThinkingPartDelta):
             return ReasoningDelta(delta.content_delta) if delta.content_delta else None
         if isinstance(delta, pai.ToolCallPartDelta):
-            if delta.tool_name_delta == self._output_tool:
+            if delta.tool_name_delta is not None and delta.tool_name_delta == self._output_tool:
                 self._output_indexes.add(index)
             if index in self._output_indexes:
                 return None
