@@ -302,3 +302,14 @@ def test_bad_configuration_is_refused_early() -> None:
         Agent("x", model, tool_call_concurrency=1.5)
     with pytest.raises(ConfigurationError, match="Two tools are named 'add'"):
         Agent("x", model, tools=[add, add])
+
+
+async def test_run_dependencies_reach_the_tool_context() -> None:
+    @tool
+    async def whoami(ctx: ToolContext) -> str:
+        """Name the caller."""
+        return f"{ctx.deps['user_name']} on {ctx.thread_id}"
+
+    model = scripted_model([call("whoami", id="w"), text("ok")])
+    result = await Agent("d", model, tools=[whoami]).generate("go", deps={"user_name": "ann"})
+    assert result.tool_calls[0].output == "ann on None"

@@ -117,11 +117,12 @@ class Agent:
         max_iterations: int | None = None,
         abort_signal: asyncio.Event | None = None,
         run_id: str | None = None,
+        deps: Mapping[str, Any] | None = None,
     ) -> GenerateResult:
         """Run to the end (or to a suspension) and return the result; run failures are on it."""
         messages, scope = _messages(input), self._scope(thread_id, resource_id, tenant_id)
         collector, control = ResultCollector(), RunControl(abort_signal)
-        runtime = self._runtime(collector, control, streaming=False, run_id=run_id)
+        runtime = self._runtime(collector, control, streaming=False, run_id=run_id, deps=deps)
         try:
             await runtime.start(messages, scope, max_iterations or self._spec.max_iterations)
         finally:
@@ -138,12 +139,13 @@ class Agent:
         max_iterations: int | None = None,
         abort_signal: asyncio.Event | None = None,
         run_id: str | None = None,
+        deps: Mapping[str, Any] | None = None,
     ) -> StreamResult:
         """Start a run in the background and return its chunk stream at once."""
         messages, scope = _messages(input), self._scope(thread_id, resource_id, tenant_id)
         control = RunControl(abort_signal)
         result = StreamResult(control)
-        runtime = self._runtime(result.sink, control, streaming=True, run_id=run_id)
+        runtime = self._runtime(result.sink, control, streaming=True, run_id=run_id, deps=deps)
         limit = max_iterations or self._spec.max_iterations
 
         async def body() -> None:
@@ -164,6 +166,7 @@ class Agent:
         run_id: str,
         tool_call_id: str,
         abort_signal: asyncio.Event | None = None,
+        deps: Mapping[str, Any] | None = None,
     ) -> GenerateResult: ...
 
     @overload
@@ -175,6 +178,7 @@ class Agent:
         run_id: str,
         tool_call_id: str,
         abort_signal: asyncio.Event | None = None,
+        deps: Mapping[str, Any] | None = None,
     ) -> StreamResult: ...
 
     async def resume(
@@ -185,6 +189,7 @@ class Agent:
         run_id: str,
         tool_call_id: str,
         abort_signal: asyncio.Event | None = None,
+        deps: Mapping[str, Any] | None = None,
     ) -> GenerateResult | StreamResult:
         """Answer one suspended tool call and carry the run on.
 
@@ -207,7 +212,9 @@ class Agent:
         if method == "stream":
             control = RunControl(abort_signal)
             streamed = StreamResult(control)
-            runtime = self._runtime(streamed.sink, control, streaming=True, run_id=run_id)
+            runtime = self._runtime(
+                streamed.sink, control, streaming=True, run_id=run_id, deps=deps
+            )
 
             async def body() -> None:
                 try:
@@ -218,7 +225,7 @@ class Agent:
             streamed.start(runtime, body)
             return streamed
         collector, control = ResultCollector(), RunControl(abort_signal)
-        runtime = self._runtime(collector, control, streaming=False, run_id=run_id)
+        runtime = self._runtime(collector, control, streaming=False, run_id=run_id, deps=deps)
         try:
             await runtime.resume(state, tool_call_id, data)
         finally:
@@ -227,20 +234,35 @@ class Agent:
 
     @overload
     async def approve(
-        self, method: Literal["generate"], *, run_id: str, tool_call_id: str
+        self,
+        method: Literal["generate"],
+        *,
+        run_id: str,
+        tool_call_id: str,
+        deps: Mapping[str, Any] | None = None,
     ) -> GenerateResult: ...
 
     @overload
     async def approve(
-        self, method: Literal["stream"], *, run_id: str, tool_call_id: str
+        self,
+        method: Literal["stream"],
+        *,
+        run_id: str,
+        tool_call_id: str,
+        deps: Mapping[str, Any] | None = None,
     ) -> StreamResult: ...
 
     async def approve(
-        self, method: Method, *, run_id: str, tool_call_id: str
+        self,
+        method: Method,
+        *,
+        run_id: str,
+        tool_call_id: str,
+        deps: Mapping[str, Any] | None = None,
     ) -> GenerateResult | StreamResult:
         """Approve a call waiting for approval: the tool runs and the run goes on."""
         return await self.resume(
-            method, {"approved": True}, run_id=run_id, tool_call_id=tool_call_id
+            method, {"approved": True}, run_id=run_id, tool_call_id=tool_call_id, deps=deps
         )
 
     @overload
@@ -251,6 +273,7 @@ class Agent:
         run_id: str,
         tool_call_id: str,
         reason: str | None = None,
+        deps: Mapping[str, Any] | None = None,
     ) -> GenerateResult: ...
 
     @overload
@@ -261,16 +284,23 @@ class Agent:
         run_id: str,
         tool_call_id: str,
         reason: str | None = None,
+        deps: Mapping[str, Any] | None = None,
     ) -> StreamResult: ...
 
     async def deny(
-        self, method: Method, *, run_id: str, tool_call_id: str, reason: str | None = None
+        self,
+        method: Method,
+        *,
+        run_id: str,
+        tool_call_id: str,
+        reason: str | None = None,
+        deps: Mapping[str, Any] | None = None,
     ) -> GenerateResult | StreamResult:
         """Deny a call waiting for approval: the model gets a "denied" tool error and goes on."""
         data: dict[str, Any] = {"approved": False}
         if reason:
             data["reason"] = reason
-        return await self.resume(method, data, run_id=run_id, tool_call_id=tool_call_id)
+        return await self.resume(method, data, run_id=run_id, tool_call_id=tool_call_id, deps=deps)
 
     # -- control and observation --------------------------------------------------------------
 
@@ -313,6 +343,7 @@ class Agent:
         *,
         streaming: bool,
         run_id: str | None,
+        deps: Mapping[str, Any] | None,
     ) -> AgentRuntime:
         runtime = AgentRuntime(
             self._spec,
@@ -320,6 +351,7 @@ class Agent:
             control=control,
             sink=sink,
             streaming=streaming,
+            deps=deps,
         )
         self._active.add(control)
         self._last = runtime

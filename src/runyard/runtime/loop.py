@@ -67,8 +67,10 @@ class AgentRuntime:
         control: RunControl,
         sink: ChunkSink,
         streaming: bool,
+        deps: Mapping[str, Any] | None = None,
     ) -> None:
         self.spec = spec
+        self.deps: Mapping[str, Any] = deps or {}
         self.run_id = run_id
         self.control = control
         self.sink = sink
@@ -271,6 +273,7 @@ class AgentRuntime:
             events=self.spec.events,
             sink=self.sink,
             concurrency=self.spec.tool_call_concurrency,
+            deps=self.deps,
         )
 
     def _settle(self, outcomes: Sequence[ToolOutcome]) -> None:

@@ -63,7 +63,9 @@ class ToolRunner:
         events: AgentEventBus,
         sink: ChunkSink,
         concurrency: float,
+        deps: Mapping[str, Any],
     ) -> None:
+        self.deps = deps
         self.tools = tools
         self.run_id = run_id
         self.scope = scope
@@ -151,6 +153,7 @@ class ToolRunner:
             tenant_id=scope.tenant_id if scope else None,
             abort_signal=self.control.signal,
             on_progress=progress,
+            deps=dict(self.deps),
         )
 
     def _suspended(self, tool: Tool, call: ToolCallPart, raw: Suspend) -> ToolOutcome:
