@@ -22,7 +22,7 @@ from runyard.storage import Store, open_store
 from runyard.storage.sql.schema import metadata
 
 SERVERS = {"postgresql": "RUNYARD_TEST_POSTGRES_URL", "pgvector": "RUNYARD_TEST_PGVECTOR_URL"}
-BACKENDS = ["memory", "sqlite", "postgresql", "pgvector"]
+BACKENDS = ["memory", "sqlite", "sqlite-exact", "postgresql", "pgvector"]
 
 
 def _require_services() -> bool:
@@ -80,21 +80,29 @@ async def _truncate(url: str) -> None:
 
 
 @pytest.fixture
-def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """The URL of the backend under test (``memory://`` for the in-memory store)."""
+def backend_kind(request: pytest.FixtureRequest) -> str:
+    """Which backend this test runs on (``sqlite-exact`` = SQLite with sqlite-vec switched off)."""
     kind: str = request.param
-    if kind == "memory":
+    return kind
+
+
+@pytest.fixture
+def database_url(backend_kind: str, request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """The URL of the backend under test (``memory://`` for the in-memory store)."""
+    if backend_kind == "memory":
         return "memory://"
-    if kind == "sqlite":
+    if backend_kind.startswith("sqlite"):
         return f"sqlite:///{tmp_path / 'runyard.db'}"
-    url: str = request.getfixturevalue(f"{kind}_url")
+    url: str = request.getfixturevalue(f"{backend_kind}_url")
     return url
 
 
 @pytest.fixture
-async def store(database_url: str) -> AsyncIterator[Store]:
+async def store(backend_kind: str, database_url: str) -> AsyncIterator[Store]:
     """A ready, empty store of the backend under test."""
-    opened = await open_store(database_url)
+    opened = await open_store(
+        database_url, vectors="exact" if backend_kind == "sqlite-exact" else "auto"
+    )
     try:
         yield opened
     finally:
@@ -104,12 +112,12 @@ async def store(database_url: str) -> AsyncIterator[Store]:
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """Every test that asks for ``database_url`` (or ``store``) runs on every backend it allows."""
-    if "database_url" not in metafunc.fixturenames:
+    """Every test that needs a backend (``store``, ``database_url``) runs on each one it allows."""
+    if "backend_kind" not in metafunc.fixturenames:
         return
     marker = metafunc.definition.get_closest_marker("backends")
     kinds = list(marker.args) if marker else BACKENDS
-    metafunc.parametrize("database_url", kinds, indirect=True, ids=kinds)
+    metafunc.parametrize("backend_kind", kinds, indirect=True, ids=kinds)
 
 
 def pytest_configure(config: pytest.Config) -> None:

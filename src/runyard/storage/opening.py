@@ -14,6 +14,8 @@ from runyard.storage.protocol import Store
 from runyard.storage.sql import SqlStore
 from runyard.storage.sql.engine import create_engine, write
 from runyard.storage.sql.exact_vectors import ExactVectorIndex
+from runyard.storage.sql.pgvector_index import PgVectorIndex
+from runyard.storage.sql.sqlite_vec_index import SqliteVecIndex
 from runyard.storage.sql.vector_index import VectorIndex
 from runyard.storage.urls import DatabaseURL, parse_database_url
 
@@ -60,6 +62,9 @@ async def _migrate(engine: AsyncEngine) -> None:
 
 
 async def _vector_index(engine: AsyncEngine, target: DatabaseURL, mode: VectorMode) -> VectorIndex:
-    if mode == "exact":
-        return ExactVectorIndex()
-    return ExactVectorIndex()
+    native: VectorIndex | None = None
+    if mode == "auto" and target.backend == "postgresql":
+        native = await PgVectorIndex.open(engine)
+    elif mode == "auto" and target.sqlite_path is not None:
+        native = await SqliteVecIndex.open(target.sqlite_path)
+    return native if native is not None else ExactVectorIndex()

@@ -14,7 +14,7 @@ from alembic.runtime.environment import EnvironmentContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, text
 
-__all__ = ["head_revision", "upgrade_to_head"]
+__all__ = ["head_revision", "lock_schema", "upgrade_to_head"]
 
 _HERE = Path(__file__).parent
 # Any constant works; it only has to be the same in every runyard process.
@@ -32,10 +32,15 @@ def head_revision() -> str:
     return head
 
 
-def upgrade_to_head(connection: Connection) -> None:
-    """Apply every migration not yet applied, inside the caller's transaction."""
+def lock_schema(connection: Connection) -> None:
+    """On PostgreSQL, hold the schema lock until the transaction ends (replicas take turns)."""
     if connection.dialect.name == "postgresql":
         connection.execute(text("SELECT pg_advisory_xact_lock(:id)"), {"id": _PG_LOCK_ID})
+
+
+def upgrade_to_head(connection: Connection) -> None:
+    """Apply every migration not yet applied, inside the caller's transaction."""
+    lock_schema(connection)
     script = _script()
     config = Config()
     config.set_main_option("script_location", str(_HERE))

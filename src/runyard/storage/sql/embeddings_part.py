@@ -44,6 +44,7 @@ class EmbeddingsPart(SqlState):
             }
             for e in entries
         ]
+        await self._vectors.prepare(self._engine, {len(e.vector) for e in entries})
         async with write(self._engine) as conn:
             await self._claim(conn, thread_id, tenant_id, resource_id)
             if not rows:

@@ -41,6 +41,9 @@ class ExactVectorIndex:
         """Always ``"exact"``."""
         return "exact"
 
+    async def prepare(self, engine: AsyncEngine, dims: set[int]) -> None:
+        """Nothing to build."""
+
     async def on_write(self, conn: AsyncConnection, rows: Sequence[EmbeddingRow]) -> None:
         """Nothing to maintain: the table is all this index reads."""
 

@@ -42,6 +42,10 @@ class VectorIndex(Protocol):
         """What does the ranking."""
         ...
 
+    async def prepare(self, engine: AsyncEngine, dims: set[int]) -> None:
+        """Called before a write of vectors of these lengths, outside its transaction."""
+        ...
+
     async def on_write(self, conn: AsyncConnection, rows: Sequence[EmbeddingRow]) -> None:
         """Called inside the transaction that upserted ``rows`` into the embeddings table."""
         ...
