@@ -1,5 +1,19 @@
-"""runyard: a self-hostable agent inference service and the Python agent runtime inside it."""
+"""runyard: a self-hostable agent inference service and the Python agent runtime inside it.
 
+The SDK in one import::
+
+    from runyard import Agent, tool, Suspend, ToolContext, AgentEvent
+"""
+
+from runyard.agent import Agent, StreamResult
+from runyard.errors import (
+    ConfigurationError,
+    MaxIterationsError,
+    ResumeError,
+    RunAbortedError,
+    RunError,
+    ToolError,
+)
 from runyard.messages import (
     AgentMessage,
     CustomMessage,
@@ -9,13 +23,52 @@ from runyard.messages import (
     ToolCallPart,
     ToolResultPart,
 )
+from runyard.models import Usage
+from runyard.runtime import (
+    AgentEvent,
+    AgentEventData,
+    AgentState,
+    CheckpointStore,
+    GenerateResult,
+    InMemoryCheckpointStore,
+    MemoryProtocol,
+    PendingSuspend,
+    RunStatus,
+    StreamChunk,
+    SubAgentUsage,
+)
+from runyard.tools import Suspend, Tool, ToolContext, tool
 
 __all__ = [
+    "Agent",
+    "AgentEvent",
+    "AgentEventData",
     "AgentMessage",
+    "AgentState",
+    "CheckpointStore",
+    "ConfigurationError",
     "CustomMessage",
     "FilePart",
+    "GenerateResult",
+    "InMemoryCheckpointStore",
+    "MaxIterationsError",
+    "MemoryProtocol",
+    "PendingSuspend",
     "ReasoningPart",
+    "ResumeError",
+    "RunAbortedError",
+    "RunError",
+    "RunStatus",
+    "StreamChunk",
+    "StreamResult",
+    "SubAgentUsage",
+    "Suspend",
     "TextPart",
+    "Tool",
     "ToolCallPart",
+    "ToolContext",
+    "ToolError",
     "ToolResultPart",
+    "Usage",
+    "tool",
 ]
