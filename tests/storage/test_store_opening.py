@@ -1,0 +1,104 @@
+"""Opening stores: URLs, migrations from an empty database, and which vector search is used."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from sqlalchemy import inspect, text
+
+from runyard.storage import InvalidDatabaseURL, Store, open_store, upgrade
+from runyard.storage.inmemory import InMemoryStore
+from runyard.storage.migrations import head_revision
+from runyard.storage.sql import SqlStore
+from runyard.storage.sql.schema import metadata
+from runyard.storage.urls import parse_database_url
+
+
+@pytest.mark.parametrize(
+    ("url", "backend", "driver"),
+    [
+        ("memory://", "memory", None),
+        (":memory:", "memory", None),
+        ("sqlite:///runyard.db", "sqlite", "sqlite+aiosqlite"),
+        ("sqlite+aiosqlite:////tmp/x.db", "sqlite", "sqlite+aiosqlite"),
+        ("postgresql://u@h:5432/db", "postgresql", "postgresql+asyncpg"),
+        ("postgres://u@h/db", "postgresql", "postgresql+asyncpg"),
+        ("postgresql+asyncpg://u@h/db", "postgresql", "postgresql+asyncpg"),
+    ],
+)
+def test_urls_map_to_backend_and_driver(url: str, backend: str, driver: str | None) -> None:
+    parsed = parse_database_url(url)
+    assert parsed.backend == backend
+    assert (parsed.sqlalchemy_url.drivername if parsed.sqlalchemy_url else None) == driver
+
+
+def test_libpq_sslmode_is_passed_to_asyncpg_as_ssl() -> None:
+    parsed = parse_database_url("postgresql://u@h/db?sslmode=require")
+    assert parsed.sqlalchemy_url is not None
+    assert dict(parsed.sqlalchemy_url.query) == {"ssl": "require"}
+
+
+@pytest.mark.parametrize("url", ["mysql://u@h/db", "sqlite://", "sqlite:///:memory:", "nonsense"])
+def test_unsupported_urls_are_refused_with_a_clear_error(url: str) -> None:
+    with pytest.raises(InvalidDatabaseURL):
+        parse_database_url(url)
+
+
+async def test_memory_url_opens_the_in_memory_store() -> None:
+    store = await open_store("memory://")
+    assert isinstance(store, InMemoryStore)
+    assert (store.backend, store.vector_search) == ("memory", "exact")
+
+
+async def test_default_url_comes_from_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RUNYARD_DATABASE_URL", f"sqlite:///{tmp_path / 'env.db'}")
+    store = await open_store()
+    try:
+        assert store.backend == "sqlite"
+    finally:
+        await store.close()
+    assert (tmp_path / "env.db").exists()
+
+
+@pytest.mark.backends("sqlite", "postgresql")
+async def test_migrations_build_every_table_from_an_empty_database(database_url: str) -> None:
+    await upgrade(database_url)
+    await upgrade(database_url)  # idempotent
+    store = await open_store(database_url, vectors="exact")
+    assert isinstance(store, SqlStore)
+    try:
+        async with store.engine.connect() as conn:
+            tables = set(await conn.run_sync(lambda c: inspect(c).get_table_names()))
+            version = (await conn.execute(text("SELECT version_num FROM alembic_version"))).scalar()
+    finally:
+        await store.close()
+    assert {t.name for t in metadata.sorted_tables} <= tables
+    assert version == head_revision()
+
+
+async def test_sqlite_store_runs_in_wal_mode(tmp_path: Path) -> None:
+    path = tmp_path / "wal.db"
+    store = await open_store(f"sqlite:///{path}")
+    await store.close()
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+
+
+@pytest.mark.backends("sqlite", "sqlite-exact", "postgresql", "pgvector")
+async def test_each_database_uses_its_native_vector_search_when_it_can(
+    backend_kind: str, store: Store
+) -> None:
+    expected = {"sqlite": "sqlite-vec", "sqlite-exact": "exact", "pgvector": "pgvector"}
+    if backend_kind == "postgresql":
+        # Any PostgreSQL: native exactly when the server offers the extension.
+        assert isinstance(store, SqlStore)
+        async with store.engine.connect() as conn:
+            offered = await conn.scalar(
+                text("SELECT count(*) FROM pg_available_extensions WHERE name = 'vector'")
+            )
+        expected["postgresql"] = "pgvector" if offered else "exact"
+    assert store.vector_search == expected[backend_kind]
