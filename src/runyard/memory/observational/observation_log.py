@@ -1,0 +1,203 @@
+"""``ObservationLog``: one thread's observations and cursor, and the observer and reflector steps.
+
+Nothing here schedules or locks; ``ObservationalMemory`` decides when a step runs. Each step
+re-reads what it depends on before writing, so a step that another process already took is
+dropped instead of written twice. The cursor moves only after the observations are stored: a
+failed or empty observation leaves every message raw and in the window.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from pydantic_ai.models import Model
+
+from runyard.ids import new_id
+from runyard.memory.observational.config import ObservationalConfig
+from runyard.memory.observational.log_format import ParsedLine, parse_log, render_lines
+from runyard.memory.observational.prompts import (
+    OBSERVER_INSTRUCTIONS,
+    REFLECTOR_INSTRUCTIONS,
+    observer_input,
+    reflector_input,
+)
+from runyard.memory.observational.transcript import render_transcript
+from runyard.messages import AgentMessage, CustomMessage
+from runyard.models import ModelTurn, estimate_message_tokens, estimate_tokens, request_model
+from runyard.runtime import MemoryScope
+from runyard.storage import MessageCursor, Observation, ObservationCursor, Store
+
+__all__ = ["LogSnapshot", "ObservationLog", "count_tokens"]
+
+log = logging.getLogger(__name__)
+
+Message = AgentMessage | CustomMessage
+_TAIL = 20  # observations shown to the observer so it does not repeat them
+
+
+def count_tokens(messages: Sequence[Message]) -> int:
+    """Estimated tokens of the messages a model would see (UI-only rows cost nothing)."""
+    return estimate_message_tokens([m for m in messages if isinstance(m, AgentMessage)])
+
+
+@dataclass(frozen=True, slots=True)
+class LogSnapshot:
+    """The log and cursor as read at one moment, so prompt block and window agree."""
+
+    observations: list[Observation]
+    cursor: ObservationCursor | None
+
+    @property
+    def replaces_history(self) -> bool:
+        """True when the log stands in for the messages up to the cursor."""
+        return self.cursor is not None and bool(self.observations)
+
+
+class ObservationLog:
+    """Reads and advances the observation log of threads in one store."""
+
+    def __init__(self, store: Store, config: ObservationalConfig) -> None:
+        self._store = store
+        self.config = config
+
+    async def snapshot(self, scope: MemoryScope) -> LogSnapshot:
+        """The thread's observations and cursor."""
+        owner = _owner(scope)
+        observations = await self._store.list_observations(scope.thread_id, **owner)
+        cursor = await self._store.get_observation_cursor(scope.thread_id, **owner)
+        return LogSnapshot(observations, cursor)
+
+    async def unobserved(
+        self, scope: MemoryScope, cursor: ObservationCursor | None
+    ) -> list[Message]:
+        """The thread's messages after ``cursor`` (all of them without one)."""
+        after = MessageCursor(cursor.message_created_at, cursor.message_id) if cursor else None
+        return await self._store.get_messages(
+            scope.thread_id, tenant_id=scope.tenant_id, resource_id=scope.resource_id, after=after
+        )
+
+    async def observe(self, scope: MemoryScope, model: Model, min_tokens: int) -> bool:
+        """Compress the oldest unobserved messages when they reach ``min_tokens``.
+
+        Returns True when observations were stored and the cursor moved. Model errors propagate
+        (the caller logs them); nothing has been written then.
+        """
+        before = await self.snapshot(scope)
+        messages = await self.unobserved(scope, before.cursor)
+        if count_tokens(messages) < min_tokens:
+            return False
+        chunk = _oldest_chunk(messages, self.config.retain_tokens)
+        if not chunk:
+            return False
+        tail = render_lines(before.observations[-_TAIL:])
+        prompt = observer_input(_now(), tail, render_transcript(chunk))
+        turn = await _ask(model, OBSERVER_INSTRUCTIONS, prompt)
+        lines = parse_log(turn.message.text, chunk[-1].created_at)
+        if not lines:
+            log.warning("observer wrote no observations for thread %s", scope.thread_id)
+            return False
+        now = await self._store.get_observation_cursor(scope.thread_id, **_owner(scope))
+        if now != before.cursor:
+            return False  # another process observed these messages meanwhile
+        last = before.observations[-1].created_at + 1 if before.observations else 0
+        entries = _entries(scope, lines, max(last, chunk[-1].created_at), turn)
+        await self._store.append_observations(scope.thread_id, entries, **_owner(scope))
+        cursor = MessageCursor(chunk[-1].created_at, chunk[-1].id)
+        await self._store.set_observation_cursor(scope.thread_id, cursor, **_owner(scope))
+        return True
+
+    async def reflect(self, scope: MemoryScope, model: Model) -> bool:
+        """Condense the log when it passes the reflector threshold; True when it was replaced."""
+        observations = (await self.snapshot(scope)).observations
+        tokens = sum(_tokens(o) for o in observations)
+        budget = self.config.reflector_observation_tokens
+        if tokens <= budget:
+            return False
+        prompt = reflector_input(_now(), render_lines(observations), tokens, budget)
+        turn = await _ask(model, REFLECTOR_INSTRUCTIONS, prompt)
+        lines = parse_log(turn.message.text, observations[-1].created_at)
+        if not lines:
+            log.warning("reflector wrote no observations for thread %s", scope.thread_id)
+            return False
+        current = (await self.snapshot(scope)).observations
+        if [o.id for o in current] != [o.id for o in observations]:
+            return False  # the log changed while the reflector ran; the next pass reflects it
+        entries = _entries(scope, lines, observations[0].created_at, turn)
+        await self._store.replace_observations(scope.thread_id, entries, **_owner(scope))
+        return True
+
+
+def _owner(scope: MemoryScope) -> dict[str, str]:
+    return {"tenant_id": scope.tenant_id, "resource_id": scope.resource_id}
+
+
+def _now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+async def _ask(model: Model, instructions: str, prompt: str) -> ModelTurn:
+    return await request_model(
+        model, [AgentMessage.user(prompt)], instructions=instructions, tools=[]
+    )
+
+
+def _oldest_chunk(messages: Sequence[Message], retain_tokens: int) -> list[Message]:
+    """The oldest messages to observe, leaving about ``retain_tokens`` of the newest raw.
+
+    The raw part never starts with a tool result (its call would be observed away from it) and
+    starts at a user message when one is available, so the model sees a whole exchange.
+    """
+    kept, cut = 0, len(messages)
+    while cut > 0:
+        cost = count_tokens([messages[cut - 1]])
+        if kept + cost > retain_tokens:
+            break
+        kept, cut = kept + cost, cut - 1
+    starts = [i for i in range(cut, len(messages)) if _starts_window(messages[i])]
+    users = [i for i in starts if _is_user(messages[i])]
+    cut = users[0] if users else starts[0] if starts else len(messages)
+    return list(messages[:cut])
+
+
+def _starts_window(message: Message) -> bool:
+    return not (isinstance(message, AgentMessage) and message.role == "tool")
+
+
+def _is_user(message: Message) -> bool:
+    return isinstance(message, AgentMessage) and message.role == "user"
+
+
+def _tokens(observation: Observation) -> int:
+    return observation.tokens or estimate_tokens(observation.text)
+
+
+def _entries(
+    scope: MemoryScope, lines: Sequence[ParsedLine], first_ms: int, turn: ModelTurn
+) -> list[Observation]:
+    """Stored observations for parsed lines, ordered from ``first_ms`` one millisecond apart.
+
+    Token counts are the estimate, scaled to the provider's count of the model's output when
+    it reported one.
+    """
+    estimates = [max(1, estimate_tokens(line.text)) for line in lines]
+    reported = turn.usage.output_tokens
+    scale = reported / sum(estimates) if reported > 0 else 1.0
+    entries: list[Observation] = []
+    parent: str | None = None
+    for index, (line, estimate) in enumerate(zip(lines, estimates, strict=True)):
+        entry = Observation(
+            id=new_id("obs"),
+            thread_id=scope.thread_id,
+            text=line.text,
+            created_at=first_ms + index,
+            tokens=max(1, round(estimate * scale)),
+            marker=line.marker,
+            parent_id=parent if line.child else None,
+            metadata={"date": line.date, "time": line.time},
+        )
+        parent = parent if line.child else entry.id
+        entries.append(entry)
+    return entries
