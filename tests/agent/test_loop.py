@@ -313,3 +313,15 @@ async def test_run_dependencies_reach_the_tool_context() -> None:
     model = scripted_model([call("whoami", id="w"), text("ok")])
     result = await Agent("d", model, tools=[whoami]).generate("go", deps={"user_name": "ann"})
     assert result.tool_calls[0].output == "ann on None"
+
+
+def test_a_new_agent_reports_an_idle_state_with_an_empty_message_list() -> None:
+    state = Agent("i", scripted_model([])).get_state()
+    assert state.status is RunStatus.IDLE
+    assert state.message_list.model_dump() == {
+        "messages": [],
+        "history_ids": [],
+        "input_ids": [],
+        "response_ids": [],
+    }
+    assert state.pending_tool_calls == {}
