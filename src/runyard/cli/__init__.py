@@ -1,0 +1,8 @@
+"""The ``runyard`` command line: ``serve`` the service, ``chat`` with it, ``db upgrade`` its database.
+
+Layer 8: it may import every other layer, and nothing imports it.
+"""
+
+from runyard.cli.app import app, main
+
+__all__ = ["app", "main"]

@@ -1,0 +1,25 @@
+"""The ``runyard`` command: one typer app with ``chat`` and ``db``."""
+
+from __future__ import annotations
+
+import typer
+
+from runyard.cli.chat import chat
+from runyard.cli.db import db_app
+
+__all__ = ["app", "main"]
+
+app = typer.Typer(
+    name="runyard",
+    help="runyard: a self-hostable agent inference service.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_show_locals=False,
+)
+app.command("chat")(chat)
+app.add_typer(db_app, name="db")
+
+
+def main() -> None:
+    """Entry point of the ``runyard`` script and of ``python -m runyard``."""
+    app()

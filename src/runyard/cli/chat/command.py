@@ -1,0 +1,86 @@
+"""``runyard chat``: a terminal client for a running ``runyard serve``."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.prompt import Prompt
+from rich.text import Text
+
+from runyard.cli.chat.client import Connection, ServerError
+from runyard.cli.chat.feed import FeedError
+from runyard.cli.chat.session import ChatSession
+from runyard.ids import new_id
+from runyard.protocol import RunFinishPayload
+
+__all__ = ["chat"]
+
+_EXIT_CODES = {"completed": 0, "error": 1, "cancelled": 130}
+
+
+def chat(
+    thread_id: Annotated[
+        str | None, typer.Argument(help="Thread to talk in; a new one when left out.")
+    ] = None,
+    url: Annotated[str, typer.Option(help="Base URL of the runyard server.")] = (
+        "http://127.0.0.1:8400"
+    ),
+    user: Annotated[str, typer.Option(help="User id (X-Runyard-User).")] = "default",
+    tenant: Annotated[str, typer.Option(help="Tenant id (X-Runyard-Tenant).")] = "default",
+    message: Annotated[
+        str | None,
+        typer.Option("--message", "-m", help="Send this one message, show its run, then exit."),
+    ] = None,
+) -> None:
+    """Chat with an agent: live tree of its run, tool calls, approvals at the prompt.
+
+    Ctrl-C during a run cancels it; Ctrl-D (or /exit) at the prompt quits.
+    """
+    console = Console()
+    session = ChatSession(Connection(url, tenant, user), thread_id or new_id("thread"), console)
+    try:
+        if message is not None:
+            raise typer.Exit(_EXIT_CODES[_turn(session, message, console).status])
+        _prompt_loop(session, console)
+    except (ServerError, FeedError) as exc:
+        console.print(Text(f"Error: {exc}", style="red"))
+        raise typer.Exit(1) from exc
+    except KeyboardInterrupt:
+        console.print(
+            Text("Stopped waiting; the run may still be finishing on the server.", style="yellow")
+        )
+        raise typer.Exit(130) from None
+
+
+def _prompt_loop(session: ChatSession, console: Console) -> None:
+    console.print(
+        Text.assemble(
+            ("thread ", "dim"),
+            (session.thread_id, "bold"),
+            (f" on {session.connection.url} — Ctrl-C cancels a run, Ctrl-D or /exit quits", "dim"),
+        )
+    )
+    while True:
+        try:
+            line = Prompt.ask("[bold green]you[/]", console=console)
+        except (EOFError, KeyboardInterrupt):
+            console.print()
+            return
+        if line.strip() in {"/exit", "/quit"}:
+            return
+        if not line.strip():
+            continue
+        try:
+            _turn(session, line, console)
+        except ServerError as exc:  # e.g. 409: the thread is busy; the next message may work
+            console.print(Text(f"Error: {exc}", style="red"))
+
+
+def _turn(session: ChatSession, message: str, console: Console) -> RunFinishPayload:
+    finish = session.turn(message)
+    if finish.status != "completed":
+        reason = f": {finish.reason}" if finish.reason else ""
+        console.print(Text(f"run {finish.status}{reason}", style="yellow"))
+    return finish

@@ -1,0 +1,34 @@
+"""How the CLI names the things it connects to, without leaking a password to the terminal."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
+
+from runyard.storage import InvalidDatabaseURL
+from runyard.storage.urls import parse_database_url
+
+__all__ = ["describe_database", "redact_url"]
+
+
+def redact_url(url: str) -> str:
+    """``url`` with any password replaced by ``***``."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return url
+
+
+def describe_database(url: str) -> str:
+    """A line naming the database: its backend and, for SQLite, the absolute file path."""
+    try:
+        target = parse_database_url(url)
+    except InvalidDatabaseURL:
+        return redact_url(url)
+    if target.backend == "memory":
+        return "in memory (nothing is kept after the process stops)"
+    if target.sqlite_path is not None:
+        return f"SQLite file {Path(target.sqlite_path).resolve()}"
+    return f"PostgreSQL {redact_url(url)}"
