@@ -7,10 +7,10 @@ Nothing here runs a tool or keeps a conversation: that is the runtime's job.
 
 from pydantic_ai.models import Model
 
+from runyard.errors import ConfigurationError
 from runyard.models.conversion import from_model_messages, from_model_response, to_model_messages
 from runyard.models.demo import DemoModel
 from runyard.models.embedders import Embedder, ModelEmbedder, resolve_embedder
-from runyard.models.errors import ConfigurationError
 from runyard.models.request import request_model, stream_model
 from runyard.models.resolve import KNOWN_PROVIDERS, model_label, resolve_model
 from runyard.models.specs import OutputSpec, ToolSpec

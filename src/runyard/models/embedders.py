@@ -15,7 +15,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from pydantic_ai.embeddings import EmbeddingModel, infer_embedding_model
 
-from runyard.models.errors import ConfigurationError
+from runyard.errors import ConfigurationError
 from runyard.models.providers import OPENAI_COMPATIBLE, build_provider, configuration_errors
 from runyard.models.usage import Usage
 

@@ -15,7 +15,7 @@ from typing import Any
 from pydantic_ai.exceptions import UserError
 from pydantic_ai.providers import Provider, infer_provider_class
 
-from runyard.models.errors import ConfigurationError
+from runyard.errors import ConfigurationError
 
 __all__ = [
     "EXTRAS",

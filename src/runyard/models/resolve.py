@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from pydantic_ai.models import Model, infer_model
 
+from runyard.errors import ConfigurationError
 from runyard.models.demo import DemoModel
-from runyard.models.errors import ConfigurationError
 from runyard.models.providers import (
     EXTRAS,
     OPENAI_COMPATIBLE,
