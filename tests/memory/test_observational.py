@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+from collections.abc import AsyncIterator, Callable
 
 import pytest
 from memory_support import ALICE, Observer, instructions, sent_texts, words
@@ -20,13 +21,26 @@ from runyard.testing import scripted_model, text
 OWNER = {"tenant_id": "default", "resource_id": "alice"}
 
 
-def _memory(store: Store, observer: Observer, **overrides: int) -> Memory:
-    config = ObservationalConfig(
-        model=observer.model,
-        observer_message_tokens=overrides.get("observe", 200),
-        reflector_observation_tokens=overrides.get("reflect", 10_000),
-    )
-    return Memory(store, observational=config)
+MemoryFactory = Callable[..., Memory]
+
+
+@pytest.fixture
+async def make_memory(store: Store) -> AsyncIterator[MemoryFactory]:
+    """Builds observational memories on ``store`` and closes them before the store closes."""
+    made: list[Memory] = []
+
+    def build(observer: Observer, **overrides: int) -> Memory:
+        config = ObservationalConfig(
+            model=observer.model,
+            observer_message_tokens=overrides.get("observe", 200),
+            reflector_observation_tokens=overrides.get("reflect", 10_000),
+        )
+        made.append(Memory(store, observational=config))
+        return made[-1]
+
+    yield build
+    for memory in made:
+        await memory.aclose()
 
 
 def _turn(i: int) -> list[AgentMessage]:
@@ -34,10 +48,10 @@ def _turn(i: int) -> list[AgentMessage]:
 
 
 async def test_the_observer_runs_in_the_background_before_the_threshold_turn(
-    store: Store,
+    store: Store, make_memory: MemoryFactory
 ) -> None:
     observer = Observer()
-    memory = _memory(store, observer)
+    memory = make_memory(observer)
     model = scripted_model([text(words(f"a{i}")) for i in range(6)])
     agent = Agent("a", model, memory=memory)
     observed_before_turn: list[int] = []
@@ -55,13 +69,13 @@ async def test_the_observer_runs_in_the_background_before_the_threshold_turn(
 
 
 async def test_the_model_then_sees_the_observations_and_only_unobserved_messages(
-    store: Store,
+    store: Store, make_memory: MemoryFactory
 ) -> None:
     observer = Observer()
-    memory = _memory(store, observer)
+    memory = make_memory(observer)
     for i in range(4):
         await memory.save(ALICE, _turn(i), model=observer.model)
-    await memory.wait_idle()
+        await memory.wait_idle()
     model = scripted_model([text("ok")])
     agent = Agent("a", model, instructions="Be brief.", memory=memory)
 
@@ -76,10 +90,12 @@ async def test_the_model_then_sees_the_observations_and_only_unobserved_messages
     assert len(stored) == 10  # observing never deletes a message
 
 
-async def test_saving_does_not_wait_for_the_observer(store: Store) -> None:
+async def test_saving_does_not_wait_for_the_observer(
+    store: Store, make_memory: MemoryFactory
+) -> None:
     observer = Observer()
     observer.gate = asyncio.Event()
-    memory = _memory(store, observer)
+    memory = make_memory(observer)
     for i in range(4):
         await memory.save(ALICE, _turn(i), model=observer.model)
     await observer.started.wait()
@@ -91,9 +107,11 @@ async def test_saving_does_not_wait_for_the_observer(store: Store) -> None:
     assert observer.calls == 1
 
 
-async def test_two_concurrent_saves_of_a_thread_make_one_observer_call(store: Store) -> None:
+async def test_two_concurrent_saves_of_a_thread_make_one_observer_call(
+    store: Store, make_memory: MemoryFactory
+) -> None:
     observer = Observer()
-    memory = _memory(store, observer)
+    memory = make_memory(observer)
     for i in range(3):
         await store.save_messages("t-alice", _turn(i), **OWNER)
 
@@ -107,14 +125,14 @@ async def test_two_concurrent_saves_of_a_thread_make_one_observer_call(store: St
 
 
 async def test_a_failing_observer_keeps_the_messages_and_is_retried_on_a_later_save(
-    store: Store,
+    store: Store, make_memory: MemoryFactory
 ) -> None:
     observer = Observer()
     observer.failures_left = 1
-    memory = _memory(store, observer)
+    memory = make_memory(observer)
     for i in range(4):
         await memory.save(ALICE, _turn(i), model=observer.model)
-    await memory.wait_idle()
+        await memory.wait_idle()
 
     assert observer.calls == 1
     assert memory.observational is not None
@@ -129,9 +147,11 @@ async def test_a_failing_observer_keeps_the_messages_and_is_retried_on_a_later_s
     assert await store.get_observation_cursor("t-alice", **OWNER) is not None
 
 
-async def test_far_past_the_threshold_a_run_waits_for_one_observation(store: Store) -> None:
+async def test_far_past_the_threshold_a_run_waits_for_one_observation(
+    store: Store, make_memory: MemoryFactory
+) -> None:
     observer = Observer()
-    memory = _memory(store, observer)
+    memory = make_memory(observer)
     for i in range(8):  # written behind memory's back: no background job has seen them
         await store.save_messages("t-alice", _turn(i), **OWNER)
 
@@ -151,9 +171,11 @@ async def _last(store: Store) -> AgentMessage:
     return message
 
 
-async def test_the_block_only_grows_between_reflections(store: Store) -> None:
+async def test_the_block_only_grows_between_reflections(
+    store: Store, make_memory: MemoryFactory
+) -> None:
     observer = Observer()
-    memory = _memory(store, observer)
+    memory = make_memory(observer)
     blocks = []
     for i in range(10):
         await memory.save(ALICE, _turn(i), model=observer.model)
@@ -166,12 +188,14 @@ async def test_the_block_only_grows_between_reflections(store: Store) -> None:
         assert later.startswith(earlier.removesuffix(BLOCK_CLOSE))
 
 
-async def test_the_reflector_condenses_a_log_past_its_threshold(store: Store) -> None:
+async def test_the_reflector_condenses_a_log_past_its_threshold(
+    store: Store, make_memory: MemoryFactory
+) -> None:
     observer = Observer()
-    memory = _memory(store, observer, reflect=30)
+    memory = make_memory(observer, reflect=30)
     for i in range(4):
         await memory.save(ALICE, _turn(i), model=observer.model)
-    await memory.wait_idle()
+        await memory.wait_idle()
 
     assert observer.calls == 1
     assert observer.reflections == 1
@@ -182,11 +206,11 @@ async def test_the_reflector_condenses_a_log_past_its_threshold(store: Store) ->
 
 
 async def test_an_observation_taken_by_another_process_is_not_written_twice(
-    store: Store,
+    store: Store, make_memory: MemoryFactory
 ) -> None:
     observer = Observer()
     observer.gate = asyncio.Event()
-    memory = _memory(store, observer)
+    memory = make_memory(observer)
     for i in range(4):
         await memory.save(ALICE, _turn(i), model=observer.model)
     await observer.started.wait()
@@ -202,10 +226,12 @@ async def test_an_observation_taken_by_another_process_is_not_written_twice(
     assert await store.list_observations("t-alice", **OWNER) == []
 
 
-async def test_aclose_cancels_a_running_observer_and_loses_nothing(store: Store) -> None:
+async def test_aclose_cancels_a_running_observer_and_loses_nothing(
+    store: Store, make_memory: MemoryFactory
+) -> None:
     observer = Observer()
     observer.gate = asyncio.Event()
-    memory = _memory(store, observer)
+    memory = make_memory(observer)
     for i in range(4):
         await memory.save(ALICE, _turn(i), model=observer.model)
     await observer.started.wait()
@@ -216,9 +242,9 @@ async def test_aclose_cancels_a_running_observer_and_loses_nothing(store: Store)
     assert len(await store.get_messages("t-alice", **OWNER)) == 8
 
 
-async def test_threads_are_observed_separately(store: Store) -> None:
+async def test_threads_are_observed_separately(store: Store, make_memory: MemoryFactory) -> None:
     observer = Observer()
-    memory = _memory(store, observer)
+    memory = make_memory(observer)
     bob = ALICE.__class__("t-bob", "bob")
     for i in range(4):
         await memory.save(ALICE, _turn(i), model=observer.model)
