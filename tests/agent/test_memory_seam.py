@@ -27,6 +27,7 @@ class FakeMemory:
     extra_tools: list[Tool] = field(default_factory=list)
     titles: dict[str, str] = field(default_factory=dict)
     generates_titles: bool = False
+    title_model: Model | None = None
     checkpoint_store: InMemoryCheckpointStore | None = None
 
     async def history(

@@ -76,7 +76,11 @@ class Agent:
         self.name = name
         self.model = resolve_model(model)
         self.model_label = model_label(self.model)
-        self.title_model = resolve_model(title_model) if title_model is not None else self.model
+        self.title_model = (
+            resolve_model(title_model)
+            if title_model is not None
+            else (memory.title_model if memory is not None else None) or self.model
+        )
         self.instructions = instructions
         self.tools = _tool_map(tools)
         self.memory = memory

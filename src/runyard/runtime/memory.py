@@ -44,6 +44,11 @@ class MemoryProtocol(Protocol):
     @property
     def generates_titles(self) -> bool: ...
 
+    @property
+    def title_model(self) -> Model | None:
+        """The model that names threads; ``None`` means the agent's own."""
+        ...
+
     async def history(
         self, scope: MemoryScope, input_messages: Sequence[AgentMessage], *, model: Model
     ) -> list[AgentMessage | CustomMessage]:
