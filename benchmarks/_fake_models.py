@@ -19,6 +19,7 @@ from langchain_core.messages.tool import tool_call_chunk
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from pydantic_ai import messages as pai
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
+from pydantic_ai.usage import RequestUsage
 
 __all__ = ["ANSWER", "ARGS", "TOOL", "AddCallingChatModel", "add_calling_function_model"]
 
@@ -43,10 +44,15 @@ def _tool_returned(messages: list[pai.ModelMessage]) -> bool:
     )
 
 
+# Fixed usage, as the LangChain fake reports: FunctionModel would otherwise estimate tokens on
+# every request (about 90 µs), work no real provider adapter does.
+_USAGE = RequestUsage(input_tokens=20, output_tokens=5)
+
+
 async def _respond(messages: list[pai.ModelMessage], info: AgentInfo) -> pai.ModelResponse:
     if _tool_returned(messages):
-        return pai.ModelResponse(parts=[pai.TextPart(ANSWER)])
-    return pai.ModelResponse(parts=[pai.ToolCallPart(TOOL, dict(ARGS), _call_id())])
+        return pai.ModelResponse(parts=[pai.TextPart(ANSWER)], usage=_USAGE)
+    return pai.ModelResponse(parts=[pai.ToolCallPart(TOOL, dict(ARGS), _call_id())], usage=_USAGE)
 
 
 async def _stream(

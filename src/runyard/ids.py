@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import os
 import time
-import uuid
 
 __all__ = ["new_id", "now_ms"]
 
 
 def new_id(prefix: str) -> str:
-    """A fresh, globally unique id such as ``run_3f2a…``; the prefix says what it names."""
-    return f"{prefix}_{uuid.uuid4().hex}"
+    """A fresh, globally unique id such as ``run_3f2a…``; the prefix says what it names.
+
+    128 random bits, as a version-4 UUID has, without the UUID object's cost (ids are made on
+    every message and run).
+    """
+    return f"{prefix}_{os.urandom(16).hex()}"
 
 
 def now_ms() -> int:

@@ -129,7 +129,10 @@ def build_turn(model: Model, response: pai.ModelResponse, output: OutputSpec | N
             output_args = parse_tool_args(part.args) if output_args is None else output_args
         else:
             parts.append(part)
-    message = from_model_response(replace(response, parts=parts))
+    # Copy the response only when the output-tool call was split off: the copy is measurable
+    # on the hot path of every model call.
+    kept = response if len(parts) == len(response.parts) else replace(response, parts=parts)
+    message = from_model_response(kept)
     return ModelTurn(
         message=message,
         usage=usage_from_response(response),
