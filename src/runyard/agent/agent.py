@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, Literal, overload
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from typing import Any, Literal, TypedDict, overload
 
 from pydantic import BaseModel
 from pydantic_ai.models import Model
+from typing_extensions import Unpack
 
 from runyard.agent.stream import StreamResult
 from runyard.agent.sub_agent import agent_as_tool
@@ -22,6 +23,7 @@ from runyard.runtime import (
     AgentRuntime,
     AgentState,
     CheckpointStore,
+    ChunkSink,
     EventHandler,
     GenerateResult,
     InMemoryCheckpointStore,
@@ -35,10 +37,32 @@ from runyard.runtime import (
 )
 from runyard.tools import Tool, resume_validator, tool
 
-__all__ = ["Agent", "AgentInput", "Method"]
+__all__ = ["Agent", "AgentInput", "Method", "ResumeOptions", "RunOptions"]
 
 AgentInput = str | AgentMessage | Sequence[AgentMessage]
 Method = Literal["generate", "stream"]
+RunBody = Callable[[AgentRuntime], Awaitable[None]]
+
+
+class ResumeOptions(TypedDict, total=False):
+    """Options of every run segment, a fresh run or a resume."""
+
+    abort_signal: asyncio.Event | None
+    """Set it to abort the run, as ``agent.abort()`` does."""
+    deps: Mapping[str, Any] | None
+    """Handed to tools as ``ToolContext.deps`` (shared clients, never read from the environment)."""
+
+
+class RunOptions(ResumeOptions, total=False):
+    """Options of a fresh run."""
+
+    thread_id: str | None
+    resource_id: str | None
+    """The user the thread belongs to; required with ``thread_id``."""
+    tenant_id: str
+    max_iterations: int | None
+    run_id: str | None
+    """Use this id instead of a fresh one (a service that announced the id already)."""
 
 
 class Agent:
@@ -111,55 +135,15 @@ class Agent:
 
     # -- runs ---------------------------------------------------------------------------------
 
-    async def generate(
-        self,
-        input: AgentInput,
-        *,
-        thread_id: str | None = None,
-        resource_id: str | None = None,
-        tenant_id: str = "default",
-        max_iterations: int | None = None,
-        abort_signal: asyncio.Event | None = None,
-        run_id: str | None = None,
-        deps: Mapping[str, Any] | None = None,
-    ) -> GenerateResult:
+    async def generate(self, input: AgentInput, **options: Unpack[RunOptions]) -> GenerateResult:
         """Run to the end (or to a suspension) and return the result; run failures are on it."""
-        messages, scope = _messages(input), self._scope(thread_id, resource_id, tenant_id)
-        collector, control = ResultCollector(), RunControl(abort_signal)
-        runtime = self._runtime(collector, control, streaming=False, run_id=run_id, deps=deps)
-        try:
-            await runtime.start(messages, scope, max_iterations or self._spec.max_iterations)
-        finally:
-            await self._release(control)
-        return collector.result(runtime)
+        start = self._starter(input, options)
+        return await self._generate(start, options.get("run_id"), options)
 
-    async def stream(
-        self,
-        input: AgentInput,
-        *,
-        thread_id: str | None = None,
-        resource_id: str | None = None,
-        tenant_id: str = "default",
-        max_iterations: int | None = None,
-        abort_signal: asyncio.Event | None = None,
-        run_id: str | None = None,
-        deps: Mapping[str, Any] | None = None,
-    ) -> StreamResult:
+    async def stream(self, input: AgentInput, **options: Unpack[RunOptions]) -> StreamResult:
         """Start a run in the background and return its chunk stream at once."""
-        messages, scope = _messages(input), self._scope(thread_id, resource_id, tenant_id)
-        control = RunControl(abort_signal)
-        result = StreamResult(control)
-        runtime = self._runtime(result.sink, control, streaming=True, run_id=run_id, deps=deps)
-        limit = max_iterations or self._spec.max_iterations
-
-        async def body() -> None:
-            try:
-                await runtime.start(messages, scope, limit)
-            finally:
-                await self._release(control)
-
-        result.start(runtime, body)
-        return result
+        start = self._starter(input, options)
+        return self._stream(start, options.get("run_id"), options)
 
     @overload
     async def resume(
@@ -169,8 +153,7 @@ class Agent:
         *,
         run_id: str,
         tool_call_id: str,
-        abort_signal: asyncio.Event | None = None,
-        deps: Mapping[str, Any] | None = None,
+        **options: Unpack[ResumeOptions],
     ) -> GenerateResult: ...
 
     @overload
@@ -181,8 +164,7 @@ class Agent:
         *,
         run_id: str,
         tool_call_id: str,
-        abort_signal: asyncio.Event | None = None,
-        deps: Mapping[str, Any] | None = None,
+        **options: Unpack[ResumeOptions],
     ) -> StreamResult: ...
 
     async def resume(
@@ -192,8 +174,7 @@ class Agent:
         *,
         run_id: str,
         tool_call_id: str,
-        abort_signal: asyncio.Event | None = None,
-        deps: Mapping[str, Any] | None = None,
+        **options: Unpack[ResumeOptions],
     ) -> GenerateResult | StreamResult:
         """Answer one suspended tool call and carry the run on.
 
@@ -213,28 +194,13 @@ class Agent:
                 data = validator.validate(data)
             except ValueError as exc:
                 raise ResumeError(f"Invalid resume payload: {exc}") from exc
-        if method == "stream":
-            control = RunControl(abort_signal)
-            streamed = StreamResult(control)
-            runtime = self._runtime(
-                streamed.sink, control, streaming=True, run_id=run_id, deps=deps
-            )
 
-            async def body() -> None:
-                try:
-                    await runtime.resume(state, tool_call_id, data)
-                finally:
-                    await self._release(control)
-
-            streamed.start(runtime, body)
-            return streamed
-        collector, control = ResultCollector(), RunControl(abort_signal)
-        runtime = self._runtime(collector, control, streaming=False, run_id=run_id, deps=deps)
-        try:
+        async def carry_on(runtime: AgentRuntime) -> None:
             await runtime.resume(state, tool_call_id, data)
-        finally:
-            await self._release(control)
-        return collector.result(runtime)
+
+        if method == "stream":
+            return self._stream(carry_on, run_id, options)
+        return await self._generate(carry_on, run_id, options)
 
     @overload
     async def approve(
@@ -243,7 +209,7 @@ class Agent:
         *,
         run_id: str,
         tool_call_id: str,
-        deps: Mapping[str, Any] | None = None,
+        **options: Unpack[ResumeOptions],
     ) -> GenerateResult: ...
 
     @overload
@@ -253,20 +219,16 @@ class Agent:
         *,
         run_id: str,
         tool_call_id: str,
-        deps: Mapping[str, Any] | None = None,
+        **options: Unpack[ResumeOptions],
     ) -> StreamResult: ...
 
     async def approve(
-        self,
-        method: Method,
-        *,
-        run_id: str,
-        tool_call_id: str,
-        deps: Mapping[str, Any] | None = None,
+        self, method: Method, *, run_id: str, tool_call_id: str, **options: Unpack[ResumeOptions]
     ) -> GenerateResult | StreamResult:
         """Approve a call waiting for approval: the tool runs and the run goes on."""
+        answer = {"approved": True}
         return await self.resume(
-            method, {"approved": True}, run_id=run_id, tool_call_id=tool_call_id, deps=deps
+            method, answer, run_id=run_id, tool_call_id=tool_call_id, **options
         )
 
     @overload
@@ -277,7 +239,7 @@ class Agent:
         run_id: str,
         tool_call_id: str,
         reason: str | None = None,
-        deps: Mapping[str, Any] | None = None,
+        **options: Unpack[ResumeOptions],
     ) -> GenerateResult: ...
 
     @overload
@@ -288,7 +250,7 @@ class Agent:
         run_id: str,
         tool_call_id: str,
         reason: str | None = None,
-        deps: Mapping[str, Any] | None = None,
+        **options: Unpack[ResumeOptions],
     ) -> StreamResult: ...
 
     async def deny(
@@ -298,13 +260,15 @@ class Agent:
         run_id: str,
         tool_call_id: str,
         reason: str | None = None,
-        deps: Mapping[str, Any] | None = None,
+        **options: Unpack[ResumeOptions],
     ) -> GenerateResult | StreamResult:
         """Deny a call waiting for approval: the model gets a "denied" tool error and goes on."""
-        data: dict[str, Any] = {"approved": False}
+        answer: dict[str, Any] = {"approved": False}
         if reason:
-            data["reason"] = reason
-        return await self.resume(method, data, run_id=run_id, tool_call_id=tool_call_id, deps=deps)
+            answer["reason"] = reason
+        return await self.resume(
+            method, answer, run_id=run_id, tool_call_id=tool_call_id, **options
+        )
 
     # -- control and observation --------------------------------------------------------------
 
@@ -340,33 +304,74 @@ class Agent:
 
     # -- internals ----------------------------------------------------------------------------
 
+    def _starter(self, input: AgentInput, options: RunOptions) -> RunBody:
+        """The body of a fresh run; input and scope are checked now, before anything starts."""
+        messages = _messages(input)
+        scope = self._scope(
+            options.get("thread_id"), options.get("resource_id"), options.get("tenant_id")
+        )
+        limit = options.get("max_iterations") or self._spec.max_iterations
+
+        async def start(runtime: AgentRuntime) -> None:
+            await runtime.start(messages, scope, limit)
+
+        return start
+
+    async def _generate(
+        self, body: RunBody, run_id: str | None, options: ResumeOptions
+    ) -> GenerateResult:
+        """Run ``body`` in the caller's task, folding its chunks into a result."""
+        collector = ResultCollector()
+        runtime, control = self._runtime(collector, run_id, options, streaming=False)
+        try:
+            await body(runtime)
+        finally:
+            await self._release(control)
+        return collector.result(runtime)
+
+    def _stream(self, body: RunBody, run_id: str | None, options: ResumeOptions) -> StreamResult:
+        """Run ``body`` in a task the returned stream owns."""
+        control = RunControl(options.get("abort_signal"))
+        result = StreamResult(control)
+        runtime, _ = self._runtime(result.sink, run_id, options, streaming=True, control=control)
+
+        async def produce() -> None:
+            try:
+                await body(runtime)
+            finally:
+                await self._release(control)
+
+        result.start(runtime, produce)
+        return result
+
     def _runtime(
         self,
-        sink: Callable[[Any], None],
-        control: RunControl,
+        sink: ChunkSink,
+        run_id: str | None,
+        options: ResumeOptions,
         *,
         streaming: bool,
-        run_id: str | None,
-        deps: Mapping[str, Any] | None,
-    ) -> AgentRuntime:
+        control: RunControl | None = None,
+    ) -> tuple[AgentRuntime, RunControl]:
+        control = control or RunControl(options.get("abort_signal"))
         runtime = AgentRuntime(
             self._spec,
             run_id=run_id or new_id("run"),
             control=control,
             sink=sink,
             streaming=streaming,
-            deps=deps,
+            deps=options.get("deps"),
         )
         self._active.add(control)
         self._last = runtime
-        return runtime
+        return runtime, control
 
     async def _release(self, control: RunControl) -> None:
         self._active.discard(control)
         await control.close()
 
     def _scope(
-        self, thread_id: str | None, resource_id: str | None, tenant_id: str
+        self, thread_id: str | None, resource_id: str | None, tenant_id: str | None
     ) -> MemoryScope | None:
         if thread_id is None:
             return None
@@ -374,7 +379,7 @@ class Agent:
             raise ConfigurationError(
                 "A thread belongs to a user: pass resource_id together with thread_id"
             )
-        return MemoryScope(thread_id, resource_id, tenant_id)
+        return MemoryScope(thread_id, resource_id, tenant_id or "default")
 
     async def _memory_tool(self, state: AgentState, name: str) -> Tool | None:
         if self.memory is None or not (state.thread_id and state.resource_id):
