@@ -44,9 +44,20 @@ class ChatSession:
 
     def turn(self, message: str) -> RunFinishPayload:
         """Send ``message`` and show its run until ``run-finish``; how the run ended."""
-        run_id = asyncio.run(self._start(message))
+        started: list[str] = []  # filled the moment the server answers, even if Ctrl-C follows
+        interrupted = False
+        try:
+            asyncio.run(self._start(message, started))
+        except KeyboardInterrupt:
+            interrupted = True
+        if not started:
+            # Interrupted while the request was in flight: it may have started a run all the same.
+            asyncio.run(self._cancel_thread())
+            return RunFinishPayload(status="cancelled", reason="user_cancelled")
         with RunView(self._console) as view:
-            return self._follow_to_end(run_id, view)
+            if interrupted:
+                return self._cancel(started[0], view)
+            return self._follow_to_end(started[0], view)
 
     def _follow_to_end(self, run_id: str, view: RunView) -> RunFinishPayload:
         while True:
@@ -71,14 +82,18 @@ class ChatSession:
         assert isinstance(stop, RunFinishEvent)
         return stop.payload
 
-    async def _start(self, message: str) -> str:
+    async def _start(self, message: str, started: list[str]) -> None:
         async with ChatClient(self.connection) as client:
             if not self._cursor_known:
                 # Only what happens from now on: the thread's history was shown before, if at all.
                 next_id = await client.next_event_id(self.thread_id)
                 self._cursor = None if next_id is None else next_id - 1
                 self._cursor_known = True
-            return await client.send(self.thread_id, message)
+            started.append(await client.send(self.thread_id, message))
+
+    async def _cancel_thread(self) -> None:
+        async with ChatClient(self.connection) as client:
+            await client.cancel(self.thread_id)
 
     async def _confirm(self, request_id: str, answer: dict[str, object], view: RunView) -> None:
         async with ChatClient(self.connection) as client:
@@ -86,8 +101,7 @@ class ChatSession:
         view.note("approved" if answer.get("approved") else "denied")
 
     async def _cancel_and_follow(self, run_id: str, view: RunView) -> _Stop:
-        async with ChatClient(self.connection) as client:
-            await client.cancel(self.thread_id)
+        await self._cancel_thread()
         return await self._follow(run_id, view, until_confirmation=False)
 
     async def _follow(self, run_id: str, view: RunView, *, until_confirmation: bool) -> _Stop:
