@@ -1,7 +1,7 @@
 """Reading and writing wire events: the one place JSON meets the event models.
 
 ``event_to_json`` runs on every SSE write and every event-log insert, so it is a single call into
-pydantic-core's serializer (1–2 µs for a text delta; see docs/protocol.md).
+pydantic-core's serializer (one to two µs for a text delta; see docs/protocol.md).
 """
 
 from __future__ import annotations
