@@ -1,0 +1,42 @@
+"""The default event bus: wake-ups within one process, no infrastructure."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from runyard.service.bus.interface import EventBusClosedError, Subscription
+from runyard.service.bus.subscription import Fanout
+
+__all__ = ["InProcessEventBus"]
+
+
+class InProcessEventBus:
+    """Delivers each announcement to this process's subscribers before ``publish`` returns.
+
+    No task, no queue: a subscription holds the latest id of its thread and an ``asyncio.Event``.
+    """
+
+    def __init__(self) -> None:
+        self._fanout = Fanout()
+        self._closed = False
+
+    async def publish(self, thread_id: str, event_id: int) -> None:
+        """Announce ``event_id`` to the thread's subscribers."""
+        self._fanout.announce(thread_id, event_id)
+
+    @asynccontextmanager
+    async def subscribe(self, thread_id: str) -> AsyncIterator[Subscription]:
+        """Wake-ups for ``thread_id`` while the context is open."""
+        if self._closed:
+            raise EventBusClosedError("the event bus was closed")
+        subscription = self._fanout.add(thread_id)
+        try:
+            yield subscription
+        finally:
+            self._fanout.remove(thread_id, subscription)
+
+    async def close(self) -> None:
+        """Wake every waiter with ``EventBusClosedError``; later subscribes fail."""
+        self._closed = True
+        self._fanout.close()

@@ -1,0 +1,60 @@
+"""What an event bus is: a wake-up channel per thread, never a carrier of events.
+
+The thread's event log in the database is the source of truth (DESIGN.md §8). A writer stores
+events, then ``publish(thread_id, last_id)``; a reader subscribes, replays the log past its
+cursor, and after every wake-up reads the log again::
+
+    async with bus.subscribe(thread_id) as subscription:
+        cursor = await send_events_after(cursor)          # replay
+        while True:
+            await subscription.wait(after=cursor)
+            cursor = await send_events_after(cursor)      # live
+
+Subscribing before the replay closes the gap between the two: an event stored after the replay
+read has an id above the cursor, so ``wait`` returns at once.
+"""
+
+from __future__ import annotations
+
+from contextlib import AbstractAsyncContextManager
+from typing import Protocol
+
+__all__ = ["EventBus", "EventBusClosedError", "Subscription"]
+
+
+class EventBusClosedError(RuntimeError):
+    """The bus was closed: no more wake-ups will come."""
+
+
+class Subscription(Protocol):
+    """One reader's wake-ups for one thread."""
+
+    async def wait(self, after: int) -> int:
+        """Return once the thread may have events with an id above ``after``.
+
+        That is: an id above ``after`` was announced, or announcements may have been lost (the
+        bus reconnected). Returns the highest id announced so far, which can be ``<= after`` in
+        the second case; either way the caller re-reads the log from its cursor. Only the
+        latest id is kept, so a slow reader never builds up a backlog.
+        Raises ``EventBusClosedError`` once the bus is closed.
+        """
+        ...
+
+
+class EventBus(Protocol):
+    """Announces per-thread event ids to every subscriber of the thread, in any process."""
+
+    async def publish(self, thread_id: str, event_id: int) -> None:
+        """Announce that the thread's log now holds events up to ``event_id``.
+
+        Never raises for a transport failure: a wake-up may be lost, an event cannot be.
+        """
+        ...
+
+    def subscribe(self, thread_id: str) -> AbstractAsyncContextManager[Subscription]:
+        """Receive the thread's wake-ups while the context is open; leaving it cleans up."""
+        ...
+
+    async def close(self) -> None:
+        """Stop every background task and wake every waiter with ``EventBusClosedError``."""
+        ...

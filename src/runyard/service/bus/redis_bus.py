@@ -1,0 +1,266 @@
+"""The event bus across replicas: Redis pub/sub on ``runyard:thread:<id>``, at-most-once.
+
+One pub/sub connection per bus carries every thread this process listens to; its owner task
+reconnects with backoff, re-subscribes, and then marks each subscription stale so its reader
+re-reads the log — whatever was announced while the connection was down is found there. A
+periodic PING detects a connection that died silently. Publishing never waits for Redis:
+announcements go to an outbox (latest id per thread) that one task sends in pipelined batches.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import Counter
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from runyard.service.bus.interface import EventBusClosedError, Subscription
+from runyard.service.bus.subscription import Fanout
+
+try:
+    import redis.asyncio as aioredis
+    from redis.asyncio.connection import AbstractConnection
+    from redis.exceptions import RedisError
+except ImportError as exc:  # pragma: no cover - depends on the installed extras
+    raise ImportError("RedisEventBus needs the redis extra: pip install 'runyard[redis]'") from exc
+
+__all__ = ["CHANNEL_PREFIX", "RedisEventBus"]
+
+CHANNEL_PREFIX = "runyard:thread:"
+"""Thread ``T``'s wake-ups travel on channel ``runyard:thread:T``; each message is the id."""
+
+logger = logging.getLogger(__name__)
+
+_LinkState = Literal["connecting", "up", "down"]
+
+
+@dataclass
+class _Link:
+    """One live pub/sub connection and what has been asked of the server on it."""
+
+    connection: AbstractConnection
+    subscribed: set[str] = field(default_factory=set)  # SUBSCRIBE sent, no UNSUBSCRIBE since
+    unconfirmed: Counter[str] = field(default_factory=Counter)  # SUBSCRIBE replies still due
+    ping_due: bool = False  # the connection was quiet; a PING is (being) sent
+    alive: bool = True
+
+
+class RedisEventBus:
+    """``EventBus`` over Redis pub/sub; this process's own subscribers are woken directly.
+
+    ``subscribe`` returns once Redis confirmed the channel (or after ``confirm_timeout``, or at
+    once while Redis is unreachable); a subscription that may have missed announcements is
+    marked stale as soon as its channel is live again.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        ping_interval: float = 10.0,
+        confirm_timeout: float = 5.0,
+        connect_timeout: float = 2.0,
+        max_reconnect_delay: float = 2.0,
+        client_name: str | None = None,
+    ) -> None:
+        # RESP2: pub/sub messages arrive as plain replies on the connection we read.
+        self._pool = aioredis.ConnectionPool.from_url(
+            url, protocol=2, socket_connect_timeout=connect_timeout, client_name=client_name
+        )
+        self._client = aioredis.Redis(connection_pool=self._pool)
+        self._ping_interval = ping_interval
+        self._confirm_timeout = confirm_timeout
+        self._max_reconnect_delay = max_reconnect_delay
+        self._fanout = Fanout()
+        self._closed = False
+        self._state: _LinkState = "connecting"
+        self._link: _Link | None = None
+        self._changed = asyncio.Event()  # replaced after each pulse; see _notify
+        self._resync = asyncio.Event()  # the writer has something to send
+        self._outbox: dict[str, int] = {}
+        self._outbox_ready = asyncio.Event()
+        self._listener: asyncio.Task[None] | None = None
+        self._publisher: asyncio.Task[None] | None = None
+
+    async def publish(self, thread_id: str, event_id: int) -> None:
+        """Wake this process's subscribers now and queue the announcement for Redis."""
+        self._check_open()
+        self._fanout.announce(thread_id, event_id)
+        if event_id > self._outbox.get(thread_id, 0):
+            self._outbox[thread_id] = event_id
+        self._outbox_ready.set()
+        if self._publisher is None:
+            self._publisher = asyncio.create_task(self._publish_forever(), name="runyard-bus-pub")
+
+    @asynccontextmanager
+    async def subscribe(self, thread_id: str) -> AsyncIterator[Subscription]:
+        """Wake-ups for ``thread_id`` from every replica while the context is open."""
+        self._check_open()
+        subscription = self._fanout.add(thread_id)
+        try:
+            if self._listener is None:
+                self._listener = asyncio.create_task(self._listen_forever(), name="runyard-bus-sub")
+            self._resync.set()
+            await self._until_live(CHANNEL_PREFIX + thread_id)
+            # The reader has not read the log yet: nothing it could have missed.
+            subscription.clear_stale()
+            yield subscription
+        finally:
+            if self._fanout.remove(thread_id, subscription):
+                self._resync.set()
+
+    async def close(self) -> None:
+        """Send what is queued, stop both tasks, close the connections, wake every waiter."""
+        if self._closed:
+            return
+        self._closed = True
+        self._notify()
+        self._outbox_ready.set()
+        self._resync.set()
+        if self._publisher is not None:
+            await self._publisher
+        if self._listener is not None:
+            self._listener.cancel()
+            await asyncio.gather(self._listener, return_exceptions=True)
+        self._fanout.close()
+        await self._client.aclose()
+        await self._pool.disconnect()
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise EventBusClosedError("the event bus was closed")
+
+    def _notify(self) -> None:
+        """Wake everyone waiting for the link to change (see ``_until_live``)."""
+        self._changed.set()
+        self._changed = asyncio.Event()
+
+    def _is_live(self, channel: str) -> bool:
+        if self._closed or self._state == "down":
+            return True  # nothing to wait for; a reconnect will mark the subscription stale
+        link = self._link
+        return link is not None and channel in link.subscribed and not link.unconfirmed[channel]
+
+    async def _until_live(self, channel: str) -> None:
+        try:
+            async with asyncio.timeout(self._confirm_timeout):
+                while not self._is_live(channel):
+                    await self._changed.wait()
+        except TimeoutError:
+            logger.warning("Redis did not confirm %s in time; continuing without it", channel)
+
+    async def _listen_forever(self) -> None:
+        delay = 0.05
+        while not self._closed:
+            self._state = "connecting"
+            self._notify()
+            try:
+                connection = self._pool.connection_class(**self._pool.connection_kwargs)
+                await connection.connect()  # type: ignore[no-untyped-call]  # unannotated upstream
+            except (RedisError, OSError) as exc:
+                self._state = "down"
+                self._notify()
+                logger.warning("Redis event bus cannot connect (retry in %.2fs): %s", delay, exc)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, self._max_reconnect_delay)
+                continue
+            delay = 0.05
+            await self._serve(_Link(connection))
+
+    async def _serve(self, link: _Link) -> None:
+        """Read one connection (a writer task beside) until it fails; the caller reconnects.
+
+        The writer stops by seeing ``link.alive`` turn false, not only by cancellation: a
+        redis-py send interrupted at the wrong moment can swallow a ``CancelledError``.
+        """
+        self._link, self._state = link, "up"
+        self._notify()
+        self._resync.set()  # subscribe everything wanted on the new connection
+        writer = asyncio.create_task(self._write(link), name="runyard-bus-write")
+        try:
+            await self._read(link)
+        except Exception as exc:  # whatever broke the link, a fresh one is the remedy
+            logger.warning("Redis event bus lost its connection, reconnecting: %r", exc)
+        finally:
+            link.alive = False
+            self._link = None
+            self._resync.set()
+            writer.cancel()
+            await asyncio.gather(writer, return_exceptions=True)
+            await link.connection.disconnect(nowait=True)
+
+    async def _read(self, link: _Link) -> None:
+        while not self._closed:
+            reply = await link.connection.read_response(timeout=self._ping_interval)
+            if reply is not None:
+                link.ping_due = False
+                self._dispatch(link, reply)
+            elif link.ping_due:
+                raise ConnectionError(f"Redis did not answer a PING in {self._ping_interval}s")
+            else:  # quiet for a while: make sure the connection is still there
+                link.ping_due = True
+                self._resync.set()
+
+    def _dispatch(self, link: _Link, reply: Any) -> None:
+        if not isinstance(reply, list) or len(reply) != 3:
+            return  # a PING reply
+        kind, channel, data = reply
+        thread_id = channel.decode().removeprefix(CHANNEL_PREFIX)
+        if kind == b"message":
+            try:
+                self._fanout.announce(thread_id, int(data))
+            except ValueError:
+                logger.warning("ignoring a malformed wake-up on %s: %r", channel, data)
+        elif kind == b"subscribe":
+            name = channel.decode()
+            link.unconfirmed[name] -= 1
+            if link.unconfirmed[name] <= 0:
+                del link.unconfirmed[name]
+            self._fanout.mark_stale(thread_id)
+            self._notify()
+
+    async def _write(self, link: _Link) -> None:
+        try:
+            while link.alive:
+                await self._resync.wait()
+                self._resync.clear()
+                if link.alive:
+                    await self._send_changes(link)
+        except Exception as exc:
+            # Closing the socket makes the reader fail too, and _serve reconnect.
+            logger.warning("Redis event bus could not write, reconnecting: %r", exc)
+            await link.connection.disconnect(nowait=True)
+
+    async def _send_changes(self, link: _Link) -> None:
+        wanted = {CHANNEL_PREFIX + thread_id for thread_id in self._fanout.threads()}
+        added, removed = wanted - link.subscribed, link.subscribed - wanted
+        if added:
+            link.subscribed |= added
+            link.unconfirmed.update(added)
+            await link.connection.send_command("SUBSCRIBE", *sorted(added))
+        if removed:
+            link.subscribed -= removed
+            await link.connection.send_command("UNSUBSCRIBE", *sorted(removed))
+        if link.ping_due:
+            await link.connection.send_command("PING")
+
+    async def _publish_forever(self) -> None:
+        while not (self._closed and not self._outbox):
+            await self._outbox_ready.wait()
+            self._outbox_ready.clear()
+            batch, self._outbox = self._outbox, {}
+            if batch:
+                await self._send(batch)
+
+    async def _send(self, batch: dict[str, int]) -> None:
+        try:
+            async with self._client.pipeline(transaction=False) as pipe:
+                for thread_id, event_id in batch.items():
+                    pipe.publish(CHANNEL_PREFIX + thread_id, event_id)
+                await pipe.execute()
+        except RedisError as exc:
+            # At-most-once: readers elsewhere catch up from the log at their next wake-up.
+            logger.warning("Redis event bus dropped %d wake-up(s): %s", len(batch), exc)

@@ -1,0 +1,101 @@
+"""Local fan-out: the subscriptions of this process, by thread, each holding one integer.
+
+Both buses deliver through it: the in-process bus directly, the Redis bus for what arrives from
+Redis (and for its own publishes). A subscription remembers only the highest id announced, so
+memory stays constant however slow its reader is.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from runyard.service.bus.interface import EventBusClosedError
+
+__all__ = ["Fanout", "LocalSubscription"]
+
+
+class LocalSubscription:
+    """One reader's view of one thread: the latest announced id and a wake-up flag."""
+
+    __slots__ = ("_closed", "_latest", "_stale", "_wakeup")
+
+    def __init__(self) -> None:
+        self._latest = 0
+        self._stale = False
+        self._closed = False
+        self._wakeup = asyncio.Event()
+
+    def announce(self, event_id: int) -> None:
+        """The thread has events up to ``event_id`` (older announcements are ignored)."""
+        if event_id > self._latest:
+            self._latest = event_id
+            self._wakeup.set()
+
+    def mark_stale(self) -> None:
+        """Announcements may have been lost: the next ``wait`` returns at once."""
+        self._stale = True
+        self._wakeup.set()
+
+    def clear_stale(self) -> None:
+        """Forget a staleness mark; only safe before the reader has read the log."""
+        self._stale = False
+
+    def close(self) -> None:
+        """Wake the reader for good: ``wait`` raises from now on."""
+        self._closed = True
+        self._wakeup.set()
+
+    async def wait(self, after: int) -> int:
+        """See ``Subscription.wait``."""
+        while self._latest <= after and not self._stale and not self._closed:
+            self._wakeup.clear()
+            await self._wakeup.wait()
+        if self._closed:
+            raise EventBusClosedError("the event bus was closed")
+        self._stale = False
+        return self._latest
+
+
+class Fanout:
+    """The live subscriptions of this process, grouped by thread."""
+
+    def __init__(self) -> None:
+        self._by_thread: dict[str, set[LocalSubscription]] = {}
+
+    def add(self, thread_id: str) -> LocalSubscription:
+        """A new subscription to ``thread_id``."""
+        subscription = LocalSubscription()
+        self._by_thread.setdefault(thread_id, set()).add(subscription)
+        return subscription
+
+    def remove(self, thread_id: str, subscription: LocalSubscription) -> bool:
+        """Drop a subscription; True when it was the thread's last one."""
+        subscriptions = self._by_thread.get(thread_id)
+        if subscriptions is None:
+            return False
+        subscriptions.discard(subscription)
+        if subscriptions:
+            return False
+        del self._by_thread[thread_id]
+        return True
+
+    def threads(self) -> frozenset[str]:
+        """The threads that have at least one subscription."""
+        return frozenset(self._by_thread)
+
+    def announce(self, thread_id: str, event_id: int) -> None:
+        """Tell every subscription of the thread about ``event_id``."""
+        for subscription in self._by_thread.get(thread_id, ()):
+            subscription.announce(event_id)
+
+    def mark_stale(self, thread_id: str) -> None:
+        """Tell every subscription of the thread to re-read the log."""
+        for subscription in self._by_thread.get(thread_id, ()):
+            subscription.mark_stale()
+
+    def close(self) -> None:
+        """Close every subscription and forget them."""
+        for subscriptions in self._by_thread.values():
+            for subscription in subscriptions:
+                subscription.close()
+        self._by_thread.clear()
