@@ -46,7 +46,7 @@ from runyard.protocol.tree.node import (
 
 __all__ = ["AgentTreeBuilder", "build_agent_tree", "build_agent_trees"]
 
-ORCHESTRATOR_ROLE = "orchestrator"
+_ORCHESTRATOR_ROLE = "orchestrator"
 
 
 @dataclass
@@ -186,12 +186,12 @@ class AgentTreeBuilder:
     def tree(self) -> AgentNode:
         """The tree so far; an empty active orchestrator before any ``run-start``."""
         if self._root is None:
-            return AgentNode(agent_id="", role=ORCHESTRATOR_ROLE, status="active")
+            return AgentNode(agent_id="", role=_ORCHESTRATOR_ROLE, status="active")
         return self._root.freeze()
 
     def _open_root(self, agent_id: str) -> None:
         if self._root is None:
-            self._root = _Agent(agent_id=agent_id, role=ORCHESTRATOR_ROLE)
+            self._root = _Agent(agent_id=agent_id, role=_ORCHESTRATOR_ROLE)
         self._agents.setdefault(agent_id, self._root)
         self._root.status = "active"
 

@@ -105,13 +105,3 @@ class AgentNode(WireModel):
     error: str | None = omitted_if_none()
     error_details: ErrorPayload | None = omitted_if_none()
     cancellation_reason: str | None = omitted_if_none()
-
-    def find(self, agent_id: str) -> AgentNode | None:
-        """This node or the descendant with ``agent_id``, if any."""
-        if self.agent_id == agent_id:
-            return self
-        for child in self.children:
-            found = child.find(agent_id)
-            if found is not None:
-                return found
-        return None
