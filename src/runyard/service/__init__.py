@@ -1,0 +1,67 @@
+"""The service: runs per thread, the event log, the event buses, orchestration tools.
+
+``RunManager`` starts, confirms and cancels runs (one open run per thread, decided by the
+database); ``EventLog`` numbers, persists, publishes and replays each thread's events;
+``Threads`` reads an owner's threads and their rich history. ``default_agent`` builds the
+``assistant`` that ``runyard serve`` offers without a catalog.
+"""
+
+from runyard.service.active_run import ORCHESTRATOR_ID, ActiveRun, CancelReason
+from runyard.service.chunk_events import ChunkMapper, is_wire_event
+from runyard.service.confirmation_request import confirmation_payload
+from runyard.service.crash_sweep import RESTARTED, close_interrupted_runs
+from runyard.service.default_agent import DEFAULT_AGENT, DEMO_MODEL, choose_model, default_agent
+from runyard.service.errors import (
+    ConfirmationAnswered,
+    ConfirmationNotFound,
+    InvalidAnswer,
+    RunActive,
+    RunBusy,
+    ServiceError,
+    ThreadNotFound,
+    UnknownAgent,
+)
+from runyard.service.event_log import (
+    EventLog,
+    EventLogWriteError,
+    EventReader,
+    EventWriter,
+    LiveEvent,
+)
+from runyard.service.owner import Owner
+from runyard.service.run_manager import RunManager
+from runyard.service.threads import Threads, thread_json
+from runyard.service.views import ThreadStatus
+
+__all__ = [
+    "DEFAULT_AGENT",
+    "DEMO_MODEL",
+    "ORCHESTRATOR_ID",
+    "RESTARTED",
+    "ActiveRun",
+    "CancelReason",
+    "ChunkMapper",
+    "ConfirmationAnswered",
+    "ConfirmationNotFound",
+    "EventLog",
+    "EventLogWriteError",
+    "EventReader",
+    "EventWriter",
+    "InvalidAnswer",
+    "LiveEvent",
+    "Owner",
+    "RunActive",
+    "RunBusy",
+    "RunManager",
+    "ServiceError",
+    "ThreadNotFound",
+    "ThreadStatus",
+    "Threads",
+    "UnknownAgent",
+    "choose_model",
+    "close_interrupted_runs",
+    "confirmation_payload",
+    "default_agent",
+    "is_wire_event",
+    "thread_json",
+]

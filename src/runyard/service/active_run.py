@@ -1,0 +1,46 @@
+"""``ActiveRun``: what this process knows about a run it is driving right now."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+
+from runyard.agent import Agent
+from runyard.service.owner import Owner
+
+__all__ = ["ORCHESTRATOR_ID", "ActiveRun", "CancelReason"]
+
+ORCHESTRATOR_ID = "agent-001"
+"""The orchestrator's ``agentId`` in every run: the root of the activity tree."""
+
+
+@dataclass(frozen=True, slots=True)
+class CancelReason:
+    """Why a run is being aborted: what ``run-finish`` says and how the run row is closed."""
+
+    reason: str
+    status: str = "cancelled"
+
+
+USER_CANCELLED = CancelReason("user_cancelled")
+SHUTDOWN = CancelReason("server_shutdown")
+
+
+@dataclass(eq=False)
+class ActiveRun:
+    """One run segment (the first one, or one resume) owned by this process's run manager."""
+
+    run_id: str
+    thread_id: str
+    owner: Owner
+    agent: Agent
+    epoch: int
+    abort: asyncio.Event = field(default_factory=asyncio.Event)
+    cancel_reason: CancelReason | None = None
+    task: asyncio.Task[None] | None = None
+
+    def cancel(self, reason: CancelReason) -> None:
+        """Abort the agent's stream; the segment then ends the run with ``reason``."""
+        if self.cancel_reason is None:
+            self.cancel_reason = reason
+        self.abort.set()

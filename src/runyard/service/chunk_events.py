@@ -1,0 +1,167 @@
+"""Agent stream chunks → wire events (n8n's ``map-chunk``), for the orchestrator and sub-agents.
+
+Suspensions are not mapped here: a ``confirmation-request`` needs a stored confirmation first,
+which the run driver creates. Tools report wire events of their own (``delegate``, ``plan``)
+through ``ToolContext.progress``; those pass through unchanged.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypeGuard, get_args
+
+from pydantic import ValidationError
+
+from runyard.errors import RunAbortedError
+from runyard.messages import AgentMessage
+from runyard.protocol import (
+    ErrorEvent,
+    ErrorPayload,
+    ReasoningDeltaEvent,
+    ReasoningDeltaPayload,
+    StatusEvent,
+    StatusPayload,
+    TextDeltaEvent,
+    TextDeltaPayload,
+    ToolCallEvent,
+    ToolCallPayload,
+    ToolErrorEvent,
+    ToolErrorPayload,
+    ToolResultEvent,
+    ToolResultPayload,
+    WireEvent,
+    parse_event,
+)
+from runyard.runtime import (
+    ErrorChunk,
+    FinishChunk,
+    MessageChunk,
+    ReasoningDeltaChunk,
+    StreamChunk,
+    TextDeltaChunk,
+    ToolProgressChunk,
+    ToolResultChunk,
+)
+
+__all__ = ["CANCELLED_TOOL_ERROR", "ChunkMapper", "is_wire_event"]
+
+CANCELLED_TOOL_ERROR = "Cancelled by user"
+
+_EVENT_CLASSES: tuple[type, ...] = get_args(get_args(WireEvent)[0])
+
+
+def is_wire_event(value: object) -> TypeGuard[WireEvent]:
+    """True for an instance of one of the protocol's event models."""
+    return isinstance(value, _EVENT_CLASSES)
+
+
+class ChunkMapper:
+    """Maps one agent's chunks to events under ``agent_id``; remembers how the stream ended."""
+
+    def __init__(self, run_id: str, agent_id: str) -> None:
+        self.run_id = run_id
+        self.agent_id = agent_id
+        self.open_calls: dict[str, str] = {}
+        """Tool calls announced with ``tool-call`` that have no result yet (id → tool name)."""
+        self.error: BaseException | None = None
+        self.finish_reason: str | None = None
+
+    @property
+    def aborted(self) -> bool:
+        """True when the stream ended because the run was aborted."""
+        return isinstance(self.error, RunAbortedError)
+
+    def map(self, chunk: StreamChunk) -> list[WireEvent]:
+        """The wire events for one chunk (often none)."""
+        run, agent = self.run_id, self.agent_id
+        if isinstance(chunk, TextDeltaChunk):
+            return [
+                TextDeltaEvent(
+                    run_id=run, agent_id=agent, payload=TextDeltaPayload(text=chunk.delta)
+                )
+            ]
+        if isinstance(chunk, ReasoningDeltaChunk):
+            return [
+                ReasoningDeltaEvent(
+                    run_id=run, agent_id=agent, payload=ReasoningDeltaPayload(text=chunk.delta)
+                )
+            ]
+        if isinstance(chunk, MessageChunk):
+            return self._tool_calls(chunk)
+        if isinstance(chunk, ToolResultChunk):
+            return [self._tool_outcome(chunk)]
+        if isinstance(chunk, ToolProgressChunk):
+            return self._progress(chunk.data)
+        if isinstance(chunk, ErrorChunk):
+            self.error = chunk.error
+            return [] if self.aborted else [self._error(chunk.error)]
+        if isinstance(chunk, FinishChunk):
+            self.finish_reason = chunk.finish_reason
+        return []
+
+    def cancel_open_calls(self) -> list[WireEvent]:
+        """``tool-error`` for every call still open, so no call is left loading after a cancel."""
+        events: list[WireEvent] = [
+            ToolErrorEvent(
+                run_id=self.run_id,
+                agent_id=self.agent_id,
+                payload=ToolErrorPayload(tool_call_id=call_id, error=CANCELLED_TOOL_ERROR),
+            )
+            for call_id in self.open_calls
+        ]
+        self.open_calls.clear()
+        return events
+
+    def _tool_calls(self, chunk: MessageChunk) -> list[WireEvent]:
+        message = chunk.message
+        if not isinstance(message, AgentMessage) or message.role != "assistant":
+            return []
+        events: list[WireEvent] = []
+        for part in message.tool_calls:
+            self.open_calls[part.tool_call_id] = part.tool_name
+            payload = ToolCallPayload(
+                tool_call_id=part.tool_call_id, tool_name=part.tool_name, args=part.args
+            )
+            events.append(
+                ToolCallEvent(run_id=self.run_id, agent_id=self.agent_id, payload=payload)
+            )
+        return events
+
+    def _tool_outcome(self, chunk: ToolResultChunk) -> WireEvent:
+        self.open_calls.pop(chunk.tool_call_id, None)
+        if chunk.is_error:
+            error = chunk.output if isinstance(chunk.output, str) else "Tool execution failed"
+            return ToolErrorEvent(
+                run_id=self.run_id,
+                agent_id=self.agent_id,
+                payload=ToolErrorPayload(tool_call_id=chunk.tool_call_id, error=error),
+            )
+        return ToolResultEvent(
+            run_id=self.run_id,
+            agent_id=self.agent_id,
+            payload=ToolResultPayload(tool_call_id=chunk.tool_call_id, result=chunk.output),
+        )
+
+    def _progress(self, data: Any) -> list[WireEvent]:
+        """A tool's progress: its own wire events pass through; a string becomes a status line."""
+        if is_wire_event(data):
+            return [data]
+        if isinstance(data, str):
+            return [
+                StatusEvent(
+                    run_id=self.run_id, agent_id=self.agent_id, payload=StatusPayload(message=data)
+                )
+            ]
+        if isinstance(data, dict) and "type" in data:
+            try:
+                return [parse_event({"runId": self.run_id, "agentId": self.agent_id, **data})]
+            except ValidationError:
+                return []
+        return []
+
+    def _error(self, error: BaseException) -> WireEvent:
+        status = getattr(error, "status_code", None)
+        payload = ErrorPayload(
+            content=str(error) or type(error).__name__,
+            status_code=status if isinstance(status, int) else None,
+        )
+        return ErrorEvent(run_id=self.run_id, agent_id=self.agent_id, payload=payload)

@@ -1,0 +1,85 @@
+"""What the service refuses, as exceptions with a stable ``code``; HTTP and gRPC map them once."""
+
+from __future__ import annotations
+
+__all__ = [
+    "ConfirmationAnswered",
+    "ConfirmationNotFound",
+    "InvalidAnswer",
+    "RunActive",
+    "RunBusy",
+    "ServiceError",
+    "ThreadNotFound",
+    "UnknownAgent",
+]
+
+
+class ServiceError(Exception):
+    """Base class: a request the service cannot honour; ``code`` names the problem."""
+
+    code = "service_error"
+
+
+class ThreadNotFound(ServiceError):
+    """No such thread for this tenant and user (another owner's thread is not found either)."""
+
+    code = "thread_not_found"
+
+    def __init__(self, thread_id: str) -> None:
+        super().__init__(f"thread {thread_id!r} not found")
+        self.thread_id = thread_id
+
+
+class UnknownAgent(ServiceError):
+    """The request named an agent this service does not serve."""
+
+    code = "unknown_agent"
+
+    def __init__(self, name: str, known: list[str]) -> None:
+        super().__init__(f"unknown agent {name!r}; this service has: {', '.join(known)}")
+        self.name = name
+
+
+class RunActive(ServiceError):
+    """The thread already has a run that is running or waiting for a confirmation."""
+
+    code = "run_active"
+
+    def __init__(self, thread_id: str) -> None:
+        super().__init__(
+            f"a run is already active on thread {thread_id!r} "
+            "(running, or waiting for a confirmation: answer or cancel it first)"
+        )
+        self.thread_id = thread_id
+
+
+class RunBusy(ServiceError):
+    """The run is between states on another replica (e.g. still finishing); retry shortly."""
+
+    code = "run_busy"
+
+
+class ConfirmationNotFound(ServiceError):
+    """No pending or answered confirmation with this id for this tenant and user."""
+
+    code = "confirmation_not_found"
+
+    def __init__(self, request_id: str) -> None:
+        super().__init__(f"confirmation request {request_id!r} not found")
+        self.request_id = request_id
+
+
+class ConfirmationAnswered(ServiceError):
+    """The confirmation was already answered (or its run ended); it is answered only once."""
+
+    code = "confirmation_answered"
+
+    def __init__(self, request_id: str) -> None:
+        super().__init__(f"confirmation request {request_id!r} was already answered")
+        self.request_id = request_id
+
+
+class InvalidAnswer(ServiceError):
+    """The answer does not fit what the waiting tool accepts; the question stays pending."""
+
+    code = "invalid_answer"

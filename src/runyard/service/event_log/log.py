@@ -1,0 +1,145 @@
+"""``EventLog``: persist, publish and replay the events of every thread (DESIGN.md §8).
+
+The store holds the log and is the source of truth; the bus only wakes readers on other
+replicas. Within one process a ``ThreadChannel`` per thread carries live events from the writer
+to its readers without waiting for the database. A channel lives while a writer or a reader
+uses it; its bus subscription (one per thread, not per reader) lives as long.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+
+from runyard.service.bus import EventBus, EventBusClosedError
+from runyard.service.event_log.channel import LiveEvent, ThreadChannel
+from runyard.service.event_log.reader import READ_BATCH, EventReader, stored_to_live
+from runyard.service.event_log.writer import EventWriter
+from runyard.storage import Store
+
+__all__ = ["EventLog"]
+
+
+@dataclass
+class _Entry:
+    channel: ThreadChannel
+    write_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    listener: asyncio.Task[None] | None = None
+    listening: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+class EventLog:
+    """Per-thread event ids that only increase; every event persisted (batched) and published.
+
+    ``tail_size`` is how many persisted events each active thread keeps in memory for readers
+    that are a little behind (unpersisted ones are always kept).
+    """
+
+    def __init__(self, store: Store, bus: EventBus, *, tail_size: int = 1024) -> None:
+        self.store = store
+        self.bus = bus
+        self._tail_size = tail_size
+        self._entries: dict[str, _Entry] = {}
+        self._stopping: set[asyncio.Task[None]] = set()
+
+    @asynccontextmanager
+    async def writer(self, thread_id: str) -> AsyncIterator[EventWriter]:
+        """The thread's single writer in this process; leaving the block persists everything.
+
+        A second ``writer`` for the same thread waits until the first is closed.
+        """
+        entry = self._acquire(thread_id)
+        try:
+            async with entry.write_lock:
+                channel = entry.channel
+                channel.reset(await self.store.last_event_id(thread_id))
+                channel.local_writer = True
+                writer = EventWriter(channel, self.store, self.bus)
+                try:
+                    yield writer
+                finally:
+                    await writer.close()
+                    channel.local_writer = False
+        finally:
+            self._release(thread_id, entry)
+
+    @asynccontextmanager
+    async def reader(self, thread_id: str, after: int = 0) -> AsyncIterator[EventReader]:
+        """Events of the thread with ``id > after``: first what is stored, then live ones."""
+        entry = self._acquire(thread_id)
+        try:
+            if entry.listener is None:
+                entry.listener = asyncio.create_task(
+                    self._listen(entry), name=f"runyard-events-{thread_id}"
+                )
+            # Subscribed before the first read: nothing announced after it can be missed.
+            await entry.listening.wait()
+            yield EventReader(entry.channel, self.store, after)
+        finally:
+            self._release(thread_id, entry)
+
+    async def read(self, thread_id: str, after: int = 0) -> list[LiveEvent]:
+        """Every event after ``after`` that exists now, stored or not yet persisted."""
+        events: list[LiveEvent] = []
+        while True:
+            batch = await self.store.read_events(thread_id, after_id=after, limit=READ_BATCH)
+            events.extend(stored_to_live(e) for e in batch)
+            if len(batch) < READ_BATCH:
+                break
+            after = batch[-1].id
+        entry = self._entries.get(thread_id)
+        if entry is not None:
+            cursor = events[-1].id if events else after
+            events.extend(entry.channel.after(cursor) or [])
+        return events
+
+    async def close(self) -> None:
+        """Stop every bus listener (writers are closed by their owners)."""
+        for entry in list(self._entries.values()):
+            await self._stop_listening(entry)
+        self._entries.clear()
+        await asyncio.gather(*self._stopping, return_exceptions=True)
+
+    def _acquire(self, thread_id: str) -> _Entry:
+        entry = self._entries.get(thread_id)
+        if entry is None:
+            entry = _Entry(ThreadChannel(thread_id, self._tail_size))
+            self._entries[thread_id] = entry
+        entry.channel.users += 1
+        return entry
+
+    def _release(self, thread_id: str, entry: _Entry) -> None:
+        entry.channel.users -= 1
+        if entry.channel.users == 0 and self._entries.get(thread_id) is entry:
+            del self._entries[thread_id]
+            if entry.listener is not None:
+                entry.listener.cancel()
+                self._stopping.add(entry.listener)
+                entry.listener.add_done_callback(self._stopping.discard)
+
+    async def _stop_listening(self, entry: _Entry) -> None:
+        if entry.listener is not None:
+            entry.listener.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await entry.listener
+
+    async def _listen(self, entry: _Entry) -> None:
+        channel = entry.channel
+        try:
+            async with self.bus.subscribe(channel.thread_id) as subscription:
+                entry.listening.set()
+                seen = 0
+                while True:
+                    latest = await subscription.wait(after=seen)
+                    if latest <= seen:
+                        channel.mark_stale()
+                    else:
+                        channel.announce(latest)
+                        seen = latest
+        except EventBusClosedError:
+            channel.mark_stale()
+        finally:
+            entry.listening.set()

@@ -1,0 +1,329 @@
+"""``RunManager``: runs per thread — start, confirm, cancel — as tasks this object owns.
+
+The database decides every race (DESIGN.md §8): ``open_run`` lets exactly one run be open per
+thread (running *or* suspended), ``answer_confirmation`` lets exactly one answer through, and
+lease epochs fence a writer that was superseded. Within this process a per-thread lock keeps
+start, confirm and cancel of one thread from interleaving.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import socket
+import uuid
+from collections.abc import Mapping
+from typing import Any
+
+from runyard.agent import Agent, StreamResult
+from runyard.errors import ResumeError
+from runyard.ids import new_id
+from runyard.messages import AgentMessage
+from runyard.protocol import RunFinishEvent, RunFinishPayload
+from runyard.service.active_run import (
+    ORCHESTRATOR_ID,
+    SHUTDOWN,
+    USER_CANCELLED,
+    ActiveRun,
+)
+from runyard.service.crash_sweep import close_interrupted_runs
+from runyard.service.errors import (
+    ConfirmationAnswered,
+    ConfirmationNotFound,
+    InvalidAnswer,
+    RunActive,
+    RunBusy,
+    ThreadNotFound,
+    UnknownAgent,
+)
+from runyard.service.event_log import EventLog
+from runyard.service.keyed_lock import KeyedLock
+from runyard.service.owner import Owner
+from runyard.service.run_segment import RunSegment, SegmentStart
+from runyard.service.tools import SERVICE_DEPS, ServiceDeps
+from runyard.service.views import ThreadStatus
+from runyard.storage import (
+    Confirmation,
+    RunConflict,
+    RunRecord,
+    StaleLease,
+    Store,
+    Thread,
+    ThreadOwnershipError,
+)
+from runyard.tools import JsonSchemaValidator
+
+__all__ = ["RunManager"]
+
+logger = logging.getLogger(__name__)
+
+_SETTLE_SECONDS = 10.0
+
+
+class RunManager:
+    """Starts, resumes and cancels runs; every run's task belongs to this object.
+
+    ``agents`` maps names to agents; a thread runs ``default_agent`` unless a message names
+    another. ``instance`` names this server for the crash sweep (default: the host name).
+    ``titles`` turns thread-title generation on (it costs one small model call per thread).
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        events: EventLog,
+        agents: Mapping[str, Agent],
+        *,
+        default_agent: str,
+        instance: str | None = None,
+        titles: bool = True,
+    ) -> None:
+        if default_agent not in agents:
+            raise ValueError(f"default agent {default_agent!r} is not among the agents")
+        self.store = store
+        self.events = events
+        self.agents = dict(agents)
+        self.default_agent = default_agent
+        self.instance = instance or socket.gethostname()
+        self.lease_owner = f"{self.instance}/{uuid.uuid4().hex[:12]}"
+        self.titles = titles
+        self._runs: dict[str, ActiveRun] = {}
+        self._locks = KeyedLock()
+
+    # -- requests -----------------------------------------------------------------------------
+
+    async def start(
+        self, owner: Owner, thread_id: str, message: str, *, agent: str | None = None
+    ) -> str:
+        """Start a run for ``message``; its id. ``RunActive`` while the thread has an open run."""
+        name = agent or self.default_agent
+        chosen = self._agent(name)
+        async with self._locks.hold(thread_id):
+            thread = await self._claim(owner, thread_id)
+            run_id = new_id("run")
+            try:
+                record = await self.store.open_run(
+                    run_id, thread_id=thread_id, tenant_id=owner.tenant_id, owner=self.lease_owner
+                )
+            except RunConflict as exc:
+                raise RunActive(thread_id) from exc
+            await self.store.save_thread(
+                thread_id,
+                tenant_id=owner.tenant_id,
+                resource_id=owner.user_id,
+                metadata={**thread.metadata, "agent": name},
+            )
+            user = AgentMessage.user(message)
+            run = ActiveRun(run_id, thread_id, owner, chosen, record.lease_epoch)
+
+            async def open_stream() -> StreamResult:
+                return await chosen.stream(
+                    user,
+                    thread_id=thread_id,
+                    resource_id=owner.user_id,
+                    tenant_id=owner.tenant_id,
+                    run_id=run_id,
+                    abort_signal=run.abort,
+                    deps=self._deps(chosen),
+                )
+
+            title_from = message if self.titles and thread.title is None else None
+            self._launch(run, SegmentStart(open_stream, user.id, title_from))
+        return run_id
+
+    async def confirm(self, owner: Owner, request_id: str, answer: dict[str, Any]) -> None:
+        """Answer a ``confirmation-request`` once and resume its run from the checkpoint."""
+        confirmation = await self._confirmation(owner, request_id)
+        async with self._locks.hold(confirmation.thread_id):
+            await self._settle_local(confirmation.thread_id)
+            run = await self.store.get_run(confirmation.run_id)
+            if run is None or not run.is_open:
+                raise ConfirmationAnswered(request_id)
+            if run.status != "suspended":
+                raise RunBusy(f"run {run.run_id} is not waiting for an answer yet; retry")
+            thread = await self._thread(owner, confirmation.thread_id)
+            chosen = self._agent(str(thread.metadata.get("agent", self.default_agent)))
+            await self._check_answer(chosen, confirmation, answer)
+            if not await self.store.answer_confirmation(request_id, answer):
+                raise ConfirmationAnswered(request_id)
+            record = await self.store.take_over(run.run_id, self.lease_owner)
+            record = await self.store.update_run_status(
+                run.run_id, "running", epoch=record.lease_epoch
+            )
+            active = ActiveRun(run.run_id, run.thread_id, owner, chosen, record.lease_epoch)
+
+            async def open_stream() -> StreamResult:
+                return await chosen.resume(
+                    "stream",
+                    answer,
+                    run_id=run.run_id,
+                    tool_call_id=confirmation.tool_call_id,
+                    abort_signal=active.abort,
+                    deps=self._deps(chosen),
+                )
+
+            self._launch(active, SegmentStart(open_stream))
+
+    async def cancel(self, owner: Owner, thread_id: str) -> bool:
+        """End the thread's open run as ``cancelled``; False (a no-op) when nothing was open."""
+        await self._thread(owner, thread_id)
+        async with self._locks.hold(thread_id):
+            local = self._runs.get(thread_id)
+            if local is not None:
+                local.cancel(USER_CANCELLED)
+                await self._settle_local(thread_id)
+            run = await self.store.get_active_run(thread_id)
+            if run is None:
+                return local is not None
+            if run.status == "running":
+                raise RunBusy(f"run {run.run_id} runs on another server ({run.lease_owner})")
+            await self._cancel_suspended(run)
+            return True
+
+    async def status(self, owner: Owner, thread_id: str) -> ThreadStatus:
+        """Whether the thread runs or waits; an unknown thread is simply idle."""
+        thread = await self.store.get_thread(
+            thread_id, tenant_id=owner.tenant_id, resource_id=owner.user_id
+        )
+        run = await self.store.get_active_run(thread_id) if thread is not None else None
+        if run is None:
+            return ThreadStatus(False, False)
+        return ThreadStatus(run.status == "running", run.status == "suspended", run.run_id)
+
+    async def delete_thread(self, owner: Owner, thread_id: str) -> None:
+        """Cancel whatever runs on the thread, then delete it with its messages and events."""
+        await self.cancel(owner, thread_id)
+        await self.store.delete_thread(
+            thread_id, tenant_id=owner.tenant_id, resource_id=owner.user_id
+        )
+
+    async def sweep_interrupted(self) -> list[str]:
+        """Close the runs a crash of this server left running; the ids of those closed."""
+        return await close_interrupted_runs(
+            self.store, self.events, instance=self.instance, lease_owner=self.lease_owner
+        )
+
+    async def wait_idle(self, thread_id: str) -> None:
+        """Wait until this process drives no segment of the thread (tests, shutdown)."""
+        run = self._runs.get(thread_id)
+        while run is not None and run.task is not None:
+            await asyncio.gather(asyncio.shield(run.task), return_exceptions=True)
+            run = self._runs.get(thread_id)
+
+    async def aclose(self) -> None:
+        """Cancel every run this process drives (each ends ``server_shutdown``) and await them."""
+        for run in list(self._runs.values()):
+            run.cancel(SHUTDOWN)
+        tasks = [run.task for run in self._runs.values() if run.task is not None]
+        if not tasks:
+            return
+        _done, pending = await asyncio.wait(tasks, timeout=_SETTLE_SECONDS)
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    # -- internals ----------------------------------------------------------------------------
+
+    def _agent(self, name: str) -> Agent:
+        found = self.agents.get(name)
+        if found is None:
+            raise UnknownAgent(name, sorted(self.agents))
+        return found
+
+    def _deps(self, agent: Agent) -> dict[str, Any]:
+        return {SERVICE_DEPS: ServiceDeps(self.store, agent, ORCHESTRATOR_ID)}
+
+    def _launch(self, run: ActiveRun, start: SegmentStart) -> None:
+        segment = RunSegment(run, start, self.store, self.events)
+        self._runs[run.thread_id] = run
+
+        async def body() -> None:
+            try:
+                await segment.drive()
+            except Exception:
+                logger.exception("run %s: the segment failed", run.run_id)
+            finally:
+                if self._runs.get(run.thread_id) is run:
+                    del self._runs[run.thread_id]
+
+        run.task = asyncio.create_task(body(), name=f"runyard-run-{run.run_id}")
+
+    async def _settle_local(self, thread_id: str) -> None:
+        """Let a segment of this process finish what it is doing (bounded)."""
+        run = self._runs.get(thread_id)
+        if run is not None and run.task is not None:
+            await asyncio.wait([run.task], timeout=_SETTLE_SECONDS)
+
+    async def _claim(self, owner: Owner, thread_id: str) -> Thread:
+        """The owner's thread, created when new; another owner's thread is not found."""
+        existing = await self.store.get_thread(
+            thread_id, tenant_id=owner.tenant_id, resource_id=owner.user_id
+        )
+        if existing is not None:
+            return existing
+        try:
+            return await self.store.save_thread(
+                thread_id, tenant_id=owner.tenant_id, resource_id=owner.user_id
+            )
+        except ThreadOwnershipError as exc:
+            raise ThreadNotFound(thread_id) from exc
+
+    async def _thread(self, owner: Owner, thread_id: str) -> Thread:
+        thread = await self.store.get_thread(
+            thread_id, tenant_id=owner.tenant_id, resource_id=owner.user_id
+        )
+        if thread is None:
+            raise ThreadNotFound(thread_id)
+        return thread
+
+    async def _confirmation(self, owner: Owner, request_id: str) -> Confirmation:
+        confirmation = await self.store.get_confirmation(request_id)
+        if confirmation is None:
+            raise ConfirmationNotFound(request_id)
+        thread = await self.store.get_thread(
+            confirmation.thread_id, tenant_id=owner.tenant_id, resource_id=owner.user_id
+        )
+        if thread is None:
+            raise ConfirmationNotFound(request_id)
+        if confirmation.status != "pending":
+            raise ConfirmationAnswered(request_id)
+        return confirmation
+
+    async def _check_answer(
+        self, agent: Agent, confirmation: Confirmation, answer: dict[str, Any]
+    ) -> None:
+        """Validate the answer against the waiting call's resume schema before it is stored."""
+        try:
+            state = await agent.checkpoints.resume(confirmation.run_id)
+        except ResumeError as exc:
+            raise ConfirmationAnswered(confirmation.request_id) from exc
+        entry = state.pending_tool_calls.get(confirmation.tool_call_id)
+        if entry is None or not entry.suspended:
+            raise ConfirmationAnswered(confirmation.request_id)
+        if entry.resume_schema is not None:
+            try:
+                JsonSchemaValidator(entry.resume_schema).validate(answer)
+            except ValueError as exc:
+                raise InvalidAnswer(f"the answer does not fit {entry.tool_name}: {exc}") from exc
+
+    async def _cancel_suspended(self, run: RunRecord) -> None:
+        """Close a run that waits for confirmations: answer them, end it, drop its checkpoint."""
+        for confirmation in await self.store.list_pending_confirmations(run.thread_id):
+            if confirmation.run_id == run.run_id:
+                answer = {"approved": False, "reason": "user_cancelled"}
+                if not await self.store.answer_confirmation(confirmation.request_id, answer):
+                    raise RunBusy(f"run {run.run_id} was just confirmed; retry the cancel")
+        try:
+            record = await self.store.take_over(run.run_id, self.lease_owner)
+        except StaleLease:
+            return  # closed meanwhile by someone else: nothing left to cancel
+        payload = RunFinishPayload(status="cancelled", reason="user_cancelled")
+        async with self.events.writer(run.thread_id) as writer:
+            writer.emit(
+                RunFinishEvent(run_id=run.run_id, agent_id=ORCHESTRATOR_ID, payload=payload)
+            )
+            await writer.flush()
+        await self.store.close_run(
+            run.run_id, "cancelled", epoch=record.lease_epoch, reason="user_cancelled"
+        )
+        await self.store.delete_checkpoint(run.run_id)

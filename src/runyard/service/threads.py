@@ -1,0 +1,136 @@
+"""``Threads``: what a client reads about its threads — the list, and the rich message history.
+
+The history is folded from the thread's event log (one agent tree per run, the seed's session
+restore) and carries ``nextEventId``: the id the next event will get. A client that renders the
+history and then opens the event stream at ``nextEventId - 1`` sees every later event exactly
+once, because the history is built from exactly the events up to that id.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from runyard.messages import AgentMessage
+from runyard.protocol import WireEvent, build_agent_trees, parse_event
+from runyard.service.errors import ThreadNotFound
+from runyard.service.event_log.reader import READ_BATCH
+from runyard.service.owner import Owner
+from runyard.storage import Store, StoredEvent, Thread, ThreadOwnershipError
+
+__all__ = ["Threads", "thread_json"]
+
+
+def thread_json(thread: Thread) -> dict[str, Any]:
+    """A thread as the API shows it."""
+    return {
+        "id": thread.id,
+        "title": thread.title,
+        "createdAt": thread.created_at,
+        "updatedAt": thread.updated_at,
+    }
+
+
+class Threads:
+    """Reads of an owner's threads; another owner's thread is never found."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    async def list_threads(self, owner: Owner, *, limit: int | None = None) -> list[dict[str, Any]]:
+        """The owner's threads, most recently updated first."""
+        threads = await self.store.list_threads(
+            tenant_id=owner.tenant_id, resource_id=owner.user_id, limit=limit
+        )
+        return [thread_json(t) for t in threads]
+
+    async def get(self, owner: Owner, thread_id: str) -> Thread:
+        """The owner's thread; ``ThreadNotFound`` otherwise."""
+        thread = await self.store.get_thread(
+            thread_id, tenant_id=owner.tenant_id, resource_id=owner.user_id
+        )
+        if thread is None:
+            raise ThreadNotFound(thread_id)
+        return thread
+
+    async def ensure(self, owner: Owner, thread_id: str) -> Thread:
+        """The owner's thread, created when new (a client may listen before its first message)."""
+        existing = await self.store.get_thread(
+            thread_id, tenant_id=owner.tenant_id, resource_id=owner.user_id
+        )
+        if existing is not None:
+            return existing
+        try:
+            return await self.store.save_thread(
+                thread_id, tenant_id=owner.tenant_id, resource_id=owner.user_id
+            )
+        except ThreadOwnershipError as exc:
+            raise ThreadNotFound(thread_id) from exc
+
+    async def messages(self, owner: Owner, thread_id: str, *, limit: int = 50) -> dict[str, Any]:
+        """``{threadId, title, messages, nextEventId}``: the last ``limit`` messages."""
+        thread = await self.get(owner, thread_id)
+        log = await self._log(thread_id)
+        events = [parse_event(e.data) for e in log]
+        created: dict[str | None, int] = {}
+        for stored in log:
+            created.setdefault(stored.run_id, stored.created_at)
+        starts = _run_starts(events)
+        users = {
+            m.id: m
+            for m in await self.store.get_messages_by_ids(
+                thread_id,
+                list(starts.values()),
+                tenant_id=owner.tenant_id,
+                resource_id=owner.user_id,
+            )
+            if isinstance(m, AgentMessage)
+        }
+        finished = {e.run_id for e in events if e.type == "run-finish"}
+        rows: list[dict[str, Any]] = []
+        for run_id, tree in build_agent_trees(events).items():
+            user = users.get(starts.get(run_id, ""))
+            if user is not None:
+                rows.append(_user_row(user, run_id))
+            rows.append(
+                {
+                    "id": run_id,
+                    "runId": run_id,
+                    "role": "assistant",
+                    "createdAt": created.get(run_id, 0),
+                    "content": tree.text_content,
+                    "reasoning": tree.reasoning,
+                    "isStreaming": run_id not in finished,
+                    "agentTree": tree.model_dump(mode="json"),
+                }
+            )
+        return {
+            "threadId": thread_id,
+            "title": thread.title,
+            "messages": rows[-limit:] if limit else [],
+            "nextEventId": (log[-1].id if log else 0) + 1,
+        }
+
+    async def _log(self, thread_id: str) -> list[StoredEvent]:
+        log: list[StoredEvent] = []
+        while True:
+            after = log[-1].id if log else 0
+            batch = await self.store.read_events(thread_id, after_id=after, limit=READ_BATCH)
+            log.extend(batch)
+            if len(batch) < READ_BATCH:
+                return log
+
+
+def _run_starts(events: list[WireEvent]) -> dict[str, str]:
+    return {e.run_id: e.payload.message_id for e in events if e.type == "run-start"}
+
+
+def _user_row(message: AgentMessage, run_id: str) -> dict[str, Any]:
+    return {
+        "id": message.id,
+        "runId": run_id,
+        "role": "user",
+        "createdAt": message.created_at,
+        "content": message.text,
+        "reasoning": "",
+        "isStreaming": False,
+    }

@@ -1,0 +1,24 @@
+"""The default agent's tools: ``calculator``, ``list_notes``, ``save_note``, ``plan``, ``delegate``."""
+
+from runyard.service.tools.calculator import calculator, evaluate
+from runyard.service.tools.context import SERVICE_DEPS, ServiceDeps, service_deps, thread_scope
+from runyard.service.tools.delegate import ORCHESTRATION_TOOLS, delegate, delegation_errors
+from runyard.service.tools.notes import list_notes, notes_key, save_note
+from runyard.service.tools.plan import plan, tasks_update
+
+__all__ = [
+    "ORCHESTRATION_TOOLS",
+    "SERVICE_DEPS",
+    "ServiceDeps",
+    "calculator",
+    "delegate",
+    "delegation_errors",
+    "evaluate",
+    "list_notes",
+    "notes_key",
+    "plan",
+    "save_note",
+    "service_deps",
+    "tasks_update",
+    "thread_scope",
+]

@@ -1,0 +1,74 @@
+"""Fixtures for the service tests: a real store (SQLite file, or PostgreSQL), a bus, an event log.
+
+PostgreSQL runs reuse the storage suite's session-database fixture (``RUNYARD_TEST_POSTGRES_URL``);
+without a server those cases are skipped, unless ``RUNYARD_TEST_REQUIRE_SERVICES=1``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from runyard.service import EventLog
+from runyard.service.bus import InProcessEventBus
+from runyard.storage import Store, open_store
+
+
+def _storage_fixtures() -> ModuleType:
+    """The storage suite's conftest, loaded under its own name (every conftest is "conftest")."""
+    path = Path(__file__).resolve().parents[1] / "storage" / "conftest.py"
+    spec = importlib.util.spec_from_file_location("runyard_storage_test_fixtures", path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_storage = _storage_fixtures()
+
+
+@pytest.fixture(scope="session")
+def postgresql_server_db() -> Iterator[str]:
+    """A private database on the test PostgreSQL server for this session."""
+    yield from _storage._session_database("postgresql")
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A SQLite file, then the test PostgreSQL (truncated after each test)."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'runyard.db'}"
+        return
+    url: str = request.getfixturevalue("postgresql_server_db")
+    yield url
+    asyncio.run(_storage._truncate(url))
+
+
+@pytest.fixture
+def sqlite_url(tmp_path: Path) -> str:
+    """A SQLite file of this test."""
+    return f"sqlite:///{tmp_path / 'runyard.db'}"
+
+
+@pytest.fixture
+async def store(sqlite_url: str) -> AsyncIterator[Store]:
+    """An opened SQLite store."""
+    opened = await open_store(sqlite_url)
+    yield opened
+    await opened.close()
+
+
+@pytest.fixture
+async def event_log(store: Store) -> AsyncIterator[EventLog]:
+    """An event log over ``store`` and an in-process bus."""
+    bus = InProcessEventBus()
+    log = EventLog(store, bus, tail_size=8)
+    yield log
+    await log.close()
+    await bus.close()

@@ -1,0 +1,133 @@
+"""The event log: per-thread ids that only increase, everything persisted, replay then live with
+no gap and no duplicate — from this process's tail, from the store, or both while a run writes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from runyard.protocol import StatusEvent, StatusPayload, parse_event
+from runyard.service import EventLog, EventReader
+from runyard.service.bus import InProcessEventBus
+from runyard.storage import Store
+
+
+def status(n: int) -> StatusEvent:
+    return StatusEvent(run_id="run_1", agent_id="agent-001", payload=StatusPayload(message=str(n)))
+
+
+async def drain(reader: EventReader, until: int) -> list[int]:
+    """Every id the reader returns up to ``until`` (bounded so a bug fails, not hangs)."""
+    seen: list[int] = []
+    async with asyncio.timeout(20):
+        while reader.cursor < until:
+            seen.extend(e.id for e in await reader.next())
+    return seen
+
+
+async def test_ids_start_at_one_and_increase_by_one(event_log: EventLog) -> None:
+    async with event_log.writer("t1") as writer:
+        ids = [writer.emit(status(n)) for n in range(5)]
+
+    assert ids == [1, 2, 3, 4, 5]
+
+
+async def test_every_event_is_persisted_with_its_id_and_json(
+    event_log: EventLog, store: Store
+) -> None:
+    async with event_log.writer("t1") as writer:
+        for n in range(30):
+            writer.emit(status(n))
+
+    stored = await store.read_events("t1")
+    assert [e.id for e in stored] == list(range(1, 31))
+    assert [parse_event(e.data) for e in stored] == [status(n) for n in range(30)]
+
+
+async def test_a_new_writer_continues_after_the_stored_ids(event_log: EventLog) -> None:
+    async with event_log.writer("t1") as writer:
+        writer.emit(status(1))
+    async with event_log.writer("t1") as writer:
+        assert writer.emit(status(2)) == 2
+
+
+async def test_flush_returns_once_the_events_are_in_the_store(
+    event_log: EventLog, store: Store
+) -> None:
+    async with event_log.writer("t1") as writer:
+        writer.emit(status(1))
+        writer.emit(status(2))
+        await writer.flush()
+        assert await store.last_event_id("t1") == 2
+
+
+async def test_replay_returns_exactly_the_events_after_the_cursor(event_log: EventLog) -> None:
+    async with event_log.writer("t1") as writer:
+        for n in range(40):
+            writer.emit(status(n))
+
+    async with event_log.reader("t1", after=17) as reader:
+        assert await drain(reader, until=40) == list(range(18, 41))
+
+
+async def test_readers_joining_at_any_point_of_a_live_run_see_no_gap_and_no_duplicate(
+    event_log: EventLog,
+) -> None:
+    total, readers = 600, 6
+    emitted = 0
+    progress = asyncio.Condition()
+
+    async def read_from(cursor: int) -> list[int]:
+        async with event_log.reader("t1", after=cursor) as reader:
+            return await drain(reader, until=total)
+
+    async def write() -> None:
+        nonlocal emitted
+        async with event_log.writer("t1") as writer:
+            for n in range(total):
+                emitted = writer.emit(status(n))
+                async with progress:
+                    progress.notify_all()
+                if n % 7 == 0:
+                    await asyncio.sleep(0)  # let the persister and readers interleave
+
+    async def join_later(delay_events: int) -> list[int]:
+        async with progress:
+            await progress.wait_for(lambda: emitted >= delay_events)
+        return await read_from(max(0, delay_events - 50))
+
+    writer = asyncio.create_task(write())
+    joins = [join_later(k * total // readers) for k in range(readers)]
+    results = await asyncio.gather(*joins)
+    await writer
+
+    for k, seen in enumerate(results):
+        start = max(0, k * total // readers - 50)
+        assert seen == list(range(start + 1, total + 1))
+
+
+async def test_a_reader_on_another_replica_catches_up_from_the_store(store: Store) -> None:
+    bus = InProcessEventBus()  # stands for the shared bus; each log is one replica
+    here, there = EventLog(store, bus), EventLog(store, bus)
+    try:
+        async with there.reader("t1", after=0) as reader:
+            async with here.writer("t1") as writer:
+                for n in range(25):
+                    writer.emit(status(n))
+            assert await drain(reader, until=25) == list(range(1, 26))
+    finally:
+        await here.close()
+        await there.close()
+        await bus.close()
+
+
+async def test_read_includes_events_not_yet_persisted(event_log: EventLog) -> None:
+    async with event_log.writer("t1") as writer:
+        writer.emit(status(1))
+        writer.emit(status(2))
+        assert [e.id for e in await event_log.read("t1")] == [1, 2]
+
+
+async def test_an_idle_reader_returns_nothing_after_its_wait(event_log: EventLog) -> None:
+    async with event_log.reader("t1", after=0) as reader:
+        assert await reader.next(max_wait=0.01) == []
