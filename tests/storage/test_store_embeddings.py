@@ -63,15 +63,47 @@ async def test_vectors_of_another_length_are_not_compared(store: Store) -> None:
     assert [h.message_id for h in hits] == ["three"]
 
 
-async def test_top_k_over_many_vectors_matches_exact_ranking(store: Store) -> None:
-    vectors = {f"m{i}": [math.cos(i / 10), math.sin(i / 10), (i % 7) / 7] for i in range(200)}
-    await store.save_embeddings("t1", [_entry(k, *v) for k, v in vectors.items()], **ALICE)
-    query = [math.cos(3.3), math.sin(3.3), 0.5]
-    hits = await store.query_embeddings(query, scope="resource", top_k=5, **ALICE)
+def _vectors(count: int, dims: int) -> dict[str, list[float]]:
+    """Deterministic, well-spread vectors (no randomness, so every run ranks the same)."""
+    return {f"m{i}": [math.sin(i * (d + 1) * 0.37 + d) for d in range(dims)] for i in range(count)}
 
+
+def _exact(vectors: dict[str, list[float]], query: list[float], k: int) -> list[str]:
     def cosine(v: list[float]) -> float:
         dot = sum(a * b for a, b in zip(v, query, strict=True))
         return dot / (math.hypot(*v) * math.hypot(*query))
 
-    expected = sorted(vectors, key=lambda k: cosine(vectors[k]), reverse=True)[:5]
-    assert [h.message_id for h in hits] == expected
+    return sorted(vectors, key=lambda key: cosine(vectors[key]), reverse=True)[:k]
+
+
+@pytest.mark.parametrize("dims", [3, 16])
+async def test_top_k_matches_the_exact_ranking(store: Store, dims: int) -> None:
+    vectors = _vectors(200, dims)
+    await store.save_embeddings("t1", [_entry(k, *v) for k, v in vectors.items()], **ALICE)
+    query = [math.cos(d * 1.3) for d in range(dims)]
+    for scope in ("thread", "resource"):
+        hits = await store.query_embeddings(query, thread_id="t1", scope=scope, top_k=5, **ALICE)
+        assert [h.message_id for h in hits] == _exact(vectors, query, 5)
+
+
+async def test_a_stored_vector_finds_itself_first_among_many(store: Store) -> None:
+    vectors = _vectors(1200, 32)
+    for t in range(4):
+        chunk = list(vectors.items())[t * 300 : (t + 1) * 300]
+        await store.save_embeddings(f"t{t}", [_entry(k, *v) for k, v in chunk], **ALICE)
+    for probe in ("m7", "m650", "m1199"):
+        hits = await store.query_embeddings(vectors[probe], scope="resource", top_k=5, **ALICE)
+        assert hits[0].message_id == probe
+        assert hits[0].score == pytest.approx(1.0, abs=1e-4)
+        assert len(hits) == 5
+
+
+async def test_deleted_threads_drop_out_of_resource_recall(store: Store) -> None:
+    vectors = _vectors(40, 16)
+    items = list(vectors.items())
+    await store.save_embeddings("keep", [_entry(k, *v) for k, v in items[:20]], **ALICE)
+    await store.save_embeddings("drop", [_entry(k, *v) for k, v in items[20:]], **ALICE)
+    await store.delete_thread("drop", **ALICE)
+    hits = await store.query_embeddings(vectors["m25"], scope="resource", top_k=30, **ALICE)
+    assert {h.thread_id for h in hits} == {"keep"}
+    assert len(hits) == 20

@@ -97,6 +97,13 @@ class ConversationsPart(SqlState):
         async with write(self._engine) as conn:
             if not await self._owned(conn, thread_id, tenant_id, resource_id):
                 return False
+            seqs = list(
+                (
+                    await conn.execute(
+                        select(embeddings.c.seq).where(embeddings.c.thread_id == thread_id)
+                    )
+                ).scalars()
+            )
             for table in _THREAD_TABLES:
                 await conn.execute(delete(table).where(table.c.thread_id == thread_id))
             await conn.execute(
@@ -107,7 +114,8 @@ class ConversationsPart(SqlState):
                 )
             )
             await conn.execute(delete(threads).where(threads.c.id == thread_id))
-            return True
+        await self._vectors.after_delete(seqs)
+        return True
 
     async def set_thread_title(
         self, thread_id: str, title: str, *, tenant_id: str, resource_id: str

@@ -1,4 +1,4 @@
-"""Embeddings of ``SqlStore``: rows in the embeddings table, ranked by the vector index."""
+"""Embeddings of ``SqlStore``: rows in the embeddings table, written and ranked by the index."""
 
 from __future__ import annotations
 
@@ -8,14 +8,11 @@ from runyard.ids import now_ms
 from runyard.storage.records import EmbeddingEntry, EmbeddingHit, MemoryScope
 from runyard.storage.scopes import thread_key
 from runyard.storage.sql.engine import read, write
-from runyard.storage.sql.schema import embeddings
 from runyard.storage.sql.state import SqlState
-from runyard.storage.sql.vector_index import EmbeddingRow, VectorQuery
+from runyard.storage.sql.vector_index import VectorQuery
 from runyard.storage.vectors import pack_vector
 
 __all__ = ["EmbeddingsPart"]
-
-_UPDATED = ("tenant_id", "resource_id", "model", "text", "dims", "vector", "created_at")
 
 
 class EmbeddingsPart(SqlState):
@@ -47,14 +44,10 @@ class EmbeddingsPart(SqlState):
         await self._vectors.prepare(self._engine, {len(e.vector) for e in entries})
         async with write(self._engine) as conn:
             await self._claim(conn, thread_id, tenant_id, resource_id)
-            if not rows:
-                return
-            await conn.execute(
-                self._upsert(embeddings, ["thread_id", "message_id"], _UPDATED), rows
-            )
-            await self._vectors.on_write(
-                conn, [EmbeddingRow(thread_id, e.message_id, e.vector) for e in entries]
-            )
+            if rows:
+                await self._vectors.write(conn, rows)
+        if rows:
+            await self._vectors.after_write(thread_id, [e.message_id for e in entries])
 
     async def query_embeddings(
         self,

@@ -7,6 +7,7 @@ Correct everywhere, fast enough for thousands of vectors per user; the native in
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from sqlalchemy import ColumnElement, select
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
@@ -15,15 +16,18 @@ from runyard.storage.protocol import VectorSearch
 from runyard.storage.records import EmbeddingHit
 from runyard.storage.sql.engine import read
 from runyard.storage.sql.schema import embeddings
-from runyard.storage.sql.vector_index import EmbeddingRow, VectorQuery
+from runyard.storage.sql.upserts import upsert
+from runyard.storage.sql.vector_index import VectorQuery
 from runyard.storage.vectors import top_k_exact, unpack_vector
 
-__all__ = ["ExactVectorIndex", "scope_filter"]
+__all__ = ["UPDATED_COLUMNS", "ExactVectorIndex", "scope_filter", "upsert_embeddings"]
+
+UPDATED_COLUMNS = ("tenant_id", "resource_id", "model", "text", "dims", "vector", "created_at")
 
 
 def scope_filter(query: VectorQuery) -> list[ColumnElement[bool]]:
     """The WHERE terms that keep a query inside its owner's rows of the right length."""
-    terms: list[ColumnElement[bool]] = [
+    terms = [
         embeddings.c.tenant_id == query.tenant_id,
         embeddings.c.resource_id == query.resource_id,
         embeddings.c.dims == len(query.vector),
@@ -31,6 +35,12 @@ def scope_filter(query: VectorQuery) -> list[ColumnElement[bool]]:
     if query.thread_id is not None:
         terms.append(embeddings.c.thread_id == query.thread_id)
     return terms
+
+
+async def upsert_embeddings(conn: AsyncConnection, rows: Sequence[dict[str, Any]]) -> None:
+    """Insert rows, replacing any with the same (thread, message) in place (keeping ``seq``)."""
+    stmt = upsert(conn.dialect.name, embeddings, ["thread_id", "message_id"], UPDATED_COLUMNS)
+    await conn.execute(stmt, list(rows))
 
 
 class ExactVectorIndex:
@@ -44,8 +54,15 @@ class ExactVectorIndex:
     async def prepare(self, engine: AsyncEngine, dims: set[int]) -> None:
         """Nothing to build."""
 
-    async def on_write(self, conn: AsyncConnection, rows: Sequence[EmbeddingRow]) -> None:
-        """Nothing to maintain: the table is all this index reads."""
+    async def write(self, conn: AsyncConnection, rows: Sequence[dict[str, Any]]) -> None:
+        """Plain upsert into the embeddings table."""
+        await upsert_embeddings(conn, rows)
+
+    async def after_write(self, thread_id: str, message_ids: Sequence[str]) -> None:
+        """Nothing to maintain."""
+
+    async def after_delete(self, seqs: Sequence[int]) -> None:
+        """Nothing to maintain."""
 
     async def query(self, engine: AsyncEngine, query: VectorQuery) -> list[EmbeddingHit]:
         """Exact top-k within the query's scope."""

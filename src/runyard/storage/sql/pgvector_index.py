@@ -1,15 +1,17 @@
 """pgvector: cosine ranking inside PostgreSQL, with an HNSW index per vector length.
 
 The embeddings table keeps its portable float32 column; when ``CREATE EXTENSION vector``
-works, an extra ``embedding vector`` column mirrors it and is what queries rank. Vectors of
-any length share that column; a partial HNSW index per length (``WHERE dims = n``) makes
-each length's queries fast. Indexes are built the first time a length is stored.
+works, an extra ``embedding vector`` column holds the same vector and is what queries rank.
+Vectors of any length share that column; a partial HNSW index per length
+(``WHERE dims = n``) serves resource-wide queries. Thread-scoped queries rank the thread's
+rows exactly (few rows, found by the thread's key), which is both faster and exact.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from typing import Any
 
 from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
@@ -19,7 +21,8 @@ from runyard.storage.migrations import lock_schema
 from runyard.storage.protocol import VectorSearch
 from runyard.storage.records import EmbeddingHit
 from runyard.storage.sql.engine import read, write
-from runyard.storage.sql.vector_index import EmbeddingRow, VectorQuery
+from runyard.storage.sql.exact_vectors import UPDATED_COLUMNS
+from runyard.storage.sql.vector_index import VectorQuery
 from runyard.storage.vectors import unpack_vector
 
 __all__ = ["PgVectorIndex"]
@@ -29,11 +32,18 @@ logger = logging.getLogger("runyard.storage")
 # pgvector's HNSW indexes take at most this many dimensions; longer vectors are ranked by scan.
 _HNSW_MAX_DIMS = 2000
 _BACKFILL_BATCH = 1000
+_COLUMNS = ("thread_id", "message_id", *UPDATED_COLUMNS)
+_UPSERT = text(
+    f"INSERT INTO embeddings ({', '.join(_COLUMNS)}, embedding) "
+    f"VALUES ({', '.join(':' + c for c in _COLUMNS)}, CAST(:embedding AS vector)) "
+    "ON CONFLICT (thread_id, message_id) DO UPDATE SET "
+    + ", ".join(f"{c} = excluded.{c}" for c in (*UPDATED_COLUMNS, "embedding"))
+)
 
 
-def _literal(vector: Sequence[float]) -> str:
-    """pgvector's text form, ``[1.0,2.0]``."""
-    return "[" + ",".join(repr(float(x)) for x in vector) + "]"
+def _literal(blob: bytes) -> str:
+    """pgvector's text form, ``[1.0,2.0]``, of a packed float32 vector."""
+    return "[" + ",".join(repr(x) for x in unpack_vector(blob)) + "]"
 
 
 class PgVectorIndex:
@@ -53,11 +63,9 @@ class PgVectorIndex:
                 await conn.execute(
                     text("ALTER TABLE embeddings ADD COLUMN IF NOT EXISTS embedding vector")
                 )
-                version = (
-                    await conn.execute(
-                        text("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
-                    )
-                ).scalar_one()
+                version = await conn.scalar(
+                    text("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
+                )
         except DBAPIError as exc:
             logger.warning(
                 "pgvector is not available in this PostgreSQL database (%s); semantic recall "
@@ -83,23 +91,31 @@ class PgVectorIndex:
                     await conn.execute(text(_index_ddl(n)))
             self._indexed_dims.add(n)
 
-    async def on_write(self, conn: AsyncConnection, rows: Sequence[EmbeddingRow]) -> None:
-        """Mirror the rows' vectors into the ``embedding`` column, in the same transaction."""
-        await _mirror(conn, rows)
+    async def write(self, conn: AsyncConnection, rows: Sequence[dict[str, Any]]) -> None:
+        """Upsert rows with their ``embedding`` column in the same statement."""
+        await conn.execute(_UPSERT, [{**r, "embedding": _literal(r["vector"])} for r in rows])
+
+    async def after_write(self, thread_id: str, message_ids: Sequence[str]) -> None:
+        """Nothing to do: the row carries its vector."""
+
+    async def after_delete(self, seqs: Sequence[int]) -> None:
+        """Nothing to do: index entries go with their rows."""
 
     async def query(self, engine: AsyncEngine, query: VectorQuery) -> list[EmbeddingHit]:
         """Nearest by cosine distance, scoped by owner (and thread) in the same statement."""
         n = len(query.vector)
-        distance = f"embedding::vector({n}) <=> CAST(:q AS vector({n}))"
         scope = "tenant_id = :tenant AND resource_id = :resource AND dims = :dims"
-        if query.thread_id is not None:
+        if query.thread_id is None:
+            distance = f"embedding::vector({n}) <=> CAST(:q AS vector({n}))"  # the HNSW expression
+        else:
             scope += " AND thread_id = :thread"
+            distance = "embedding <=> CAST(:q AS vector)"  # matches no HNSW index: exact
         sql = (
             f"SELECT thread_id, message_id, {distance} AS distance FROM embeddings "
             f"WHERE {scope} ORDER BY {distance} LIMIT :k"
         )
         params = {
-            "q": _literal(query.vector),
+            "q": "[" + ",".join(repr(float(x)) for x in query.vector) + "]",
             "tenant": query.tenant_id,
             "resource": query.resource_id,
             "dims": n,
@@ -108,7 +124,7 @@ class PgVectorIndex:
         }
         async with read(engine) as conn:
             if self._iterative_scan:
-                # Keep scanning the graph until k rows pass the owner filter.
+                # Keep walking the graph until k rows pass the owner filter.
                 await conn.execute(text("SET LOCAL hnsw.iterative_scan = strict_order"))
             await conn.execute(text(f"SET LOCAL hnsw.ef_search = {max(40, query.top_k)}"))
             rows = (await conn.execute(text(sql), params)).all()
@@ -127,25 +143,11 @@ def _index_ddl(n: int) -> str:
 
 async def _backfill(engine: AsyncEngine) -> None:
     """Fill ``embedding`` for rows stored before pgvector was installed."""
-    select_missing = text(
-        "SELECT thread_id, message_id, vector FROM embeddings WHERE embedding IS NULL LIMIT :n"
-    )
+    missing = text("SELECT seq, vector FROM embeddings WHERE embedding IS NULL LIMIT :n")
+    fill = text("UPDATE embeddings SET embedding = CAST(:v AS vector) WHERE seq = :seq")
     while True:
         async with write(engine) as conn:
-            rows = (await conn.execute(select_missing, {"n": _BACKFILL_BATCH})).all()
+            rows = (await conn.execute(missing, {"n": _BACKFILL_BATCH})).all()
             if not rows:
                 return
-            await _mirror(
-                conn,
-                [EmbeddingRow(r.thread_id, r.message_id, unpack_vector(r.vector)) for r in rows],
-            )
-
-
-async def _mirror(conn: AsyncConnection, rows: Sequence[EmbeddingRow]) -> None:
-    await conn.execute(
-        text(
-            "UPDATE embeddings SET embedding = CAST(:v AS vector) "
-            "WHERE thread_id = :t AND message_id = :m"
-        ),
-        [{"v": _literal(r.vector), "t": r.thread_id, "m": r.message_id} for r in rows],
-    )
+            await conn.execute(fill, [{"v": _literal(r.vector), "seq": r.seq} for r in rows])

@@ -133,6 +133,8 @@ plans = Table(
 embeddings = Table(
     "embeddings",
     metadata,
+    # A stable integer key (SQLite's rowid alias) that vector side-indexes point at.
+    Column("seq", seq_type(), primary_key=True, autoincrement=True),
     Column("thread_id", String(255), nullable=False),
     Column("message_id", String(255), nullable=False),
     Column("tenant_id", String(255), nullable=False),
@@ -143,8 +145,8 @@ embeddings = Table(
     # float32 little-endian; the portable source of truth (pgvector keeps its own column).
     Column("vector", LargeBinary, nullable=False),
     Column("created_at", BigInteger, nullable=False),
-    PrimaryKeyConstraint("thread_id", "message_id"),
-    Index("embeddings_by_owner", "tenant_id", "resource_id", "dims"),
+    UniqueConstraint("thread_id", "message_id", name="embeddings_thread_message"),
+    Index("embeddings_by_owner", "tenant_id", "resource_id", "dims", "thread_id"),
 )
 
 runs = Table(

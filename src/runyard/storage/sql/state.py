@@ -6,13 +6,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import Table, select, update
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.sql.dml import Insert
 
 from runyard.ids import now_ms
 from runyard.storage.errors import ThreadOwnershipError
 from runyard.storage.sql.schema import threads
+from runyard.storage.sql.upserts import insert_ignore, upsert
 from runyard.storage.sql.vector_index import VectorIndex
 
 __all__ = ["SqlState"]
@@ -25,21 +25,8 @@ class SqlState:
         self._engine = engine
         self._vectors = vectors
 
-    def _insert(self, table: Table) -> sqlite.Insert | postgresql.Insert:
-        if self._engine.dialect.name == "postgresql":
-            return postgresql.insert(table)
-        return sqlite.insert(table)
-
     def _upsert(self, table: Table, keys: Sequence[str], columns: Sequence[str]) -> Insert:
-        """INSERT … ON CONFLICT (keys) DO UPDATE SET columns = the new values."""
-        stmt = self._insert(table)
-        return stmt.on_conflict_do_update(
-            index_elements=list(keys), set_={c: stmt.excluded[c] for c in columns}
-        )
-
-    def _insert_ignore(self, table: Table) -> Insert:
-        """INSERT … ON CONFLICT DO NOTHING."""
-        return self._insert(table).on_conflict_do_nothing()
+        return upsert(self._engine.dialect.name, table, keys, columns)
 
     async def _owner(self, conn: AsyncConnection, thread_id: str) -> tuple[str, str] | None:
         row = (
@@ -68,7 +55,7 @@ class SqlState:
             "created_at": now,
             "updated_at": now,
         }
-        await conn.execute(self._insert_ignore(threads), row)
+        await conn.execute(insert_ignore(self._engine.dialect.name, threads), row)
         if await self._owner(conn, thread_id) != (tenant_id, resource_id):
             raise ThreadOwnershipError(f"thread {thread_id!r} belongs to another owner")
 

@@ -1,26 +1,22 @@
-"""The seam between the embeddings table and whatever ranks vectors: a native index or Python."""
+"""The seam between the embeddings table and whatever ranks vectors: a native index or Python.
+
+An index owns how embedding rows are written (pgvector adds its own column) and may keep a
+side structure up to date after each commit (sqlite-vec's quantized table). The embeddings
+table stays the source of truth; every ranking is checked against it.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from runyard.storage.protocol import VectorSearch
 from runyard.storage.records import EmbeddingHit
 
-__all__ = ["EmbeddingRow", "VectorIndex", "VectorQuery"]
-
-
-@dataclass(frozen=True, slots=True)
-class EmbeddingRow:
-    """A stored embedding's key and vector, as the index sees it."""
-
-    thread_id: str
-    message_id: str
-    vector: Sequence[float]
+__all__ = ["VectorIndex", "VectorQuery"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,7 +31,7 @@ class VectorQuery:
 
 
 class VectorIndex(Protocol):
-    """Ranks the embeddings table's rows. The table stays the source of truth."""
+    """Writes and ranks the embeddings table's rows."""
 
     @property
     def name(self) -> VectorSearch:
@@ -43,11 +39,19 @@ class VectorIndex(Protocol):
         ...
 
     async def prepare(self, engine: AsyncEngine, dims: set[int]) -> None:
-        """Called before a write of vectors of these lengths, outside its transaction."""
+        """Before a write of vectors of these lengths, outside its transaction."""
         ...
 
-    async def on_write(self, conn: AsyncConnection, rows: Sequence[EmbeddingRow]) -> None:
-        """Called inside the transaction that upserted ``rows`` into the embeddings table."""
+    async def write(self, conn: AsyncConnection, rows: Sequence[dict[str, Any]]) -> None:
+        """Upsert embedding rows (the table's columns) inside the caller's transaction."""
+        ...
+
+    async def after_write(self, thread_id: str, message_ids: Sequence[str]) -> None:
+        """After the write committed."""
+        ...
+
+    async def after_delete(self, seqs: Sequence[int]) -> None:
+        """After rows with these ``seq`` keys were deleted and committed."""
         ...
 
     async def query(self, engine: AsyncEngine, query: VectorQuery) -> list[EmbeddingHit]:

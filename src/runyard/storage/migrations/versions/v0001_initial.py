@@ -96,6 +96,7 @@ def _memory_tiers() -> None:
     )
     op.create_table(
         "embeddings",
+        sa.Column("seq", seq_type(), primary_key=True, autoincrement=True),
         sa.Column("thread_id", _ID, nullable=False),
         sa.Column("message_id", _ID, nullable=False),
         sa.Column("tenant_id", _ID, nullable=False),
@@ -105,9 +106,11 @@ def _memory_tiers() -> None:
         sa.Column("dims", sa.Integer, nullable=False),
         sa.Column("vector", sa.LargeBinary, nullable=False),
         _ms("created_at"),
-        sa.PrimaryKeyConstraint("thread_id", "message_id"),
+        sa.UniqueConstraint("thread_id", "message_id", name="embeddings_thread_message"),
     )
-    op.create_index("embeddings_by_owner", "embeddings", ["tenant_id", "resource_id", "dims"])
+    op.create_index(
+        "embeddings_by_owner", "embeddings", ["tenant_id", "resource_id", "dims", "thread_id"]
+    )
 
 
 def _service() -> None:
