@@ -1,4 +1,4 @@
-"""The ``runyard`` command: one typer app with ``chat`` and ``db``."""
+"""The ``runyard`` command: one typer app with ``serve``, ``chat`` and ``db``."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import typer
 
 from runyard.cli.chat import chat
 from runyard.cli.db import db_app
+from runyard.cli.serve import serve
 
 __all__ = ["app", "main"]
 
@@ -16,6 +17,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_show_locals=False,
 )
+app.command("serve")(serve)
 app.command("chat")(chat)
 app.add_typer(db_app, name="db")
 

@@ -118,5 +118,15 @@ def _error_text(method: str, path: str, response: httpx.Response) -> str:
         body = response.json()
     except ValueError:
         body = response.text
-    detail = body.get("detail", body) if isinstance(body, dict) else body
-    return f"{method} {path} failed with HTTP {response.status_code}: {detail}"
+    return f"{method} {path} failed with HTTP {response.status_code}: {_detail(body)}"
+
+
+def _detail(body: Any) -> str:
+    """The human part of an error body: runyard's ``{"error": {"message"}}``, else ``detail``."""
+    if isinstance(body, dict):
+        error = body.get("error")
+        if isinstance(error, dict) and "message" in error:
+            return str(error["message"])
+        if "detail" in body:
+            return str(body["detail"])
+    return str(body)

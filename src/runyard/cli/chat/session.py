@@ -13,7 +13,7 @@ import asyncio
 from rich.console import Console
 
 from runyard.cli.chat.answers import ConfirmationAsker
-from runyard.cli.chat.client import ChatClient, Connection
+from runyard.cli.chat.client import ChatClient, Connection, ServerError
 from runyard.cli.chat.feed import RetryPolicy
 from runyard.cli.chat.run_view import RunView
 from runyard.protocol import ConfirmationRequestEvent, RunFinishEvent, RunFinishPayload
@@ -101,7 +101,11 @@ class ChatSession:
         view.note("approved" if answer.get("approved") else "denied")
 
     async def _cancel_and_follow(self, run_id: str, view: RunView) -> _Stop:
-        await self._cancel_thread()
+        try:
+            await self._cancel_thread()
+        except ServerError as exc:
+            # The run goes on (or ends by itself); keep showing it until its run-finish.
+            view.note(f"The server did not cancel the run: {exc}")
         return await self._follow(run_id, view, until_confirmation=False)
 
     async def _follow(self, run_id: str, view: RunView, *, until_confirmation: bool) -> _Stop:

@@ -1,0 +1,102 @@
+"""What ``runyard serve`` says once it listens: where, with which database, bus, agents and model.
+
+DESIGN.md §7: no hidden fallbacks. When no provider is configured the report says, in so many
+words, that the offline demo model is answering.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib.metadata import PackageNotFoundError, version
+
+from rich.console import Console
+from rich.text import Text
+
+from runyard.cli.display import describe_database, redact_url
+from runyard.config import Settings
+from runyard.service import DEMO_MODEL
+
+__all__ = ["AgentSummary", "ServeReport", "print_report"]
+
+
+@dataclass(frozen=True, slots=True)
+class AgentSummary:
+    """One served agent: its name, its model string and its tools' names."""
+
+    name: str
+    model: str
+    tools: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ServeReport:
+    """Everything the start-up report states."""
+
+    url: str
+    database: str
+    event_bus: str
+    agents: tuple[AgentSummary, ...]
+    grpc_port: int
+
+    @classmethod
+    def of(
+        cls, settings: Settings, host: str, port: int, agents: tuple[AgentSummary, ...]
+    ) -> ServeReport:
+        """The report for a server bound to ``host:port`` with ``settings``."""
+        bus = (
+            f"Redis {redact_url(settings.redis_url)}"
+            if settings.redis_url
+            else "in-process (one server; set RUNYARD_REDIS_URL to share events between replicas)"
+        )
+        return cls(
+            url=f"http://{_url_host(host)}:{port}",
+            database=describe_database(settings.database_url),
+            event_bus=bus,
+            agents=agents,
+            grpc_port=settings.grpc_port,
+        )
+
+    @property
+    def uses_demo_model(self) -> bool:
+        """Whether any agent answers with the offline demo model."""
+        return any(agent.model == DEMO_MODEL for agent in self.agents)
+
+
+def print_report(console: Console, report: ServeReport) -> None:
+    """Print the report and flush it (so logs and pipes see it at once)."""
+    console.print(
+        Text.assemble(
+            ("runyard ", "bold"), (_version(), "dim"), " serving ", (report.url, "bold cyan")
+        )
+    )
+    rows = [("API docs", f"{report.url}/docs"), ("database", report.database)]
+    rows.append(("event bus", report.event_bus))
+    for agent in report.agents:
+        tools = f" ({', '.join(agent.tools)})" if agent.tools else ""
+        rows.append(("agent", f"{agent.name}{tools}, model {agent.model}"))
+    rows.append(("gRPC", f"port {report.grpc_port} requested; gRPC is not served yet"))
+    for label, value in rows:
+        # Paths and URLs must stay copyable: no wrapping, whatever the terminal width.
+        console.print(Text.assemble((f"{label:<10} ", "dim"), value), soft_wrap=True)
+    if report.uses_demo_model:
+        console.print(
+            Text(
+                f"No model provider is configured: answering with the offline demo model {DEMO_MODEL}. "
+                "Set RUNYARD_MODEL, or a provider key such as OPENAI_API_KEY, to use a real model.",
+                style="yellow",
+            ),
+            soft_wrap=True,
+        )
+    console.print(Text("Press Ctrl-C to stop.", style="dim"))
+    console.file.flush()
+
+
+def _url_host(host: str) -> str:
+    return f"[{host}]" if ":" in host else host
+
+
+def _version() -> str:
+    try:
+        return version("runyard")
+    except PackageNotFoundError:
+        return "(source)"

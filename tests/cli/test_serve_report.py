@@ -1,0 +1,77 @@
+"""What ``runyard serve`` reports at start-up, from its settings and the agents it built."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.console import Console
+from typer.testing import CliRunner
+
+from runyard.cli import app
+from runyard.cli.serve_report import AgentSummary, ServeReport, print_report
+from runyard.config import Settings
+
+ASSISTANT = AgentSummary("assistant", "runyard:demo", ("calculator", "save_note"))
+
+
+def _printed(report: ServeReport) -> str:
+    console = Console(record=True, width=60, color_system=None)
+    print_report(console, report)
+    return console.export_text()
+
+
+def test_the_report_names_url_docs_database_bus_agents_and_grpc(tmp_path: Path) -> None:
+    settings = Settings(database_url=f"sqlite:///{tmp_path / 'r.db'}", redis_url="", grpc_port=9001)
+    text = _printed(ServeReport.of(settings, "127.0.0.1", 8400, (ASSISTANT,)))
+    lines = text.splitlines()
+    assert lines[0].startswith("runyard ")
+    assert lines[0].endswith("serving http://127.0.0.1:8400")
+    assert lines[1:6] == [
+        "API docs   http://127.0.0.1:8400/docs",
+        f"database   SQLite file {tmp_path / 'r.db'}",
+        "event bus  in-process (one server; set RUNYARD_REDIS_URL to share events between replicas)",
+        "agent      assistant (calculator, save_note), model runyard:demo",
+        "gRPC       port 9001 requested; gRPC is not served yet",
+    ]
+    assert (
+        "No model provider is configured: answering with the offline demo model runyard:demo."
+        in text
+    )
+    assert lines[-1] == "Press Ctrl-C to stop."
+
+
+def test_a_real_model_gets_no_demo_warning_and_passwords_stay_hidden() -> None:
+    settings = Settings(
+        database_url="postgresql://ann:secret@db:5432/runyard",
+        redis_url="redis://:hunter2@cache:6379/0",
+    )
+    agent = AgentSummary("assistant", "openai:gpt-4o-mini")
+    text = _printed(ServeReport.of(settings, "::1", 8400, (agent,)))
+    assert "serving http://[::1]:8400" in text
+    assert "database   PostgreSQL postgresql://ann:***@db:5432/runyard" in text
+    assert "event bus  Redis redis://:***@cache:6379/0" in text
+    assert "agent      assistant, model openai:gpt-4o-mini" in text
+    assert "secret" not in text
+    assert "hunter2" not in text
+    assert "demo" not in text
+
+
+def test_serve_help_lists_its_flags_and_their_environment_variables() -> None:
+    result = CliRunner().invoke(app, ["serve", "--help"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0
+    for text in (
+        "--host",
+        "--port",
+        "--grpc-port",
+        "RUNYARD_HOST",
+        "RUNYARD_PORT",
+        "not served yet",
+    ):
+        assert text in result.output
+
+
+def test_the_top_level_help_lists_the_commands() -> None:
+    result = CliRunner().invoke(app, ["--help"])
+    assert result.exit_code == 0
+    for command in ("serve", "chat", "db"):
+        assert command in result.output
