@@ -38,6 +38,8 @@ class ActiveRun:
     abort: asyncio.Event = field(default_factory=asyncio.Event)
     cancel_reason: CancelReason | None = None
     task: asyncio.Task[None] | None = None
+    finishing: bool = False
+    """Set once ``run-finish`` is emitted: the run only has to persist it and close its row."""
 
     def cancel(self, reason: CancelReason) -> None:
         """Abort the agent's stream; the segment then ends the run with ``reason``."""

@@ -101,12 +101,7 @@ class RunManager:
         async with self._locks.hold(thread_id):
             thread = await self._claim(owner, thread_id)
             run_id = new_id("run")
-            try:
-                record = await self.store.open_run(
-                    run_id, thread_id=thread_id, tenant_id=owner.tenant_id, owner=self.lease_owner
-                )
-            except RunConflict as exc:
-                raise RunActive(thread_id) from exc
+            record = await self._open_run(owner, thread_id, run_id)
             await self.store.save_thread(
                 thread_id,
                 tenant_id=owner.tenant_id,
@@ -188,7 +183,13 @@ class RunManager:
         run = await self.store.get_active_run(thread_id) if thread is not None else None
         if run is None:
             return ThreadStatus(False, False)
-        return ThreadStatus(run.status == "running", run.status == "suspended", run.run_id)
+        # A run that has asked its questions is waiting, even in the instant before its
+        # status row says so (it persists the questions first, then flips the status).
+        asked = any(
+            c.run_id == run.run_id for c in await self.store.list_pending_confirmations(thread_id)
+        )
+        waiting = run.status == "suspended" or asked
+        return ThreadStatus(not waiting, waiting, run.run_id)
 
     async def delete_thread(self, owner: Owner, thread_id: str) -> None:
         """Cancel whatever runs on the thread, then delete it with its messages and events."""
@@ -232,6 +233,46 @@ class RunManager:
 
     def _deps(self, agent: Agent) -> dict[str, Any]:
         return {SERVICE_DEPS: ServiceDeps(self.store, agent, ORCHESTRATOR_ID)}
+
+    async def _open_run(self, owner: Owner, thread_id: str, run_id: str) -> RunRecord:
+        """Open the thread's run; a run that already logged its ``run-finish`` is waited for."""
+        for attempt in (1, 2):
+            try:
+                return await self.store.open_run(
+                    run_id, thread_id=thread_id, tenant_id=owner.tenant_id, owner=self.lease_owner
+                )
+            except RunConflict as exc:
+                if attempt == 2 or not await self._finished_soon(thread_id):
+                    raise RunActive(thread_id) from exc
+        raise AssertionError("unreachable")
+
+    async def _finished_soon(self, thread_id: str) -> bool:
+        """True once the open run, which has already told clients it finished, has closed.
+
+        Clients see ``run-finish`` a moment before the run's row is closed (the event must be
+        durable first); a message sent in that moment waits for the close instead of a 409.
+        """
+        local = self._runs.get(thread_id)
+        if local is not None:
+            if not local.finishing:
+                return False
+            await self._settle_local(thread_id)
+            return True
+        run = await self.store.get_active_run(thread_id)
+        if run is None:
+            return True
+        last_id = await self.store.last_event_id(thread_id)
+        last = await self.store.read_events(thread_id, after_id=max(last_id - 1, 0))
+        if not any(e.type == "run-finish" and e.run_id == run.run_id for e in last):
+            return False
+        try:
+            async with asyncio.timeout(_SETTLE_SECONDS):
+                # The close happens in another process: only the database can tell.
+                while await self.store.get_active_run(thread_id) is not None:  # noqa: ASYNC110
+                    await asyncio.sleep(0.02)
+        except TimeoutError:
+            return False
+        return True
 
     def _launch(self, run: ActiveRun, start: SegmentStart) -> None:
         segment = RunSegment(run, start, self.store, self.events)

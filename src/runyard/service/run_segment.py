@@ -143,6 +143,7 @@ class RunSegment:
             for event in self.mapper.cancel_open_calls():
                 writer.emit(event)
         assert ending.status != "suspended"
+        run.finishing = True
         payload = RunFinishPayload(status=ending.status, reason=ending.reason)
         writer.emit(RunFinishEvent(run_id=run.run_id, agent_id=ORCHESTRATOR_ID, payload=payload))
         await writer.flush()

@@ -1,0 +1,107 @@
+"""``create_app``: the FastAPI application of ``runyard serve``.
+
+Its lifespan opens what was not given (the store from ``RUNYARD_DATABASE_URL``, the bus from
+``RUNYARD_REDIS_URL``, the default ``assistant``), runs the crash sweep, loads the model layer,
+and only then reports ready; on shutdown it ends every run and closes what it opened, in
+reverse order. HTTP concerns (body limit, error bodies) are middleware and handlers.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from collections.abc import AsyncIterator, Mapping
+from contextlib import AsyncExitStack, asynccontextmanager
+
+from fastapi import FastAPI
+
+from runyard.agent import Agent
+from runyard.config import Settings
+from runyard.http.body_limit import BodyLimit
+from runyard.http.errors import install_error_handlers
+from runyard.http.routes import ROUTERS
+from runyard.http.state import AppState, Parts
+from runyard.service import DEFAULT_AGENT, EventLog, RunManager, Threads, default_agent
+from runyard.service.bus import EventBus, open_event_bus
+from runyard.storage import Store, open_store
+
+__all__ = ["create_app"]
+
+logger = logging.getLogger("runyard.http")
+
+
+def create_app(
+    settings: Settings | None = None,
+    *,
+    store: Store | None = None,
+    agents: Mapping[str, Agent] | None = None,
+    bus: EventBus | None = None,
+    sse_ping_seconds: float = 15.0,
+    titles: bool = True,
+    instance: str | None = None,
+) -> FastAPI:
+    """The runyard HTTP app; pass ``store``/``agents``/``bus`` to use yours (you close them).
+
+    ``agents`` maps names to agents; ``assistant`` (else the first) is the default.
+    ``sse_ping_seconds`` is the idle time before a ``: ping`` keep-alive; ``titles`` turns
+    thread titles on; ``instance`` names this server for the crash sweep (default: host name).
+    """
+    config = settings or Settings()
+    state = AppState(config, sse_ping_seconds)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        async with AsyncExitStack() as stack:
+            state.parts = await _assemble(stack, config, store, agents, bus, titles, instance)
+            try:
+                yield
+            finally:
+                state.parts = None
+
+    app = FastAPI(
+        title="runyard",
+        summary="Agent inference service: runs, human approvals and events over SSE.",
+        version="0.1.0",
+        lifespan=lifespan,
+    )
+    app.state.runyard = state
+    for router in ROUTERS:
+        app.include_router(router)
+    install_error_handlers(app)
+    app.add_middleware(BodyLimit, max_bytes=config.max_body_bytes)
+    return app
+
+
+async def _assemble(
+    stack: AsyncExitStack,
+    settings: Settings,
+    store: Store | None,
+    agents: Mapping[str, Agent] | None,
+    bus: EventBus | None,
+    titles: bool,
+    instance: str | None,
+) -> Parts:
+    """Open what was not given (each closed by ``stack``), sweep, and warm the model layer."""
+    if store is None:
+        store = await open_store(settings.database_url)
+        stack.push_async_callback(store.close)
+    if bus is None:
+        bus = open_event_bus(settings.redis_url)
+        stack.push_async_callback(bus.close)
+    events = EventLog(store, bus)
+    stack.push_async_callback(events.close)
+    if agents is None:
+        assistant = default_agent(store, settings)
+        stack.push_async_callback(assistant.aclose)
+        agents = {assistant.name: assistant}
+    default = DEFAULT_AGENT if DEFAULT_AGENT in agents else next(iter(agents))
+    runs = RunManager(
+        store, events, agents, default_agent=default, instance=instance, titles=titles
+    )
+    stack.push_async_callback(runs.aclose)
+    swept = await runs.sweep_interrupted()
+    if swept:
+        logger.warning("closed %d run(s) interrupted by a restart", len(swept))
+    # The first request must not pay for importing the model layer.
+    importlib.import_module("pydantic_ai.models")
+    return Parts(store, events, runs, Threads(store), dict(agents))

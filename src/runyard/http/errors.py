@@ -1,0 +1,96 @@
+"""One table from runyard's exceptions to HTTP status codes, and the JSON error body.
+
+Every error is ``{"error": {"code", "message", ...}}`` with a 4xx code that names the problem;
+validation errors list each offending field. Nothing already stored is touched on the way out.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException
+
+from runyard.service import (
+    ConfirmationAnswered,
+    ConfirmationNotFound,
+    InvalidAnswer,
+    RunActive,
+    RunBusy,
+    ServiceError,
+    ThreadNotFound,
+    UnknownAgent,
+)
+
+__all__ = ["STATUS_CODES", "ApiError", "error_body", "install_error_handlers", "status_for"]
+
+STATUS_CODES: dict[type[Exception], int] = {
+    ThreadNotFound: 404,
+    ConfirmationNotFound: 404,
+    UnknownAgent: 422,
+    InvalidAnswer: 422,
+    RunActive: 409,
+    RunBusy: 409,
+    ConfirmationAnswered: 409,
+}
+"""The status of each service error (a subclass not listed takes its nearest listed base's)."""
+
+
+class ApiError(Exception):
+    """An error raised by the HTTP layer itself (bad header, bad cursor, not ready)."""
+
+    def __init__(self, status: int, code: str, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.field = field
+
+
+def status_for(exc: ServiceError) -> int:
+    """The HTTP status of a service error, by the table above."""
+    for cls in type(exc).__mro__:
+        if cls in STATUS_CODES:
+            return STATUS_CODES[cls]
+    return 400
+
+
+def error_body(code: str, message: str, **extra: Any) -> dict[str, Any]:
+    """The JSON body of every error response."""
+    return {"error": {"code": code, "message": message, **extra}}
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    """Map service errors, API errors, validation errors and HTTP errors to JSON bodies."""
+
+    async def service_error(_: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, ServiceError)
+        return JSONResponse(error_body(exc.code, str(exc)), status_code=status_for(exc))
+
+    async def api_error(_: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, ApiError)
+        extra = {"field": exc.field} if exc.field else {}
+        return JSONResponse(error_body(exc.code, str(exc), **extra), status_code=exc.status)
+
+    async def invalid_request(_: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, RequestValidationError)
+        fields = [
+            {"field": ".".join(str(p) for p in error["loc"]), "message": error["msg"]}
+            for error in exc.errors()
+        ]
+        message = "; ".join(f"{f['field']}: {f['message']}" for f in fields)
+        body = error_body("invalid_request", message or "invalid request", fields=fields)
+        return JSONResponse(body, status_code=422)
+
+    async def http_error(_: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, HTTPException)
+        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+        return JSONResponse(
+            error_body(code, str(exc.detail)), status_code=exc.status_code, headers=exc.headers
+        )
+
+    app.add_exception_handler(ServiceError, service_error)
+    app.add_exception_handler(ApiError, api_error)
+    app.add_exception_handler(RequestValidationError, invalid_request)
+    app.add_exception_handler(HTTPException, http_error)

@@ -1,0 +1,34 @@
+"""Who a request acts for: ``X-Runyard-Tenant`` and ``X-Runyard-User`` (both default ``default``).
+
+runyard trusts these headers: put an authenticating proxy in front of it that sets them. Values
+are 1 to 128 characters of letters, digits and ``._@-``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated
+
+from fastapi import Header
+
+from runyard.http.errors import ApiError
+from runyard.service import Owner
+
+__all__ = ["TENANT_HEADER", "USER_HEADER", "request_owner"]
+
+TENANT_HEADER = "X-Runyard-Tenant"
+USER_HEADER = "X-Runyard-User"
+_VALID = re.compile(r"^[A-Za-z0-9._@-]{1,128}$")
+
+
+def request_owner(
+    tenant: Annotated[str, Header(alias=TENANT_HEADER)] = "default",
+    user: Annotated[str, Header(alias=USER_HEADER)] = "default",
+) -> Owner:
+    """The request's owner, from its identity headers."""
+    for header, value in ((TENANT_HEADER, tenant), (USER_HEADER, user)):
+        if not _VALID.match(value):
+            raise ApiError(
+                400, "invalid_identity", f"{header} must be 1-128 of A-Z a-z 0-9 . _ @ -", header
+            )
+    return Owner(tenant, user)

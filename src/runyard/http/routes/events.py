@@ -1,0 +1,38 @@
+"""``GET /v1/events/{threadId}``: the thread's events over Server-Sent Events."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Header, Query, Request
+
+from runyard.http.identity import request_owner
+from runyard.http.sse import EventStreamResponse, event_frames, replay_cursor
+from runyard.http.state import AppState, Parts, parts
+from runyard.service import Owner
+
+__all__ = ["router"]
+
+router = APIRouter(prefix="/v1", tags=["events"])
+
+
+@router.get(
+    "/events/{thread_id}",
+    response_class=EventStreamResponse,
+    status_code=200,
+    responses={200: {"content": {"text/event-stream": {}}}},
+)
+async def events(
+    thread_id: str,
+    request: Request,
+    owner: Annotated[Owner, Depends(request_owner)],
+    app: Annotated[Parts, Depends(parts)],
+    last_event_id: Annotated[str | None, Header(alias="Last-Event-ID")] = None,
+    query_cursor: Annotated[str | None, Query(alias="lastEventId")] = None,
+) -> EventStreamResponse:
+    """Replay events with ``id > cursor`` (``Last-Event-ID`` wins over ``?lastEventId``; none =
+    the whole history), then stream live ones. A new thread id is claimed for the caller."""
+    cursor = replay_cursor(last_event_id, query_cursor)
+    await app.threads.ensure(owner, thread_id)
+    state: AppState = request.app.state.runyard
+    return EventStreamResponse(event_frames(app.events, thread_id, cursor, state.sse_ping_seconds))

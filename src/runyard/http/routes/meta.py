@@ -1,0 +1,47 @@
+"""``GET /v1/agents``, ``GET /healthz`` (the process answers) and ``GET /readyz`` (it serves)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import JSONResponse
+
+from runyard.http.state import AppState, Parts, parts
+
+__all__ = ["router"]
+
+router = APIRouter(tags=["meta"])
+
+
+@router.get("/v1/agents")
+async def agents(app: Annotated[Parts, Depends(parts)]) -> dict[str, Any]:
+    """The agents this service runs, the default first."""
+    default = app.runs.default_agent
+    ordered = sorted(app.agents.values(), key=lambda a: (a.name != default, a.name))
+    return {
+        "agents": [
+            {
+                "name": agent.name,
+                "model": agent.model_label,
+                "tools": sorted(agent.tools),
+                "default": agent.name == default,
+            }
+            for agent in ordered
+        ]
+    }
+
+
+@router.get("/healthz")
+async def healthz() -> dict[str, str]:
+    """Always ok while the process answers."""
+    return {"status": "ok"}
+
+
+@router.get("/readyz")
+async def readyz(request: Request) -> JSONResponse:
+    """200 once the store is open, the crash sweep done and the model layer loaded; else 503."""
+    state: AppState = request.app.state.runyard
+    if state.parts is None:
+        return JSONResponse({"status": "starting"}, status_code=503)
+    return JSONResponse({"status": "ready"})

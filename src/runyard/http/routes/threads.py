@@ -1,0 +1,52 @@
+"""Thread endpoints: list, rich messages with agent trees and ``nextEventId``, status, delete."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Query
+
+from runyard.http.identity import request_owner
+from runyard.http.routes.schemas import OkResponse
+from runyard.http.state import Parts, parts
+from runyard.service import Owner
+
+__all__ = ["router"]
+
+router = APIRouter(prefix="/v1/threads", tags=["threads"])
+
+OwnerDep = Annotated[Owner, Depends(request_owner)]
+PartsDep = Annotated[Parts, Depends(parts)]
+
+
+@router.get("")
+async def list_threads(
+    owner: OwnerDep, app: PartsDep, limit: Annotated[int, Query(ge=1, le=1000)] = 100
+) -> dict[str, Any]:
+    """The caller's threads, most recently updated first."""
+    return {"threads": await app.threads.list_threads(owner, limit=limit)}
+
+
+@router.get("/{thread_id}/messages")
+async def messages(
+    thread_id: str,
+    owner: OwnerDep,
+    app: PartsDep,
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+) -> dict[str, Any]:
+    """The last ``limit`` messages with agent trees, and ``nextEventId`` for the SSE hand-off:
+    connect with ``lastEventId = nextEventId - 1`` to see every later event exactly once."""
+    return await app.threads.messages(owner, thread_id, limit=limit)
+
+
+@router.get("/{thread_id}/status")
+async def status(thread_id: str, owner: OwnerDep, app: PartsDep) -> dict[str, Any]:
+    """``{hasActiveRun, isSuspended, backgroundTasks}`` (an unknown thread is idle)."""
+    return (await app.runs.status(owner, thread_id)).to_json()
+
+
+@router.delete("/{thread_id}", response_model=OkResponse)
+async def delete_thread(thread_id: str, owner: OwnerDep, app: PartsDep) -> OkResponse:
+    """Cancel the thread's run, then delete the thread with its messages and events."""
+    await app.runs.delete_thread(owner, thread_id)
+    return OkResponse()

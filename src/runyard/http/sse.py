@@ -1,0 +1,92 @@
+"""Server-Sent Events: the frames, the cursor rule, and a response that stops on disconnect.
+
+Frames are ``id: <n>\\ndata: <json>\\n\\n``; events that are ready together go out in one write.
+A ``: ping`` comment goes out after ``ping_seconds`` without events, so proxies keep the
+connection open.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+
+from starlette.responses import Response
+from starlette.types import Receive, Scope, Send
+
+from runyard.http.errors import ApiError
+from runyard.service import EventLog, LiveEvent
+
+__all__ = ["SSE_HEADERS", "EventStreamResponse", "event_frames", "frame", "replay_cursor"]
+
+SSE_HEADERS: tuple[tuple[str, str], ...] = (
+    ("content-type", "text/event-stream"),
+    ("cache-control", "no-cache"),
+    ("connection", "keep-alive"),
+    ("x-accel-buffering", "no"),
+)
+PING = b": ping\n\n"
+
+
+def frame(event: LiveEvent) -> str:
+    """One SSE frame for ``event``."""
+    return f"id: {event.id}\ndata: {event.json}\n\n"
+
+
+def replay_cursor(last_event_id: str | None, query: str | None) -> int:
+    """The replay cursor: ``Last-Event-ID`` when it is an integer ≥ 0, else ``?lastEventId``,
+    else 0 (the whole history)."""
+    if last_event_id is not None and last_event_id.strip().isdigit():
+        return int(last_event_id)
+    if query is None or query == "":
+        return 0
+    if not query.strip().isdigit():
+        raise ApiError(400, "invalid_cursor", "lastEventId must be an integer >= 0", "lastEventId")
+    return int(query)
+
+
+async def event_frames(
+    events: EventLog, thread_id: str, cursor: int, ping_seconds: float
+) -> AsyncIterator[bytes]:
+    """Stored events after ``cursor``, then live ones, as SSE bytes; pings while idle."""
+    async with events.reader(thread_id, after=cursor) as reader:
+        while True:
+            batch = await reader.next(max_wait=ping_seconds)
+            yield "".join(map(frame, batch)).encode() if batch else PING
+
+
+class EventStreamResponse(Response):
+    """Streams ``frames`` with the SSE headers until the client goes away."""
+
+    media_type = "text/event-stream"
+
+    def __init__(self, frames: AsyncIterator[bytes]) -> None:
+        self.frames = frames
+        self.status_code = 200
+        self.background = None
+        self.raw_headers = [(k.encode(), v.encode()) for k, v in SSE_HEADERS]
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await send({"type": "http.response.start", "status": 200, "headers": self.raw_headers})
+        streaming = asyncio.create_task(self._stream(send))
+        watching = asyncio.create_task(_disconnected(receive))
+        await asyncio.wait({streaming, watching}, return_when=asyncio.FIRST_COMPLETED)
+        for task in (streaming, watching):
+            task.cancel()
+        results = await asyncio.gather(streaming, watching, return_exceptions=True)
+        aclose = getattr(self.frames, "aclose", None)
+        if aclose is not None:
+            await aclose()
+        failure = results[0]
+        if isinstance(failure, Exception) and not isinstance(failure, OSError):
+            raise failure
+
+    async def _stream(self, send: Send) -> None:
+        with contextlib.suppress(OSError):
+            async for chunk in self.frames:
+                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+
+
+async def _disconnected(receive: Receive) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass

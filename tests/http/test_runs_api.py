@@ -1,0 +1,265 @@
+"""The /v1 run API through the ASGI app: chat, SSE events, confirm, cancel, status, conflicts."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+from http_harness import ALICE, asgi_client, asgi_sse, running_app
+
+from runyard.agent import Agent
+from runyard.memory import Memory
+from runyard.storage import Store
+from runyard.testing import call, scripted_model, text
+from runyard.tools import tool
+
+NOTE = '/tool save_note {"text": "buy milk"}'
+
+
+@pytest.fixture
+def url(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'runyard.db'}"
+
+
+def types(frames: list[Any]) -> list[str]:
+    return [f.data["type"] for f in frames]
+
+
+async def test_a_message_streams_ordered_events_with_ids_and_the_seed_headers(url: str) -> None:
+    async with running_app(url) as app, asgi_client(app) as client:
+        response = await client.post("/v1/chat/t1", json={"message": "hello there"})
+        async with asgi_sse(app, "/v1/events/t1") as stream:
+            frames = await stream.until("run-finish")
+
+    run_id = response.json()["runId"]
+    assert response.status_code == 200
+    assert stream.headers == {
+        "content-type": "text/event-stream",
+        "cache-control": "no-cache",
+        "connection": "keep-alive",
+        "x-accel-buffering": "no",
+    }
+    assert [f.id for f in frames] == list(range(1, len(frames) + 1))
+    assert types(frames)[0] == "run-start"
+    assert frames[-1].data == {
+        "type": "run-finish",
+        "runId": run_id,
+        "agentId": "agent-001",
+        "payload": {"status": "completed"},
+    }
+    text_out = "".join(f.data["payload"]["text"] for f in frames if f.data["type"] == "text-delta")
+    assert text_out == 'You said: "hello there"'
+
+
+async def test_a_second_message_is_409_while_running_and_while_suspended(url: str) -> None:
+    async with running_app(url) as app, asgi_client(app) as client:
+        await client.post("/v1/chat/t1", json={"message": "/delay 30\nslow reply here"})
+        running = await client.post("/v1/chat/t1", json={"message": "again"})
+        running_status = (await client.get("/v1/threads/t1/status")).json()
+        await client.post("/v1/chat/t1/cancel")
+        await client.post("/v1/chat/t2", json={"message": NOTE})
+        async with asgi_sse(app, "/v1/events/t2") as stream:
+            await stream.until("confirmation-request")
+        suspended = await client.post("/v1/chat/t2", json={"message": "again"})
+        suspended_status = (await client.get("/v1/threads/t2/status")).json()
+
+    assert (running.status_code, running.json()["error"]["code"]) == (409, "run_active")
+    assert (suspended.status_code, suspended.json()["error"]["code"]) == (409, "run_active")
+    assert running_status["hasActiveRun"] is True
+    assert suspended_status["runId"].startswith("run_")
+    assert {k: v for k, v in suspended_status.items() if k != "runId"} == {
+        "hasActiveRun": False,
+        "isSuspended": True,
+        "backgroundTasks": [],
+    }
+
+
+async def test_fifty_racing_posts_have_exactly_one_winner(url: str) -> None:
+    async with running_app(url) as app, asgi_client(app) as client:
+        responses = await asyncio.gather(
+            *(
+                client.post("/v1/chat/t1", json={"message": "/delay 50\nwords words words"})
+                for _ in range(50)
+            )
+        )
+        await client.post("/v1/chat/t1/cancel")
+
+    codes = sorted(r.status_code for r in responses)
+    assert codes == [200] + [409] * 49
+
+
+async def confirmation(app: Any, thread: str) -> dict[str, Any]:
+    async with asgi_sse(app, f"/v1/events/{thread}") as stream:
+        frames = await stream.until("confirmation-request")
+    payload: dict[str, Any] = frames[-1].data["payload"]
+    return payload
+
+
+async def test_approving_runs_the_tool_then_the_run_finishes(url: str) -> None:
+    async with running_app(url) as app, asgi_client(app) as client:
+        await client.post("/v1/chat/t1", json={"message": NOTE})
+        asked = await confirmation(app, "t1")
+        answered = await client.post(f"/v1/confirm/{asked['requestId']}", json={"approved": True})
+        async with asgi_sse(app, "/v1/events/t1", {"Last-Event-ID": "0"}) as stream:
+            frames = await stream.until("run-finish")
+        notes = await client.post("/v1/chat/t1", json={"message": "/tool list_notes {}"})
+        async with asgi_sse(app, "/v1/events/t1", {"Last-Event-ID": str(frames[-1].id)}) as stream:
+            listed = await stream.until("run-finish")
+
+    assert answered.json() == {"ok": True}
+    assert asked["toolName"] == "save_note"
+    assert asked["args"] == {"text": "buy milk"}
+    assert (asked["severity"], asked["message"]) == ("warning", 'Allow "save_note" to run?')
+    (result,) = [f.data for f in frames if f.data["type"] == "tool-result"]
+    assert result["payload"]["result"]["text"] == "buy milk"
+    assert frames[-1].data["payload"] == {"status": "completed"}
+    assert notes.status_code == 200
+    (listing,) = [f.data for f in listed if f.data["type"] == "tool-result"]
+    assert [n["text"] for n in listing["payload"]["result"]["notes"]] == ["buy milk"]
+
+
+async def test_denying_turns_the_call_into_a_tool_error(url: str) -> None:
+    async with running_app(url) as app, asgi_client(app) as client:
+        await client.post("/v1/chat/t1", json={"message": NOTE})
+        asked = await confirmation(app, "t1")
+        await client.post(f"/v1/confirm/{asked['requestId']}", json={"approved": False})
+        async with asgi_sse(app, "/v1/events/t1") as stream:
+            frames = await stream.until("run-finish")
+
+    (error,) = [f.data for f in frames if f.data["type"] == "tool-error"]
+    assert "denied" in error["payload"]["error"]
+    assert "tool-result" not in types(frames)
+
+
+def launch_agents(calls: list[str]) -> Any:
+    @tool(requires_approval=True)
+    async def launch(target: str) -> dict[str, str]:
+        """Launch something irreversible."""
+        calls.append(target)
+        return {"launched": target}
+
+    def build(store: Store) -> list[Agent]:
+        model = scripted_model([call("launch", {"target": "moon"}), text("launched")])
+        return [Agent("assistant", model, tools=[launch], memory=Memory(store))]
+
+    return build
+
+
+async def test_ten_racing_confirms_are_answered_once_and_the_tool_runs_once(url: str) -> None:
+    calls: list[str] = []
+    async with running_app(url, launch_agents(calls)) as app, asgi_client(app) as client:
+        await client.post("/v1/chat/t1", json={"message": "go"})
+        asked = await confirmation(app, "t1")
+        responses = await asyncio.gather(
+            *(
+                client.post(f"/v1/confirm/{asked['requestId']}", json={"approved": True})
+                for _ in range(10)
+            )
+        )
+        async with asgi_sse(app, "/v1/events/t1") as stream:
+            frames = await stream.until("run-finish")
+        again = await client.post(f"/v1/confirm/{asked['requestId']}", json={"approved": True})
+
+    assert sorted(r.status_code for r in responses) == [200] + [409] * 9
+    assert calls == ["moon"]
+    assert types(frames).count("tool-result") == 1
+    assert (again.status_code, again.json()["error"]["code"]) == (409, "confirmation_answered")
+
+
+async def test_cancel_is_idempotent_and_ends_the_run_cancelled(url: str) -> None:
+    async with running_app(url) as app, asgi_client(app) as client:
+        await client.post("/v1/chat/t1", json={"message": "/delay 40\nmany slow words to say"})
+        first = await client.post("/v1/chat/t1/cancel")
+        second = await client.post("/v1/chat/t1/cancel")
+        async with asgi_sse(app, "/v1/events/t1") as stream:
+            frames = await stream.until("run-finish")
+        after = await client.post("/v1/chat/t1", json={"message": "hello"})
+
+    assert [first.json(), second.json()] == [{"ok": True}, {"ok": True}]
+    assert frames[-1].data["payload"] == {"status": "cancelled", "reason": "user_cancelled"}
+    assert types(frames).count("run-finish") == 1
+    assert after.status_code == 200
+
+
+async def test_cancel_while_a_confirmation_is_pending_expires_it(url: str) -> None:
+    async with running_app(url) as app, asgi_client(app) as client:
+        await client.post("/v1/chat/t1", json={"message": NOTE})
+        asked = await confirmation(app, "t1")
+        await client.post("/v1/chat/t1/cancel")
+        late = await client.post(f"/v1/confirm/{asked['requestId']}", json={"approved": True})
+        async with asgi_sse(app, "/v1/events/t1") as stream:
+            frames = await stream.until("run-finish")
+        status = (await client.get("/v1/threads/t1/status")).json()
+
+    assert late.status_code == 409
+    assert frames[-1].data["payload"] == {"status": "cancelled", "reason": "user_cancelled"}
+    assert (status["hasActiveRun"], status["isSuspended"]) == (False, False)
+
+
+async def test_another_user_finds_nothing(url: str) -> None:
+    bob = {"X-Runyard-User": "bob"}
+    async with running_app(url) as app, asgi_client(app) as client:
+        await client.post("/v1/chat/t1", json={"message": NOTE})
+        asked = await confirmation(app, "t1")
+        responses = [
+            await client.post("/v1/chat/t1", json={"message": "mine now"}, headers=bob),
+            await client.get("/v1/threads/t1/messages", headers=bob),
+            await client.post("/v1/chat/t1/cancel", headers=bob),
+            await client.post(
+                f"/v1/confirm/{asked['requestId']}", json={"approved": True}, headers=bob
+            ),
+            await client.delete("/v1/threads/t1", headers=bob),
+        ]
+        listed = (await client.get("/v1/threads", headers=bob)).json()
+
+    assert [r.status_code for r in responses] == [404] * 5
+    assert listed == {"threads": []}
+
+
+async def test_threads_are_listed_and_deleted(url: str) -> None:
+    async with running_app(url) as app, asgi_client(app) as client:
+        await client.post("/v1/chat/t1", json={"message": "hello"})
+        async with asgi_sse(app, "/v1/events/t1") as stream:
+            await stream.until("run-finish")
+        listed = (await client.get("/v1/threads")).json()
+        deleted = await client.delete("/v1/threads/t1")
+        gone = await client.get("/v1/threads/t1/messages")
+
+    assert [t["id"] for t in listed["threads"]] == ["t1"]
+    assert deleted.json() == {"ok": True}
+    assert gone.status_code == 404
+
+
+async def test_health_readiness_agents_and_openapi(url: str) -> None:
+    async with running_app(url) as app, asgi_client(app) as client:
+        health = await client.get("/healthz")
+        ready = await client.get("/readyz")
+        agents = await client.get("/v1/agents")
+        docs = await client.get("/docs")
+        schema = await client.get("/openapi.json")
+
+    assert health.json() == {"status": "ok"}
+    assert ready.json() == {"status": "ready"}
+    assert agents.json()["agents"] == [
+        {
+            "name": "assistant",
+            "model": "runyard:demo",
+            "tools": ["calculator", "delegate", "list_notes", "plan", "save_note"],
+            "default": True,
+        }
+    ]
+    assert docs.status_code == 200
+    assert "/v1/chat/{thread_id}" in schema.json()["paths"]
+
+
+async def test_readiness_is_503_before_the_lifespan_ran(url: str) -> None:
+    from http_harness import built_app
+
+    async with built_app(url) as app, asgi_client(app) as client:
+        ready = await client.get("/readyz")
+        chat = await client.post("/v1/chat/t1", json={"message": "hi"}, headers=ALICE)
+
+    assert ready.status_code == 503
+    assert (chat.status_code, chat.json()["error"]["code"]) == (503, "not_ready")
