@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
+import os
 import sqlite3
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
+import asyncpg
 import pytest
 from typer.testing import CliRunner
 
@@ -45,3 +50,39 @@ def test_a_bad_url_is_an_error_that_names_it() -> None:
     result = CliRunner().invoke(app, ["db", "upgrade", "--url", "mysql://nope"])
     assert result.exit_code == 1
     assert "unsupported database URL 'mysql://nope'" in result.output
+
+
+async def _admin(server: str, sql: str) -> None:
+    connection = await asyncpg.connect(server)
+    try:
+        await connection.execute(sql)
+    finally:
+        await connection.close()
+
+
+@pytest.fixture
+def postgresql_url() -> Iterator[str]:
+    """A fresh database on ``RUNYARD_TEST_POSTGRES_URL``'s server, dropped afterwards."""
+    server = os.environ.get("RUNYARD_TEST_POSTGRES_URL", "")
+    if not server:
+        if os.environ.get("RUNYARD_TEST_REQUIRE_SERVICES") == "1":
+            pytest.fail("RUNYARD_TEST_POSTGRES_URL is not set")
+        pytest.skip("RUNYARD_TEST_POSTGRES_URL is not set")
+    name = f"runyard_cli_{uuid.uuid4().hex[:12]}"
+    asyncio.run(_admin(server, f'CREATE DATABASE "{name}"'))
+    yield f"{server.rpartition('/')[0]}/{name}"
+    asyncio.run(_admin(server, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+def test_upgrade_migrates_postgresql_and_hides_the_password(postgresql_url: str) -> None:
+    scheme, _, rest = postgresql_url.partition("://")
+    credentials, _, location = rest.rpartition("@")
+    user, _, password = credentials.partition(":")
+    # A server with trust authentication ignores a password: give it one to hide.
+    password = password or "not-shown"
+    url = f"{scheme}://{user or 'postgres'}:{password}@{location}"
+    result = CliRunner().invoke(app, ["db", "upgrade", "--url", url])
+    assert result.exit_code == 0, result.output
+    shown = f"{scheme}://{user or 'postgres'}:***@{location}"
+    assert f"PostgreSQL {shown}: at revision {head_revision()}" in result.output
+    assert password not in result.output

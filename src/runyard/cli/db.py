@@ -36,7 +36,7 @@ def upgrade_command(
             in_memory = parse_database_url(target).backend == "memory"
             asyncio.run(upgrade(target))
         except (StorageError, SQLAlchemyError, OSError) as exc:
-            console.print(f"[red]Error:[/] {exc}")
+            console.print(f"[red]Error:[/] cannot migrate {where}: {exc}", soft_wrap=True)
             raise typer.Exit(1) from exc
     if in_memory:
         console.print(f"{where}: no schema to migrate", soft_wrap=True)
