@@ -1,11 +1,12 @@
-"""Semantic-recall latency: top-5 by cosine over 100,000 stored vectors of one user.
+"""Semantic-recall latency and accuracy: top-5 by cosine over 100,000 vectors of one user.
 
     python benchmarks/storage_recall.py [--vectors 100000] [--dims 384] [--pgvector URL]
 
-Stores random unit vectors (seeded) for one user across 100 threads, then times
-``Store.query_embeddings`` with resource scope (all 100,000 rows compete) and thread scope
-(one thread's 1,000). SQLite ranks with sqlite-vec; PostgreSQL with pgvector (HNSW) when a
-URL to a server with the extension is given (or RUNYARD_TEST_PGVECTOR_URL is set).
+Stores seeded, clustered unit vectors (2,000 topics plus noise, roughly how sentence
+embeddings spread) for one user across 100 threads, then times ``Store.query_embeddings``
+with resource scope (every row competes) and thread scope (one thread's rows). Accuracy is
+recall@5 against an exact full scan. SQLite ranks with sqlite-vec; PostgreSQL with pgvector
+(HNSW) when a URL to a server with the extension is given (or RUNYARD_TEST_PGVECTOR_URL).
 """
 
 from __future__ import annotations
@@ -23,70 +24,103 @@ from pathlib import Path
 import asyncpg
 
 from runyard.storage import EmbeddingEntry, Store, open_store
+from runyard.storage.sql.sqlite_vec_connection import connect, fetch
+from runyard.storage.vectors import pack_vector
 
 OWNER = {"tenant_id": "bench", "resource_id": "user-1"}
 THREADS = 100
 QUERIES = 50
+TOPICS = 2000
 
 
-def _unit(rng: random.Random, dims: int) -> list[float]:
-    v = [rng.gauss(0.0, 1.0) for _ in range(dims)]
+def _normalise(v: list[float]) -> list[float]:
     norm = sum(x * x for x in v) ** 0.5
     return [x / norm for x in v]
 
 
-async def _fill(store: Store, total: int, dims: int) -> float:
-    rng = random.Random(7)
-    per_thread = total // THREADS
+class Corpus:
+    """Seeded vectors and queries, identical for every backend."""
+
+    def __init__(self, total: int, dims: int) -> None:
+        rng = random.Random(7)
+        topics = [_normalise([rng.gauss(0, 1) for _ in range(dims)]) for _ in range(TOPICS)]
+        self.vectors = [self._near(rng, topics[rng.randrange(TOPICS)]) for _ in range(total)]
+        self.queries = [self._near(rng, topics[rng.randrange(TOPICS)]) for _ in range(QUERIES)]
+
+    @staticmethod
+    def _near(rng: random.Random, topic: list[float]) -> list[float]:
+        return _normalise([x + rng.gauss(0, 0.06) for x in topic])
+
+    def entries(self, thread: int) -> list[EmbeddingEntry]:
+        per_thread = len(self.vectors) // THREADS
+        start = thread * per_thread
+        return [
+            EmbeddingEntry(f"m{i}", self.vectors[i], "", "bench")
+            for i in range(start, start + per_thread)
+        ]
+
+
+async def _fill(store: Store, corpus: Corpus) -> float:
     started = time.perf_counter()
     for t in range(THREADS):
-        entries = [
-            EmbeddingEntry(f"m{t}-{i}", _unit(rng, dims), "", "bench") for i in range(per_thread)
-        ]
-        await store.save_embeddings(f"thread-{t}", entries, **OWNER)
+        await store.save_embeddings(f"thread-{t}", corpus.entries(t), **OWNER)
     return time.perf_counter() - started
 
 
-async def _latencies(store: Store, dims: int, thread_id: str | None) -> list[float]:
-    rng = random.Random(11)
-    scope = "thread" if thread_id else "resource"
-    timings = []
-    for _ in range(QUERIES):
-        query = _unit(rng, dims)
+def _truth(sqlite_path: str, corpus: Corpus) -> list[set[str]]:
+    """Exact top-5 of every query by a full scan."""
+    conn = connect(sqlite_path)
+    sql = "SELECT message_id FROM embeddings ORDER BY vec_distance_cosine(vector, ?), seq LIMIT 5"
+    truth = [{m for (m,) in fetch(conn, sql, [pack_vector(q)])} for q in corpus.queries]
+    conn.close()
+    return truth
+
+
+async def _timed(
+    store: Store, corpus: Corpus, thread_id: str | None
+) -> tuple[list[float], list[set[str]]]:
+    timings, found = [], []
+    for query in corpus.queries:
         started = time.perf_counter()
         hits = await store.query_embeddings(
-            query, thread_id=thread_id, scope=scope, top_k=5, **OWNER
+            query, thread_id=thread_id, scope="thread" if thread_id else "resource", **OWNER
         )
         timings.append((time.perf_counter() - started) * 1000)
-        assert len(hits) == 5
-    return timings
+        found.append({h.message_id for h in hits})
+    return timings, found
 
 
-def _report(label: str, timings: list[float]) -> None:
+def _line(label: str, timings: list[float]) -> str:
     ordered = sorted(timings)
     p95 = ordered[int(len(ordered) * 0.95) - 1]
-    print(f"  {label:<18} p50 {statistics.median(ordered):7.2f} ms   p95 {p95:7.2f} ms")
+    return f"  {label:<15} p50 {statistics.median(ordered):7.2f} ms   p95 {p95:7.2f} ms"
 
 
-async def measure(url: str, total: int, dims: int) -> None:
-    """Fill a store at ``url`` and print its recall latencies."""
+async def measure(url: str, corpus: Corpus, truth: list[set[str]] | None) -> None:
+    """Fill a store at ``url`` and print its latencies (and recall when ``truth`` is given)."""
     store = await open_store(url)
     try:
-        fill = await _fill(store, total, dims)
-        print(f"{store.backend} ({store.vector_search}): stored {total:,} x {dims} in {fill:.1f} s")
-        _report("resource scope", await _latencies(store, dims, None))
-        _report("thread scope", await _latencies(store, dims, "thread-3"))
+        fill = await _fill(store, corpus)
+        n, dims = len(corpus.vectors), len(corpus.vectors[0])
+        print(f"{store.backend} ({store.vector_search}): stored {n:,} x {dims} in {fill:.1f} s")
+        timings, found = await _timed(store, corpus, None)
+        line = _line("resource scope", timings)
+        if truth is not None:
+            recall = statistics.mean(len(f & t) / 5 for f, t in zip(found, truth, strict=True))
+            line += f"   recall@5 {recall:.3f}"
+        print(line)
+        print(_line("thread scope", (await _timed(store, corpus, "thread-3"))[0]))
     finally:
         await store.close()
 
 
-async def _on_fresh_database(server: str, total: int, dims: int) -> None:
+async def _on_fresh_database(server: str, corpus: Corpus, truth: list[set[str]]) -> None:
     name = f"runyard_bench_{uuid.uuid4().hex[:8]}"
     admin = server.replace("postgresql+asyncpg://", "postgresql://")
     conn = await asyncpg.connect(admin)
     await conn.execute(f'CREATE DATABASE "{name}"')
     try:
-        await measure(f"{admin.rpartition('/')[0]}/{name}", total, dims)
+        await measure(f"{admin.rpartition('/')[0]}/{name}", corpus, truth)
     finally:
         await conn.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
         await conn.close()
@@ -98,10 +132,17 @@ async def main() -> None:
     parser.add_argument("--dims", type=int, default=384)
     parser.add_argument("--pgvector", default=os.environ.get("RUNYARD_TEST_PGVECTOR_URL", ""))
     args = parser.parse_args()
+    corpus = Corpus(args.vectors, args.dims)
     with tempfile.TemporaryDirectory() as tmp:
-        await measure(f"sqlite:///{Path(tmp) / 'recall.db'}", args.vectors, args.dims)
+        # Ground truth from its own database, so the measured one starts empty.
+        truth_path = str(Path(tmp) / "truth.db")
+        store = await open_store(f"sqlite:///{truth_path}", vectors="exact")
+        await _fill(store, corpus)
+        await store.close()
+        truth = _truth(truth_path, corpus)
+        await measure(f"sqlite:///{Path(tmp) / 'recall.db'}", corpus, truth)
     if args.pgvector:
-        await _on_fresh_database(args.pgvector, args.vectors, args.dims)
+        await _on_fresh_database(args.pgvector, corpus, truth)
 
 
 if __name__ == "__main__":

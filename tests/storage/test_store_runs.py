@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from runyard.storage import RunConflict, RunNotFound, StaleLease, Store
+from runyard.storage import RunConflict, RunNotFound, StaleLease, StorageError, Store
 
 
 async def test_opening_a_run_starts_its_lease_at_epoch_one(store: Store) -> None:
@@ -27,6 +27,13 @@ async def test_a_second_open_run_on_the_thread_conflicts(store: Store) -> None:
     with pytest.raises(RunConflict):
         await store.open_run("r2", thread_id="t1", tenant_id="acme", owner="b")
     await store.open_run("r3", thread_id="t2", tenant_id="acme", owner="b")
+
+
+async def test_a_run_id_is_used_once(store: Store) -> None:
+    await store.open_run("r1", thread_id="t1", tenant_id="acme", owner="a")
+    await store.close_run("r1", "completed", epoch=1)
+    with pytest.raises(StorageError, match="already taken"):
+        await store.open_run("r1", thread_id="t2", tenant_id="acme", owner="a")
 
 
 async def test_a_suspended_run_still_blocks_the_thread(store: Store) -> None:

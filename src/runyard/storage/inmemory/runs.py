@@ -8,7 +8,13 @@ from dataclasses import replace
 from typing import Any
 
 from runyard.ids import now_ms
-from runyard.storage.errors import EventIdConflict, RunConflict, RunNotFound, StaleLease
+from runyard.storage.errors import (
+    EventIdConflict,
+    RunConflict,
+    RunNotFound,
+    StaleLease,
+    StorageError,
+)
 from runyard.storage.inmemory.state import MemoryState
 from runyard.storage.records import (
     OPEN_RUN_STATUSES,
@@ -38,7 +44,7 @@ class RunsPart(MemoryState):
         if any(r.thread_id == thread_id and r.is_open for r in self._runs.values()):
             raise RunConflict(thread_id)
         if run_id in self._runs:
-            raise RunConflict(thread_id)
+            raise StorageError(f"run id {run_id!r} is already taken")
         run = RunRecord(run_id, thread_id, tenant_id, status, owner, 1, None, now_ms(), None)
         self._runs[run_id] = run
         return run
