@@ -340,3 +340,26 @@ async def test_the_first_turn_names_the_thread(sqlite_url: str) -> None:
     assert thread is not None
     assert thread.title == titled.payload.title
     assert [e.type for e in log][-2:] == ["thread-title-updated", "run-finish"]
+
+
+async def test_the_crash_sweep_keeps_a_run_that_died_while_suspending_resumable(
+    sqlite_url: str,
+) -> None:
+    async with service(sqlite_url) as svc:
+        run_id = await svc.runs.start(OWNER, "t1", TOOLS)
+        await svc.settle("t1")
+        # As if the process died after storing its question, before flipping the status.
+        dead = await svc.store.take_over(run_id, "test-host/old")
+        await svc.store.update_run_status(run_id, "running", epoch=dead.lease_epoch)
+
+        closed = await svc.runs.sweep_interrupted()
+        status = await svc.runs.status(OWNER, "t1")
+        await svc.runs.confirm(OWNER, await svc.request_id("t1"), {"approved": True})
+        await svc.settle("t1")
+        types = await svc.types("t1")
+
+    assert closed == [run_id]
+    assert status.is_suspended
+    assert types.count("confirmation-request") == 1
+    assert types[-1] == "run-finish"
+    assert "tool-result" in types

@@ -104,4 +104,4 @@ async def _assemble(
         logger.warning("closed %d run(s) interrupted by a restart", len(swept))
     # The first request must not pay for importing the model layer.
     importlib.import_module("pydantic_ai.models")
-    return Parts(store, events, runs, Threads(store), dict(agents))
+    return Parts(store, events, runs, Threads(events), dict(agents))

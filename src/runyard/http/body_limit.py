@@ -33,26 +33,32 @@ class BodyLimit:
             await self._refuse(send)
             return
         received = 0
-        started = False
+        overflow = False
+        refused = False
 
         async def counted_receive() -> Message:
-            nonlocal received
+            nonlocal received, overflow
             message = await receive()
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
                 if received > self.max_bytes:
+                    overflow = True
                     raise _TooLarge()
             return message
 
-        async def tracked_send(message: Message) -> None:
-            nonlocal started
-            started = started or message["type"] == "http.response.start"
-            await send(message)
+        async def guarded_send(message: Message) -> None:
+            # The app may turn our exception into an error of its own: replace it with the 413.
+            nonlocal refused
+            if not overflow:
+                await send(message)
+            elif not refused:
+                refused = True
+                await self._refuse(send)
 
         try:
-            await self.app(scope, counted_receive, tracked_send)
+            await self.app(scope, counted_receive, guarded_send)
         except _TooLarge:
-            if not started:
+            if not refused:
                 await self._refuse(send)
 
     async def _refuse(self, send: Send) -> None:

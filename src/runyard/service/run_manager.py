@@ -199,7 +199,8 @@ class RunManager:
         )
 
     async def sweep_interrupted(self) -> list[str]:
-        """Close the runs a crash of this server left running; the ids of those closed."""
+        """Settle the runs a crash of this server left running (closed, or suspended when they
+        had already asked their questions); the ids of those taken over."""
         return await close_interrupted_runs(
             self.store, self.events, instance=self.instance, lease_owner=self.lease_owner
         )

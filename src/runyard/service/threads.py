@@ -13,9 +13,9 @@ from typing import Any
 from runyard.messages import AgentMessage
 from runyard.protocol import WireEvent, build_agent_trees, parse_event
 from runyard.service.errors import ThreadNotFound
-from runyard.service.event_log.reader import READ_BATCH
+from runyard.service.event_log import EventLog
 from runyard.service.owner import Owner
-from runyard.storage import Store, StoredEvent, Thread, ThreadOwnershipError
+from runyard.storage import Thread, ThreadOwnershipError
 
 __all__ = ["Threads", "thread_json"]
 
@@ -33,8 +33,9 @@ def thread_json(thread: Thread) -> dict[str, Any]:
 class Threads:
     """Reads of an owner's threads; another owner's thread is never found."""
 
-    def __init__(self, store: Store) -> None:
-        self.store = store
+    def __init__(self, events: EventLog) -> None:
+        self.events = events
+        self.store = events.store
 
     async def list_threads(self, owner: Owner, *, limit: int | None = None) -> list[dict[str, Any]]:
         """The owner's threads, most recently updated first."""
@@ -69,7 +70,7 @@ class Threads:
     async def messages(self, owner: Owner, thread_id: str, *, limit: int = 50) -> dict[str, Any]:
         """``{threadId, title, messages, nextEventId}``: the last ``limit`` messages."""
         thread = await self.get(owner, thread_id)
-        log = await self._log(thread_id)
+        log = await self.events.read_stored(thread_id)
         events = [parse_event(e.data) for e in log]
         created: dict[str | None, int] = {}
         for stored in log:
@@ -109,15 +110,6 @@ class Threads:
             "messages": rows[-limit:] if limit else [],
             "nextEventId": (log[-1].id if log else 0) + 1,
         }
-
-    async def _log(self, thread_id: str) -> list[StoredEvent]:
-        log: list[StoredEvent] = []
-        while True:
-            after = log[-1].id if log else 0
-            batch = await self.store.read_events(thread_id, after_id=after, limit=READ_BATCH)
-            log.extend(batch)
-            if len(batch) < READ_BATCH:
-                return log
 
 
 def _run_starts(events: list[WireEvent]) -> dict[str, str]:

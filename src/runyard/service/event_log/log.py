@@ -18,7 +18,7 @@ from runyard.service.bus import EventBus, EventBusClosedError
 from runyard.service.event_log.channel import LiveEvent, ThreadChannel
 from runyard.service.event_log.reader import READ_BATCH, EventReader, stored_to_live
 from runyard.service.event_log.writer import EventWriter
-from runyard.storage import Store
+from runyard.storage import Store, StoredEvent
 
 __all__ = ["EventLog"]
 
@@ -81,15 +81,19 @@ class EventLog:
         finally:
             self._release(thread_id, entry)
 
-    async def read(self, thread_id: str, after: int = 0) -> list[LiveEvent]:
-        """Every event after ``after`` that exists now, stored or not yet persisted."""
-        events: list[LiveEvent] = []
+    async def read_stored(self, thread_id: str, after: int = 0) -> list[StoredEvent]:
+        """Every persisted event after ``after``, read in slices."""
+        stored: list[StoredEvent] = []
         while True:
             batch = await self.store.read_events(thread_id, after_id=after, limit=READ_BATCH)
-            events.extend(stored_to_live(e) for e in batch)
+            stored.extend(batch)
             if len(batch) < READ_BATCH:
-                break
+                return stored
             after = batch[-1].id
+
+    async def read(self, thread_id: str, after: int = 0) -> list[LiveEvent]:
+        """Every event after ``after`` that exists now, stored or not yet persisted."""
+        events = [stored_to_live(e) for e in await self.read_stored(thread_id, after)]
         entry = self._entries.get(thread_id)
         if entry is not None:
             cursor = events[-1].id if events else after

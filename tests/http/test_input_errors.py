@@ -1,0 +1,103 @@
+"""Bad input gets a JSON 4xx naming the problem, and loses nothing already stored."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+import pytest
+from http_harness import asgi_client, asgi_sse, running_app
+
+
+@pytest.fixture
+def url(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'runyard.db'}"
+
+
+async def test_a_malformed_chat_body_is_422_naming_the_field(url: str) -> None:
+    async with running_app(url) as app, asgi_client(app) as client:
+        missing = await client.post("/v1/chat/t1", json={"text": "hi"})
+        empty = await client.post("/v1/chat/t1", json={"message": ""})
+        broken = await client.post(
+            "/v1/chat/t1", content=b'{"message": ', headers={"content-type": "application/json"}
+        )
+
+    assert missing.status_code == empty.status_code == broken.status_code == 422
+    assert {f["field"] for f in missing.json()["error"]["fields"]} == {"body.message", "body.text"}
+    assert empty.json()["error"]["fields"][0]["field"] == "body.message"
+    assert broken.json()["error"]["code"] == "invalid_request"
+
+
+async def test_a_confirm_without_a_boolean_approved_is_422(url: str) -> None:
+    async with running_app(url) as app, asgi_client(app) as client:
+        response = await client.post("/v1/confirm/cr_x", json={"approved": "yes"})
+
+    assert response.status_code == 422
+    assert response.json()["error"]["fields"][0]["field"] == "body.approved"
+
+
+async def test_an_oversized_body_is_413_before_parsing_and_nothing_is_lost(url: str) -> None:
+    huge = {"message": "x" * 70_000}
+    async with running_app(url) as app, asgi_client(app) as client:
+        await client.post("/v1/chat/t1", json={"message": "hello"})
+        async with asgi_sse(app, "/v1/events/t1") as stream:
+            before = await stream.until("run-finish")
+        declared = await client.post("/v1/chat/t1", json=huge)
+
+        async def chunks():  # no Content-Length: counted as it arrives
+            for _ in range(10):
+                yield b"x" * 10_000
+
+        streamed = await client.post("/v1/chat/t1", content=chunks())
+        history = (await client.get("/v1/threads/t1/messages")).json()
+
+    assert (declared.status_code, streamed.status_code) == (413, 413)
+    assert declared.json()["error"]["code"] == "body_too_large"
+    assert history["nextEventId"] == before[-1].id + 1
+
+
+async def test_unknown_threads_and_requests_are_404(url: str) -> None:
+    async with running_app(url) as app, asgi_client(app) as client:
+        responses = [
+            await client.get("/v1/threads/nope/messages"),
+            await client.post("/v1/chat/nope/cancel"),
+            await client.delete("/v1/threads/nope"),
+            await client.post("/v1/confirm/cr_nope", json={"approved": True}),
+        ]
+        status = await client.get("/v1/threads/nope/status")
+
+    assert [r.status_code for r in responses] == [404, 404, 404, 404]
+    assert [r.json()["error"]["code"] for r in responses] == [
+        "thread_not_found",
+        "thread_not_found",
+        "thread_not_found",
+        "confirmation_not_found",
+    ]
+    assert status.json() == {"hasActiveRun": False, "isSuspended": False, "backgroundTasks": []}
+
+
+async def test_bad_identity_headers_and_cursors_are_400(url: str) -> None:
+    async with running_app(url) as app, asgi_client(app) as client:
+        identity = await client.get("/v1/threads", headers={"X-Runyard-User": "a b"})
+        cursor = await client.get("/v1/events/t1?lastEventId=-3")
+
+    assert identity.status_code == 400
+    assert identity.json()["error"]["field"] == "X-Runyard-User"
+    assert cursor.status_code == 400
+    assert cursor.json()["error"]["field"] == "lastEventId"
+
+
+async def test_an_unknown_agent_is_422(url: str) -> None:
+    async with running_app(url) as app, asgi_client(app) as client:
+        response = await client.post("/v1/chat/t1", json={"message": "hi", "agent": "ghost"})
+
+    assert (response.status_code, response.json()["error"]["code"]) == (422, "unknown_agent")
+
+
+def test_the_error_table_is_one_mapping() -> None:
+    from runyard.http import STATUS_CODES
+    from runyard.service import RunActive, ThreadNotFound
+
+    assert STATUS_CODES[RunActive] == 409
+    assert STATUS_CODES[ThreadNotFound] == 404
+    assert httpx.codes.CONFLICT == 409

@@ -1,0 +1,122 @@
+"""Orchestration over HTTP: ``delegate`` streams a sub-agent under its own agentId and shows as a
+child in the agent tree; ``plan`` stores the checklist and emits ``tasks-update``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from http_harness import asgi_client, asgi_sse, running_app
+
+from runyard.agent import Agent
+from runyard.memory import Memory
+from runyard.service.tools import calculator, delegate, plan
+from runyard.storage import Store
+from runyard.testing import call, scripted_model, text
+
+
+@pytest.fixture
+def url(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'runyard.db'}"
+
+
+def orchestrator(turns: list[Any]) -> Any:
+    def build(store: Store) -> list[Agent]:
+        model = scripted_model(turns)
+        tools = [calculator, plan, delegate]
+        return [Agent("assistant", model, tools=tools, memory=Memory(store))]
+
+    return build
+
+
+DELEGATION = {
+    "role": "math helper",
+    "instructions": "You compute.",
+    "briefing": "What is 2+3*4?",
+    "tools": ["calculator"],
+}
+
+
+async def test_a_delegated_sub_agent_streams_under_its_own_id_inside_the_tree(url: str) -> None:
+    turns = [
+        call("delegate", DELEGATION, id="call_d"),  # orchestrator
+        call("calculator", {"expression": "2+3*4"}, id="call_c"),  # sub-agent
+        text("It is 14"),  # sub-agent
+        text("The helper says 14"),  # orchestrator
+    ]
+    async with running_app(url, orchestrator(turns)) as app, asgi_client(app) as client:
+        await client.post("/v1/chat/t1", json={"message": "compute"})
+        async with asgi_sse(app, "/v1/events/t1") as stream:
+            frames = [f.data for f in await stream.until("run-finish")]
+        history = (await client.get("/v1/threads/t1/messages")).json()
+
+    (spawned,) = [e for e in frames if e["type"] == "agent-spawned"]
+    child = spawned["agentId"]
+    assert spawned["payload"]["parentId"] == "agent-001"
+    assert spawned["payload"]["role"] == "math helper"
+    assert spawned["payload"]["tools"] == ["calculator"]
+    sequence = [(e["type"], e["agentId"] == child) for e in frames if e["type"] != "text-delta"]
+    assert sequence == [
+        ("run-start", False),
+        ("tool-call", False),
+        ("agent-spawned", True),
+        ("tool-call", True),
+        ("tool-result", True),
+        ("agent-completed", True),
+        ("tool-result", False),
+        ("run-finish", False),
+    ]
+    (completed,) = [e for e in frames if e["type"] == "agent-completed"]
+    assert completed["payload"] == {"role": "math helper", "result": "It is 14"}
+    (delegated,) = [e for e in frames if e["type"] == "tool-result" and e["agentId"] != child]
+    assert delegated["payload"]["result"] == {"result": "It is 14"}
+    tree = history["messages"][-1]["agentTree"]
+    (sub,) = tree["children"]
+    assert (sub["agentId"], sub["status"], sub["result"]) == (child, "completed", "It is 14")
+    assert sub["toolCalls"][0]["result"] == {"result": 14}
+
+
+async def test_plan_and_delegate_cannot_be_delegated(url: str) -> None:
+    refused = {**DELEGATION, "tools": ["plan", "nope"]}
+    turns = [call("delegate", refused), text("ok")]
+    async with running_app(url, orchestrator(turns)) as app, asgi_client(app) as client:
+        await client.post("/v1/chat/t1", json={"message": "compute"})
+        async with asgi_sse(app, "/v1/events/t1") as stream:
+            frames = [f.data for f in await stream.until("run-finish")]
+
+    (result,) = [e for e in frames if e["type"] == "tool-result"]
+    assert result["payload"]["result"]["result"] == (
+        'Delegation failed: "plan" is an orchestration tool and cannot be delegated; '
+        '"nope" is not a tool of this agent'
+    )
+    assert "agent-spawned" not in [e["type"] for e in frames]
+
+
+async def test_plan_stores_the_checklist_and_each_call_replaces_it(url: str) -> None:
+    first = {
+        "goal": "ship",
+        "tasks": [
+            {"id": "t1", "description": "build", "status": "in_progress"},
+            {"id": "t2", "description": "test", "status": "pending"},
+        ],
+    }
+    second = {
+        "goal": "ship",
+        "tasks": [{"id": "t1", "description": "build", "status": "completed"}],
+    }
+    turns = [call("plan", first), call("plan", second), text("planned")]
+    async with running_app(url, orchestrator(turns)) as app, asgi_client(app) as client:
+        await client.post("/v1/chat/t1", json={"message": "make a plan"})
+        async with asgi_sse(app, "/v1/events/t1") as stream:
+            frames = [f.data for f in await stream.until("run-finish")]
+        stored = await app.state.runyard.parts.store.get_plan(
+            "t1", tenant_id="acme", resource_id="alice"
+        )
+        history = (await client.get("/v1/threads/t1/messages")).json()
+
+    updates = [e["payload"]["tasks"] for e in frames if e["type"] == "tasks-update"]
+    assert updates == [first["tasks"], second["tasks"]]
+    assert stored is not None
+    assert stored.data["tasks"] == second["tasks"]
+    assert history["messages"][-1]["agentTree"]["tasks"] == second["tasks"]
