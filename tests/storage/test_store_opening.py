@@ -102,3 +102,17 @@ async def test_each_database_uses_its_native_vector_search_when_it_can(
             )
         expected["postgresql"] = "pgvector" if offered else "exact"
     assert store.vector_search == expected[backend_kind]
+
+
+@pytest.mark.backends("postgresql")
+async def test_postgresql_without_pgvector_says_so(
+    database_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    store = await open_store(database_url)
+    try:
+        if store.vector_search == "exact":
+            assert "pgvector is not available" in caplog.text
+        else:
+            assert store.vector_search == "pgvector"
+    finally:
+        await store.close()

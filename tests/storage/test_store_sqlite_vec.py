@@ -81,3 +81,22 @@ async def test_side_table_is_reconciled_when_the_store_opens(
         assert hits[0].message_id == "a1234"
     finally:
         await reopened.close()
+
+
+async def test_without_sqlite_vec_the_store_says_so_and_ranks_exactly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    def cannot_load(path: str) -> None:
+        raise RuntimeError("this Python cannot load SQLite extensions")
+
+    monkeypatch.setattr("runyard.storage.sql.sqlite_vec_index.connect", cannot_load)
+    store = await open_store(f"sqlite:///{tmp_path / 'plain.db'}")
+    try:
+        assert store.vector_search == "exact"
+        assert "sqlite-vec cannot be loaded" in caplog.text
+        assert "runyard[vectors]" in caplog.text
+        await store.save_embeddings("t1", [EmbeddingEntry("m1", _vector(1), "", "m")], **ALICE)
+        hits = await store.query_embeddings(_vector(1), thread_id="t1", **ALICE)
+        assert [h.message_id for h in hits] == ["m1"]
+    finally:
+        await store.close()
