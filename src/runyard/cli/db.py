@@ -11,9 +11,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from runyard.cli.display import describe_database
 from runyard.config import Settings
-from runyard.storage import StorageError, upgrade
-from runyard.storage.migrations import head_revision
-from runyard.storage.urls import parse_database_url
+from runyard.storage import StorageError, head_revision, parse_database_url, upgrade
 
 __all__ = ["db_app"]
 

@@ -7,8 +7,7 @@ from pathlib import Path
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
-from runyard.storage import InvalidDatabaseURL
-from runyard.storage.urls import parse_database_url
+from runyard.storage import InvalidDatabaseURL, parse_database_url
 
 __all__ = ["describe_database", "redact_url"]
 

@@ -15,6 +15,7 @@ from runyard.storage.errors import (
     StorageError,
     ThreadOwnershipError,
 )
+from runyard.storage.migrations import head_revision
 from runyard.storage.opening import VectorMode, open_store, upgrade
 from runyard.storage.protocol import Backend, Message, Store, VectorSearch
 from runyard.storage.records import (
@@ -34,12 +35,14 @@ from runyard.storage.records import (
     Thread,
     WorkingMemory,
 )
+from runyard.storage.urls import DatabaseURL, parse_database_url
 
 __all__ = [
     "OPEN_RUN_STATUSES",
     "Backend",
     "Confirmation",
     "ConfirmationStatus",
+    "DatabaseURL",
     "EmbeddingEntry",
     "EmbeddingHit",
     "EventIdConflict",
@@ -64,6 +67,8 @@ __all__ = [
     "VectorMode",
     "VectorSearch",
     "WorkingMemory",
+    "head_revision",
     "open_store",
+    "parse_database_url",
     "upgrade",
 ]
