@@ -45,6 +45,8 @@ class ThreadChannel:
         self.stale = 0
         """Bumped when announcements may have been lost: readers re-read the store."""
         self.users = 0
+        self.version = 0
+        """Bumped by every ``notify``: a reader that found the store empty re-reads only after."""
         self._changed = asyncio.Event()
 
     @property
@@ -54,6 +56,7 @@ class ThreadChannel:
 
     def notify(self) -> None:
         """Wake every reader waiting on ``changed``."""
+        self.version += 1
         self._changed.set()
         self._changed = asyncio.Event()
 

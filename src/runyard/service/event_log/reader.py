@@ -9,7 +9,8 @@ whether the events come from the store, the tail, or a mix while a run is writin
 from __future__ import annotations
 
 import asyncio
-import json
+
+from pydantic_core import to_json
 
 from runyard.service.event_log.channel import LiveEvent, ThreadChannel
 from runyard.storage import Store, StoredEvent
@@ -22,7 +23,7 @@ READ_BATCH = 2000
 
 def stored_to_live(event: StoredEvent) -> LiveEvent:
     """A stored event as readers send it (compact JSON, like the live path writes)."""
-    return LiveEvent(event.id, json.dumps(event.data, separators=(",", ":"), ensure_ascii=False))
+    return LiveEvent(event.id, to_json(event.data).decode())
 
 
 class EventReader:
@@ -33,6 +34,7 @@ class EventReader:
         self._store = store
         self.cursor = cursor
         self._stale_seen = channel.stale
+        self._drained_at: int | None = None  # channel version when the store had nothing new
 
     async def next(self, max_wait: float | None = None) -> list[LiveEvent]:
         """The next events after the cursor; ``[]`` when none came within ``max_wait`` seconds.
@@ -59,8 +61,12 @@ class EventReader:
         stale = channel.stale != self._stale_seen
         if live is not None and not stale and channel.remote_id <= self.cursor:
             return []
+        if live is None and not stale and self._drained_at == channel.version:
+            return []  # the store had nothing new and nothing happened since: do not ask again
         self._stale_seen = channel.stale
+        version = channel.version
         stored = await self._store.read_events(
             channel.thread_id, after_id=self.cursor, limit=READ_BATCH
         )
+        self._drained_at = version if not stored else None
         return [stored_to_live(e) for e in stored]

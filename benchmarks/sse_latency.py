@@ -1,0 +1,119 @@
+"""Model delta -> SSE client latency with many concurrent streams, on one uvicorn worker.
+
+    python benchmarks/sse_latency.py [--threads 100] [--clients 10] [--deltas 100]
+                                     [--interval-ms 100] [--procs 4]
+
+``--threads`` runs stream at once, each watched by ``--clients`` SSE connections
+(threads x clients streams in all), opened by ``--procs`` client processes so the load
+client is not the bottleneck. Every delta carries the monotonic time the model produced it;
+each client records, per delta, the time until its bytes were read from the socket.
+Loopback only; every loop is bounded by the number of deltas.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from sse_common import STAMP, free_port, open_stream, percentile, post_json, serve
+
+FINISH = b'"type":"run-finish"'
+
+
+async def _watch(port: int, thread: str, latencies: list[int], ready: asyncio.Event) -> None:
+    reader, writer = await open_stream(port, f"/v1/events/{thread}")
+    ready.set()
+    tail = b""
+    try:
+        while True:
+            data = await reader.read(65536)
+            now = time.monotonic_ns()
+            if not data:
+                return
+            chunk = tail + data
+            last = 0
+            for match in STAMP.finditer(chunk):
+                latencies.append(now - int(match.group(1)))
+                last = match.end()
+            if FINISH in chunk:
+                return
+            tail = chunk[max(last, len(chunk) - 200) :]
+    finally:
+        writer.close()
+
+
+async def _client(port: int, threads: list[str]) -> None:
+    latencies: list[int] = []
+    readies = [asyncio.Event() for _ in threads]
+    tasks = [
+        asyncio.create_task(_watch(port, t, latencies, r))
+        for t, r in zip(threads, readies, strict=True)
+    ]
+    await asyncio.gather(*(r.wait() for r in readies))
+    print("ready", flush=True)
+    await asyncio.wait_for(asyncio.gather(*tasks), timeout=600)
+    print(json.dumps(latencies), flush=True)
+
+
+def _spawn(port: int, threads: list[str]) -> subprocess.Popen[str]:
+    command = [sys.executable, __file__, "--client", str(port), *threads]
+    return subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+
+
+def main(args: argparse.Namespace) -> None:
+    streams = [f"thread-{t}" for t in range(args.threads) for _ in range(args.clients)]
+    shares = [streams[i :: args.procs] for i in range(args.procs)]
+    port = free_port()
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        serve(
+            Path(tmp) / "bench.db",
+            port,
+            SSE_BENCH_DELTAS=str(args.deltas),
+            SSE_BENCH_INTERVAL_MS=str(args.interval_ms),
+        ),
+    ):
+        clients = [_spawn(port, share) for share in shares]
+        for client in clients:
+            assert client.stdout is not None
+            assert client.stdout.readline().strip() == "ready"
+        body = json.dumps({"message": "go"}).encode()
+        with ThreadPoolExecutor(16) as pool:
+            codes = list(
+                pool.map(
+                    lambda t: post_json(port, f"/v1/chat/thread-{t}", body), range(args.threads)
+                )
+            )
+        assert codes == [200] * args.threads, codes
+        latencies: list[int] = []
+        for client in clients:
+            out, _ = client.communicate(timeout=900)
+            latencies.extend(json.loads(out.strip().splitlines()[-1]))
+    ms = [v / 1e6 for v in latencies]
+    expected = args.threads * args.clients * args.deltas
+    print(
+        f"| {args.threads * args.clients} streams ({args.threads} runs x {args.clients}) "
+        f"| {args.deltas} deltas/run every {args.interval_ms:g} ms "
+        f"| {len(ms)}/{expected} deltas | p50 {percentile(ms, 50):.2f} ms "
+        f"| p99 {percentile(ms, 99):.2f} ms | max {max(ms):.1f} ms |"
+    )
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 2 and sys.argv[1] == "--client":
+        asyncio.run(_client(int(sys.argv[2]), sys.argv[3:]))
+    else:
+        parser = argparse.ArgumentParser(description=__doc__)
+        parser.add_argument("--threads", type=int, default=100)
+        parser.add_argument("--clients", type=int, default=10)
+        parser.add_argument("--deltas", type=int, default=100)
+        parser.add_argument("--interval-ms", type=float, default=100)
+        parser.add_argument("--procs", type=int, default=4)
+        main(parser.parse_args())
