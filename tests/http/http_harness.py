@@ -197,3 +197,13 @@ async def live_server(app: FastAPI) -> AsyncIterator[str]:
     finally:
         server.should_exit = True
         await asyncio.wait_for(task, timeout=20)
+
+
+async def settled(app: FastAPI, thread_id: str) -> None:
+    """Wait until the app drives no run segment of the thread (its last events are stored).
+
+    A client sees events from memory a moment before they are persisted; the history endpoint
+    reads the store, so tests that compare the two wait for this first.
+    """
+    async with asyncio.timeout(20):
+        await app.state.runyard.parts.runs.wait_idle(thread_id)

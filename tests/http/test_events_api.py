@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from http_harness import asgi_client, asgi_sse, running_app
+from http_harness import asgi_client, asgi_sse, running_app, settled
 
 SLOW = "/delay 15\none two three four five six seven eight nine ten eleven twelve"
 
@@ -92,6 +92,7 @@ async def test_messages_show_the_finished_agent_tree(url: str) -> None:
         )
         async with asgi_sse(app, "/v1/events/t1") as stream:
             frames = await stream.until("run-finish")
+        await settled(app, "t1")
         history = (await client.get("/v1/threads/t1/messages")).json()
 
     assistant: dict[str, Any] = history["messages"][-1]

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from http_harness import asgi_client, asgi_sse, running_app
+from http_harness import asgi_client, asgi_sse, running_app, settled
 
 
 @pytest.fixture
@@ -49,6 +49,7 @@ async def test_an_oversized_body_is_413_before_parsing_and_nothing_is_lost(url: 
                 yield b"x" * 10_000
 
         streamed = await client.post("/v1/chat/t1", content=chunks())
+        await settled(app, "t1")
         history = (await client.get("/v1/threads/t1/messages")).json()
 
     assert (declared.status_code, streamed.status_code) == (413, 413)

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from http_harness import asgi_client, asgi_sse, running_app
+from http_harness import asgi_client, asgi_sse, running_app, settled
 
 from runyard.agent import Agent
 from runyard.memory import Memory
@@ -49,6 +49,7 @@ async def test_a_delegated_sub_agent_streams_under_its_own_id_inside_the_tree(ur
         await client.post("/v1/chat/t1", json={"message": "compute"})
         async with asgi_sse(app, "/v1/events/t1") as stream:
             frames = [f.data for f in await stream.until("run-finish")]
+        await settled(app, "t1")
         history = (await client.get("/v1/threads/t1/messages")).json()
 
     (spawned,) = [e for e in frames if e["type"] == "agent-spawned"]
@@ -93,7 +94,9 @@ async def test_plan_and_delegate_cannot_be_delegated(url: str) -> None:
     assert "agent-spawned" not in [e["type"] for e in frames]
 
 
-async def test_plan_stores_the_checklist_and_each_call_replaces_it(url: str) -> None:
+async def test_plan_stores_the_checklist_each_call_replaces_it_and_runs_restore_it(
+    url: str,
+) -> None:
     first = {
         "goal": "ship",
         "tasks": [
@@ -105,7 +108,7 @@ async def test_plan_stores_the_checklist_and_each_call_replaces_it(url: str) -> 
         "goal": "ship",
         "tasks": [{"id": "t1", "description": "build", "status": "completed"}],
     }
-    turns = [call("plan", first), call("plan", second), text("planned")]
+    turns = [call("plan", first), call("plan", second), text("planned"), text("hello again")]
     async with running_app(url, orchestrator(turns)) as app, asgi_client(app) as client:
         await client.post("/v1/chat/t1", json={"message": "make a plan"})
         async with asgi_sse(app, "/v1/events/t1") as stream:
@@ -113,8 +116,15 @@ async def test_plan_stores_the_checklist_and_each_call_replaces_it(url: str) -> 
         stored = await app.state.runyard.parts.store.get_plan(
             "t1", tenant_id="acme", resource_id="alice"
         )
+        await settled(app, "t1")
         history = (await client.get("/v1/threads/t1/messages")).json()
+        await client.post("/v1/chat/t1", json={"message": "next"})
+        last = {"Last-Event-ID": str(len(frames))}  # ids of the first run are 1..len
+        async with asgi_sse(app, "/v1/events/t1", last) as stream:
+            next_run = [f.data for f in await stream.until("run-finish")]
 
+    assert [e["type"] for e in next_run[:2]] == ["run-start", "tasks-update"]
+    assert next_run[1]["payload"]["tasks"] == second["tasks"]
     updates = [e["payload"]["tasks"] for e in frames if e["type"] == "tasks-update"]
     assert updates == [first["tasks"], second["tasks"]]
     assert stored is not None

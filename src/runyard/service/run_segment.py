@@ -16,6 +16,7 @@ from typing import Literal
 
 from runyard.agent import StreamResult
 from runyard.ids import new_id
+from runyard.memory import PlanStore
 from runyard.protocol import (
     ConfirmationRequestEvent,
     RunFinishEvent,
@@ -30,6 +31,7 @@ from runyard.service.active_run import ORCHESTRATOR_ID, ActiveRun
 from runyard.service.chunk_events import ChunkMapper
 from runyard.service.confirmation_request import confirmation_payload
 from runyard.service.event_log import EventLog, EventWriter
+from runyard.service.tools import tasks_update
 from runyard.storage import RunStatus, Store
 
 __all__ = ["RunSegment", "SegmentStart"]
@@ -78,6 +80,7 @@ class RunSegment:
             try:
                 if self.start.message_id is not None:
                     writer.emit(self._run_start())
+                    await self._restore_tasks(writer)
                 try:
                     ending = await self._stream(writer)
                 except Exception as exc:
@@ -150,6 +153,12 @@ class RunSegment:
         await self.store.close_run(
             run.run_id, _FINAL[ending.status], epoch=run.epoch, reason=ending.reason
         )
+
+    async def _restore_tasks(self, writer: EventWriter) -> None:
+        """A thread with a stored plan shows its checklist again at the start of each run."""
+        plan = await PlanStore(self.store).get(self.run.owner.scope(self.run.thread_id))
+        if plan is not None and plan.tasks:
+            writer.emit(tasks_update(self.run.run_id, ORCHESTRATOR_ID, plan))
 
     def _run_start(self) -> RunStartEvent:
         assert self.start.message_id is not None
