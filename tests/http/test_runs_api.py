@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 from http_harness import ALICE, asgi_client, asgi_sse, running_app
+from pydantic_ai.messages import ModelMessage, ModelResponse
+from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from runyard.agent import Agent
 from runyard.memory import Memory
@@ -263,3 +265,29 @@ async def test_readiness_is_503_before_the_lifespan_ran(url: str) -> None:
 
     assert ready.status_code == 503
     assert (chat.status_code, chat.json()["error"]["code"]) == (503, "not_ready")
+
+
+async def test_cancel_does_not_wait_for_a_slow_thread_title(url: str) -> None:
+    async def never(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        await asyncio.sleep(3600)
+        raise AssertionError("unreachable")
+
+    def agents(store: Store) -> list[Agent]:
+        return [
+            Agent(
+                "assistant",
+                "runyard:demo",
+                memory=Memory(store),
+                title_model=FunctionModel(never),
+            )
+        ]
+
+    async with running_app(url, agents, titles=True) as app, asgi_client(app) as client:
+        await client.post("/v1/chat/t1", json={"message": "/delay 40\nplease write me a poem"})
+        cancelled = await client.post("/v1/chat/t1/cancel")
+        async with asgi_sse(app, "/v1/events/t1") as stream:
+            frames = await stream.until("run-finish")
+
+    assert cancelled.status_code == 200
+    assert frames[-1].data["payload"] == {"status": "cancelled", "reason": "user_cancelled"}
+    assert "thread-title-updated" not in types(frames)

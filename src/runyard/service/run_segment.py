@@ -86,6 +86,10 @@ class RunSegment:
                 except Exception as exc:
                     logger.exception("run %s failed", run.run_id)
                     ending = _Ending("error", str(exc) or type(exc).__name__)
+                if ending.status == "cancelled" and title is not None:
+                    # A cancel must end the run now; the thread gets its title on a later run.
+                    title.cancel()
+                    title = None
                 await self._emit_title(writer, title)
                 if ending.status == "suspended":
                     await self._suspend(writer)
