@@ -11,7 +11,7 @@ from http_harness import asgi_client, asgi_sse, running_app, settled
 
 from runyard.agent import Agent
 from runyard.memory import Memory
-from runyard.service.tools import calculator, delegate, plan
+from runyard.service.tools import calculator, delegate, list_notes, plan
 from runyard.storage import Store
 from runyard.testing import call, scripted_model, text
 
@@ -130,3 +130,26 @@ async def test_plan_stores_the_checklist_each_call_replaces_it_and_runs_restore_
     assert stored is not None
     assert stored.data["tasks"] == second["tasks"]
     assert history["messages"][-1]["agentTree"]["tasks"] == second["tasks"]
+
+
+async def test_a_delegated_sub_agent_acts_for_the_thread_and_user_that_asked(url: str) -> None:
+    def build(store: Store) -> list[Agent]:
+        turns = [
+            call("delegate", {**DELEGATION, "tools": ["list_notes"]}, id="call_d"),
+            call("list_notes", {}, id="call_l"),  # sub-agent
+            text("No notes yet"),  # sub-agent
+            text("You have none"),  # orchestrator
+        ]
+        tools = [list_notes, plan, delegate]
+        return [Agent("assistant", scripted_model(turns), tools=tools, memory=Memory(store))]
+
+    async with running_app(url, build) as app, asgi_client(app) as client:
+        await client.post("/v1/chat/t1", json={"message": "what are my notes?"})
+        async with asgi_sse(app, "/v1/events/t1") as stream:
+            frames = [f.data for f in await stream.until("run-finish")]
+
+    (listed,) = [
+        e for e in frames if e["type"] == "tool-result" and e["payload"]["toolCallId"] == "call_l"
+    ]
+    assert listed["payload"]["result"] == {"notes": []}
+    assert "tool-error" not in [e["type"] for e in frames]

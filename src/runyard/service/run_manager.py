@@ -119,7 +119,7 @@ class RunManager:
                     tenant_id=owner.tenant_id,
                     run_id=run_id,
                     abort_signal=run.abort,
-                    deps=self._deps(chosen),
+                    deps=self._deps(chosen, owner, thread_id),
                 )
 
             title_from = message if self.titles and thread.title is None else None
@@ -154,7 +154,7 @@ class RunManager:
                     run_id=run.run_id,
                     tool_call_id=confirmation.tool_call_id,
                     abort_signal=active.abort,
-                    deps=self._deps(chosen),
+                    deps=self._deps(chosen, owner, run.thread_id),
                 )
 
             self._launch(active, SegmentStart(open_stream))
@@ -232,8 +232,9 @@ class RunManager:
             raise UnknownAgent(name, sorted(self.agents))
         return found
 
-    def _deps(self, agent: Agent) -> dict[str, Any]:
-        return {SERVICE_DEPS: ServiceDeps(self.store, agent, ORCHESTRATOR_ID)}
+    def _deps(self, agent: Agent, owner: Owner, thread_id: str) -> dict[str, Any]:
+        deps = ServiceDeps(self.store, agent, ORCHESTRATOR_ID, owner.scope(thread_id))
+        return {SERVICE_DEPS: deps}
 
     async def _open_run(self, owner: Owner, thread_id: str, run_id: str) -> RunRecord:
         """Open the thread's run; a run that already logged its ``run-finish`` is waited for."""

@@ -24,11 +24,16 @@ SERVICE_DEPS = "runyard.service"
 
 @dataclass(frozen=True, slots=True)
 class ServiceDeps:
-    """The run's store, the orchestrator agent, and the orchestrator's agent id."""
+    """The run's store, the orchestrator agent, its agent id, and the thread the run serves.
+
+    ``scope`` travels with the deps so a delegated sub-agent (stateless, with no thread of its
+    own) still acts for the thread and user that asked.
+    """
 
     store: Store
     agent: Agent
     agent_id: str
+    scope: MemoryScope
 
 
 def service_deps(ctx: ToolContext) -> ServiceDeps:
@@ -40,7 +45,10 @@ def service_deps(ctx: ToolContext) -> ServiceDeps:
 
 
 def thread_scope(ctx: ToolContext) -> MemoryScope:
-    """The thread and owner the call belongs to; a ``ToolError`` for a run without a thread."""
-    if not (ctx.thread_id and ctx.resource_id):
-        raise ToolError(f"{ctx.tool_name} needs a run on a thread")
-    return MemoryScope(ctx.thread_id, ctx.resource_id, ctx.tenant_id or "default")
+    """The thread and owner the call belongs to, also inside a delegated sub-agent."""
+    if ctx.thread_id and ctx.resource_id:
+        return MemoryScope(ctx.thread_id, ctx.resource_id, ctx.tenant_id or "default")
+    deps = ctx.deps.get(SERVICE_DEPS)
+    if isinstance(deps, ServiceDeps):
+        return deps.scope
+    raise ToolError(f"{ctx.tool_name} needs a run on a thread")
