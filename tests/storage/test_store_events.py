@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from runyard.storage import EventIdConflict, Store, StoredEvent
@@ -24,6 +26,19 @@ async def test_reading_after_a_cursor_with_a_limit(store: Store) -> None:
     assert [e.id for e in await store.read_events("t1", after_id=7)] == [8, 9, 10]
     assert [e.id for e in await store.read_events("t1", after_id=2, limit=3)] == [3, 4, 5]
     assert await store.read_events("t1", after_id=10) == []
+
+
+async def test_events_read_as_json_text_match_the_decoded_ones(store: Store) -> None:
+    stored = [
+        StoredEvent("t1", 1, "r1", "text-delta", {"text": 'quote " and ü'}, 1),
+        StoredEvent("t1", 2, "r1", "tool-result", {"result": {"n": [1, 2.5, None, True]}}, 2),
+        StoredEvent("t1", 3, "r1", "status", {"message": ""}, 3),
+    ]
+    await store.append_events("t1", stored)
+    rows = await store.read_event_json("t1", after_id=1, limit=1)
+    assert [(i, json.loads(text)) for i, text in rows] == [(2, stored[1].data)]
+    everything = await store.read_event_json("t1")
+    assert [json.loads(text) for _, text in everything] == [e.data for e in stored]
 
 
 async def test_logs_of_threads_are_independent(store: Store) -> None:

@@ -282,6 +282,13 @@ class Store(Protocol):
         """Events with ``id > after_id``, ascending, at most ``limit``."""
         ...
 
+    async def read_event_json(
+        self, thread_id: str, *, after_id: int = 0, limit: int | None = None
+    ) -> list[tuple[int, str]]:
+        """Like ``read_events``, as ``(id, JSON text of data)``: replay sends stored text as it
+        is, without decoding and re-encoding every event."""
+        ...
+
     async def last_event_id(self, thread_id: str) -> int:
         """The highest event id of the thread, 0 when the log is empty."""
         ...

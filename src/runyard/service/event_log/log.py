@@ -10,15 +10,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from runyard.service.bus import EventBus, EventBusClosedError
 from runyard.service.event_log.channel import LiveEvent, ThreadChannel
-from runyard.service.event_log.reader import READ_BATCH, EventReader, stored_to_live
+from runyard.service.event_log.reader import READ_BATCH, EventReader
 from runyard.service.event_log.writer import EventWriter
 from runyard.storage import Store, StoredEvent
+
+_Row = TypeVar("_Row")
 
 __all__ = ["EventLog"]
 
@@ -83,17 +86,19 @@ class EventLog:
 
     async def read_stored(self, thread_id: str, after: int = 0) -> list[StoredEvent]:
         """Every persisted event after ``after``, read in slices."""
-        stored: list[StoredEvent] = []
-        while True:
-            batch = await self.store.read_events(thread_id, after_id=after, limit=READ_BATCH)
-            stored.extend(batch)
-            if len(batch) < READ_BATCH:
-                return stored
-            after = batch[-1].id
+
+        async def batch(cursor: int) -> list[StoredEvent]:
+            return await self.store.read_events(thread_id, after_id=cursor, limit=READ_BATCH)
+
+        return await _in_slices(batch, after, lambda e: e.id)
 
     async def read(self, thread_id: str, after: int = 0) -> list[LiveEvent]:
         """Every event after ``after`` that exists now, stored or not yet persisted."""
-        events = [stored_to_live(e) for e in await self.read_stored(thread_id, after)]
+
+        async def batch(cursor: int) -> list[tuple[int, str]]:
+            return await self.store.read_event_json(thread_id, after_id=cursor, limit=READ_BATCH)
+
+        events = [LiveEvent(i, text) for i, text in await _in_slices(batch, after, lambda r: r[0])]
         entry = self._entries.get(thread_id)
         if entry is not None:
             cursor = events[-1].id if events else after
@@ -147,3 +152,16 @@ class EventLog:
             channel.mark_stale()
         finally:
             entry.listening.set()
+
+
+async def _in_slices(
+    read: Callable[[int], Awaitable[list[_Row]]], after: int, row_id: Callable[[_Row], int]
+) -> list[_Row]:
+    """Everything ``read`` returns after ``after``, asked for ``READ_BATCH`` rows at a time."""
+    rows: list[_Row] = []
+    while True:
+        batch = await read(after)
+        rows.extend(batch)
+        if len(batch) < READ_BATCH:
+            return rows
+        after = row_id(batch[-1])

@@ -10,20 +10,13 @@ from __future__ import annotations
 
 import asyncio
 
-from pydantic_core import to_json
-
 from runyard.service.event_log.channel import LiveEvent, ThreadChannel
-from runyard.storage import Store, StoredEvent
+from runyard.storage import Store
 
-__all__ = ["EventReader", "stored_to_live"]
+__all__ = ["EventReader"]
 
 READ_BATCH = 2000
 """How many stored events one store read returns (a long replay is sent in such slices)."""
-
-
-def stored_to_live(event: StoredEvent) -> LiveEvent:
-    """A stored event as readers send it (compact JSON, like the live path writes)."""
-    return LiveEvent(event.id, to_json(event.data).decode())
 
 
 class EventReader:
@@ -65,8 +58,8 @@ class EventReader:
             return []  # the store had nothing new and nothing happened since: do not ask again
         self._stale_seen = channel.stale
         version = channel.version
-        stored = await self._store.read_events(
+        stored = await self._store.read_event_json(
             channel.thread_id, after_id=self.cursor, limit=READ_BATCH
         )
         self._drained_at = version if not stored else None
-        return [stored_to_live(e) for e in stored]
+        return [LiveEvent(i, text) for i, text in stored]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
@@ -109,6 +110,12 @@ class RunsPart(MemoryState):
         log = self._events.get(thread_id, {})
         ids = sorted(i for i in log if i > after_id)
         return [copy.deepcopy(log[i]) for i in ids[:limit]]
+
+    async def read_event_json(
+        self, thread_id: str, *, after_id: int = 0, limit: int | None = None
+    ) -> list[tuple[int, str]]:
+        events = await self.read_events(thread_id, after_id=after_id, limit=limit)
+        return [(e.id, json.dumps(e.data, separators=(",", ":"))) for e in events]
 
     async def last_event_id(self, thread_id: str) -> int:
         return max(self._events.get(thread_id, {}), default=0)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import delete, func, insert, or_, select
+from sqlalchemy import Text, cast, delete, func, insert, or_, select, type_coerce
 from sqlalchemy.exc import IntegrityError
 
 from runyard.ids import now_ms
@@ -55,6 +55,21 @@ class LogPart(SqlState):
                 StoredEvent(r.thread_id, r.id, r.run_id, r.type, r.data, r.created_at)
                 for r in await conn.execute(stmt)
             ]
+
+    async def read_event_json(
+        self, thread_id: str, *, after_id: int = 0, limit: int | None = None
+    ) -> list[tuple[int, str]]:
+        # Read the column as text: no JSON decoding per row (PostgreSQL renders JSONB as text).
+        postgres = self._engine.dialect.name == "postgresql"
+        as_text = cast(events.c.data, Text) if postgres else type_coerce(events.c.data, Text)
+        stmt = (
+            select(events.c.id, as_text)
+            .where(events.c.thread_id == thread_id, events.c.id > after_id)
+            .order_by(events.c.id)
+            .limit(limit)
+        )
+        async with read(self._engine) as conn:
+            return [(int(i), str(text)) for i, text in await conn.execute(stmt)]
 
     async def last_event_id(self, thread_id: str) -> int:
         stmt = select(func.max(events.c.id)).where(events.c.thread_id == thread_id)
