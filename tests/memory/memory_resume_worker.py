@@ -1,7 +1,7 @@
-"""Process B of the cross-process resume test: a fresh Agent on the same SQLite file approves.
+"""Process B of the cross-process resume test: a fresh Agent on the same database approves.
 
-Run as ``python memory_resume_worker.py DB_PATH RUN_ID TOOL_CALL_ID EFFECTS_PATH``; prints the
-result as JSON.
+Run as ``python memory_resume_worker.py DATABASE_URL RUN_ID TOOL_CALL_ID EFFECTS_PATH``; prints
+the result as JSON.
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ def note_tool(effects: Path) -> Tool:
     return save_note
 
 
-async def main(db: str, run_id: str, tool_call_id: str, effects: str) -> None:
-    store = await open_store(f"sqlite:///{db}")
+async def main(url: str, run_id: str, tool_call_id: str, effects: str) -> None:
+    store = await open_store(url)
     try:
         memory = Memory(store)
         model = scripted_model([text("Saved your note.")])

@@ -1,5 +1,6 @@
 """A run suspended for approval in one process is approved and finished by another one that
-shares only the SQLite file: the tool runs once and every message is stored once."""
+shares only the database (a SQLite file, or PostgreSQL): the tool runs once and every message is
+stored once."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import asyncio
 import json
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 
 import pytest
@@ -22,13 +24,24 @@ from runyard.testing import ToolCall, Turn, scripted_model
 WORKER = Path(__file__).with_name("memory_resume_worker.py")
 
 
-async def test_a_second_process_approves_and_completes_the_suspended_run(tmp_path: Path) -> None:
-    db, effects = tmp_path / "shared.db", tmp_path / "effects.txt"
-    store = await open_store(f"sqlite:///{db}")
+@pytest.fixture(params=["sqlite", "postgresql"])
+def shared_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if request.param == "postgresql":
+        url: str = request.getfixturevalue("memory_postgres_url")
+        return url
+    return f"sqlite:///{tmp_path / 'shared.db'}"
+
+
+async def test_a_second_process_approves_and_completes_the_suspended_run(
+    shared_url: str, tmp_path: Path
+) -> None:
+    effects = tmp_path / "effects.txt"
+    thread = f"t-{uuid.uuid4().hex}"  # the PostgreSQL database is shared by the session
+    store = await open_store(shared_url)
     try:
         model = scripted_model([Turn(tool_calls=[ToolCall("save_note", {"note": "buy milk"})])])
         agent = Agent("notes", model, tools=[note_tool(effects)], memory=Memory(store))
-        suspended = await agent.generate("note: buy milk", thread_id="t1", resource_id="alice")
+        suspended = await agent.generate("note: buy milk", thread_id=thread, resource_id="alice")
         (pending,) = suspended.pending_suspend
         assert not effects.exists()
 
@@ -37,7 +50,7 @@ async def test_a_second_process_approves_and_completes_the_suspended_run(tmp_pat
             [
                 sys.executable,
                 str(WORKER),
-                str(db),
+                shared_url,
                 suspended.run_id,
                 pending.tool_call_id,
                 str(effects),
@@ -51,7 +64,7 @@ async def test_a_second_process_approves_and_completes_the_suspended_run(tmp_pat
         assert json.loads(finished.stdout) == {"finish_reason": "stop", "text": "Saved your note."}
 
         assert effects.read_text() == "buy milk\n"
-        stored = await store.get_messages("t1", tenant_id="default", resource_id="alice")
+        stored = await store.get_messages(thread, tenant_id="default", resource_id="alice")
         assert [(m.role, m.text) for m in stored if isinstance(m, AgentMessage)] == [
             ("user", "note: buy milk"),
             ("assistant", ""),
