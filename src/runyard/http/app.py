@@ -8,6 +8,8 @@ reverse order. HTTP concerns (body limit, error bodies) are middleware and handl
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import importlib
 import logging
 from collections.abc import AsyncIterator, Mapping
@@ -21,7 +23,15 @@ from runyard.http.body_limit import BodyLimit
 from runyard.http.errors import install_error_handlers
 from runyard.http.routes import ROUTERS
 from runyard.http.state import AppState, Parts
-from runyard.service import DEFAULT_AGENT, EventLog, RunManager, Threads, default_agent
+from runyard.service import (
+    DEFAULT_AGENT,
+    EventLog,
+    RunManager,
+    Threads,
+    default_agent,
+    sweep_checkpoints,
+    sweep_expired,
+)
 from runyard.service.bus import EventBus, open_event_bus
 from runyard.storage import Store, open_store
 
@@ -102,6 +112,15 @@ async def _assemble(
     swept = await runs.sweep_interrupted()
     if swept:
         logger.warning("closed %d run(s) interrupted by a restart", len(swept))
+    await sweep_expired(store)
+    sweeper = asyncio.create_task(sweep_checkpoints(store), name="runyard-checkpoint-sweep")
+    stack.push_async_callback(_stop, sweeper)
     # The first request must not pay for importing the model layer.
     importlib.import_module("pydantic_ai.models")
     return Parts(store, events, runs, Threads(events), dict(agents))
+
+
+async def _stop(task: asyncio.Task[None]) -> None:
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task

@@ -7,6 +7,7 @@ database); ``EventLog`` numbers, persists, publishes and replays each thread's e
 """
 
 from runyard.service.active_run import ORCHESTRATOR_ID, ActiveRun, CancelReason
+from runyard.service.checkpoint_sweep import SWEEP_EVERY_SECONDS, sweep_checkpoints, sweep_expired
 from runyard.service.chunk_events import ChunkMapper, is_wire_event
 from runyard.service.confirmation_request import confirmation_payload
 from runyard.service.crash_sweep import RESTARTED, close_interrupted_runs
@@ -38,6 +39,7 @@ __all__ = [
     "DEMO_MODEL",
     "ORCHESTRATOR_ID",
     "RESTARTED",
+    "SWEEP_EVERY_SECONDS",
     "ActiveRun",
     "CancelReason",
     "ChunkMapper",
@@ -63,5 +65,7 @@ __all__ = [
     "confirmation_payload",
     "default_agent",
     "is_wire_event",
+    "sweep_checkpoints",
+    "sweep_expired",
     "thread_json",
 ]
