@@ -33,11 +33,11 @@ from runyard.service.errors import (
     InvalidAnswer,
     RunActive,
     RunBusy,
-    ThreadNotFound,
     UnknownAgent,
 )
 from runyard.service.event_log import EventLog
 from runyard.service.keyed_lock import KeyedLock
+from runyard.service.owned_threads import claim_thread, owned_thread
 from runyard.service.owner import Owner
 from runyard.service.run_segment import RunSegment, SegmentStart
 from runyard.service.tools import SERVICE_DEPS, ServiceDeps
@@ -48,8 +48,6 @@ from runyard.storage import (
     RunRecord,
     StaleLease,
     Store,
-    Thread,
-    ThreadOwnershipError,
 )
 from runyard.tools import JsonSchemaValidator
 
@@ -99,7 +97,7 @@ class RunManager:
         name = agent or self.default_agent
         chosen = self._agent(name)
         async with self._locks.hold(thread_id):
-            thread = await self._claim(owner, thread_id)
+            thread = await claim_thread(self.store, owner, thread_id)
             run_id = new_id("run")
             record = await self._open_run(owner, thread_id, run_id)
             await self.store.save_thread(
@@ -136,7 +134,7 @@ class RunManager:
                 raise ConfirmationAnswered(request_id)
             if run.status != "suspended":
                 raise RunBusy(f"run {run.run_id} is not waiting for an answer yet; retry")
-            thread = await self._thread(owner, confirmation.thread_id)
+            thread = await owned_thread(self.store, owner, confirmation.thread_id)
             chosen = self._agent(str(thread.metadata.get("agent", self.default_agent)))
             await self._check_answer(chosen, confirmation, answer)
             if not await self.store.answer_confirmation(request_id, answer):
@@ -161,7 +159,7 @@ class RunManager:
 
     async def cancel(self, owner: Owner, thread_id: str) -> bool:
         """End the thread's open run as ``cancelled``; False (a no-op) when nothing was open."""
-        await self._thread(owner, thread_id)
+        await owned_thread(self.store, owner, thread_id)
         async with self._locks.hold(thread_id):
             local = self._runs.get(thread_id)
             if local is not None:
@@ -296,28 +294,6 @@ class RunManager:
         run = self._runs.get(thread_id)
         if run is not None and run.task is not None:
             await asyncio.wait([run.task], timeout=_SETTLE_SECONDS)
-
-    async def _claim(self, owner: Owner, thread_id: str) -> Thread:
-        """The owner's thread, created when new; another owner's thread is not found."""
-        existing = await self.store.get_thread(
-            thread_id, tenant_id=owner.tenant_id, resource_id=owner.user_id
-        )
-        if existing is not None:
-            return existing
-        try:
-            return await self.store.save_thread(
-                thread_id, tenant_id=owner.tenant_id, resource_id=owner.user_id
-            )
-        except ThreadOwnershipError as exc:
-            raise ThreadNotFound(thread_id) from exc
-
-    async def _thread(self, owner: Owner, thread_id: str) -> Thread:
-        thread = await self.store.get_thread(
-            thread_id, tenant_id=owner.tenant_id, resource_id=owner.user_id
-        )
-        if thread is None:
-            raise ThreadNotFound(thread_id)
-        return thread
 
     async def _confirmation(self, owner: Owner, request_id: str) -> Confirmation:
         confirmation = await self.store.get_confirmation(request_id)

@@ -12,10 +12,10 @@ from typing import Any
 
 from runyard.messages import AgentMessage
 from runyard.protocol import WireEvent, build_agent_trees, parse_event
-from runyard.service.errors import ThreadNotFound
 from runyard.service.event_log import EventLog
+from runyard.service.owned_threads import claim_thread, owned_thread
 from runyard.service.owner import Owner
-from runyard.storage import Thread, ThreadOwnershipError
+from runyard.storage import Thread
 
 __all__ = ["Threads", "thread_json"]
 
@@ -46,26 +46,11 @@ class Threads:
 
     async def get(self, owner: Owner, thread_id: str) -> Thread:
         """The owner's thread; ``ThreadNotFound`` otherwise."""
-        thread = await self.store.get_thread(
-            thread_id, tenant_id=owner.tenant_id, resource_id=owner.user_id
-        )
-        if thread is None:
-            raise ThreadNotFound(thread_id)
-        return thread
+        return await owned_thread(self.store, owner, thread_id)
 
     async def ensure(self, owner: Owner, thread_id: str) -> Thread:
         """The owner's thread, created when new (a client may listen before its first message)."""
-        existing = await self.store.get_thread(
-            thread_id, tenant_id=owner.tenant_id, resource_id=owner.user_id
-        )
-        if existing is not None:
-            return existing
-        try:
-            return await self.store.save_thread(
-                thread_id, tenant_id=owner.tenant_id, resource_id=owner.user_id
-            )
-        except ThreadOwnershipError as exc:
-            raise ThreadNotFound(thread_id) from exc
+        return await claim_thread(self.store, owner, thread_id)
 
     async def messages(self, owner: Owner, thread_id: str, *, limit: int = 50) -> dict[str, Any]:
         """``{threadId, title, messages, nextEventId}``: the last ``limit`` messages."""
