@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import asyncio
-import os
 import sqlite3
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
-import asyncpg
 import pytest
 from typer.testing import CliRunner
 
+from postgres_databases import private_database
 from runyard.cli import app
 from runyard.storage.migrations import head_revision
 
@@ -52,26 +49,10 @@ def test_a_bad_url_is_an_error_that_names_it() -> None:
     assert "unsupported database URL 'mysql://nope'" in result.output
 
 
-async def _admin(server: str, sql: str) -> None:
-    connection = await asyncpg.connect(server)
-    try:
-        await connection.execute(sql)
-    finally:
-        await connection.close()
-
-
 @pytest.fixture
 def postgresql_url() -> Iterator[str]:
     """A fresh database on ``RUNYARD_TEST_POSTGRES_URL``'s server, dropped afterwards."""
-    server = os.environ.get("RUNYARD_TEST_POSTGRES_URL", "")
-    if not server:
-        if os.environ.get("RUNYARD_TEST_REQUIRE_SERVICES") == "1":
-            pytest.fail("RUNYARD_TEST_POSTGRES_URL is not set")
-        pytest.skip("RUNYARD_TEST_POSTGRES_URL is not set")
-    name = f"runyard_cli_{uuid.uuid4().hex[:12]}"
-    asyncio.run(_admin(server, f'CREATE DATABASE "{name}"'))
-    yield f"{server.rpartition('/')[0]}/{name}"
-    asyncio.run(_admin(server, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    yield from private_database("RUNYARD_TEST_POSTGRES_URL", "runyard_cli")
 
 
 def test_upgrade_migrates_postgresql_and_hides_the_password(postgresql_url: str) -> None:

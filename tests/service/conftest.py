@@ -1,42 +1,27 @@
 """Fixtures for the service tests: a real store (SQLite file, or PostgreSQL), a bus, an event log.
 
-PostgreSQL runs reuse the storage suite's session-database fixture (``RUNYARD_TEST_POSTGRES_URL``);
-without a server those cases are skipped, unless ``RUNYARD_TEST_REQUIRE_SERVICES=1``.
+PostgreSQL runs use a private database on ``RUNYARD_TEST_POSTGRES_URL``'s server; without a server
+those cases are skipped, unless ``RUNYARD_TEST_REQUIRE_SERVICES=1``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
+from postgres_databases import private_database, truncate_all
 from runyard.service import EventLog
 from runyard.service.bus import InProcessEventBus
 from runyard.storage import Store, open_store
 
 
-def _storage_fixtures() -> ModuleType:
-    """The storage suite's conftest, loaded under its own name (every conftest is "conftest")."""
-    path = Path(__file__).resolve().parents[1] / "storage" / "conftest.py"
-    spec = importlib.util.spec_from_file_location("runyard_storage_test_fixtures", path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-_storage = _storage_fixtures()
-
-
 @pytest.fixture(scope="session")
 def postgresql_server_db() -> Iterator[str]:
     """A private database on the test PostgreSQL server for this session."""
-    yield from _storage._session_database("postgresql")
+    yield from private_database("RUNYARD_TEST_POSTGRES_URL", "runyard_service")
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -47,7 +32,7 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
         return
     url: str = request.getfixturevalue("postgresql_server_db")
     yield url
-    asyncio.run(_storage._truncate(url))
+    asyncio.run(truncate_all(url))
 
 
 @pytest.fixture

@@ -9,74 +9,27 @@ fails the run instead of skipping.
 
 from __future__ import annotations
 
-import asyncio
-import os
-import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
-import asyncpg
 import pytest
 
+from postgres_databases import private_database, truncate_all
 from runyard.storage import Store, open_store
-from runyard.storage.sql.schema import metadata
 
-SERVERS = {"postgresql": "RUNYARD_TEST_POSTGRES_URL", "pgvector": "RUNYARD_TEST_PGVECTOR_URL"}
 BACKENDS = ["memory", "sqlite", "sqlite-exact", "postgresql", "pgvector"]
-
-
-def _require_services() -> bool:
-    return os.environ.get("RUNYARD_TEST_REQUIRE_SERVICES") == "1"
-
-
-def _unavailable(reason: str) -> None:
-    if _require_services():
-        pytest.fail(f"{reason} (RUNYARD_TEST_REQUIRE_SERVICES=1: these tests must run)")
-    pytest.skip(reason)
-
-
-def _with_database(url: str, name: str) -> str:
-    base, _, _ = url.rpartition("/")
-    return f"{base}/{name}"
-
-
-async def _admin(url: str, sql: str) -> None:
-    conn = await asyncpg.connect(url.replace("postgresql+asyncpg://", "postgresql://"))
-    try:
-        await conn.execute(sql)
-    finally:
-        await conn.close()
-
-
-def _session_database(kind: str) -> Iterator[str]:
-    var = SERVERS[kind]
-    server = os.environ.get(var, "")
-    if not server:
-        _unavailable(f"{var} is not set; start a server as .ci/run does to run {kind} tests")
-    name = f"runyard_storage_{uuid.uuid4().hex[:12]}"
-    try:
-        asyncio.run(_admin(server, f'CREATE DATABASE "{name}"'))
-    except (OSError, asyncpg.PostgresError) as exc:
-        _unavailable(f"cannot reach {var}={server}: {exc}")
-    yield _with_database(server, name)
-    asyncio.run(_admin(server, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
 
 
 @pytest.fixture(scope="session")
 def postgresql_url() -> Iterator[str]:
     """A private database on the plain PostgreSQL server."""
-    yield from _session_database("postgresql")
+    yield from private_database("RUNYARD_TEST_POSTGRES_URL", "runyard_storage")
 
 
 @pytest.fixture(scope="session")
 def pgvector_url() -> Iterator[str]:
     """A private database on the PostgreSQL server that has pgvector."""
-    yield from _session_database("pgvector")
-
-
-async def _truncate(url: str) -> None:
-    names = ", ".join(table.name for table in metadata.sorted_tables)
-    await _admin(url, f"TRUNCATE {names} RESTART IDENTITY")
+    yield from private_database("RUNYARD_TEST_PGVECTOR_URL", "runyard_storage")
 
 
 @pytest.fixture
@@ -108,7 +61,7 @@ async def store(backend_kind: str, database_url: str) -> AsyncIterator[Store]:
     finally:
         await opened.close()
         if database_url.startswith("postgresql"):
-            await _truncate(database_url)
+            await truncate_all(database_url)
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
