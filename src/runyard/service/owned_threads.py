@@ -19,10 +19,11 @@ async def owned_thread(store: Store, owner: Owner, thread_id: str) -> Thread:
 
 async def claim_thread(store: Store, owner: Owner, thread_id: str) -> Thread:
     """The owner's thread, created when new; another owner's thread is not found."""
-    try:
-        return await owned_thread(store, owner, thread_id)
-    except ThreadNotFound:
-        pass
+    existing = await store.get_thread(
+        thread_id, tenant_id=owner.tenant_id, resource_id=owner.user_id
+    )
+    if existing is not None:
+        return existing
     try:
         return await store.save_thread(
             thread_id, tenant_id=owner.tenant_id, resource_id=owner.user_id
