@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from http_harness import ALICE, asgi_client, asgi_sse, running_app
-from pydantic_ai.messages import ModelMessage, ModelResponse
+from http_harness import ALICE, asgi_client, asgi_sse, running_app, settled
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, UserPromptPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from runyard.agent import Agent
@@ -291,3 +291,40 @@ async def test_cancel_does_not_wait_for_a_slow_thread_title(url: str) -> None:
     assert cancelled.status_code == 200
     assert frames[-1].data["payload"] == {"status": "cancelled", "reason": "user_cancelled"}
     assert "thread-title-updated" not in types(frames)
+
+
+async def test_the_users_message_is_in_the_history_while_its_run_still_streams(url: str) -> None:
+    async with running_app(url) as app, asgi_client(app) as client:
+        await client.post("/v1/chat/t1", json={"message": "/delay 200\nwrite me a long poem"})
+        async with asgi_sse(app, "/v1/events/t1") as stream:
+            for _ in range(2):
+                await stream.until("text-delta")
+            history = (await client.get("/v1/threads/t1/messages")).json()
+        await client.post("/v1/chat/t1/cancel")
+
+    user, assistant = history["messages"]
+    assert (user["role"], user["content"]) == ("user", "/delay 200\nwrite me a long poem")
+    assert (assistant["role"], assistant["isStreaming"]) == ("assistant", True)
+
+
+async def test_a_message_stored_at_once_reaches_the_model_once(url: str) -> None:
+    model = scripted_model([text("hi"), text("hi again")])
+
+    def agents(store: Store) -> list[Agent]:
+        return [Agent("assistant", model, memory=Memory(store))]
+
+    async with running_app(url, agents) as app, asgi_client(app) as client:
+        for message in ("first question", "second question"):
+            await client.post("/v1/chat/t1", json={"message": message})
+            async with asgi_sse(app, "/v1/events/t1") as stream:
+                await stream.until("run-finish")
+            await settled(app, "t1")
+
+    prompts = [
+        part.content
+        for request in model.requests[1]
+        if isinstance(request, ModelRequest)
+        for part in request.parts
+        if isinstance(part, UserPromptPart)
+    ]
+    assert prompts == ["first question", "second question"]

@@ -88,3 +88,14 @@ def test_the_model_never_sees_a_call_waiting_for_its_result() -> None:
     messages.add_input([AgentMessage.user("go")])
     messages.add_response([_call("pending")])
     assert [m.role for m in messages.for_llm()] == ["user"]
+
+
+def test_an_input_message_already_stored_counts_as_input_once_at_its_stored_time() -> None:
+    stored = AgentMessage.user("hello", created_at=1_000)
+    messages = AgentMessageList()
+    messages.add_history([AgentMessage.assistant("earlier", created_at=500), stored])
+    (added,) = messages.add_input([stored.model_copy(update={"created_at": 9_999})])
+    assert added.created_at == 1_000
+    assert [m.id for m in messages.all] == [messages.all[0].id, stored.id]
+    assert [m.id for m in messages.turn_delta()] == [stored.id]
+    assert messages.serialize().history_ids == [messages.all[0].id]

@@ -105,6 +105,13 @@ class AgentMessageList:
     def _add_live(self, messages: Iterable[Message], provenance: set[str]) -> list[Message]:
         added: list[Message] = []
         for message in messages:
+            if message.id in self._history:
+                # Stored before the run began (a service saves the user's message at once, so
+                # a reload shows it): it is this turn's, at its stored place and time.
+                self._history.discard(message.id)
+                provenance.add(message.id)
+                added.append(next(m for m in self._all if m.id == message.id))
+                continue
             stamp = max(message.created_at or now_ms(), self._last_created_at + 1)
             if stamp != message.created_at:
                 message = message.model_copy(update={"created_at": stamp})

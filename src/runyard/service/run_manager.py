@@ -107,6 +107,10 @@ class RunManager:
                 metadata={**thread.metadata, "agent": name},
             )
             user = AgentMessage.user(message)
+            # Stored now, not only with the turn: a client reloading mid-run sees what it asked.
+            await self.store.save_messages(
+                thread_id, [user], tenant_id=owner.tenant_id, resource_id=owner.user_id
+            )
             run = ActiveRun(run_id, thread_id, owner, chosen, record.lease_epoch)
 
             async def open_stream() -> StreamResult:
