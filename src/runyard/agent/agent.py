@@ -16,7 +16,7 @@ from runyard.agent.sub_agent import agent_as_tool
 from runyard.errors import ConfigurationError, ResumeError
 from runyard.ids import new_id
 from runyard.messages import AgentMessage, CustomMessage, TextPart
-from runyard.models import model_label, resolve_model
+from runyard.models import OutputSpec, model_label, resolve_model
 from runyard.runtime import (
     AgentEvent,
     AgentEventBus,
@@ -126,6 +126,7 @@ class Agent:
             events=self.events,
             memory=memory,
             output_type=output_type,
+            output=OutputSpec(output_type.model_json_schema()) if output_type else None,
             model_settings=model_settings,
             on_turn_saved=self._schedule_title if memory is not None else None,
         )

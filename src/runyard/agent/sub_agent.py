@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from runyard.errors import ToolError
 from runyard.messages import AgentMessage
-from runyard.runtime import AgentToolOutput, SubAgentUsage
+from runyard.runtime import AgentToolOutput, usage_as_sub_agent
 from runyard.tools import Tool
 
 if TYPE_CHECKING:
@@ -41,10 +41,7 @@ def agent_as_tool(agent: Agent, description: str, name: str | None = None) -> To
             for m in result.messages
             if isinstance(m, AgentMessage) and m.role == "assistant" and m.text
         )
-        usage = [
-            SubAgentUsage(agent.name, agent.model_label, result.usage),
-            *result.sub_agent_usage,
-        ]
+        usage = usage_as_sub_agent(agent.name, agent.model_label, result)
         return AgentToolOutput({"result": text}, usage)
 
     return Tool.from_function(

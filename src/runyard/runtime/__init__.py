@@ -31,6 +31,7 @@ from runyard.runtime.results import (
     PendingSuspend,
     SubAgentUsage,
     ToolCallRecord,
+    usage_as_sub_agent,
 )
 from runyard.runtime.spec import RuntimeSpec, TurnSavedHook
 from runyard.runtime.state import (
@@ -85,4 +86,5 @@ __all__ = [
     "generate_title",
     "strip_orphaned_tool_messages",
     "title_thread",
+    "usage_as_sub_agent",
 ]

@@ -18,7 +18,6 @@ from runyard.errors import MaxIterationsError, RunAbortedError, RunError
 from runyard.messages import AgentMessage, ToolCallPart, ToolResultPart
 from runyard.models import (
     ModelTurn,
-    OutputSpec,
     ReasoningDelta,
     TextDelta,
     ToolSpec,
@@ -133,21 +132,20 @@ class AgentRuntime:
         """Run ``body``; turn an abort, a failure or an outside cancellation into the end state."""
         self.control.bind(asyncio.current_task())
         try:
-            await body
+            try:
+                await body
+            finally:
+                # Unbound before any ending runs: an abort from now on must not cancel it.
+                self.control.bind(None)
         except asyncio.CancelledError:
-            self.control.bind(None)
             if not self.control.consume_abort():
                 self.status = RunStatus.CANCELLED
                 raise
             await self._end_aborted()
         except RunAbortedError:
-            self.control.bind(None)
             await self._end_aborted()
         except Exception as exc:
-            self.control.bind(None)
             await self._end_failed(exc)
-        finally:
-            self.control.bind(None)
 
     async def _start(self, messages: Sequence[AgentMessage]) -> None:
         self._begin()
@@ -236,15 +234,10 @@ class AgentRuntime:
         raise MaxIterationsError(self.max_iterations)
 
     async def _call_model(self) -> ModelTurn:
-        output = (
-            OutputSpec(self.spec.output_type.model_json_schema())
-            if self.spec.output_type is not None
-            else None
-        )
         arguments: dict[str, Any] = {
             "instructions": self._instructions,
             "tools": self._tool_specs,
-            "output": output,
+            "output": self.spec.output,
             "settings": self.spec.model_settings,
         }
         messages = self.list.for_llm()

@@ -15,6 +15,7 @@ __all__ = [
     "SubAgentUsage",
     "ToolCallRecord",
     "total_cost",
+    "usage_as_sub_agent",
 ]
 
 
@@ -74,6 +75,12 @@ class GenerateResult:
     @property
     def suspended(self) -> bool:
         return bool(self.pending_suspend)
+
+
+def usage_as_sub_agent(agent: str, model: str, result: GenerateResult) -> list[SubAgentUsage]:
+    """What a caller merges into its ``sub_agent_usage`` for a sub-agent's result: the
+    sub-agent's own usage, then its sub-agents'."""
+    return [SubAgentUsage(agent, model, result.usage), *result.sub_agent_usage]
 
 
 def total_cost(usage: Usage, sub_agents: list[SubAgentUsage]) -> float | None:

@@ -10,6 +10,7 @@ from pydantic import BaseModel
 from pydantic_ai.models import Model
 
 from runyard.messages import AgentMessage, CustomMessage
+from runyard.models import OutputSpec
 from runyard.runtime.events import AgentEventBus
 from runyard.runtime.memory import MemoryProtocol, MemoryScope
 from runyard.runtime.state import RunStateManager
@@ -33,5 +34,7 @@ class RuntimeSpec:
     events: AgentEventBus
     memory: MemoryProtocol | None = None
     output_type: type[BaseModel] | None = None
+    output: OutputSpec | None = None
+    """The output tool for ``output_type``, built once per agent (its schema is not free)."""
     model_settings: Mapping[str, Any] | None = None
     on_turn_saved: TurnSavedHook | None = None

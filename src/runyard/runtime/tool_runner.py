@@ -176,14 +176,7 @@ class ToolRunner:
         sub_usage: list[SubAgentUsage] = []
         if isinstance(raw, AgentToolOutput):
             raw, sub_usage = raw.output, raw.sub_agent_usage
-        self.events.emit(
-            AgentEvent.TOOL_EXECUTION_END,
-            self.run_id,
-            toolCallId=call.tool_call_id,
-            toolName=call.tool_name,
-            result=raw,
-            isError=False,
-        )
+        self._ended(call, raw, is_error=False)
         shown = tool.to_model_output(raw) if tool.to_model_output else raw
         custom = tool.to_message(raw) if tool.to_message else None
         return ToolOutcome(
@@ -197,12 +190,15 @@ class ToolRunner:
         )
 
     def _error(self, call: ToolCallPart, message: str) -> ToolOutcome:
+        self._ended(call, message, is_error=True)
+        return ToolOutcome(call, "error", output=message)
+
+    def _ended(self, call: ToolCallPart, result: Any, *, is_error: bool) -> None:
         self.events.emit(
             AgentEvent.TOOL_EXECUTION_END,
             self.run_id,
             toolCallId=call.tool_call_id,
             toolName=call.tool_name,
-            result=message,
-            isError=True,
+            result=result,
+            isError=is_error,
         )
-        return ToolOutcome(call, "error", output=message)

@@ -18,7 +18,7 @@ from runyard.protocol import (
     AgentSpawnedEvent,
     AgentSpawnedPayload,
 )
-from runyard.runtime import AgentToolOutput, SubAgentUsage
+from runyard.runtime import AgentToolOutput, usage_as_sub_agent
 from runyard.service.chunk_events import ChunkMapper
 from runyard.service.tools.context import service_deps
 from runyard.tools import Tool, ToolContext, tool
@@ -85,7 +85,7 @@ async def _delegate(
         ctx.progress(_completed(ctx.run_id, agent_id, role, "", str(result.error)))
         return {"result": f"Sub-agent error: {result.error}"}
     ctx.progress(_completed(ctx.run_id, agent_id, role, result.text, None))
-    usage = [SubAgentUsage(sub.name, sub.model_label, result.usage), *result.sub_agent_usage]
+    usage = usage_as_sub_agent(sub.name, sub.model_label, result)
     return AgentToolOutput({"result": result.text}, usage)
 
 
