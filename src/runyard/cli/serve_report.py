@@ -1,11 +1,14 @@
-"""What ``runyard serve`` says once it listens: where, with which database, bus, agents and model.
+"""What ``runyard serve`` says once it listens: where, with which database, bus, memory, agents and model.
 
 DESIGN.md §7: no hidden fallbacks. When no provider is configured the report says, in so many
-words, that the offline demo model is answering.
+words, that the offline demo model is answering; a model string that will probably fail against
+the server it points at (the Responses API on an OpenAI-compatible server) gets a warning.
 """
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 
@@ -17,6 +20,10 @@ from runyard.config import Settings
 from runyard.service import DEMO_MODEL
 
 __all__ = ["AgentSummary", "ServeReport", "print_report"]
+
+_OPENAI_API = "https://api.openai.com/v1"
+_RESPONSES_PREFIX = "openai:"
+"""pydantic-ai's prefix for OpenAI's Responses API (``openai-chat:`` is Chat Completions)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,14 +42,21 @@ class ServeReport:
     url: str
     database: str
     event_bus: str
+    memory: str
     agents: tuple[AgentSummary, ...]
     grpc_port: int
+    warnings: tuple[str, ...] = ()
 
     @classmethod
     def of(
-        cls, settings: Settings, host: str, port: int, agents: tuple[AgentSummary, ...]
+        cls,
+        settings: Settings,
+        host: str,
+        port: int,
+        agents: tuple[AgentSummary, ...],
+        environ: Mapping[str, str] = os.environ,
     ) -> ServeReport:
-        """The report for a server bound to ``host:port`` with ``settings``."""
+        """The report for a server bound to ``host:port`` with ``settings`` (and ``environ``)."""
         bus = (
             f"Redis {redact_url(settings.redis_url)}"
             if settings.redis_url
@@ -52,8 +66,10 @@ class ServeReport:
             url=f"http://{_url_host(host)}:{port}",
             database=describe_database(settings.database_url),
             event_bus=bus,
+            memory=_memory(settings),
             agents=agents,
             grpc_port=settings.grpc_port,
+            warnings=_responses_api_warnings(agents, environ.get("OPENAI_BASE_URL", "")),
         )
 
     @property
@@ -71,6 +87,7 @@ def print_report(console: Console, report: ServeReport) -> None:
     )
     rows = [("API docs", f"{report.url}/docs"), ("database", report.database)]
     rows.append(("event bus", report.event_bus))
+    rows.append(("memory", report.memory))
     for agent in report.agents:
         tools = f" ({', '.join(agent.tools)})" if agent.tools else ""
         rows.append(("agent", f"{agent.name}{tools}, model {agent.model}"))
@@ -87,8 +104,34 @@ def print_report(console: Console, report: ServeReport) -> None:
             ),
             soft_wrap=True,
         )
+    for warning in report.warnings:
+        console.print(Text(warning, style="yellow"), soft_wrap=True)
     console.print(Text("Press Ctrl-C to stop.", style="dim"))
     console.file.flush()
+
+
+def _memory(settings: Settings) -> str:
+    if not settings.embedder_model:
+        return "semantic recall off (set RUNYARD_EMBEDDER_MODEL to turn it on)"
+    return (
+        f"semantic recall on, embedder {settings.embedder_model}, "
+        f"top {settings.semantic_recall_top_k} matches"
+    )
+
+
+def _responses_api_warnings(agents: tuple[AgentSummary, ...], base_url: str) -> tuple[str, ...]:
+    # "openai:" is OpenAI's Responses API (POST /responses), which OpenAI-compatible servers
+    # (vLLM, Ollama, llama.cpp, LM Studio, most gateways) do not serve: only Chat Completions.
+    if not base_url or base_url.rstrip("/") == _OPENAI_API:
+        return ()
+    return tuple(
+        f"Agent {agent.name} uses {agent.model}, OpenAI's Responses API, at OPENAI_BASE_URL "
+        f"{redact_url(base_url)}; most OpenAI-compatible servers only speak Chat Completions: "
+        f"use openai-chat:{agent.model.removeprefix(_RESPONSES_PREFIX)} instead "
+        "(RUNYARD_MODEL; see docs/models.md)."
+        for agent in agents
+        if agent.model.startswith(_RESPONSES_PREFIX)
+    )
 
 
 def _url_host(host: str) -> str:
