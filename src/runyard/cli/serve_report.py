@@ -15,7 +15,7 @@ from importlib.metadata import PackageNotFoundError, version
 from rich.console import Console
 from rich.text import Text
 
-from runyard.cli.display import describe_database, redact_url
+from runyard.cli.display import describe_database, http_url, redact_url
 from runyard.config import Settings
 from runyard.service import DEMO_MODEL
 
@@ -63,7 +63,7 @@ class ServeReport:
             else "in-process (one server; set RUNYARD_REDIS_URL to share events between replicas)"
         )
         return cls(
-            url=f"http://{_url_host(host)}:{port}",
+            url=http_url(host, port),
             database=describe_database(settings.database_url),
             event_bus=bus,
             memory=_memory(settings),
@@ -132,10 +132,6 @@ def _responses_api_warnings(agents: tuple[AgentSummary, ...], base_url: str) -> 
         for agent in agents
         if agent.model.startswith(_RESPONSES_PREFIX)
     )
-
-
-def _url_host(host: str) -> str:
-    return f"[{host}]" if ":" in host else host
 
 
 def _version() -> str:
