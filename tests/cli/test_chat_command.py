@@ -132,6 +132,13 @@ def test_the_prompt_loop_sends_each_line_until_exit() -> None:
     assert "💬 You said: hello there" in result.output
 
 
+def test_a_line_ending_in_a_backslash_continues_the_message() -> None:
+    script = ScriptedServer(reply_events(WORDS))
+    result = _chat(script, answers="first line\\\nsecond line\n/exit\n")
+    assert result.exit_code == 0, result.output
+    assert script.posted == [{"message": "first line\nsecond line"}]
+
+
 def test_a_failed_run_exits_with_one_and_says_why() -> None:
     events = reply_events(["Hi"])
     events[-1] = {**events[-1], "payload": {"status": "error", "reason": "provider unavailable"}}

@@ -6,11 +6,11 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.prompt import Prompt
 from rich.text import Text
 
 from runyard.cli.chat.client import Connection, ServerError
 from runyard.cli.chat.feed import FeedError
+from runyard.cli.chat.message_input import MessageReader
 from runyard.cli.chat.session import ChatSession
 from runyard.cli.display import http_url
 from runyard.config import Settings
@@ -75,21 +75,26 @@ def _prompt_loop(session: ChatSession, console: Console) -> None:
         Text.assemble(
             ("thread ", "dim"),
             (session.thread_id, "bold"),
-            (f" on {session.connection.url} — Ctrl-C cancels a run, Ctrl-D or /exit quits", "dim"),
+            (
+                f" on {session.connection.url} — a line ending in \\ continues the message, "
+                "Ctrl-C cancels a run, Ctrl-D or /exit quits",
+                "dim",
+            ),
         )
     )
+    reader = MessageReader(console)
     while True:
         try:
-            line = Prompt.ask("[bold green]you[/]", console=console)
+            message = reader.read()
         except (EOFError, KeyboardInterrupt):
             console.print()
             return
-        if line.strip() in {"/exit", "/quit"}:
+        if message.strip() in {"/exit", "/quit"}:
             return
-        if not line.strip():
+        if not message.strip():
             continue
         try:
-            _turn(session, line, console)
+            _turn(session, message, console)
         except ServerError as exc:  # e.g. 409: the thread is busy; the next message may work
             console.print(Text(f"Error: {exc}", style="red"))
 
