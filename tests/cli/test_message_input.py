@@ -4,15 +4,10 @@ from __future__ import annotations
 
 import io
 import os
-import pty
-import re
-import subprocess
 import sys
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 import pytest
+from pseudo_terminal import on_a_terminal
 from rich.console import Console
 from scripted_server import ScriptedServer, reply_events, serving
 
@@ -48,62 +43,12 @@ def test_a_line_with_nothing_waiting_is_the_whole_message(monkeypatch: pytest.Mo
 @pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX terminal")
 def test_lines_pasted_into_a_real_terminal_are_one_message() -> None:
     script = ScriptedServer(reply_events(["Done."]))
-    with serving(script), _chat_on_a_terminal(script.url) as (terminal, screen):
-        screen.wait_for("you: ")
-        os.write(terminal, b"first line\nsecond line\n")  # one write, as a paste arrives
-        screen.wait_for("Done.")
-        os.write(terminal, b"/exit\n")
+    with serving(script):
+        args = [sys.executable, "-m", "runyard", "chat", "t1", "--url", script.url]
+        with on_a_terminal(args, os.environ) as chat:
+            chat.wait_for("you: ")
+            chat.type(b"first line\nsecond line\n")
+            chat.wait_for("Done.")
+            chat.type(b"/exit\n")
+            assert chat.exit_status() == 0, chat.shown
     assert script.posted == [{"message": "first line\nsecond line"}]
-
-
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
-
-
-class _Screen:
-    """Everything the program wrote to the terminal (colours removed), and a wait until some text shows."""
-
-    def __init__(self, terminal: int) -> None:
-        self._terminal = terminal
-        self._text = ""
-        self._changed = threading.Condition()
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
-
-    def wait_for(self, text: str, timeout: float = 30) -> None:
-        with self._changed:
-            if not self._changed.wait_for(lambda: text in self._text, timeout):
-                raise AssertionError(f"{text!r} never showed; the screen:\n{self._text}")
-
-    def _read(self) -> None:
-        while True:
-            try:
-                chunk = os.read(self._terminal, 4096)
-            except OSError:  # the program closed its side
-                chunk = b""
-            with self._changed:
-                self._text += _ANSI.sub("", chunk.decode(errors="replace"))
-                self._changed.notify_all()
-            if not chunk:
-                return
-
-
-@contextmanager
-def _chat_on_a_terminal(url: str) -> Iterator[tuple[int, _Screen]]:
-    """``runyard chat`` with a pseudo-terminal as its stdin, stdout and stderr."""
-    terminal, program_side = pty.openpty()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "runyard", "chat", "t1", "--url", url],
-        stdin=program_side,
-        stdout=program_side,
-        stderr=program_side,
-        env={**os.environ, "COLUMNS": "100", "TERM": "xterm"},
-    )
-    os.close(program_side)
-    try:
-        yield terminal, _Screen(terminal)
-        assert process.wait(timeout=30) == 0
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-        os.close(terminal)
