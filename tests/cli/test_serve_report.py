@@ -64,6 +64,12 @@ def test_a_real_model_gets_no_demo_warning_and_passwords_stay_hidden() -> None:
     assert "Responses API" not in text
 
 
+def test_a_demo_model_asked_for_by_name_is_not_called_unconfigured() -> None:
+    text = _printed(ServeReport.of(Settings(model="runyard:demo"), "127.0.0.1", 8400, (ASSISTANT,)))
+    assert "Answering with the offline demo model runyard:demo (RUNYARD_MODEL)." in text
+    assert "No model provider is configured" not in text
+
+
 def test_the_report_says_which_embedder_semantic_recall_uses() -> None:
     settings = Settings(embedder_model="openai:text-embedding-3-small", semantic_recall_top_k=3)
     text = _printed(ServeReport.of(settings, "127.0.0.1", 8400, (ASSISTANT,)))
@@ -81,7 +87,7 @@ def test_the_responses_api_on_a_custom_openai_base_url_is_warned_about() -> None
     environ = {"OPENAI_BASE_URL": "http://127.0.0.1:8000/v1"}
     report = ServeReport.of(Settings(), "127.0.0.1", 8400, agents, environ=environ)
     text = _printed(report)
-    (warning,) = report.warnings
+    (warning,) = report.notices
     assert warning.startswith(
         "Agent assistant uses openai:qwen2.5, OpenAI's Responses API, "
         "at OPENAI_BASE_URL http://127.0.0.1:8000/v1;"
@@ -96,7 +102,7 @@ def test_the_responses_api_on_a_custom_openai_base_url_is_warned_about() -> None
 def test_the_responses_api_at_openai_itself_gets_no_warning(base_url: str) -> None:
     agents = (AgentSummary("assistant", "openai:gpt-4o-mini"),)
     environ = {"OPENAI_BASE_URL": base_url}
-    assert ServeReport.of(Settings(), "127.0.0.1", 8400, agents, environ=environ).warnings == ()
+    assert ServeReport.of(Settings(), "127.0.0.1", 8400, agents, environ=environ).notices == ()
 
 
 def test_serve_help_lists_its_flags_and_their_environment_variables() -> None:

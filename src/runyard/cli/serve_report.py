@@ -45,7 +45,7 @@ class ServeReport:
     memory: str
     agents: tuple[AgentSummary, ...]
     grpc_port: int
-    warnings: tuple[str, ...] = ()
+    notices: tuple[str, ...] = ()
 
     @classmethod
     def of(
@@ -69,13 +69,11 @@ class ServeReport:
             memory=_memory(settings),
             agents=agents,
             grpc_port=settings.grpc_port,
-            warnings=_responses_api_warnings(agents, environ.get("OPENAI_BASE_URL", "")),
+            notices=(
+                *_demo_notice(settings, agents),
+                *_responses_api_warnings(agents, environ.get("OPENAI_BASE_URL", "")),
+            ),
         )
-
-    @property
-    def uses_demo_model(self) -> bool:
-        """Whether any agent answers with the offline demo model."""
-        return any(agent.model == DEMO_MODEL for agent in self.agents)
 
 
 def print_report(console: Console, report: ServeReport) -> None:
@@ -95,19 +93,21 @@ def print_report(console: Console, report: ServeReport) -> None:
     for label, value in rows:
         # Paths and URLs must stay copyable: no wrapping, whatever the terminal width.
         console.print(Text.assemble((f"{label:<10} ", "dim"), value), soft_wrap=True)
-    if report.uses_demo_model:
-        console.print(
-            Text(
-                f"No model provider is configured: answering with the offline demo model {DEMO_MODEL}. "
-                "Set RUNYARD_MODEL, or a provider key such as OPENAI_API_KEY, to use a real model.",
-                style="yellow",
-            ),
-            soft_wrap=True,
-        )
-    for warning in report.warnings:
+    for warning in report.notices:
         console.print(Text(warning, style="yellow"), soft_wrap=True)
     console.print(Text("Press Ctrl-C to stop.", style="dim"))
     console.file.flush()
+
+
+def _demo_notice(settings: Settings, agents: tuple[AgentSummary, ...]) -> tuple[str, ...]:
+    if not any(agent.model == DEMO_MODEL for agent in agents):
+        return ()
+    if settings.model == DEMO_MODEL:  # asked for by name: no need to say that nothing is configured
+        return (f"Answering with the offline demo model {DEMO_MODEL} (RUNYARD_MODEL).",)
+    return (
+        f"No model provider is configured: answering with the offline demo model {DEMO_MODEL}. "
+        "Set RUNYARD_MODEL, or a provider key such as OPENAI_API_KEY, to use a real model.",
+    )
 
 
 def _memory(settings: Settings) -> str:
