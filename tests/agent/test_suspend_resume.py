@@ -10,7 +10,12 @@ from pydantic_ai.messages import ModelRequest, ToolReturnPart
 
 from runyard.agent import Agent
 from runyard.errors import ResumeError
-from runyard.runtime import InMemoryCheckpointStore, PendingSuspend, RunStatus
+from runyard.runtime import (
+    InMemoryCheckpointStore,
+    PendingSuspend,
+    RunStatus,
+    ToolCallSuspendedChunk,
+)
 from runyard.testing import ToolCall, Turn, call, scripted_model, text
 from runyard.tools import Suspend, ToolContext, tool
 
@@ -232,7 +237,14 @@ async def test_streamed_suspension_emits_suspended_chunks_then_finish() -> None:
     stream = await agent.stream("delete x")
     chunks = [c async for c in stream]
     assert [c.type for c in chunks[-2:]] == ["tool-call-suspended", "finish"]
-    assert chunks[-2].suspension.tool_call_id == "d"  # type: ignore[union-attr]
+    assert chunks[-2] == ToolCallSuspendedChunk(
+        run_id=stream.run_id,
+        tool_call_id="d",
+        tool_name="delete",
+        args={"item": "x"},
+        payload={"type": "approval", "tool_name": "delete", "args": {"item": "x"}},
+        resume_schema=APPROVAL_SCHEMA,
+    )
     assert chunks[-1].finish_reason == "tool-calls"  # type: ignore[union-attr]
 
     resumed = await agent.approve("stream", run_id=stream.run_id, tool_call_id="d")

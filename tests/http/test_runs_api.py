@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -79,17 +80,29 @@ async def test_a_second_message_is_409_while_running_and_while_suspended(url: st
 
 
 async def test_fifty_racing_posts_have_exactly_one_winner(url: str) -> None:
-    async with running_app(url) as app, asgi_client(app) as client:
+    # The winning run holds its model call until every POST has its answer, so each loser meets
+    # a running thread however slowly the machine gets through the other 49: no clock involved.
+    every_post_answered = asyncio.Event()
+
+    async def held(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str]:
+        await every_post_answered.wait()
+        yield "done"
+
+    def agents(store: Store) -> list[Agent]:
+        return [Agent("assistant", FunctionModel(stream_function=held), memory=Memory(store))]
+
+    async with running_app(url, agents) as app, asgi_client(app) as client:
         responses = await asyncio.gather(
-            *(
-                client.post("/v1/chat/t1", json={"message": "/delay 50\nwords words words"})
-                for _ in range(50)
-            )
+            *(client.post("/v1/chat/t1", json={"message": "hello"}) for _ in range(50))
         )
-        await client.post("/v1/chat/t1/cancel")
+        every_post_answered.set()
+        async with asgi_sse(app, "/v1/events/t1") as stream:
+            frames = await stream.until("run-finish")
 
     codes = sorted(r.status_code for r in responses)
     assert codes == [200] + [409] * 49
+    assert types(frames).count("run-start") == 1
+    assert frames[-1].data["payload"] == {"status": "completed"}
 
 
 async def confirmation(app: Any, thread: str) -> dict[str, Any]:

@@ -1,7 +1,8 @@
 """A real provider adapter through the façade: pydantic-ai's OpenAI client against a local server.
 
 The server is a few lines on ``asyncio.start_server`` speaking the Chat Completions SSE wire
-format (and the embeddings endpoint), on 127.0.0.1 with an OS-chosen port.
+format (and the embeddings endpoint), on 127.0.0.1 with an OS-chosen port. Like many
+OpenAI-compatible servers it has no Responses API: any other path is a 404.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 
 import pydantic_ai.models
 import pytest
+from pydantic_ai.exceptions import ModelHTTPError
 
 from runyard.messages import AgentMessage, TextPart, ToolCallPart
 from runyard.models import (
@@ -20,6 +22,7 @@ from runyard.models import (
     TextDelta,
     ToolCallDelta,
     ToolSpec,
+    model_label,
     resolve_embedder,
     resolve_model,
     stream_model,
@@ -46,10 +49,11 @@ CHUNKS: list[dict[str, Any]] = [
 
 
 class LocalServer:
-    """Answers chat completions with ``CHUNKS`` as SSE and embeddings with fixed vectors."""
+    """Answers chat completions with ``CHUNKS`` as SSE, embeddings with fixed vectors, else 404."""
 
     def __init__(self) -> None:
         self.bodies: list[dict[str, Any]] = []
+        self.paths: list[str] = []
         self.base_url = ""
 
     async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -61,8 +65,12 @@ class LocalServer:
         }
         body = json.loads(await reader.readexactly(int(headers["content-length"])))
         self.bodies.append(body)
-        if request_line.split()[1].endswith("/embeddings"):
+        path = request_line.split()[1]
+        self.paths.append(path)
+        if path.endswith("/embeddings"):
             writer.write(_json_response(_embeddings(body["input"])))
+        elif not path.endswith("/chat/completions"):
+            writer.write(_json_response({"error": {"message": "Not Found"}}, "404 Not Found"))
         else:
             writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n")
             writer.write(b"Connection: close\r\n\r\n")
@@ -91,10 +99,10 @@ def _embeddings(inputs: list[str]) -> dict[str, Any]:
     return {"object": "list", "data": data, "model": "local-embed", "usage": usage}
 
 
-def _json_response(payload: dict[str, Any]) -> bytes:
+def _json_response(payload: dict[str, Any], status: str = "200 OK") -> bytes:
     body = json.dumps(payload).encode()
     head = (
-        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+        f"HTTP/1.1 {status}\r\nContent-Type: application/json\r\n"
         f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
     )
     return head.encode() + body
@@ -156,3 +164,38 @@ async def test_an_openai_compatible_embedder_embeds_through_the_server(server: L
     assert server.bodies[0]["input"] == ["ab", "abcd"]
     assert embedder.usage.input_tokens == 3
     assert embedder.usage.requests == 1
+
+
+async def test_openai_chat_with_openai_base_url_calls_chat_completions_and_says_so(
+    server: LocalServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "local")
+    model = resolve_model("openai-chat:local")
+    turn = await _last_item(model)
+    assert isinstance(turn, ModelTurn)
+    assert server.paths == ["/v1/chat/completions"]
+    assert model_label(model) == turn.model_name == "openai-chat:local"
+
+
+async def test_openai_with_openai_base_url_calls_the_responses_api_and_says_so(
+    server: LocalServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "local")
+    model = resolve_model("openai:local")
+    with pytest.raises(ModelHTTPError) as failed:
+        await _last_item(model)
+    assert failed.value.status_code == 404
+    assert server.paths == ["/v1/responses"]
+    assert model_label(model) == "openai:local"
+
+
+async def _last_item(model: pydantic_ai.models.Model) -> object:
+    items = [
+        item
+        async for item in stream_model(
+            model, [AgentMessage.user("hi")], instructions=None, tools=[]
+        )
+    ]
+    return items[-1]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar, Literal
 
 from runyard.messages import AgentMessage, CustomMessage
@@ -86,9 +86,19 @@ class ToolResultChunk:
 
 
 @dataclass(frozen=True, slots=True)
-class ToolCallSuspendedChunk:
+class ToolCallSuspendedChunk(PendingSuspend):
+    """A call that waits for an answer, with the seed's fields on the chunk itself.
+
+    ``run_id``, ``tool_call_id``, ``tool_name``, ``args``, ``payload`` (the seed's
+    ``suspendPayload``: what the tool asks) and ``resume_schema``; the same fields, and names, as
+    the ``PendingSuspend`` entries of ``GenerateResult.pending_suspend``.
+    """
+
     type: ClassVar[Literal["tool-call-suspended"]] = "tool-call-suspended"
-    suspension: PendingSuspend
+
+    def pending_suspend(self) -> PendingSuspend:
+        """This suspension as ``GenerateResult.pending_suspend`` lists it."""
+        return PendingSuspend(**{f.name: getattr(self, f.name) for f in fields(PendingSuspend)})
 
 
 @dataclass(frozen=True, slots=True)

@@ -103,7 +103,7 @@ class RunSegment:
         stream = await self.start.open_stream()
         async for chunk in stream:
             if isinstance(chunk, ToolCallSuspendedChunk):
-                self.suspensions.append(chunk.suspension)
+                self.suspensions.append(chunk)
                 continue
             for event in self.mapper.map(chunk):
                 writer.emit(event)
