@@ -13,6 +13,7 @@ from pydantic import ValidationError
 
 from runyard.errors import RunAbortedError
 from runyard.messages import AgentMessage
+from runyard.models import ModelProviderError
 from runyard.protocol import (
     ErrorEvent,
     ErrorPayload,
@@ -159,9 +160,17 @@ class ChunkMapper:
         return []
 
     def _error(self, error: BaseException) -> WireEvent:
-        status = getattr(error, "status_code", None)
-        payload = ErrorPayload(
-            content=str(error) or type(error).__name__,
-            status_code=status if isinstance(status, int) else None,
-        )
-        return ErrorEvent(run_id=self.run_id, agent_id=self.agent_id, payload=payload)
+        return ErrorEvent(run_id=self.run_id, agent_id=self.agent_id, payload=_error_payload(error))
+
+
+def _error_payload(error: BaseException) -> ErrorPayload:
+    """The ``error`` payload for a failure; a provider's adds its status code, name and code."""
+    content = str(error) or type(error).__name__
+    if not isinstance(error, ModelProviderError):
+        return ErrorPayload(content=content)
+    return ErrorPayload(
+        content=content,
+        status_code=error.status_code,
+        provider=error.provider,
+        code=error.code,
+    )
