@@ -8,7 +8,7 @@ from typing import Any, ClassVar, Literal
 
 from runyard.messages import AgentMessage, CustomMessage
 from runyard.models import Usage
-from runyard.runtime.results import PendingSuspend, SubAgentUsage
+from runyard.runtime.results import PendingSuspend, SubAgentUsage, total_usage
 
 __all__ = [
     "ChunkSink",
@@ -103,7 +103,11 @@ class ToolCallSuspendedChunk(PendingSuspend):
 
 @dataclass(frozen=True, slots=True)
 class FinishChunk:
-    """Always the last chunk of a run segment."""
+    """Always the last chunk of a run segment.
+
+    ``usage`` and ``sub_agent_usage`` count the whole run so far, earlier segments included: a
+    resume starts from the usage its checkpoint kept.
+    """
 
     type: ClassVar[Literal["finish"]] = "finish"
     finish_reason: str
@@ -112,6 +116,11 @@ class FinishChunk:
     structured_output: Any = None
     sub_agent_usage: list[SubAgentUsage] = field(default_factory=list)
     total_cost: float | None = None
+
+    @property
+    def total_usage(self) -> Usage:
+        """The run's own usage plus its sub-agents' (its ``cost`` is ``total_cost``)."""
+        return total_usage(self.usage, self.sub_agent_usage)
 
 
 @dataclass(frozen=True, slots=True)
