@@ -1,11 +1,13 @@
 """What a run reports about itself: why it failed (the wire ``error`` event and one server log
-line), over the demo model and over a real OpenAI adapter talking to a local server.
+line), over the demo model and over a real OpenAI adapter talking to a local server; and what
+it spent (``usage`` on ``run-finish`` and on its row of the thread's messages).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from dataclasses import replace
 
 import pytest
 from service_harness import OWNER, service
@@ -13,9 +15,12 @@ from service_harness import OWNER, service
 from local_openai_server import LocalServer, local_openai_server
 from runyard.agent import Agent
 from runyard.config import Settings
-from runyard.service import default_agent
-from runyard.service.tools import calculator
+from runyard.memory import Memory
+from runyard.protocol import event_to_dict
+from runyard.service import Threads, default_agent
+from runyard.service.tools import calculator, delegate, save_note
 from runyard.storage import Store
+from runyard.testing import Turn, TurnUsage, call, scripted_model, text
 
 FAILED_RUN_LOGGER = "runyard.service.failed_run"
 
@@ -124,3 +129,84 @@ async def test_a_completed_run_logs_no_failure(
         await svc.settle("t1")
 
     assert failure_lines(caplog) == []
+
+
+def scripted_assistant(*turns: Turn) -> Callable[[Store], list[Agent]]:
+    """``assistant`` on a scripted model, with the service's approval-gated and delegate tools."""
+
+    def build(store: Store) -> list[Agent]:
+        model = scripted_model(list(turns))
+        tools = [calculator, save_note, delegate]
+        return [Agent(name="assistant", model=model, tools=tools, memory=Memory(store))]
+
+    return build
+
+
+def usage_of(input_tokens: int, output_tokens: int) -> TurnUsage:
+    return TurnUsage(input_tokens=input_tokens, output_tokens=output_tokens)
+
+
+async def test_run_finish_carries_the_usage_of_every_segment_of_a_suspended_run(
+    sqlite_url: str,
+) -> None:
+    agents = scripted_assistant(
+        replace(call("save_note", {"text": "milk"}), usage=usage_of(10, 2)),
+        text("Saved.", usage=usage_of(30, 5)),
+    )
+    async with service(sqlite_url, agents) as svc:
+        await svc.runs.start(OWNER, "t1", "remember milk")
+        await svc.settle("t1")
+        await svc.runs.confirm(OWNER, await svc.request_id("t1"), {"approved": True})
+        await svc.settle("t1")
+        log = [event for _, event in await svc.log("t1")]
+        messages = await Threads(svc.events).messages(OWNER, "t1")
+
+    finish = log[-1]
+    assert finish.type == "run-finish"
+    expected = {"inputTokens": 40, "outputTokens": 7, "totalTokens": 47}  # no price: no cost
+    assert event_to_dict(finish)["payload"] == {"status": "completed", "usage": expected}
+    assistant = [m for m in messages["messages"] if m["role"] == "assistant"]
+    assert [m["usage"] for m in assistant] == [expected]
+
+
+async def test_run_finish_counts_the_sub_agents_usage(sqlite_url: str) -> None:
+    briefing = {"role": "adder", "instructions": "Add.", "briefing": "1+1", "tools": ["calculator"]}
+    agents = scripted_assistant(
+        replace(call("delegate", briefing), usage=usage_of(10, 1)),
+        text("It is 2.", usage=usage_of(100, 10)),  # the sub-agent's only turn
+        text("Two.", usage=usage_of(20, 2)),
+    )
+    async with service(sqlite_url, agents) as svc:
+        await svc.runs.start(OWNER, "t1", "what is 1+1?")
+        await svc.settle("t1")
+        log = [event for _, event in await svc.log("t1")]
+
+    assert log[-1].type == "run-finish"
+    usage = event_to_dict(log[-1])["payload"]["usage"]
+    assert usage == {"inputTokens": 130, "outputTokens": 13, "totalTokens": 143}
+
+
+async def test_the_demo_models_run_reports_a_cost_of_zero(sqlite_url: str) -> None:
+    async with service(sqlite_url) as svc:
+        await svc.runs.start(OWNER, "t1", "hello")
+        await svc.settle("t1")
+        log = [event for _, event in await svc.log("t1")]
+        messages = await Threads(svc.events).messages(OWNER, "t1")
+
+    usage = event_to_dict(log[-1])["payload"]["usage"]
+    assert usage["cost"] == 0.0
+    assert usage["totalTokens"] == usage["inputTokens"] + usage["outputTokens"] > 0
+    assert messages["messages"][-1]["usage"] == usage
+
+
+async def test_a_failed_run_still_reports_what_it_spent(sqlite_url: str) -> None:
+    # The script ends after the tool call: the model call that follows it fails the run.
+    first = replace(call("calculator", {"expression": "1+1"}), usage=usage_of(3, 1))
+    async with service(sqlite_url, scripted_assistant(first)) as svc:
+        await svc.runs.start(OWNER, "t1", "hello")
+        await svc.settle("t1")
+        log = [event for _, event in await svc.log("t1")]
+
+    finish = event_to_dict(log[-1])["payload"]
+    assert finish["status"] == "error"
+    assert finish["usage"] == {"inputTokens": 3, "outputTokens": 1, "totalTokens": 4}

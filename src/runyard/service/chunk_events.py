@@ -13,12 +13,13 @@ from pydantic import ValidationError
 
 from runyard.errors import RunAbortedError
 from runyard.messages import AgentMessage
-from runyard.models import ModelProviderError
+from runyard.models import ModelProviderError, Usage
 from runyard.protocol import (
     ErrorEvent,
     ErrorPayload,
     ReasoningDeltaEvent,
     ReasoningDeltaPayload,
+    RunUsage,
     StatusEvent,
     StatusPayload,
     TextDeltaEvent,
@@ -65,6 +66,8 @@ class ChunkMapper:
         """Tool calls announced with ``tool-call`` that have no result yet (id → tool name)."""
         self.error: BaseException | None = None
         self.finish_reason: str | None = None
+        self.usage: RunUsage | None = None
+        """What the run spent, all its segments and sub-agents included (from its ``finish``)."""
 
     @property
     def aborted(self) -> bool:
@@ -97,6 +100,7 @@ class ChunkMapper:
             return [] if self.aborted else [self._error(chunk.error)]
         if isinstance(chunk, FinishChunk):
             self.finish_reason = chunk.finish_reason
+            self.usage = _run_usage(chunk.total_usage)
         return []
 
     def cancel_open_calls(self) -> list[WireEvent]:
@@ -161,6 +165,15 @@ class ChunkMapper:
 
     def _error(self, error: BaseException) -> WireEvent:
         return ErrorEvent(run_id=self.run_id, agent_id=self.agent_id, payload=_error_payload(error))
+
+
+def _run_usage(usage: Usage) -> RunUsage:
+    return RunUsage(
+        input_tokens=usage.input_tokens,
+        output_tokens=usage.output_tokens,
+        total_tokens=usage.total_tokens,
+        cost=usage.cost,
+    )
 
 
 def _error_payload(error: BaseException) -> ErrorPayload:

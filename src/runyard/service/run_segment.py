@@ -155,7 +155,9 @@ class RunSegment:
         if ending.status == "error":
             log_failed_run(run, ending.reason, ending.error)
         run.finishing = True
-        payload = RunFinishPayload(status=ending.status, reason=ending.reason)
+        payload = RunFinishPayload(
+            status=ending.status, reason=ending.reason, usage=self.mapper.usage
+        )
         writer.emit(RunFinishEvent(run_id=run.run_id, agent_id=ORCHESTRATOR_ID, payload=payload))
         await writer.flush()
         await self.store.close_run(

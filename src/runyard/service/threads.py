@@ -71,24 +71,27 @@ class Threads:
             )
             if isinstance(m, AgentMessage)
         }
-        finished = {e.run_id for e in events if e.type == "run-finish"}
+        finished = {e.run_id: e.payload for e in events if e.type == "run-finish"}
         rows: list[dict[str, Any]] = []
         for run_id, tree in build_agent_trees(events).items():
             user = users.get(starts.get(run_id, ""))
             if user is not None:
                 rows.append(_user_row(user, run_id))
-            rows.append(
-                {
-                    "id": run_id,
-                    "runId": run_id,
-                    "role": "assistant",
-                    "createdAt": created.get(run_id, 0),
-                    "content": tree.text_content,
-                    "reasoning": tree.reasoning,
-                    "isStreaming": run_id not in finished,
-                    "agentTree": tree.model_dump(mode="json"),
-                }
-            )
+            row = {
+                "id": run_id,
+                "runId": run_id,
+                "role": "assistant",
+                "createdAt": created.get(run_id, 0),
+                "content": tree.text_content,
+                "reasoning": tree.reasoning,
+                "isStreaming": run_id not in finished,
+                "agentTree": tree.model_dump(mode="json"),
+            }
+            usage = finished[run_id].usage if run_id in finished else None
+            if usage is not None:
+                # What the run spent, as its run-finish reported it.
+                row["usage"] = usage.model_dump(mode="json")
+            rows.append(row)
         return {
             "threadId": thread_id,
             "title": thread.title,
