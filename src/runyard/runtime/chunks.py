@@ -9,6 +9,7 @@ from typing import Any, ClassVar, Literal
 from runyard.messages import AgentMessage, CustomMessage
 from runyard.models import Usage
 from runyard.runtime.results import PendingSuspend, SubAgentUsage, total_usage
+from runyard.tools import ToolEvent
 
 __all__ = [
     "ChunkSink",
@@ -21,7 +22,7 @@ __all__ = [
     "ToolCallDeltaChunk",
     "ToolCallSuspendedChunk",
     "ToolExecutionStartChunk",
-    "ToolProgressChunk",
+    "ToolEventChunk",
     "ToolResultChunk",
 ]
 
@@ -65,13 +66,16 @@ class ToolExecutionStartChunk:
 
 
 @dataclass(frozen=True, slots=True)
-class ToolProgressChunk:
-    """Progress a tool reported while running (``ToolContext.progress``)."""
+class ToolEventChunk:
+    """A typed event a tool emitted while running (``ToolContext.emit`` or ``progress``).
 
-    type: ClassVar[Literal["tool-progress"]] = "tool-progress"
+    It comes in stream order: after the call's ``tool-execution-start``, before its result.
+    """
+
+    type: ClassVar[Literal["tool-event"]] = "tool-event"
     tool_call_id: str
     tool_name: str
-    data: Any
+    event: ToolEvent
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,7 +141,7 @@ StreamChunk = (
     | ToolCallDeltaChunk
     | MessageChunk
     | ToolExecutionStartChunk
-    | ToolProgressChunk
+    | ToolEventChunk
     | ToolResultChunk
     | ToolCallSuspendedChunk
     | FinishChunk
