@@ -20,7 +20,7 @@ from runyard.protocol import event_to_dict
 from runyard.service import Threads, default_agent
 from runyard.service.tools import calculator, delegate, save_note
 from runyard.storage import Store
-from runyard.testing import Turn, TurnUsage, call, scripted_model, text
+from runyard.testing import ScriptExhaustedError, Turn, TurnUsage, call, scripted_model, text
 
 FAILED_RUN_LOGGER = "runyard.service.failed_run"
 
@@ -210,3 +210,16 @@ async def test_a_failed_run_still_reports_what_it_spent(sqlite_url: str) -> None
     finish = event_to_dict(log[-1])["payload"]
     assert finish["status"] == "error"
     assert finish["usage"] == {"inputTokens": 3, "outputTokens": 1, "totalTokens": 4}
+
+
+async def test_a_failure_outside_the_run_error_family_keeps_its_traceback(
+    sqlite_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    # An exhausted script raises an AssertionError: a bug, not a run's ordinary failure.
+    async with service(sqlite_url, scripted_assistant()) as svc:
+        await svc.runs.start(OWNER, "t1", "hello")
+        await svc.settle("t1")
+
+    (line,) = failure_lines(caplog)
+    assert line.exc_info is not None
+    assert line.exc_info[0] is ScriptExhaustedError
