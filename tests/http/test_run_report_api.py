@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from http_harness import asgi_client, asgi_sse, running_app
+from http_harness import asgi_client, asgi_sse, running_app, settled
 
 
 @pytest.fixture
@@ -37,6 +37,7 @@ async def test_run_finish_and_the_messages_carry_the_runs_usage(url: str) -> Non
         await client.post("/v1/chat/t1", json={"message": "hello there"})
         async with asgi_sse(app, "/v1/events/t1") as stream:
             frames = await stream.until("run-finish")
+        await settled(app, "t1")  # the run-finish a client saw is in the stored history
         messages = (await client.get("/v1/threads/t1/messages")).json()
 
     finish = frames[-1].data
