@@ -11,12 +11,13 @@ from pydantic_ai.messages import ModelRequest, ToolReturnPart
 from runyard.agent import Agent
 from runyard.errors import ResumeError
 from runyard.runtime import (
+    FinishChunk,
     InMemoryCheckpointStore,
     PendingSuspend,
     RunStatus,
     ToolCallSuspendedChunk,
 )
-from runyard.testing import ToolCall, Turn, call, scripted_model, text
+from runyard.testing import ToolCall, Turn, TurnUsage, call, scripted_model, text
 from runyard.tools import Suspend, ToolContext, tool
 
 APPROVAL_SCHEMA = {
@@ -253,3 +254,19 @@ async def test_streamed_suspension_emits_suspended_chunks_then_finish() -> None:
     assert types[-1] == "finish"
     assert (await resumed.result()).text == "gone"
     assert runs == ["delete x"]
+
+
+async def test_the_resumed_segments_finish_reports_the_whole_runs_usage() -> None:
+    first = Turn(tool_calls=[ToolCall("delete", {"item": "a"})], usage=TurnUsage(10, 2))
+    agent = Agent(
+        name="a",
+        model=scripted_model([first, text("Deleted.", usage=TurnUsage(30, 5))]),
+        tools=_make_tools([]),
+    )
+    suspended = await agent.stream("delete a")
+    (asked,) = [c async for c in suspended if isinstance(c, ToolCallSuspendedChunk)]
+    resumed = await agent.approve("stream", run_id=asked.run_id, tool_call_id=asked.tool_call_id)
+    (finish,) = [c async for c in resumed if isinstance(c, FinishChunk)]
+
+    usage = finish.total_usage
+    assert (usage.input_tokens, usage.output_tokens, usage.requests) == (40, 7, 2)

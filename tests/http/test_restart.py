@@ -11,6 +11,7 @@ import sys
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
+from unittest.mock import ANY
 
 import httpx
 import pytest
@@ -85,7 +86,7 @@ async def test_a_suspended_run_is_confirmed_after_the_server_restarts(tmp_path: 
     data = [f.data for f in frames if f.data is not None]
     (result,) = [e for e in data if e["type"] == "tool-result"]
     assert result["payload"]["result"]["text"] == "keep"
-    assert data[-1]["payload"] == {"status": "completed"}
+    assert data[-1]["payload"] == {"status": "completed", "usage": ANY}
     assert [f.id for f in frames] == list(range(1, len(frames) + 1))
 
 

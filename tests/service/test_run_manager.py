@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from typing import Any
+from unittest.mock import ANY
 
 import pytest
 from service_harness import OWNER, service
@@ -40,7 +41,7 @@ async def test_a_run_starts_with_run_start_and_ends_with_run_finish(sqlite_url: 
     assert types[-1] == "run-finish"
     assert set(types[1:-1]) == {"reasoning-delta", "text-delta"}
     assert {e.run_id for _, e in log} == {run_id}
-    assert log[-1][1].payload.model_dump() == {"status": "completed"}
+    assert log[-1][1].payload.model_dump() == {"status": "completed", "usage": ANY}
 
 
 async def test_racing_messages_on_one_thread_have_exactly_one_winner(db_url: str) -> None:
@@ -202,7 +203,11 @@ async def test_cancel_during_a_tool_settles_the_call_and_ends_cancelled(sqlite_u
     assert (first, second) == (True, False)
     assert [e.type for e in log] == ["run-start", "tool-call", "tool-error", "run-finish"]
     assert log[2].payload.model_dump() == {"toolCallId": "call_w", "error": "Cancelled by user"}
-    assert log[3].payload.model_dump() == {"status": "cancelled", "reason": "user_cancelled"}
+    assert log[3].payload.model_dump() == {
+        "status": "cancelled",
+        "reason": "user_cancelled",
+        "usage": ANY,
+    }
     assert not status.has_active_run
 
 

@@ -8,7 +8,7 @@ database); ``EventLog`` numbers, persists, publishes and replays each thread's e
 
 from runyard.service.active_run import ORCHESTRATOR_ID, ActiveRun, CancelReason
 from runyard.service.checkpoint_sweep import SWEEP_EVERY_SECONDS, sweep_checkpoints, sweep_expired
-from runyard.service.chunk_events import ChunkMapper, is_wire_event
+from runyard.service.chunk_events import ChunkMapper, UnmappedToolEventWarning, WireToolEvent
 from runyard.service.confirmation_request import confirmation_payload
 from runyard.service.crash_sweep import RESTARTED, close_interrupted_runs
 from runyard.service.default_agent import DEFAULT_AGENT, DEMO_MODEL, choose_model, default_agent
@@ -60,11 +60,12 @@ __all__ = [
     "ThreadStatus",
     "Threads",
     "UnknownAgent",
+    "UnmappedToolEventWarning",
+    "WireToolEvent",
     "choose_model",
     "close_interrupted_runs",
     "confirmation_payload",
     "default_agent",
-    "is_wire_event",
     "sweep_checkpoints",
     "sweep_expired",
     "thread_json",
