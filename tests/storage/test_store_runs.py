@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from runyard.storage import RunConflict, RunNotFound, StaleLease, StorageError, Store
+from runyard.storage import RunConflict, RunNotFound, RunRecord, StaleLease, StorageError, Store
 
 
 async def test_opening_a_run_starts_its_lease_at_epoch_one(store: Store) -> None:
@@ -105,3 +105,23 @@ async def test_open_runs_are_listed_oldest_first_per_tenant(store: Store) -> Non
     await store.close_run("r3", "failed", epoch=1)
     assert [r.run_id for r in await store.list_open_runs()] == ["r1", "r2"]
     assert [r.run_id for r in await store.list_open_runs(tenant_id="globex")] == ["r2"]
+
+
+async def test_an_open_racing_the_close_of_the_threads_run_opens_or_conflicts(
+    store: Store,
+) -> None:
+    """Never "run id taken": the open run closing under the insert is no error of its own."""
+    await store.open_run("r0", thread_id="t", tenant_id="acme", owner="a")
+    for i in range(1, 40):
+        closed, opened = await asyncio.gather(
+            store.close_run(f"r{i - 1}", "completed", epoch=1),
+            store.open_run(f"r{i}", thread_id="t", tenant_id="acme", owner="a"),
+            return_exceptions=True,
+        )
+        assert isinstance(closed, RunRecord)
+        assert isinstance(opened, RunRecord | RunConflict), repr(opened)
+        if isinstance(opened, RunConflict):
+            await store.open_run(f"r{i}", thread_id="t", tenant_id="acme", owner="a")
+    run = await store.get_run("r39")
+    assert run is not None
+    assert run.is_open

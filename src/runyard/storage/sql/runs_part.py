@@ -53,6 +53,9 @@ def _confirmation(row: Row[Any]) -> Confirmation:
 
 _OPEN = runs.c.status.in_(OPEN_RUN_STATUSES)
 
+_OPEN_ATTEMPTS = 5
+"""Inserts tried while the thread's open run keeps closing under them before one is a conflict."""
+
 
 class RunsPart(SqlState):
     """Run rows with leases, and the confirmations a run waits on."""
@@ -67,16 +70,29 @@ class RunsPart(SqlState):
         status: RunStatus = "running",
     ) -> RunRecord:
         check_open_status(status)
-        run = RunRecord(run_id, thread_id, tenant_id, status, owner, 1, None, now_ms(), None)
-        try:
-            async with write(self._engine) as conn:
-                await conn.execute(insert(runs).values(_run_values(run)))
-        except IntegrityError as exc:
-            # The partial unique index decided; only now is it safe to ask why.
-            if await self.get_active_run(thread_id) is not None:
-                raise RunConflict(thread_id) from exc
+        for _ in range(_OPEN_ATTEMPTS):
+            run = RunRecord(run_id, thread_id, tenant_id, status, owner, 1, None, now_ms(), None)
+            try:
+                async with write(self._engine) as conn:
+                    await conn.execute(insert(runs).values(_run_values(run)))
+            except IntegrityError as exc:
+                # The indexes decided; only now is it safe to ask why. The thread's open run
+                # may have closed since the insert failed: then the insert is simply retried.
+                await self._refusal(run_id, thread_id, exc)
+            else:
+                return run
+        raise RunConflict(thread_id)
+
+    async def _refusal(self, run_id: str, thread_id: str, exc: IntegrityError) -> None:
+        """Raise why the insert of ``run_id`` was refused; return when the reason is gone."""
+        active = select(runs.c.run_id).where(runs.c.thread_id == thread_id, _OPEN)
+        used = select(runs.c.run_id).where(runs.c.run_id == run_id)
+        async with read(self._engine) as conn:
+            blocking, taken = await conn.scalar(active), await conn.scalar(used)
+        if blocking is not None:
+            raise RunConflict(thread_id) from exc
+        if taken is not None:
             raise StorageError(f"run id {run_id!r} is already taken") from exc
-        return run
 
     async def get_run(self, run_id: str) -> RunRecord | None:
         async with read(self._engine) as conn:
