@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import socket
+from typing import Any
 
 import pytest
 from service_harness import OWNER, Service, service
@@ -151,3 +152,27 @@ async def test_leases_are_kept_from_start_up_on_not_after_the_first_run(sqlite_u
         with pytest.raises(RuntimeError, match="before the first run"):
             await svc.runs.keep_leases()
         await svc.runs.cancel(OWNER, "t1")
+
+
+async def test_a_failed_start_the_store_would_not_close_is_closed_by_a_later_beat(
+    sqlite_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with service(sqlite_url, lease_seconds=0.3) as svc:
+        await svc.runs.keep_leases()
+        store, close_run = svc.store, svc.store.close_run
+
+        async def save_fails(*args: Any, **kwargs: Any) -> None:
+            raise OSError("the disk is full")
+
+        async def close_fails_once(*args: Any, **kwargs: Any) -> RunRecord:
+            monkeypatch.setattr(store, "close_run", close_run)
+            raise OSError("the disk is still full")
+
+        monkeypatch.setattr(store, "save_messages", save_fails)
+        monkeypatch.setattr(store, "close_run", close_fails_once)
+        with pytest.raises(OSError, match="disk is full"):
+            await svc.runs.start(OWNER, "t1", "hello")
+        (run,) = await store.list_open_runs()
+        closed = await closed_row(svc, run.run_id)
+
+    assert (closed.status, closed.reason) == ("failed", "the run could not start: the disk is full")

@@ -375,3 +375,26 @@ async def test_the_crash_sweep_keeps_a_run_that_died_while_suspending_resumable(
     assert types.count("confirmation-request") == 1
     assert types[-1] == "run-finish"
     assert "tool-result" in types
+
+
+async def test_a_segment_that_fails_outside_its_error_handling_closes_its_run(
+    sqlite_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with service(sqlite_url) as svc:
+        original = svc.store.get_plan
+
+        async def fail_once(*args: Any, **kwargs: Any) -> None:
+            monkeypatch.setattr(svc.store, "get_plan", original)
+            raise OSError("connection reset")
+
+        monkeypatch.setattr(svc.store, "get_plan", fail_once)
+        failed_id = await svc.runs.start(OWNER, "t1", "hello")
+        await svc.settle("t1")
+        failed = await svc.store.get_run(failed_id)
+        await svc.runs.start(OWNER, "t1", "hello again")
+        await svc.settle("t1")
+        types = await svc.types("t1")
+
+    assert failed is not None
+    assert (failed.status, failed.reason) == ("failed", "the run failed: connection reset")
+    assert types[-1] == "run-finish"

@@ -49,6 +49,7 @@ from runyard.storage import (
     RunRecord,
     StaleLease,
     Store,
+    Thread,
 )
 from runyard.tools import JsonSchemaValidator
 
@@ -90,6 +91,8 @@ class RunManager:
         self.lease = LeaseTerms(lease_seconds)
         self.titles = titles
         self._runs: dict[str, ActiveRun] = {}
+        self._unclosed: dict[str, tuple[int, str]] = {}
+        """Runs whose start failed and whose row could not be closed yet: id → (epoch, reason)."""
         self._locks = KeyedLock()
         self._heartbeat = Heartbeat(self._beat, self.lease.renew_every)
 
@@ -100,36 +103,16 @@ class RunManager:
     ) -> str:
         """Start a run for ``message``; its id. ``RunActive`` while the thread has an open run."""
         name = agent or self.default_agent
-        chosen = self._agent(name)
+        self._agent(name)  # an unknown agent is refused before any run is opened
         async with self._locks.hold(thread_id):
             thread = await claim_thread(self.store, owner, thread_id)
             record = await self._open_run(owner, thread_id, new_id("run"))
-            await self.store.save_thread(
-                thread_id,
-                tenant_id=owner.tenant_id,
-                resource_id=owner.user_id,
-                metadata={**thread.metadata, "agent": name},
-            )
-            user = AgentMessage.user(message)
-            # Stored now, not only with the turn: a client reloading mid-run sees what it asked.
-            await self.store.save_messages(
-                thread_id, [user], tenant_id=owner.tenant_id, resource_id=owner.user_id
-            )
-            run = ActiveRun(record.run_id, thread_id, owner, chosen, record.lease_epoch)
-
-            async def open_stream() -> StreamResult:
-                return await chosen.stream(
-                    user,
-                    thread_id=thread_id,
-                    resource_id=owner.user_id,
-                    tenant_id=owner.tenant_id,
-                    run_id=record.run_id,
-                    abort_signal=run.abort,
-                    deps=self._deps(chosen, owner, thread_id),
-                )
-
-            title_from = message if self.titles and thread.title is None else None
-            self._launch(run, SegmentStart(open_stream, user.id, title_from))
+            try:
+                await self._begin(record, owner, thread, name, message)
+            except BaseException as exc:
+                # Nothing drives the run yet: close its row, or the thread stays blocked.
+                await self._fail_unlaunched(record, exc)
+                raise
         return record.run_id
 
     async def confirm(self, owner: Owner, request_id: str, answer: dict[str, Any]) -> None:
@@ -313,16 +296,70 @@ class RunManager:
         async def body() -> None:
             try:
                 await segment.drive()
-            except Exception:
+            except Exception as exc:
                 logger.exception("run %s: the segment failed", run.run_id)
+                if not run.lease_lost:
+                    await self._close_failed(run.run_id, run.epoch, f"the run failed: {exc}")
             finally:
                 if self._runs.get(run.thread_id) is run:
                     del self._runs[run.thread_id]
 
         run.task = asyncio.create_task(body(), name=f"runyard-run-{run.run_id}")
 
+    async def _begin(
+        self, record: RunRecord, owner: Owner, thread: Thread, name: str, message: str
+    ) -> None:
+        """Store the thread's agent and the user's message, then launch the first segment."""
+        chosen, thread_id = self.agents[name], record.thread_id
+        await self.store.save_thread(
+            thread_id,
+            tenant_id=owner.tenant_id,
+            resource_id=owner.user_id,
+            metadata={**thread.metadata, "agent": name},
+        )
+        user = AgentMessage.user(message)
+        # Stored now, not only with the turn: a client reloading mid-run sees what it asked.
+        await self.store.save_messages(
+            thread_id, [user], tenant_id=owner.tenant_id, resource_id=owner.user_id
+        )
+        run = ActiveRun(record.run_id, thread_id, owner, chosen, record.lease_epoch)
+
+        async def open_stream() -> StreamResult:
+            return await chosen.stream(
+                user,
+                thread_id=thread_id,
+                resource_id=owner.user_id,
+                tenant_id=owner.tenant_id,
+                run_id=record.run_id,
+                abort_signal=run.abort,
+                deps=self._deps(chosen, owner, thread_id),
+            )
+
+        title_from = message if self.titles and thread.title is None else None
+        self._launch(run, SegmentStart(open_stream, user.id, title_from))
+
+    async def _fail_unlaunched(self, record: RunRecord, cause: BaseException) -> None:
+        reason = f"the run could not start: {str(cause) or type(cause).__name__}"
+        logger.error("run %s: %s", record.run_id, reason)
+        await asyncio.shield(self._close_failed(record.run_id, record.lease_epoch, reason))
+
+    async def _close_failed(self, run_id: str, epoch: int, reason: str) -> None:
+        """Close a run nothing drives any more as ``failed``; retried on every heartbeat until
+        the store takes it (it is this process's lease, so no sweep would)."""
+        try:
+            await self.store.close_run(run_id, "failed", epoch=epoch, reason=reason)
+        except StaleLease:
+            pass  # closed already, or taken over: someone else ends it
+        except Exception:
+            logger.exception("run %s: closing it failed; the heartbeat retries", run_id)
+            self._unclosed[run_id] = (epoch, reason)
+            return
+        self._unclosed.pop(run_id, None)
+
     async def _beat(self) -> None:
-        """Renew this process's leases, stop the runs it lost, sweep."""
+        """Retry failed closes, renew this process's leases, stop runs it lost, sweep."""
+        for run_id, (epoch, reason) in list(self._unclosed.items()):
+            await self._close_failed(run_id, epoch, reason)
         renewed = await self.store.renew_leases(self.instance_id, self.lease.until())
         driving = list(self._runs.values())
         for run in await lost_leases(self.store, self.instance_id, driving, renewed):
