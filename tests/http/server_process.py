@@ -17,7 +17,7 @@ from contextlib import asynccontextmanager, contextmanager
 import httpx
 from http_harness import ALICE, Frame, FrameParser
 
-__all__ = ["client_for", "frames_until", "server"]
+__all__ = ["client_for", "frames_until", "server", "stop"]
 
 
 @contextmanager
@@ -39,6 +39,17 @@ def server(url: str, port: int, **env: str) -> Iterator[subprocess.Popen[bytes]]
         if process.poll() is None:
             process.kill()
         process.wait(timeout=20)
+
+
+async def stop(process: subprocess.Popen[bytes]) -> int:
+    """Ask the server to stop (SIGTERM) and wait until it has; killed if it takes over 30 s.
+    Its exit code."""
+    process.terminate()
+    try:
+        return await asyncio.to_thread(process.wait, 30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        return await asyncio.to_thread(process.wait, 20)
 
 
 @asynccontextmanager
