@@ -4,10 +4,11 @@ Only a run whose lease has *expired* is touched — its owner, whatever host it 
 renewed it for a whole lease period, so it died or lost the database; a live process's run is
 never touched, and a process never sweeps the runs it holds itself (a renewal that came late
 under load does not make its own live run look dead to it). The server sweeps at start-up and
-then on every lease heartbeat, so the survivors settle a dead sibling's runs. Each run is first taken over with one conditional
-update (of racing sweepers exactly one gets it), which also fences the dead owner, under the
-owner ``<instance id>/sweep``: the heartbeat does not renew that lease, so a run whose settling
-fails half-way expires again and a later sweep, of any process, tries once more.
+then on every lease heartbeat, so the survivors settle a dead sibling's runs. Each run is first
+taken over with one conditional update (of racing sweepers exactly one gets it), which also
+fences the dead owner, under the owner ``<instance id>/sweep``: the heartbeat does not renew
+that lease, so a run whose settling fails half-way expires again and a later sweep, of any
+process, tries once more.
 
 If it had already stored its questions and its checkpoint, it was suspending when the process
 died: it becomes ``suspended`` (its ``confirmation-request`` events are logged if they were not
