@@ -77,7 +77,6 @@ async def built_app(
     """The app (lifespan not entered); with ``agents``, they get a store this helper owns."""
     settings = Settings(database_url=url, model="runyard:demo", max_body_bytes=64_000)
     options.setdefault("titles", False)
-    options.setdefault("instance", "test-host")
     if agents is None:
         yield create_app(settings, **options)
         return

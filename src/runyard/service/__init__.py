@@ -1,7 +1,7 @@
 """The service: runs per thread, the event log, the event buses, orchestration tools.
 
 ``RunManager`` starts, confirms and cancels runs (one open run per thread, decided by the
-database); ``EventLog`` numbers, persists, publishes and replays each thread's events;
+database) and keeps the leases of those it drives alive; ``EventLog`` numbers, persists, publishes and replays each thread's events;
 ``Threads`` reads an owner's threads and their rich history. ``default_agent`` builds the
 ``assistant`` that ``runyard serve`` offers without a catalog.
 """
@@ -29,6 +29,7 @@ from runyard.service.event_log import (
     EventWriter,
     LiveEvent,
 )
+from runyard.service.leases import Heartbeat, LeaseTerms, lost_leases, new_instance_id
 from runyard.service.owner import Owner
 from runyard.service.run_manager import RunManager
 from runyard.service.threads import Threads, thread_json
@@ -49,7 +50,9 @@ __all__ = [
     "EventLogWriteError",
     "EventReader",
     "EventWriter",
+    "Heartbeat",
     "InvalidAnswer",
+    "LeaseTerms",
     "LiveEvent",
     "Owner",
     "RunActive",
@@ -66,6 +69,8 @@ __all__ = [
     "close_interrupted_runs",
     "confirmation_payload",
     "default_agent",
+    "lost_leases",
+    "new_instance_id",
     "sweep_checkpoints",
     "sweep_expired",
     "thread_json",

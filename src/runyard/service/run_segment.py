@@ -87,6 +87,9 @@ class RunSegment:
                     ending = await self._stream(writer)
                 except Exception as exc:
                     ending = _Ending("error", str(exc) or type(exc).__name__, exc)
+                if run.lease_lost:
+                    logger.warning("run %s: taken over by another process; stopped", run.run_id)
+                    return
                 if ending.status == "cancelled" and title is not None:
                     # A cancel must end the run now; the thread gets its title on a later run.
                     title.cancel()
@@ -103,6 +106,8 @@ class RunSegment:
     async def _stream(self, writer: EventWriter) -> _Ending:
         stream = await self.start.open_stream()
         async for chunk in stream:
+            if self.run.lease_lost:
+                continue  # the run is another process's now: drain the aborted stream silently
             if isinstance(chunk, ToolCallSuspendedChunk):
                 self.suspensions.append(chunk)
                 continue
