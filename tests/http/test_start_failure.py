@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+from unittest.mock import ANY
 
 import pytest
 from http_harness import asgi_client, asgi_sse, running_app
@@ -52,5 +53,5 @@ async def test_a_failed_start_closes_its_run_and_the_next_message_runs(
             frames = await stream.until("run-finish")
 
     assert frames[-1].data is not None
-    assert frames[-1].data["payload"] == {"status": "completed"}
+    assert frames[-1].data["payload"] == {"status": "completed", "usage": ANY}
     assert {f.data["runId"] for f in frames if f.data is not None} == {again.json()["runId"]}
