@@ -14,9 +14,10 @@ from typing import Any
 
 from pydantic_core import PydanticSerializationError, to_json
 
-__all__ = ["json_text", "replace_surrogates"]
+__all__ = ["is_storable", "json_text", "replace_surrogates"]
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 
 
 def json_text(value: Any) -> str:
@@ -31,6 +32,13 @@ def json_text(value: Any) -> str:
 def replace_surrogates(text: str) -> str:
     """``text`` with every lone surrogate replaced by U+FFFD (what a UTF-8 decoder would show)."""
     return _SURROGATE.sub("\ufffd", text)
+
+
+def is_storable(text: str) -> bool:
+    """False when ``text`` holds a NUL or a lone surrogate: what a SQL text column keeps only as
+    U+FFFD (PostgreSQL's text has no NUL, UTF-8 no lone surrogate). runyard refuses such user
+    input rather than change it."""
+    return _UNSTORABLE.search(text) is None
 
 
 def _without_surrogates(value: Any) -> Any:

@@ -71,7 +71,6 @@ async def test_another_users_thread_id_behaves_like_an_unused_one(sqlite_url: st
         alice_still = await svc.runs.status(OWNER, "t1")
 
     assert taken == unused
-    assert taken[0] is ThreadNotFound
     assert taken[3] is ConfirmationNotFound
     assert bobs_run.startswith("run_")
     assert alice_still.is_suspended

@@ -28,7 +28,7 @@ from sqlalchemy import (
 from sqlalchemy.engine import Dialect
 from sqlalchemy.types import TypeDecorator, TypeEngine
 
-from runyard.json_text import replace_surrogates
+from runyard.json_text import is_storable, replace_surrogates
 
 __all__ = [
     "OPEN_RUNS_WHERE",
@@ -64,6 +64,8 @@ def json_type() -> TypeEngine[Any]:
 
 def storable_text(text: str) -> str:
     """``text`` as a text column stores it: NUL and lone surrogates become U+FFFD."""
+    if is_storable(text):
+        return text
     return replace_surrogates(text.replace("\x00", "\ufffd"))
 
 
