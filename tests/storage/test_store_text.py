@@ -23,7 +23,7 @@ IN_JSON = ODD.replace("\ud800", "\ufffd").replace("\udbff", "\ufffd")
 IN_TEXT = IN_JSON.replace("\x00", "\ufffd")
 LONG_ID = "x" * 1000
 
-sql_backends = pytest.mark.backends("sqlite", "postgresql")
+sql_backends = pytest.mark.backends("sqlite", "sqlite-exact", "postgresql", "pgvector")
 
 
 def _event(kind: str, payload: dict[str, Any]) -> dict[str, Any]:
@@ -135,11 +135,16 @@ async def test_runs_and_confirmations_take_whatever_a_model_produced(store: Stor
 async def test_an_odd_id_finds_the_row_it_wrote(store: Store) -> None:
     odd_id = "t\x00\ud800"
     await store.save_messages(odd_id, [AgentMessage.user("hi")], **ALICE)
+    await store.save_embeddings(odd_id, [EmbeddingEntry(odd_id, [1.0, 0.0], "hi", "e")], **ALICE)
+    hits = await store.query_embeddings([1.0, 0.0], thread_id=odd_id, **ALICE)
+    everywhere = await store.query_embeddings([1.0, 0.0], scope="resource", **ALICE)
     thread = await store.get_thread(odd_id, **ALICE)
     assert thread is not None
     assert thread.id == "t\ufffd\ufffd"
     (message,) = await store.get_messages(odd_id, **ALICE)
     assert message.model_dump()["parts"] == [{"type": "text", "text": "hi"}]
+    assert [(h.thread_id, h.message_id) for h in hits] == [(thread.id, thread.id)]
+    assert [(h.thread_id, h.message_id) for h in everywhere] == [(thread.id, thread.id)]
 
 
 @sql_backends
