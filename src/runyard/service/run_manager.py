@@ -101,17 +101,15 @@ class RunManager:
             thread = await claim_thread(self.store, owner, thread_id)
             run_id = new_id("run")
             record = await self._open_run(owner, thread_id, run_id)
-            await self.store.save_thread(
-                key,
-                tenant_id=owner.tenant_id,
-                resource_id=owner.user_id,
-                metadata={**thread.metadata, "agent": name},
-            )
             user = AgentMessage.user(message)
-            # Stored now, not only with the turn: a client reloading mid-run sees what it asked.
-            await self.store.save_messages(
-                key, [user], tenant_id=owner.tenant_id, resource_id=owner.user_id
-            )
+            try:
+                await self._record_start(owner, key, {**thread.metadata, "agent": name}, user)
+            except Exception:
+                # Nothing drives the run yet: left open, its row would keep the thread busy.
+                await self.store.close_run(
+                    run_id, "failed", epoch=record.lease_epoch, reason="start_failed"
+                )
+                raise
             run = ActiveRun(run_id, key, owner, chosen, record.lease_epoch)
 
             async def open_stream() -> StreamResult:
@@ -238,6 +236,15 @@ class RunManager:
         if found is None:
             raise UnknownAgent(name, sorted(self.agents))
         return found
+
+    async def _record_start(
+        self, owner: Owner, key: str, metadata: dict[str, Any], user: AgentMessage
+    ) -> None:
+        """The thread's agent, and the user's message: stored now, not only with the turn, so
+        a client reloading mid-run sees what it asked."""
+        scope = {"tenant_id": owner.tenant_id, "resource_id": owner.user_id}
+        await self.store.save_thread(key, metadata=metadata, **scope)
+        await self.store.save_messages(key, [user], **scope)
 
     def _deps(self, agent: Agent, owner: Owner, key: str) -> dict[str, Any]:
         deps = ServiceDeps(self.store, agent, ORCHESTRATOR_ID, owner.scope(key))
