@@ -20,7 +20,7 @@ from pathlib import Path
 from sse_common import free_port, open_stream, serve
 
 from runyard.protocol import TextDeltaEvent, TextDeltaPayload
-from runyard.service import EventLog
+from runyard.service import EventLog, Owner
 from runyard.service.bus import InProcessEventBus
 from runyard.storage import open_store
 
@@ -29,14 +29,15 @@ async def fill(db: Path, events: int) -> float:
     store = await open_store(f"sqlite:///{db}")
     bus = InProcessEventBus()
     log = EventLog(store, bus)
-    async with log.writer("backlog") as writer:
+    key = Owner().thread_key("backlog")  # the thread clients with no identity headers see
+    async with log.writer(key) as writer:
         for n in range(events):
             payload = TextDeltaPayload(text=f" word{n}")
             writer.emit(TextDeltaEvent(run_id="run_bench", agent_id="agent-001", payload=payload))
             if n % 500 == 0:
                 await asyncio.sleep(0)
     started = time.perf_counter()
-    replayed = await log.read("backlog")
+    replayed = await log.read(key)
     elapsed = time.perf_counter() - started
     assert len(replayed) == events
     await log.close()

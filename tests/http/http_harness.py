@@ -19,9 +19,11 @@ from fastapi import FastAPI
 from runyard.agent import Agent
 from runyard.config import Settings
 from runyard.http import create_app
+from runyard.service import Owner
 from runyard.storage import Store, open_store
 
 ALICE = {"X-Runyard-Tenant": "acme", "X-Runyard-User": "alice"}
+ALICE_OWNER = Owner("acme", "alice")
 
 
 @dataclass
@@ -198,11 +200,11 @@ async def live_server(app: FastAPI) -> AsyncIterator[str]:
         await asyncio.wait_for(task, timeout=20)
 
 
-async def settled(app: FastAPI, thread_id: str) -> None:
+async def settled(app: FastAPI, thread_id: str, owner: Owner = ALICE_OWNER) -> None:
     """Wait until the app drives no run segment of the thread (its last events are stored).
 
     A client sees events from memory a moment before they are persisted; the history endpoint
     reads the store, so tests that compare the two wait for this first.
     """
     async with asyncio.timeout(20):
-        await app.state.runyard.parts.runs.wait_idle(thread_id)
+        await app.state.runyard.parts.runs.wait_idle(owner.thread_key(thread_id))

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from http_harness import asgi_client, asgi_sse, running_app, settled
+from http_harness import ALICE_OWNER, asgi_client, asgi_sse, running_app, settled
 
 from runyard.agent import Agent
 from runyard.memory import Memory
@@ -114,7 +114,7 @@ async def test_plan_stores_the_checklist_each_call_replaces_it_and_runs_restore_
         async with asgi_sse(app, "/v1/events/t1") as stream:
             frames = [f.data for f in await stream.until("run-finish")]
         stored = await app.state.runyard.parts.store.get_plan(
-            "t1", tenant_id="acme", resource_id="alice"
+            ALICE_OWNER.thread_key("t1"), tenant_id="acme", resource_id="alice"
         )
         await settled(app, "t1")
         history = (await client.get("/v1/threads/t1/messages")).json()

@@ -218,26 +218,6 @@ async def test_cancel_while_a_confirmation_is_pending_expires_it(url: str) -> No
     assert (status["hasActiveRun"], status["isSuspended"]) == (False, False)
 
 
-async def test_another_user_finds_nothing(url: str) -> None:
-    bob = {"X-Runyard-User": "bob"}
-    async with running_app(url) as app, asgi_client(app) as client:
-        await client.post("/v1/chat/t1", json={"message": NOTE})
-        asked = await confirmation(app, "t1")
-        responses = [
-            await client.post("/v1/chat/t1", json={"message": "mine now"}, headers=bob),
-            await client.get("/v1/threads/t1/messages", headers=bob),
-            await client.post("/v1/chat/t1/cancel", headers=bob),
-            await client.post(
-                f"/v1/confirm/{asked['requestId']}", json={"approved": True}, headers=bob
-            ),
-            await client.delete("/v1/threads/t1", headers=bob),
-        ]
-        listed = (await client.get("/v1/threads", headers=bob)).json()
-
-    assert [r.status_code for r in responses] == [404] * 5
-    assert listed == {"threads": []}
-
-
 async def test_threads_are_listed_and_deleted(url: str) -> None:
     async with running_app(url) as app, asgi_client(app) as client:
         await client.post("/v1/chat/t1", json={"message": "hello"})

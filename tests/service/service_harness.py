@@ -17,24 +17,32 @@ from runyard.storage import Store, open_store
 OWNER = Owner("acme", "alice")
 
 
+def key(thread_id: str, owner: Owner = OWNER) -> str:
+    """The storage key of the owner's thread (what the store, the log and the bus use)."""
+    return owner.thread_key(thread_id)
+
+
 @dataclass
 class Service:
     store: Store
     events: EventLog
     runs: RunManager
 
-    async def log(self, thread_id: str, after: int = 0) -> list[tuple[int, WireEvent]]:
-        return [(e.id, parse_event(e.json)) for e in await self.events.read(thread_id, after)]
+    async def log(
+        self, thread_id: str, after: int = 0, owner: Owner = OWNER
+    ) -> list[tuple[int, WireEvent]]:
+        events = await self.events.read(key(thread_id, owner), after)
+        return [(e.id, parse_event(e.json)) for e in events]
 
-    async def types(self, thread_id: str) -> list[str]:
-        return [event.type for _, event in await self.log(thread_id)]
+    async def types(self, thread_id: str, owner: Owner = OWNER) -> list[str]:
+        return [event.type for _, event in await self.log(thread_id, owner=owner)]
 
-    async def settle(self, thread_id: str) -> None:
+    async def settle(self, thread_id: str, owner: Owner = OWNER) -> None:
         async with asyncio.timeout(20):
-            await self.runs.wait_idle(thread_id)
+            await self.runs.wait_idle(key(thread_id, owner))
 
-    async def request_id(self, thread_id: str) -> str:
-        (pending,) = await self.store.list_pending_confirmations(thread_id)
+    async def request_id(self, thread_id: str, owner: Owner = OWNER) -> str:
+        (pending,) = await self.store.list_pending_confirmations(key(thread_id, owner))
         return pending.request_id
 
 

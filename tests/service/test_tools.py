@@ -46,9 +46,9 @@ async def test_notes_belong_to_their_user_across_threads(sqlite_url: str) -> Non
         await svc.runs.start(OWNER, "a2", "/tool list_notes {}")
         await svc.settle("a2")
         await svc.runs.start(bob, "b1", "/tool list_notes {}")
-        await svc.settle("b1")
+        await svc.settle("b1", bob)
         alice_sees = [e for _, e in await svc.log("a2") if e.type == "tool-result"]
-        bob_sees = [e for _, e in await svc.log("b1") if e.type == "tool-result"]
+        bob_sees = [e for _, e in await svc.log("b1", owner=bob) if e.type == "tool-result"]
 
     assert [n["text"] for n in alice_sees[0].payload.result["notes"]] == ["alice secret"]
     assert bob_sees[0].payload.result == {"notes": []}

@@ -9,7 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 from pydantic import TypeAdapter
+from pydantic_core import PydanticSerializationError
 
+from runyard.json_text import json_text
 from runyard.protocol.events import WireEvent
 
 __all__ = ["event_adapter", "event_to_dict", "event_to_json", "parse_event"]
@@ -30,8 +32,16 @@ def parse_event(data: dict[str, Any] | str | bytes) -> WireEvent:
 
 
 def event_to_json(event: WireEvent) -> str:
-    """The event as compact camelCase JSON, optional fields left out when unset."""
-    return event.model_dump_json()
+    """The event as compact camelCase JSON, optional fields left out when unset.
+
+    The same text ``runyard.json_text`` writes for ``event_to_dict(event)``, which is what the
+    store keeps: a replayed event is byte for byte the live one.
+    """
+    try:
+        return event.model_dump_json()
+    except PydanticSerializationError:
+        # A lone surrogate from a model or tool has no UTF-8 form: written as U+FFFD, as stored.
+        return json_text(event_to_dict(event))
 
 
 def event_to_dict(event: WireEvent) -> dict[str, Any]:

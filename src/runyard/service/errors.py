@@ -6,6 +6,7 @@ __all__ = [
     "ConfirmationAnswered",
     "ConfirmationNotFound",
     "InvalidAnswer",
+    "InvalidThreadId",
     "RunActive",
     "RunBusy",
     "ServiceError",
@@ -27,6 +28,18 @@ class ThreadNotFound(ServiceError):
 
     def __init__(self, thread_id: str) -> None:
         super().__init__(f"thread {thread_id!r} not found")
+        self.thread_id = thread_id
+
+
+class InvalidThreadId(ServiceError):
+    """The thread id does not fit ``runyard.ids.THREAD_ID_PATTERN``; nothing was looked up."""
+
+    code = "invalid_thread_id"
+
+    def __init__(self, thread_id: str) -> None:
+        super().__init__(
+            f"thread id {thread_id!r} must be 1-128 of A-Z a-z 0-9 . _ : @ -",
+        )
         self.thread_id = thread_id
 
 

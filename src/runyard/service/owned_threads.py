@@ -1,4 +1,8 @@
-"""Finding and claiming an owner's thread: the one place the service checks thread ownership."""
+"""Finding and claiming an owner's thread: the one place the service checks thread ownership.
+
+Both take the thread id a client chose and return the stored ``Thread``, whose ``id`` is the
+owner's key for it (``Owner.thread_key``): what every later store call of the request uses.
+"""
 
 from __future__ import annotations
 
@@ -10,23 +14,22 @@ __all__ = ["claim_thread", "owned_thread"]
 
 
 async def owned_thread(store: Store, owner: Owner, thread_id: str) -> Thread:
-    """The owner's thread; ``ThreadNotFound`` when it is missing or another owner's."""
-    thread = await store.get_thread(thread_id, tenant_id=owner.tenant_id, resource_id=owner.user_id)
+    """The owner's thread ``thread_id``; ``ThreadNotFound`` when the owner has none of that id."""
+    key = owner.thread_key(thread_id)
+    thread = await store.get_thread(key, tenant_id=owner.tenant_id, resource_id=owner.user_id)
     if thread is None:
         raise ThreadNotFound(thread_id)
     return thread
 
 
 async def claim_thread(store: Store, owner: Owner, thread_id: str) -> Thread:
-    """The owner's thread, created when new; another owner's thread is not found."""
-    existing = await store.get_thread(
-        thread_id, tenant_id=owner.tenant_id, resource_id=owner.user_id
-    )
+    """The owner's thread ``thread_id``, created when new."""
+    key = owner.thread_key(thread_id)
+    existing = await store.get_thread(key, tenant_id=owner.tenant_id, resource_id=owner.user_id)
     if existing is not None:
         return existing
     try:
-        return await store.save_thread(
-            thread_id, tenant_id=owner.tenant_id, resource_id=owner.user_id
-        )
+        return await store.save_thread(key, tenant_id=owner.tenant_id, resource_id=owner.user_id)
     except ThreadOwnershipError as exc:
+        # Only SDK code sharing the database could have made a thread under this key.
         raise ThreadNotFound(thread_id) from exc

@@ -104,7 +104,7 @@ class RunManager:
         """Start a run for ``message``; its id. ``RunActive`` while the thread has an open run."""
         name = agent or self.default_agent
         self._agent(name)  # an unknown agent is refused before any run is opened
-        async with self._locks.hold(thread_id):
+        async with self._locks.hold(owner.thread_key(thread_id)):
             thread = await claim_thread(self.store, owner, thread_id)
             record = await self._open_run(owner, thread_id, new_id("run"))
             try:
@@ -125,7 +125,9 @@ class RunManager:
                 raise ConfirmationAnswered(request_id)
             if run.status != "suspended":
                 raise RunBusy(f"run {run.run_id} is not waiting for an answer yet; retry")
-            thread = await owned_thread(self.store, owner, confirmation.thread_id)
+            thread = await owned_thread(
+                self.store, owner, owner.thread_id_of(confirmation.thread_id)
+            )
             chosen = self._agent(str(thread.metadata.get("agent", self.default_agent)))
             await self._check_answer(chosen, confirmation, answer)
             if not await self.store.answer_confirmation(request_id, answer):
@@ -152,13 +154,13 @@ class RunManager:
 
     async def cancel(self, owner: Owner, thread_id: str) -> bool:
         """End the thread's open run as ``cancelled``; False (a no-op) when nothing was open."""
-        await owned_thread(self.store, owner, thread_id)
-        async with self._locks.hold(thread_id):
-            local = self._runs.get(thread_id)
+        key = (await owned_thread(self.store, owner, thread_id)).id
+        async with self._locks.hold(key):
+            local = self._runs.get(key)
             if local is not None:
                 local.cancel(USER_CANCELLED)
-                await self._settle_local(thread_id)
-            run = await self.store.get_active_run(thread_id)
+                await self._settle_local(key)
+            run = await self.store.get_active_run(key)
             if run is None:
                 return local is not None
             if run.status == "running":
@@ -169,15 +171,16 @@ class RunManager:
     async def status(self, owner: Owner, thread_id: str) -> ThreadStatus:
         """Whether the thread runs or waits; an unknown thread is simply idle."""
         thread = await self.store.get_thread(
-            thread_id, tenant_id=owner.tenant_id, resource_id=owner.user_id
+            owner.thread_key(thread_id), tenant_id=owner.tenant_id, resource_id=owner.user_id
         )
-        run = await self.store.get_active_run(thread_id) if thread is not None else None
+        run = await self.store.get_active_run(thread.id) if thread is not None else None
         if run is None:
             return ThreadStatus(False, False)
         # A run that has asked its questions is waiting, even in the instant before its
         # status row says so (it persists the questions first, then flips the status).
         asked = any(
-            c.run_id == run.run_id for c in await self.store.list_pending_confirmations(thread_id)
+            c.run_id == run.run_id
+            for c in await self.store.list_pending_confirmations(run.thread_id)
         )
         waiting = run.status == "suspended" or asked
         return ThreadStatus(not waiting, waiting, run.run_id)
@@ -186,7 +189,7 @@ class RunManager:
         """Cancel whatever runs on the thread, then delete it with its messages and events."""
         await self.cancel(owner, thread_id)
         await self.store.delete_thread(
-            thread_id, tenant_id=owner.tenant_id, resource_id=owner.user_id
+            owner.thread_key(thread_id), tenant_id=owner.tenant_id, resource_id=owner.user_id
         )
 
     async def keep_leases(self) -> list[str]:
@@ -213,12 +216,13 @@ class RunManager:
             self.store, self.events, instance_id=self.instance_id, lease=self.lease
         )
 
-    async def wait_idle(self, thread_id: str) -> None:
-        """Wait until this process drives no segment of the thread (tests, shutdown)."""
-        run = self._runs.get(thread_id)
+    async def wait_idle(self, thread_key: str) -> None:
+        """Wait until this process drives no segment of the thread stored under ``thread_key``
+        (``Owner.thread_key``; tests, shutdown)."""
+        run = self._runs.get(thread_key)
         while run is not None and run.task is not None:
             await asyncio.gather(asyncio.shield(run.task), return_exceptions=True)
-            run = self._runs.get(thread_id)
+            run = self._runs.get(thread_key)
 
     async def aclose(self) -> None:
         """Cancel every run this process drives (each ends ``server_shutdown``) and await them,
@@ -241,23 +245,24 @@ class RunManager:
             raise UnknownAgent(name, sorted(self.agents))
         return found
 
-    def _deps(self, agent: Agent, owner: Owner, thread_id: str) -> dict[str, Any]:
-        deps = ServiceDeps(self.store, agent, ORCHESTRATOR_ID, owner.scope(thread_id))
+    def _deps(self, agent: Agent, owner: Owner, key: str) -> dict[str, Any]:
+        deps = ServiceDeps(self.store, agent, ORCHESTRATOR_ID, owner.scope(key))
         return {SERVICE_DEPS: deps}
 
     async def _open_run(self, owner: Owner, thread_id: str, run_id: str) -> RunRecord:
         """Open the thread's run; a run that already logged its ``run-finish`` is waited for."""
+        key = owner.thread_key(thread_id)
         for attempt in (1, 2):
             try:
                 return await self.store.open_run(
                     run_id,
-                    thread_id=thread_id,
+                    thread_id=key,
                     tenant_id=owner.tenant_id,
                     owner=self.instance_id,
                     lease_until=self.lease.until(),
                 )
             except RunConflict as exc:
-                if attempt == 2 or not await self._finished_soon(thread_id):
+                if attempt == 2 or not await self._finished_soon(key):
                     raise RunActive(thread_id) from exc
         raise AssertionError("unreachable")
 

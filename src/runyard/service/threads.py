@@ -20,10 +20,10 @@ from runyard.storage import Thread
 __all__ = ["Threads", "thread_json"]
 
 
-def thread_json(thread: Thread) -> dict[str, Any]:
-    """A thread as the API shows it."""
+def thread_json(thread: Thread, owner: Owner) -> dict[str, Any]:
+    """One of the owner's threads as the API shows it: under the id the client chose."""
     return {
-        "id": thread.id,
+        "id": owner.thread_id_of(thread.id),
         "title": thread.title,
         "createdAt": thread.created_at,
         "updatedAt": thread.updated_at,
@@ -42,20 +42,24 @@ class Threads:
         threads = await self.store.list_threads(
             tenant_id=owner.tenant_id, resource_id=owner.user_id, limit=limit
         )
-        return [thread_json(t) for t in threads]
+        # Threads not under the owner's keys (SDK code sharing the database) are not the API's.
+        return [thread_json(t, owner) for t in threads if owner.owns_key(t.id)]
 
     async def get(self, owner: Owner, thread_id: str) -> Thread:
-        """The owner's thread; ``ThreadNotFound`` otherwise."""
+        """The owner's thread (its ``id`` is the storage key); ``ThreadNotFound`` otherwise."""
         return await owned_thread(self.store, owner, thread_id)
 
     async def ensure(self, owner: Owner, thread_id: str) -> Thread:
-        """The owner's thread, created when new (a client may listen before its first message)."""
+        """The owner's thread, created when new (a client may listen before its first message).
+
+        Read its events under the returned thread's ``id``, the owner's key for it.
+        """
         return await claim_thread(self.store, owner, thread_id)
 
     async def messages(self, owner: Owner, thread_id: str, *, limit: int = 50) -> dict[str, Any]:
         """``{threadId, title, messages, nextEventId}``: the last ``limit`` messages."""
         thread = await self.get(owner, thread_id)
-        log = await self.events.read_stored(thread_id)
+        log = await self.events.read_stored(thread.id)
         events = [parse_event(e.data) for e in log]
         created: dict[str | None, int] = {}
         for stored in log:
@@ -64,7 +68,7 @@ class Threads:
         users = {
             m.id: m
             for m in await self.store.get_messages_by_ids(
-                thread_id,
+                thread.id,
                 list(starts.values()),
                 tenant_id=owner.tenant_id,
                 resource_id=owner.user_id,

@@ -7,6 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends
 
 from runyard.http.identity import request_owner
+from runyard.http.routes.params import RequestId, ThreadId
 from runyard.http.routes.schemas import ChatRequest, ChatResponse, ConfirmRequest, OkResponse
 from runyard.http.state import Parts, parts
 from runyard.service import Owner
@@ -24,14 +25,16 @@ PartsDep = Annotated[Parts, Depends(parts)]
     response_model=ChatResponse,
     responses={409: {"description": "a run is running or waiting for a confirmation"}},
 )
-async def chat(thread_id: str, body: ChatRequest, owner: OwnerDep, app: PartsDep) -> ChatResponse:
+async def chat(
+    thread_id: ThreadId, body: ChatRequest, owner: OwnerDep, app: PartsDep
+) -> ChatResponse:
     """Start a run for the message; events arrive on ``GET /v1/events/{threadId}``."""
     run_id = await app.runs.start(owner, thread_id, body.message, agent=body.agent)
     return ChatResponse(runId=run_id)
 
 
 @router.post("/chat/{thread_id}/cancel", response_model=OkResponse)
-async def cancel(thread_id: str, owner: OwnerDep, app: PartsDep) -> OkResponse:
+async def cancel(thread_id: ThreadId, owner: OwnerDep, app: PartsDep) -> OkResponse:
     """Cancel the thread's run (idempotent: nothing to cancel is fine)."""
     await app.runs.cancel(owner, thread_id)
     return OkResponse()
@@ -43,7 +46,7 @@ async def cancel(thread_id: str, owner: OwnerDep, app: PartsDep) -> OkResponse:
     responses={409: {"description": "already answered"}, 404: {"description": "unknown id"}},
 )
 async def confirm(
-    request_id: str, body: ConfirmRequest, owner: OwnerDep, app: PartsDep
+    request_id: RequestId, body: ConfirmRequest, owner: OwnerDep, app: PartsDep
 ) -> OkResponse:
     """Answer a confirmation request once; the run resumes and streams on."""
     await app.runs.confirm(owner, request_id, body.answer())

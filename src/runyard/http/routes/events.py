@@ -7,6 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Header, Query, Request
 
 from runyard.http.identity import request_owner
+from runyard.http.routes.params import ThreadId
 from runyard.http.sse import EventStreamResponse, event_frames, replay_cursor
 from runyard.http.state import AppState, Parts, parts
 from runyard.service import Owner
@@ -23,7 +24,7 @@ router = APIRouter(prefix="/v1", tags=["events"])
     responses={200: {"content": {"text/event-stream": {}}}},
 )
 async def events(
-    thread_id: str,
+    thread_id: ThreadId,
     request: Request,
     owner: Annotated[Owner, Depends(request_owner)],
     app: Annotated[Parts, Depends(parts)],
@@ -31,8 +32,8 @@ async def events(
     query_cursor: Annotated[str | None, Query(alias="lastEventId")] = None,
 ) -> EventStreamResponse:
     """Replay events with ``id > cursor`` (``Last-Event-ID`` wins over ``?lastEventId``; none =
-    the whole history), then stream live ones. A new thread id is claimed for the caller."""
+    the whole history), then stream live ones. A new thread id is the caller's own thread."""
     cursor = replay_cursor(last_event_id, query_cursor)
-    await app.threads.ensure(owner, thread_id)
+    thread = await app.threads.ensure(owner, thread_id)
     state: AppState = request.app.state.runyard
-    return EventStreamResponse(event_frames(app.events, thread_id, cursor, state.sse_ping_seconds))
+    return EventStreamResponse(event_frames(app.events, thread.id, cursor, state.sse_ping_seconds))

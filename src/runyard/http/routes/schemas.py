@@ -6,6 +6,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
+from runyard.http.routes.user_text import StorableJson, StorableStr
+
 __all__ = ["ChatRequest", "ChatResponse", "ConfirmRequest", "OkResponse"]
 
 
@@ -14,7 +16,7 @@ class ChatRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    message: str = Field(min_length=1, description="the user's message")
+    message: StorableStr = Field(min_length=1, description="the user's message")
     agent: str | None = Field(default=None, description="the agent to run; default: the thread's")
 
 
@@ -35,9 +37,10 @@ class ConfirmRequest(BaseModel):
     model_config = ConfigDict(extra="allow")
 
     approved: StrictBool
-    reason: str | None = None
-    userInput: str | None = None
-    answers: list[dict[str, Any]] | None = None
+    reason: StorableStr | None = None
+    userInput: StorableStr | None = None
+    answers: list[dict[StorableStr, StorableJson]] | None = None
+    __pydantic_extra__: dict[str, StorableJson] = Field(init=False)
 
     def answer(self) -> dict[str, Any]:
         """The answer as the tool receives it: only the fields that were given."""

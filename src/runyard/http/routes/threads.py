@@ -7,6 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query
 
 from runyard.http.identity import request_owner
+from runyard.http.routes.params import ThreadId
 from runyard.http.routes.schemas import OkResponse
 from runyard.http.state import Parts, parts
 from runyard.service import Owner
@@ -29,7 +30,7 @@ async def list_threads(
 
 @router.get("/{thread_id}/messages")
 async def messages(
-    thread_id: str,
+    thread_id: ThreadId,
     owner: OwnerDep,
     app: PartsDep,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
@@ -40,13 +41,13 @@ async def messages(
 
 
 @router.get("/{thread_id}/status")
-async def status(thread_id: str, owner: OwnerDep, app: PartsDep) -> dict[str, Any]:
+async def status(thread_id: ThreadId, owner: OwnerDep, app: PartsDep) -> dict[str, Any]:
     """``{hasActiveRun, isSuspended, backgroundTasks}`` (an unknown thread is idle)."""
     return (await app.runs.status(owner, thread_id)).to_json()
 
 
 @router.delete("/{thread_id}", response_model=OkResponse)
-async def delete_thread(thread_id: str, owner: OwnerDep, app: PartsDep) -> OkResponse:
+async def delete_thread(thread_id: ThreadId, owner: OwnerDep, app: PartsDep) -> OkResponse:
     """Cancel the thread's run, then delete the thread with its messages and events."""
     await app.runs.delete_thread(owner, thread_id)
     return OkResponse()

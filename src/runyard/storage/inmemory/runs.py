@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import copy
-import json
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
 from runyard.ids import now_ms
+from runyard.json_text import json_text
 from runyard.storage.errors import (
     EventIdConflict,
     RunConflict,
@@ -146,7 +146,7 @@ class RunsPart(MemoryState):
         self, thread_id: str, *, after_id: int = 0, limit: int | None = None
     ) -> list[tuple[int, str]]:
         events = await self.read_events(thread_id, after_id=after_id, limit=limit)
-        return [(e.id, json.dumps(e.data, separators=(",", ":"))) for e in events]
+        return [(e.id, json_text(e.data)) for e in events]
 
     async def last_event_id(self, thread_id: str) -> int:
         return max(self._events.get(thread_id, {}), default=0)

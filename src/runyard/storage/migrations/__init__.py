@@ -1,7 +1,8 @@
 """Alembic migrations, shipped in the package and applied programmatically (no alembic.ini).
 
 ``upgrade_to_head(connection)`` brings a database to the newest revision and is a no-op
-when it is already there (``upgrade_to`` stops at a given one, for tests of a migration). On PostgreSQL an advisory lock serialises replicas that start at
+when it is already there; ``upgrade_to(connection, revision)`` stops at an older one (tests of
+a migration start from the revision before it). On PostgreSQL an advisory lock serialises replicas that start at
 the same time.
 """
 
@@ -44,7 +45,7 @@ def upgrade_to_head(connection: Connection) -> None:
 
 
 def upgrade_to(connection: Connection, revision: str) -> None:
-    """Apply the migrations up to ``revision`` not yet applied, inside the caller's transaction."""
+    """Apply the migrations up to ``revision``, inside the caller's transaction."""
     lock_schema(connection)
     script = _script()
     config = Config()

@@ -8,6 +8,7 @@ from runyard.ids import now_ms
 from runyard.storage.records import EmbeddingEntry, EmbeddingHit, MemoryScope
 from runyard.storage.scopes import thread_key
 from runyard.storage.sql.engine import read, write
+from runyard.storage.sql.schema import storable_text
 from runyard.storage.sql.state import SqlState
 from runyard.storage.sql.vector_index import VectorQuery
 from runyard.storage.vectors import pack_vector
@@ -47,7 +48,9 @@ class EmbeddingsPart(SqlState):
             if rows:
                 await self._vectors.write(conn, rows)
         if rows:
-            await self._vectors.after_write(thread_id, [e.message_id for e in entries])
+            # Side indexes see the ids as the table stores them (``StorableText``).
+            ids = [storable_text(e.message_id) for e in entries]
+            await self._vectors.after_write(storable_text(thread_id), ids)
 
     async def query_embeddings(
         self,
@@ -66,5 +69,6 @@ class EmbeddingsPart(SqlState):
                     return []
         if top_k <= 0 or not vector:
             return []
-        query = VectorQuery(list(vector), tenant_id, resource_id, key or None, top_k)
+        owner = storable_text(tenant_id), storable_text(resource_id)
+        query = VectorQuery(list(vector), *owner, storable_text(key) or None, top_k)
         return await self._vectors.query(self._engine, query)

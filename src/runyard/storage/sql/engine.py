@@ -4,6 +4,10 @@ SQLite: WAL (readers never block the writer), a busy timeout (writers queue inst
 failing), ``synchronous=NORMAL`` (durable at checkpoints, fast commits) and foreign keys.
 Write transactions start with ``BEGIN IMMEDIATE`` so two writers never both read and then
 fail to upgrade their lock (SQLite's "database is locked" despite the busy timeout).
+
+Both write JSON columns with ``runyard.json_text``, the writer of the wire codec: compact, NUL
+kept as ``\\u0000``, lone surrogates as U+FFFD. So every JSON value either backend can store,
+the other stores too, and the event log keeps the very text clients got live.
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ from sqlalchemy import event
 from sqlalchemy.engine import URL, Connection
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
+from runyard.json_text import json_text
+
 __all__ = ["BUSY_TIMEOUT_MS", "create_engine", "read", "write"]
 
 BUSY_TIMEOUT_MS = 30_000
@@ -26,11 +32,13 @@ def create_engine(url: URL) -> AsyncEngine:
     """An engine for ``url`` (already mapped to ``sqlite+aiosqlite`` or ``postgresql+asyncpg``)."""
     if url.get_backend_name() == "sqlite":
         return _sqlite_engine(url)
-    return create_async_engine(url, pool_pre_ping=True)
+    return create_async_engine(url, pool_pre_ping=True, json_serializer=json_text)
 
 
 def _sqlite_engine(url: URL) -> AsyncEngine:
-    engine = create_async_engine(url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000})
+    engine = create_async_engine(
+        url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000}, json_serializer=json_text
+    )
 
     @event.listens_for(engine.sync_engine, "connect")
     def _configure(dbapi_connection: Any, _record: Any) -> None:

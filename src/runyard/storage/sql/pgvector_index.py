@@ -13,7 +13,7 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import text
+from sqlalchemy import bindparam, text
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
@@ -22,6 +22,7 @@ from runyard.storage.protocol import VectorSearch
 from runyard.storage.records import EmbeddingHit
 from runyard.storage.sql.engine import read, write
 from runyard.storage.sql.exact_vectors import UPDATED_COLUMNS
+from runyard.storage.sql.schema import embeddings
 from runyard.storage.sql.vector_index import VectorQuery
 from runyard.storage.vectors import unpack_vector
 
@@ -38,7 +39,7 @@ _UPSERT = text(
     f"VALUES ({', '.join(':' + c for c in _COLUMNS)}, CAST(:embedding AS vector)) "
     "ON CONFLICT (thread_id, message_id) DO UPDATE SET "
     + ", ".join(f"{c} = excluded.{c}" for c in (*UPDATED_COLUMNS, "embedding"))
-)
+).bindparams(*(bindparam(c, type_=embeddings.c[c].type) for c in _COLUMNS))  # text as stored
 
 
 def _literal(blob: bytes) -> str:

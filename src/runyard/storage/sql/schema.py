@@ -1,7 +1,9 @@
 """The tables, as SQLAlchemy Core metadata. Migrations create them; queries read this.
 
-Timestamps are integer epoch milliseconds. JSON columns are JSON on SQLite and JSONB on
-PostgreSQL. Change a table here only together with a new migration.
+Timestamps are integer epoch milliseconds. JSON columns are JSON text on both dialects (``json``,
+not ``jsonb``, on PostgreSQL); text columns are ``StorableText``. Together they make both
+backends store the same thing (docs/storage.md, "What text is stored"). Change a table here
+only together with a new migration.
 """
 
 from __future__ import annotations
@@ -23,11 +25,14 @@ from sqlalchemy import (
     UniqueConstraint,
     text,
 )
-from sqlalchemy.dialects.postgresql import JSONB
-from sqlalchemy.types import TypeEngine
+from sqlalchemy.engine import Dialect
+from sqlalchemy.types import TypeDecorator, TypeEngine
+
+from runyard.json_text import is_storable, replace_surrogates
 
 __all__ = [
     "OPEN_RUNS_WHERE",
+    "StorableText",
     "checkpoints",
     "confirmations",
     "embeddings",
@@ -40,6 +45,7 @@ __all__ = [
     "plans",
     "runs",
     "seq_type",
+    "storable_text",
     "threads",
     "working_memory",
 ]
@@ -48,8 +54,33 @@ metadata = MetaData()
 
 
 def json_type() -> TypeEngine[Any]:
-    """JSON on SQLite, JSONB on PostgreSQL; Python None is stored as SQL NULL."""
-    return JSON(none_as_null=True).with_variant(JSONB(none_as_null=True), "postgresql")
+    """JSON kept as the text ``runyard.json_text`` wrote; Python None is stored as SQL NULL.
+
+    PostgreSQL's ``json`` keeps the text as written (``jsonb`` re-renders it with spaces and
+    refuses ``\\u0000``); SQLite keeps text anyway.
+    """
+    return JSON(none_as_null=True)
+
+
+def storable_text(text: str) -> str:
+    """``text`` as a text column stores it: NUL and lone surrogates become U+FFFD."""
+    if is_storable(text):
+        return text
+    return replace_surrogates(text.replace("\x00", "\ufffd"))
+
+
+class StorableText(TypeDecorator[str]):
+    """A text column both backends fill alike: every value is written as ``storable_text``.
+
+    PostgreSQL's text cannot hold NUL and no UTF-8 column can hold a lone surrogate, so both are
+    replaced, on SQLite too, at this one place; a model's odd output never fails a write.
+    """
+
+    impl = Text
+    cache_ok = True
+
+    def process_bind_param(self, value: str | None, dialect: Dialect) -> str | None:
+        return None if value is None else storable_text(value)
 
 
 def seq_type() -> TypeEngine[int]:
@@ -62,10 +93,10 @@ OPEN_RUNS_WHERE = text("status IN ('running', 'suspended')")
 threads = Table(
     "threads",
     metadata,
-    Column("id", String(255), primary_key=True),
-    Column("tenant_id", String(255), nullable=False),
-    Column("resource_id", String(255), nullable=False),
-    Column("title", Text),
+    Column("id", StorableText, primary_key=True),
+    Column("tenant_id", StorableText, nullable=False),
+    Column("resource_id", StorableText, nullable=False),
+    Column("title", StorableText),
     Column("metadata", json_type(), nullable=False),
     Column("created_at", BigInteger, nullable=False),
     Column("updated_at", BigInteger, nullable=False),
@@ -76,8 +107,8 @@ messages = Table(
     "messages",
     metadata,
     Column("seq", seq_type(), primary_key=True, autoincrement=True),
-    Column("thread_id", String(255), nullable=False),
-    Column("id", String(255), nullable=False),
+    Column("thread_id", StorableText, nullable=False),
+    Column("id", StorableText, nullable=False),
     Column("created_at", BigInteger, nullable=False),
     Column("data", json_type(), nullable=False),
     UniqueConstraint("thread_id", "id", name="messages_thread_message"),
@@ -87,12 +118,12 @@ messages = Table(
 working_memory = Table(
     "working_memory",
     metadata,
-    Column("tenant_id", String(255), nullable=False),
-    Column("resource_id", String(255), nullable=False),
+    Column("tenant_id", StorableText, nullable=False),
+    Column("resource_id", StorableText, nullable=False),
     # "" for resource scope, so the primary key stays NOT NULL on both dialects.
-    Column("thread_id", String(255), nullable=False),
+    Column("thread_id", StorableText, nullable=False),
     Column("scope", String(16), nullable=False),
-    Column("content", Text, nullable=False),
+    Column("content", StorableText, nullable=False),
     Column("updated_at", BigInteger, nullable=False),
     PrimaryKeyConstraint("tenant_id", "resource_id", "thread_id"),
 )
@@ -101,13 +132,13 @@ observations = Table(
     "observations",
     metadata,
     Column("seq", seq_type(), primary_key=True, autoincrement=True),
-    Column("thread_id", String(255), nullable=False),
-    Column("id", String(255), nullable=False),
-    Column("text", Text, nullable=False),
+    Column("thread_id", StorableText, nullable=False),
+    Column("id", StorableText, nullable=False),
+    Column("text", StorableText, nullable=False),
     Column("created_at", BigInteger, nullable=False),
     Column("tokens", Integer, nullable=False),
     Column("marker", String(32), nullable=False),
-    Column("parent_id", String(255)),
+    Column("parent_id", StorableText),
     Column("metadata", json_type(), nullable=False),
     UniqueConstraint("thread_id", "id", name="observations_thread_observation"),
     Index("observations_by_thread_time", "thread_id", "created_at", "seq"),
@@ -116,16 +147,16 @@ observations = Table(
 observation_cursors = Table(
     "observation_cursors",
     metadata,
-    Column("thread_id", String(255), primary_key=True),
+    Column("thread_id", StorableText, primary_key=True),
     Column("message_created_at", BigInteger, nullable=False),
-    Column("message_id", String(255), nullable=False),
+    Column("message_id", StorableText, nullable=False),
     Column("updated_at", BigInteger, nullable=False),
 )
 
 plans = Table(
     "plans",
     metadata,
-    Column("thread_id", String(255), primary_key=True),
+    Column("thread_id", StorableText, primary_key=True),
     Column("data", json_type(), nullable=False),
     Column("updated_at", BigInteger, nullable=False),
 )
@@ -135,12 +166,12 @@ embeddings = Table(
     metadata,
     # A stable integer key (SQLite's rowid alias) that vector side-indexes point at.
     Column("seq", seq_type(), primary_key=True, autoincrement=True),
-    Column("thread_id", String(255), nullable=False),
-    Column("message_id", String(255), nullable=False),
-    Column("tenant_id", String(255), nullable=False),
-    Column("resource_id", String(255), nullable=False),
-    Column("model", String(255), nullable=False),
-    Column("text", Text, nullable=False),
+    Column("thread_id", StorableText, nullable=False),
+    Column("message_id", StorableText, nullable=False),
+    Column("tenant_id", StorableText, nullable=False),
+    Column("resource_id", StorableText, nullable=False),
+    Column("model", StorableText, nullable=False),
+    Column("text", StorableText, nullable=False),
     Column("dims", Integer, nullable=False),
     # float32 little-endian; the portable source of truth (pgvector keeps its own column).
     Column("vector", LargeBinary, nullable=False),
@@ -153,12 +184,12 @@ runs = Table(
     "runs",
     metadata,
     Column("run_id", String(255), primary_key=True),
-    Column("thread_id", String(255), nullable=False),
-    Column("tenant_id", String(255), nullable=False),
+    Column("thread_id", StorableText, nullable=False),
+    Column("tenant_id", StorableText, nullable=False),
     Column("status", String(32), nullable=False),
     Column("lease_owner", String(255), nullable=False),
     Column("lease_epoch", BigInteger, nullable=False),
-    Column("reason", Text),
+    Column("reason", StorableText),
     Column("started_at", BigInteger, nullable=False),
     Column("finished_at", BigInteger),
     # Renewed by the owner's heartbeat; 0 (a row written without one) is long expired.
@@ -177,9 +208,9 @@ runs = Table(
 events = Table(
     "events",
     metadata,
-    Column("thread_id", String(255), nullable=False),
+    Column("thread_id", StorableText, nullable=False),
     Column("id", BigInteger, nullable=False),
-    Column("run_id", String(255)),
+    Column("run_id", StorableText),
     Column("type", String(64), nullable=False),
     Column("data", json_type(), nullable=False),
     Column("created_at", BigInteger, nullable=False),
@@ -189,10 +220,10 @@ events = Table(
 confirmations = Table(
     "confirmations",
     metadata,
-    Column("request_id", String(255), primary_key=True),
-    Column("thread_id", String(255), nullable=False),
-    Column("run_id", String(255), nullable=False),
-    Column("tool_call_id", String(255), nullable=False),
+    Column("request_id", StorableText, primary_key=True),
+    Column("thread_id", StorableText, nullable=False),
+    Column("run_id", StorableText, nullable=False),
+    Column("tool_call_id", StorableText, nullable=False),
     Column("payload", json_type(), nullable=False),
     Column("status", String(16), nullable=False),
     Column("answer", json_type()),
@@ -204,7 +235,7 @@ confirmations = Table(
 checkpoints = Table(
     "checkpoints",
     metadata,
-    Column("key", String(255), primary_key=True),
+    Column("key", StorableText, primary_key=True),
     Column("state", json_type(), nullable=False),
     Column("expires_at", BigInteger),
     Column("updated_at", BigInteger, nullable=False),

@@ -6,10 +6,13 @@ Revises:
 
 from __future__ import annotations
 
+from typing import Any
+
 import sqlalchemy as sa
 from alembic import op
+from sqlalchemy.dialects.postgresql import JSONB
 
-from runyard.storage.sql.schema import OPEN_RUNS_WHERE, json_type, seq_type
+from runyard.storage.sql.schema import OPEN_RUNS_WHERE, seq_type
 
 revision = "0001"
 down_revision = None
@@ -17,6 +20,11 @@ branch_labels = None
 depends_on = None
 
 _ID = sa.String(255)
+
+
+def json_type() -> sa.types.TypeEngine[Any]:
+    """The JSON columns as this revision made them (revision 0003 turns JSONB into json)."""
+    return sa.JSON(none_as_null=True).with_variant(JSONB(none_as_null=True), "postgresql")
 
 
 def _ms(name: str, nullable: bool = False) -> sa.Column[int]:
