@@ -9,7 +9,7 @@ from typing import Any
 from unittest.mock import ANY
 
 import pytest
-from http_harness import asgi_client, asgi_sse, running_app
+from http_harness import ALICE_OWNER, asgi_client, asgi_sse, running_app
 
 from runyard.agent import Agent
 from runyard.config import Settings
@@ -46,7 +46,7 @@ async def test_a_failed_start_closes_its_run_and_the_next_message_runs(
         with pytest.raises(StorageError, match="disk is full"):
             await client.post("/v1/chat/t1", json={"message": "hello"})
         assert failing.store is not None
-        assert await failing.store.get_active_run("t1") is None
+        assert await failing.store.get_active_run(ALICE_OWNER.thread_key("t1")) is None
         again = await client.post("/v1/chat/t1", json={"message": "hello again"})
         assert again.status_code == 200
         async with asgi_sse(app, "/v1/events/t1") as stream:
