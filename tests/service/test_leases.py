@@ -10,7 +10,7 @@ import socket
 from typing import Any
 
 import pytest
-from service_harness import OWNER, Service, service
+from service_harness import OWNER, Service, key, service
 
 from runyard.ids import now_ms
 from runyard.protocol import WireEvent, parse_event
@@ -35,9 +35,9 @@ async def closed_row(svc: Service, run_id: str) -> RunRecord:
     return run
 
 
-async def first_event(svc: Service, thread_id: str, event_type: str) -> WireEvent:
-    """The thread's first event of ``event_type``, waited for (bounded)."""
-    async with asyncio.timeout(20), svc.events.reader(thread_id) as reader:
+async def first_event(svc: Service, thread_key: str, event_type: str) -> WireEvent:
+    """The first event of ``event_type`` of the thread stored under ``thread_key`` (bounded)."""
+    async with asyncio.timeout(20), svc.events.reader(thread_key) as reader:
         while True:
             for event in await reader.next(max_wait=1):
                 parsed = parse_event(event.json)
@@ -86,7 +86,7 @@ async def test_a_live_run_outlives_its_first_lease_and_no_neighbour_sweeps_it(db
         swept = await neighbour.runs.sweep_interrupted()
         live = await run_row(driver, run_id)
         assert await driver.runs.cancel(OWNER, "t1")
-        finish = await first_event(driver, "t1", "run-finish")
+        finish = await first_event(driver, key("t1"), "run-finish")
 
     assert swept == []
     assert (live.status, live.lease_owner, live.lease_epoch) == (
@@ -117,7 +117,7 @@ async def test_a_run_taken_over_by_another_process_stops_here_without_ending_it(
     async with service(sqlite_url, lease_seconds=0.3) as svc:
         await svc.runs.keep_leases()
         run_id = await svc.runs.start(OWNER, "t1", SLOW)
-        await first_event(svc, "t1", "reasoning-delta")
+        await first_event(svc, key("t1"), "reasoning-delta")
         taken = await svc.store.take_over(run_id, "another-process")
         await svc.settle("t1")
         after = await run_row(svc, run_id)
@@ -139,7 +139,7 @@ async def test_a_restart_with_the_same_instance_id_settles_its_previous_lifes_ru
     async with service(sqlite_url, instance="replica-1") as restarted:
         swept = await restarted.runs.keep_leases()
         theirs = await run_row(restarted, "run_theirs")
-        types = await restarted.types("run_mine")
+        types = [parse_event(e.json).type for e in await restarted.events.read("run_mine")]
 
     assert swept == ["run_mine"]
     assert types == ["run-finish"]

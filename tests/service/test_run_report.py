@@ -76,7 +76,7 @@ async def test_a_provider_refusal_reaches_the_error_event_the_finish_and_the_log
     (line,) = failure_lines(caplog)
     assert line.levelno == logging.ERROR
     assert line.getMessage() == (
-        f"run {run_id} failed: thread=t1 agent=assistant provider=openai-compatible "
+        f"run {run_id} failed: thread=acme/alice/t1 agent=assistant provider=openai-compatible "
         f"status={status}: {content}"
     )
 
@@ -95,7 +95,7 @@ async def test_the_demo_model_fails_on_request_like_a_provider(
     assert log[2].payload.status == "error"
     (line,) = failure_lines(caplog)
     assert line.getMessage().startswith(
-        f"run {run_id} failed: thread=t1 agent=assistant provider=runyard status=503: "
+        f"run {run_id} failed: thread=acme/alice/t1 agent=assistant provider=runyard status=503: "
         "runyard:demo answered HTTP 503 Service Unavailable"
     )
 
@@ -116,7 +116,7 @@ async def test_a_failure_that_is_not_the_providers_is_logged_once_without_provid
     assert log[-1].payload.status == "error"
     (line,) = failure_lines(caplog)
     assert line.getMessage().startswith(
-        f"run {run_id} failed: thread=t1 agent=assistant provider=- status=-: "
+        f"run {run_id} failed: thread=acme/alice/t1 agent=assistant provider=- status=-: "
         "Agent loop exceeded 1 iterations"
     )
 
