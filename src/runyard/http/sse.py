@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 from collections.abc import AsyncIterator
 
 from starlette.responses import Response
@@ -17,7 +18,16 @@ from starlette.types import Receive, Scope, Send
 from runyard.http.errors import ApiError
 from runyard.service import EventLog, LiveEvent
 
-__all__ = ["SSE_HEADERS", "EventStreamResponse", "event_frames", "frame", "replay_cursor"]
+__all__ = [
+    "LAST_EVENT_ID",
+    "MAX_CURSOR",
+    "QUERY_CURSOR",
+    "SSE_HEADERS",
+    "EventStreamResponse",
+    "event_frames",
+    "frame",
+    "replay_cursor",
+]
 
 SSE_HEADERS: tuple[tuple[str, str], ...] = (
     ("content-type", "text/event-stream"),
@@ -26,6 +36,11 @@ SSE_HEADERS: tuple[tuple[str, str], ...] = (
     ("x-accel-buffering", "no"),
 )
 PING = b": ping\n\n"
+LAST_EVENT_ID = "Last-Event-ID"
+QUERY_CURSOR = "lastEventId"
+MAX_CURSOR = 2**63 - 1
+"""The largest cursor: event ids are signed 64-bit integers in the store."""
+_DIGITS = re.compile(r"[0-9]{1,19}")
 
 
 def frame(event: LiveEvent) -> str:
@@ -34,15 +49,23 @@ def frame(event: LiveEvent) -> str:
 
 
 def replay_cursor(last_event_id: str | None, query: str | None) -> int:
-    """The replay cursor: ``Last-Event-ID`` when it is an integer ≥ 0, else ``?lastEventId``,
-    else 0 (the whole history)."""
-    if last_event_id is not None and last_event_id.strip().isdigit():
-        return int(last_event_id)
-    if query is None or query == "":
-        return 0
-    if not query.strip().isdigit():
-        raise ApiError(400, "invalid_cursor", "lastEventId must be an integer >= 0", "lastEventId")
-    return int(query)
+    """The replay cursor: ``Last-Event-ID``, else ``?lastEventId``, else 0 (the whole history).
+
+    An empty value counts as absent; any other value must be ASCII digits for an integer in
+    0 … 2^63-1 (the store's id column), else ``invalid_cursor`` (400) names the field.
+    """
+    for field, value in ((LAST_EVENT_ID, last_event_id), (QUERY_CURSOR, query)):
+        if value:
+            return _cursor(field, value)
+    return 0
+
+
+def _cursor(field: str, value: str) -> int:
+    # ASCII digits only: str.isdigit() and int() also take "²" or "٣", and a header byte 0xB2
+    # arrives as "²"; nineteen digits at most keep int() cheap before the range check.
+    if _DIGITS.fullmatch(value) is None or int(value) > MAX_CURSOR:
+        raise ApiError(400, "invalid_cursor", f"{field} must be an integer from 0 to 2^63-1", field)
+    return int(value)
 
 
 async def event_frames(

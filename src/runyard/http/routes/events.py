@@ -7,7 +7,13 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Header, Query, Request
 
 from runyard.http.identity import request_owner
-from runyard.http.sse import EventStreamResponse, event_frames, replay_cursor
+from runyard.http.sse import (
+    LAST_EVENT_ID,
+    QUERY_CURSOR,
+    EventStreamResponse,
+    event_frames,
+    replay_cursor,
+)
 from runyard.http.state import AppState, Parts, parts
 from runyard.service import Owner
 
@@ -27,8 +33,8 @@ async def events(
     request: Request,
     owner: Annotated[Owner, Depends(request_owner)],
     app: Annotated[Parts, Depends(parts)],
-    last_event_id: Annotated[str | None, Header(alias="Last-Event-ID")] = None,
-    query_cursor: Annotated[str | None, Query(alias="lastEventId")] = None,
+    last_event_id: Annotated[str | None, Header(alias=LAST_EVENT_ID)] = None,
+    query_cursor: Annotated[str | None, Query(alias=QUERY_CURSOR)] = None,
 ) -> EventStreamResponse:
     """Replay events with ``id > cursor`` (``Last-Event-ID`` wins over ``?lastEventId``; none =
     the whole history), then stream live ones. A new thread id is claimed for the caller."""
