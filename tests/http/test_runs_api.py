@@ -208,16 +208,21 @@ async def test_another_user_finds_nothing(url: str) -> None:
         responses = [
             await client.post("/v1/chat/t1", json={"message": "mine now"}, headers=bob),
             await client.get("/v1/threads/t1/messages", headers=bob),
-            await client.post("/v1/chat/t1/cancel", headers=bob),
+            await client.get("/v1/threads/t1/status", headers=bob),
             await client.post(
                 f"/v1/confirm/{asked['requestId']}", json={"approved": True}, headers=bob
             ),
             await client.delete("/v1/threads/t1", headers=bob),
         ]
+        # Cancel is idempotent: bob has nothing to cancel, and alice's run stays as it was.
+        cancelled = await client.post("/v1/chat/t1/cancel", headers=bob)
         listed = (await client.get("/v1/threads", headers=bob)).json()
+        status = (await client.get("/v1/threads/t1/status")).json()
 
     assert [r.status_code for r in responses] == [404] * 5
+    assert (cancelled.status_code, cancelled.json()) == (200, {"ok": True})
     assert listed == {"threads": []}
+    assert status["isSuspended"] is True
 
 
 async def test_threads_are_listed_and_deleted(url: str) -> None:

@@ -241,13 +241,14 @@ async def test_another_owner_finds_nothing_of_a_thread(sqlite_url: str) -> None:
         request_id = await svc.request_id("t1")
         with pytest.raises(ThreadNotFound):
             await svc.runs.start(mallory, "t1", "hijack")
-        with pytest.raises(ThreadNotFound):
-            await svc.runs.cancel(mallory, "t1")
+        assert await svc.runs.cancel(mallory, "t1") is False
         with pytest.raises(Exception, match="not found"):
             await svc.runs.confirm(mallory, request_id, {"approved": True})
-        status = await svc.runs.status(mallory, "t1")
+        with pytest.raises(ThreadNotFound):
+            await svc.runs.status(mallory, "t1")
+        status = await svc.runs.status(OWNER, "t1")
 
-    assert (status.has_active_run, status.is_suspended) == (False, False)
+    assert (status.has_active_run, status.is_suspended) == (False, True)
 
 
 async def test_the_crash_sweep_closes_running_runs_and_keeps_suspended_ones(

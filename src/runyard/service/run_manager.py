@@ -162,8 +162,15 @@ class RunManager:
             self._launch(active, SegmentStart(open_stream))
 
     async def cancel(self, owner: Owner, thread_id: str) -> bool:
-        """End the thread's open run as ``cancelled``; False (a no-op) when nothing was open."""
-        await owned_thread(self.store, owner, thread_id)
+        """End the thread's open run as ``cancelled``; False (a no-op) when nothing was open.
+
+        Idempotent: an unknown thread (another owner's included) has nothing to cancel either.
+        """
+        mine = await self.store.get_thread(
+            thread_id, tenant_id=owner.tenant_id, resource_id=owner.user_id
+        )
+        if mine is None:
+            return False
         async with self._locks.hold(thread_id):
             local = self._runs.get(thread_id)
             if local is not None:
@@ -178,11 +185,9 @@ class RunManager:
             return True
 
     async def status(self, owner: Owner, thread_id: str) -> ThreadStatus:
-        """Whether the thread runs or waits; an unknown thread is simply idle."""
-        thread = await self.store.get_thread(
-            thread_id, tenant_id=owner.tenant_id, resource_id=owner.user_id
-        )
-        run = await self.store.get_active_run(thread_id) if thread is not None else None
+        """Whether the thread runs or waits; ``ThreadNotFound`` like every other read."""
+        await owned_thread(self.store, owner, thread_id)
+        run = await self.store.get_active_run(thread_id)
         if run is None:
             return ThreadStatus(False, False)
         # A run that has asked its questions is waiting, even in the instant before its
@@ -195,6 +200,7 @@ class RunManager:
 
     async def delete_thread(self, owner: Owner, thread_id: str) -> None:
         """Cancel whatever runs on the thread, then delete it with its messages and events."""
+        await owned_thread(self.store, owner, thread_id)
         await self.cancel(owner, thread_id)
         await self.store.delete_thread(
             thread_id, tenant_id=owner.tenant_id, resource_id=owner.user_id
