@@ -28,6 +28,21 @@ async def test_a_malformed_chat_body_is_422_naming_the_field(url: str) -> None:
     assert broken.json()["error"]["code"] == "invalid_request"
 
 
+@pytest.mark.parametrize("path", ["/v1/chat/t1", "/v1/confirm/cr_x"])
+async def test_a_body_that_is_not_utf8_is_422_naming_the_body(url: str, path: str) -> None:
+    async with running_app(url) as app, asgi_client(app) as client:
+        response = await client.post(
+            path, content=b'{"message": "caf\xe9"}', headers={"content-type": "application/json"}
+        )
+
+    assert response.status_code == 422
+    assert response.json()["error"] == {
+        "code": "invalid_request",
+        "message": "body: the body is not valid UTF-8",
+        "fields": [{"field": "body", "message": "the body is not valid UTF-8"}],
+    }
+
+
 async def test_a_confirm_without_a_boolean_approved_is_422(url: str) -> None:
     async with running_app(url) as app, asgi_client(app) as client:
         response = await client.post("/v1/confirm/cr_x", json={"approved": "yes"})
