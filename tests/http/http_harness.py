@@ -26,11 +26,14 @@ ALICE = {"X-Runyard-Tenant": "acme", "X-Runyard-User": "alice"}
 
 @dataclass
 class Frame:
-    """One SSE frame: an event (``id`` and ``data``) or a comment."""
+    """One SSE frame: an event (``id`` and ``data``), a named frame (``event``), ``retry``, or a
+    comment."""
 
     id: int | None = None
     data: dict[str, Any] | None = None
     comment: str | None = None
+    event: str | None = None
+    retry: int | None = None
 
 
 @dataclass
@@ -55,6 +58,10 @@ class FrameParser:
                     frame.id = int(value)
                 elif key == "data":
                     frame.data = json.loads(value)
+                elif key == "event":
+                    frame.event = value
+                elif key == "retry":
+                    frame.retry = int(value)
             parsed.append(frame)
         self.frames.extend(parsed)
         return parsed
@@ -117,10 +124,11 @@ class AsgiStream:
     arrived: asyncio.Queue[Frame] = field(default_factory=asyncio.Queue)
 
     async def next_event(self) -> Frame:
-        """The next frame that carries an event (comments skipped)."""
+        """The next frame that carries a wire event (comments, ``retry`` and named frames
+        skipped)."""
         while True:
             frame = await asyncio.wait_for(self.arrived.get(), timeout=20)
-            if frame.data is not None:
+            if frame.data is not None and frame.event is None:
                 return frame
 
     async def until(self, event_type: str) -> list[Frame]:

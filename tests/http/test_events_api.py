@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from http_harness import asgi_client, asgi_sse, running_app, settled
+from http_harness import Frame, asgi_client, asgi_sse, running_app, settled
 
 SLOW = "/delay 15\none two three four five six seven eight nine ten eleven twelve"
 
@@ -73,14 +73,15 @@ async def test_history_then_stream_from_next_event_id_sees_everything_exactly_on
     assert len(whole) + 5 == later[-1].id
 
 
-async def test_an_idle_stream_gets_ping_comments(url: str) -> None:
+async def test_a_stream_starts_with_retry_then_pings_while_idle(url: str) -> None:
     async with (
         running_app(url, sse_ping_seconds=0.02) as app,
         asgi_sse(app, "/v1/events/quiet") as stream,
     ):
-        frame = await stream.arrived.get()
+        frames = [await stream.arrived.get() for _ in range(3)]
 
-    assert frame.comment == "ping"
+    assert frames[0] == Frame(retry=1000)
+    assert [f.comment for f in frames[1:]] == ["ping", "ping"]
 
 
 async def test_messages_show_the_finished_agent_tree(url: str) -> None:

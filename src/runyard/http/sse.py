@@ -1,6 +1,7 @@
 """Server-Sent Events: the frames, the cursor rule, and a response that stops on disconnect.
 
-Frames are ``id: <n>\\ndata: <json>\\n\\n``; events that are ready together go out in one write.
+A stream starts with ``retry: <ms>``; then frames are ``id: <n>\\ndata: <json>\\n\\n``, and
+events that are ready together go out in one write.
 A ``: ping`` comment goes out after ``ping_seconds`` without events, so proxies keep the
 connection open.
 """
@@ -22,6 +23,7 @@ __all__ = [
     "LAST_EVENT_ID",
     "MAX_CURSOR",
     "QUERY_CURSOR",
+    "RETRY_MS",
     "SSE_HEADERS",
     "EventStreamResponse",
     "event_frames",
@@ -36,6 +38,9 @@ SSE_HEADERS: tuple[tuple[str, str], ...] = (
     ("x-accel-buffering", "no"),
 )
 PING = b": ping\n\n"
+RETRY_MS = 1000
+"""How long a client waits before reconnecting after the stream drops (sent once, first)."""
+RETRY = f"retry: {RETRY_MS}\n\n".encode()
 LAST_EVENT_ID = "Last-Event-ID"
 QUERY_CURSOR = "lastEventId"
 MAX_CURSOR = 2**63 - 1
@@ -71,7 +76,8 @@ def _cursor(field: str, value: str) -> int:
 async def event_frames(
     events: EventLog, thread_id: str, cursor: int, ping_seconds: float
 ) -> AsyncIterator[bytes]:
-    """Stored events after ``cursor``, then live ones, as SSE bytes; pings while idle."""
+    """``retry:``, stored events after ``cursor``, then live ones, as SSE bytes; pings while idle."""
+    yield RETRY
     async with events.reader(thread_id, after=cursor) as reader:
         while True:
             batch = await reader.next(max_wait=ping_seconds)
