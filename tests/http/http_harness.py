@@ -122,6 +122,16 @@ class AsgiStream:
     headers: dict[str, str] = field(default_factory=dict)
     parser: FrameParser = field(default_factory=FrameParser)
     arrived: asyncio.Queue[Frame] = field(default_factory=asyncio.Queue)
+    ended: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set when the server ended the response (the last body message)."""
+
+    async def rest(self) -> list[Frame]:
+        """Every frame not yet taken, once the server has ended the response."""
+        await asyncio.wait_for(self.ended.wait(), timeout=20)
+        frames = []
+        while not self.arrived.empty():
+            frames.append(self.arrived.get_nowait())
+        return frames
 
     async def next_event(self) -> Frame:
         """The next frame that carries a wire event (comments, ``retry`` and named frames
@@ -180,6 +190,8 @@ async def asgi_sse(
         elif message["type"] == "http.response.body":
             for frame in stream.parser.feed(message.get("body", b"")):
                 stream.arrived.put_nowait(frame)
+            if not message.get("more_body", False):
+                stream.ended.set()
 
     task = asyncio.create_task(app(scope, receive, send))
     try:
@@ -205,6 +217,21 @@ async def live_server(app: FastAPI) -> AsyncIterator[str]:
     finally:
         server.should_exit = True
         await asyncio.wait_for(task, timeout=20)
+
+
+@asynccontextmanager
+async def ready_client(port: int) -> AsyncIterator[httpx.AsyncClient]:
+    """A client of the server on ``port`` (another process), once its ``/readyz`` says 200."""
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", headers=ALICE) as client:
+        async with asyncio.timeout(30):
+            while True:
+                try:
+                    if (await client.get("/readyz")).status_code == 200:
+                        break
+                except httpx.TransportError:
+                    pass
+                await asyncio.sleep(0.05)
+        yield client
 
 
 async def settled(app: FastAPI, thread_id: str) -> None:

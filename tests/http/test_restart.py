@@ -8,13 +8,13 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
 import pytest
-from http_harness import ALICE, Frame, FrameParser, free_port
+from http_harness import Frame, FrameParser, free_port, ready_client
 
 pytestmark = pytest.mark.slow
 
@@ -41,20 +41,6 @@ def server(db: Path, port: int) -> Iterator[subprocess.Popen[bytes]]:
         process.wait(timeout=20)
 
 
-@asynccontextmanager
-async def client_for(port: int) -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", headers=ALICE) as client:
-        async with asyncio.timeout(30):
-            while True:
-                try:
-                    if (await client.get("/readyz")).status_code == 200:
-                        break
-                except httpx.TransportError:
-                    pass
-                await asyncio.sleep(0.05)
-        yield client
-
-
 async def frames_until(client: httpx.AsyncClient, thread: str, event_type: str) -> list[Frame]:
     parser = FrameParser()
     async with asyncio.timeout(30), client.stream("GET", f"/v1/events/{thread}") as response:
@@ -68,14 +54,14 @@ async def frames_until(client: httpx.AsyncClient, thread: str, event_type: str) 
 async def test_a_suspended_run_is_confirmed_after_the_server_restarts(tmp_path: Path) -> None:
     db, port = tmp_path / "runyard.db", free_port()
     with server(db, port) as first:
-        async with client_for(port) as client:
+        async with ready_client(port) as client:
             await client.post("/v1/chat/t1", json={"message": '/tool save_note {"text": "keep"}'})
             asked = await frames_until(client, "t1", "confirmation-request")
         first.send_signal(signal.SIGKILL)
 
     request_id = asked[-1].data["payload"]["requestId"] if asked[-1].data else ""
     with server(db, port):
-        async with client_for(port) as client:
+        async with ready_client(port) as client:
             status = (await client.get("/v1/threads/t1/status")).json()
             answered = await client.post(f"/v1/confirm/{request_id}", json={"approved": True})
             frames = await frames_until(client, "t1", "run-finish")
@@ -92,13 +78,13 @@ async def test_a_suspended_run_is_confirmed_after_the_server_restarts(tmp_path: 
 async def test_a_run_killed_mid_stream_is_closed_by_the_crash_sweep(tmp_path: Path) -> None:
     db, port = tmp_path / "runyard.db", free_port()
     with server(db, port) as first:
-        async with client_for(port) as client:
+        async with ready_client(port) as client:
             await client.post("/v1/chat/t1", json={"message": "/delay 200\n" + "word " * 50})
             await frames_until(client, "t1", "text-delta")
         first.send_signal(signal.SIGKILL)
 
     with server(db, port):
-        async with client_for(port) as client:
+        async with ready_client(port) as client:
             frames = await frames_until(client, "t1", "run-finish")
             again = await client.post("/v1/chat/t1", json={"message": "hello again"})
 

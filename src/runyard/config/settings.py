@@ -38,6 +38,11 @@ class Settings(BaseSettings):
     max_body_bytes: int = Field(
         default=1_048_576, ge=1, description="largest accepted request body"
     )
+    shutdown_grace_seconds: int = Field(
+        default=10,
+        ge=1,
+        description="on SIGTERM, how long runs and event streams get to end before the server stops waiting",
+    )
     checkpoint_ttl_seconds: int = Field(
         default=7 * 24 * 3600, ge=1, description="suspended runs older than this are swept"
     )

@@ -2,8 +2,9 @@
 
 Its lifespan opens what was not given (the store from ``RUNYARD_DATABASE_URL``, the bus from
 ``RUNYARD_REDIS_URL``, the default ``assistant``), runs the crash sweep, loads the model layer,
-and only then reports ready; on shutdown it ends every run and closes what it opened, in
-reverse order. HTTP concerns (body limit, error bodies) are middleware and handlers.
+and only then reports ready; on shutdown it drains (``runyard.http.shutdown``: 503 for new
+requests, every run ended, every event stream told the server is going away and ended) and
+closes what it opened, in reverse order. HTTP concerns (body limit, error bodies) are middleware and handlers.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from runyard.config import Settings
 from runyard.http.body_limit import BodyLimit
 from runyard.http.errors import install_error_handlers
 from runyard.http.routes import ROUTERS
+from runyard.http.shutdown import Shutdown
 from runyard.http.state import AppState, Parts
 from runyard.service import (
     DEFAULT_AGENT,
@@ -61,11 +63,14 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        state.shutdown = Shutdown()
         async with AsyncExitStack() as stack:
             state.parts = await _assemble(stack, config, store, agents, bus, titles, instance)
             try:
                 yield
             finally:
+                # A no-op when ``runyard serve`` drained already, before uvicorn's connection wait.
+                await state.drain()
                 state.parts = None
 
     app = FastAPI(

@@ -1,4 +1,5 @@
-"""Server-Sent Events: the frames, the cursor rule, and a response that stops on disconnect.
+"""Server-Sent Events: the frames, the cursor rule, and a response that stops on disconnect or
+when the server goes away.
 
 A stream starts with ``retry: <ms>``; then frames are ``id: <n>\\ndata: <json>\\n\\n``, and
 events that are ready together go out in one write.
@@ -17,6 +18,7 @@ from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from runyard.http.errors import ApiError
+from runyard.http.shutdown import GOING_AWAY, Shutdown
 from runyard.service import EventLog, LiveEvent
 
 __all__ = [
@@ -74,18 +76,32 @@ def _cursor(field: str, value: str) -> int:
 
 
 async def event_frames(
-    events: EventLog, thread_id: str, cursor: int, ping_seconds: float
+    events: EventLog, thread_id: str, cursor: int, ping_seconds: float, shutdown: Shutdown
 ) -> AsyncIterator[bytes]:
-    """``retry:``, stored events after ``cursor``, then live ones, as SSE bytes; pings while idle."""
+    """``retry:``, stored events after ``cursor``, then live ones, as SSE bytes; pings while idle.
+
+    When the server goes away it sends what the log holds, then the ``server-shutdown`` frame,
+    and ends. An interrupted read moved no cursor, so the last reads start where it stopped.
+    """
     yield RETRY
-    async with events.reader(thread_id, after=cursor) as reader:
-        while True:
-            batch = await reader.next(max_wait=ping_seconds)
-            yield "".join(map(frame, batch)).encode() if batch else PING
+    with shutdown.stream():
+        async with events.reader(thread_id, after=cursor) as reader:
+            with contextlib.suppress(TimeoutError):
+                while True:
+                    async with shutdown.interruptible():
+                        batch = await reader.next(max_wait=ping_seconds)
+                    yield _frames(batch) if batch else PING
+            while batch := await reader.next(max_wait=0):
+                yield _frames(batch)
+        yield GOING_AWAY
+
+
+def _frames(batch: list[LiveEvent]) -> bytes:
+    return "".join(map(frame, batch)).encode()
 
 
 class EventStreamResponse(Response):
-    """Streams ``frames`` with the SSE headers until the client goes away."""
+    """Streams ``frames`` with the SSE headers until they end or the client goes away."""
 
     media_type = "text/event-stream"
 
@@ -114,6 +130,8 @@ class EventStreamResponse(Response):
         with contextlib.suppress(OSError):
             async for chunk in self.frames:
                 await send({"type": "http.response.body", "body": chunk, "more_body": True})
+            # The frames ended (the server is going away): end the response, free the connection.
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
 async def _disconnected(receive: Receive) -> None:

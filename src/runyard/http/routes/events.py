@@ -41,4 +41,6 @@ async def events(
     cursor = replay_cursor(last_event_id, query_cursor)
     await app.threads.ensure(owner, thread_id)
     state: AppState = request.app.state.runyard
-    return EventStreamResponse(event_frames(app.events, thread_id, cursor, state.sse_ping_seconds))
+    return EventStreamResponse(
+        event_frames(app.events, thread_id, cursor, state.sse_ping_seconds, state.shutdown)
+    )

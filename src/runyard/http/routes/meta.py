@@ -40,8 +40,11 @@ async def healthz() -> dict[str, str]:
 
 @router.get("/readyz")
 async def readyz(request: Request) -> JSONResponse:
-    """200 once the store is open, the crash sweep done and the model layer loaded; else 503."""
+    """200 once the store is open, the crash sweep done and the model layer loaded; 503 while
+    starting or stopping."""
     state: AppState = request.app.state.runyard
+    if state.shutdown.stopping:
+        return JSONResponse({"status": "stopping"}, status_code=503)
     if state.parts is None:
         return JSONResponse({"status": "starting"}, status_code=503)
     return JSONResponse({"status": "ready"})
