@@ -79,29 +79,50 @@ AgentsFactory = Callable[[Store], Sequence[Agent]]
 
 @asynccontextmanager
 async def built_app(
-    url: str, agents: AgentsFactory | None = None, **options: Any
+    url: str,
+    agents: AgentsFactory | None = None,
+    *,
+    settings: dict[str, Any] | None = None,
+    **options: Any,
 ) -> AsyncIterator[FastAPI]:
-    """The app (lifespan not entered); with ``agents``, they get a store this helper owns."""
-    settings = Settings(database_url=url, model="runyard:demo", max_body_bytes=64_000)
+    """The app (lifespan not entered); with ``agents``, they get a store this helper owns.
+
+    ``settings`` overrides fields of the test ``Settings``; ``options`` go to ``create_app``.
+    """
+    config = Settings(
+        **{
+            "database_url": url,
+            "model": "runyard:demo",
+            "max_body_bytes": 64_000,
+            **(settings or {}),
+        }
+    )
     options.setdefault("titles", False)
     options.setdefault("instance", "test-host")
     if agents is None:
-        yield create_app(settings, **options)
+        yield create_app(config, **options)
         return
     store = await open_store(url)
     try:
         built = {a.name: a for a in agents(store)}
-        yield create_app(settings, store=store, agents=built, **options)
+        yield create_app(config, store=store, agents=built, **options)
     finally:
         await store.close()
 
 
 @asynccontextmanager
 async def running_app(
-    url: str, agents: AgentsFactory | None = None, **options: Any
+    url: str,
+    agents: AgentsFactory | None = None,
+    *,
+    settings: dict[str, Any] | None = None,
+    **options: Any,
 ) -> AsyncIterator[FastAPI]:
     """The app with its lifespan entered, as a server would run it."""
-    async with built_app(url, agents, **options) as app, app.router.lifespan_context(app):
+    async with (
+        built_app(url, agents, settings=settings, **options) as app,
+        app.router.lifespan_context(app),
+    ):
         yield app
 
 

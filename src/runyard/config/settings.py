@@ -35,6 +35,10 @@ class Settings(BaseSettings):
     host: str = Field(default="127.0.0.1", description="HTTP bind address")
     port: int = Field(default=8400, ge=0, le=65535, description="HTTP port")
     grpc_port: int = Field(default=8401, ge=0, le=65535, description="gRPC port")
+    cors_origins: str = Field(
+        default="",
+        description="comma-separated browser origins allowed to call the API (CORS); empty = none; * = any",
+    )
     max_body_bytes: int = Field(
         default=1_048_576, ge=1, description="largest accepted request body"
     )

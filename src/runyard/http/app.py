@@ -21,6 +21,7 @@ from fastapi import FastAPI
 from runyard.agent import Agent
 from runyard.config import Settings
 from runyard.http.body_limit import BodyLimit
+from runyard.http.cors import add_cors, parse_origins
 from runyard.http.errors import install_error_handlers
 from runyard.http.routes import ROUTERS
 from runyard.http.shutdown import Shutdown
@@ -84,6 +85,8 @@ def create_app(
         app.include_router(router)
     install_error_handlers(app)
     app.add_middleware(BodyLimit, max_bytes=config.max_body_bytes)
+    # Outermost: a 413 or any error a browser page receives carries the CORS headers too.
+    add_cors(app, parse_origins(config.cors_origins))
     return app
 
 
