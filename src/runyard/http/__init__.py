@@ -1,7 +1,7 @@
 """runyard over HTTP: the ``/v1`` API (runs, confirmations, SSE events, threads), health checks.
 
 ``create_app(settings, *, store=None, agents=None, bus=None)`` returns the FastAPI app that
-``runyard serve`` runs under uvicorn; OpenAPI is served at ``/docs``.
+``runyard serve`` runs under uvicorn; its API docs are at ``/docs`` and ``/redoc`` (offline).
 """
 
 from runyard.http.app import create_app

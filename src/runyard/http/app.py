@@ -20,6 +20,7 @@ from fastapi import FastAPI
 
 from runyard.agent import Agent
 from runyard.config import Settings
+from runyard.http.api_docs import install_api_docs
 from runyard.http.body_limit import BodyLimit
 from runyard.http.cors import add_cors, parse_origins
 from runyard.http.errors import install_error_handlers
@@ -79,11 +80,14 @@ def create_app(
         summary="Agent inference service: runs, human approvals and events over SSE.",
         version="0.1.0",
         lifespan=lifespan,
+        docs_url=None,  # install_api_docs serves both without a CDN
+        redoc_url=None,
     )
     app.state.runyard = state
     for router in ROUTERS:
         app.include_router(router)
     install_error_handlers(app)
+    install_api_docs(app)
     app.add_middleware(BodyLimit, max_bytes=config.max_body_bytes)
     # Outermost: a 413 or any error a browser page receives carries the CORS headers too.
     add_cors(app, parse_origins(config.cors_origins))
