@@ -6,9 +6,10 @@
 
 from runyard.http.app import create_app
 from runyard.http.body_limit import BodyLimit
+from runyard.http.cursor import replay_cursor
 from runyard.http.errors import STATUS_CODES, ApiError, status_for
 from runyard.http.identity import TENANT_HEADER, USER_HEADER
-from runyard.http.sse import SSE_HEADERS, EventStreamResponse, replay_cursor
+from runyard.http.sse import SSE_HEADERS, EventStreamResponse
 
 __all__ = [
     "SSE_HEADERS",

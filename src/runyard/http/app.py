@@ -24,6 +24,7 @@ from runyard.http.api_docs import install_api_docs
 from runyard.http.body_limit import BodyLimit
 from runyard.http.cors import add_cors, parse_origins
 from runyard.http.errors import install_error_handlers
+from runyard.http.openapi import install_openapi
 from runyard.http.routes import ROUTERS
 from runyard.http.shutdown import Shutdown
 from runyard.http.state import AppState, Parts
@@ -51,17 +52,19 @@ def create_app(
     agents: Mapping[str, Agent] | None = None,
     bus: EventBus | None = None,
     sse_ping_seconds: float = 15.0,
+    sse_follow: bool = True,
     titles: bool = True,
     instance: str | None = None,
 ) -> FastAPI:
     """The runyard HTTP app; pass ``store``/``agents``/``bus`` to use yours (you close them).
 
     ``agents`` maps names to agents; ``assistant`` (else the first) is the default.
-    ``sse_ping_seconds`` is the idle time before a ``: ping`` keep-alive; ``titles`` turns
+    ``sse_ping_seconds`` is the idle time before a ``: ping`` keep-alive; ``sse_follow=False``
+    ends each event stream once it has sent what is stored (tests, one-shot exports); ``titles`` turns
     thread titles on; ``instance`` names this server for the crash sweep (default: host name).
     """
     config = settings or Settings()
-    state = AppState(config, sse_ping_seconds)
+    state = AppState(config, sse_ping_seconds, sse_follow)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -88,6 +91,7 @@ def create_app(
         app.include_router(router)
     install_error_handlers(app)
     install_api_docs(app)
+    install_openapi(app, agents if agents is not None else [DEFAULT_AGENT])
     app.add_middleware(BodyLimit, max_bytes=config.max_body_bytes)
     # Outermost: a 413 or any error a browser page receives carries the CORS headers too.
     add_cors(app, parse_origins(config.cors_origins))

@@ -10,8 +10,8 @@ from __future__ import annotations
 from fastapi import FastAPI
 from starlette.middleware.cors import CORSMiddleware
 
+from runyard.http.cursor import LAST_EVENT_ID
 from runyard.http.identity import TENANT_HEADER, USER_HEADER
-from runyard.http.sse import LAST_EVENT_ID
 
 __all__ = ["CORS_HEADERS", "CORS_METHODS", "add_cors", "parse_origins"]
 

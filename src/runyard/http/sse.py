@@ -1,5 +1,5 @@
-"""Server-Sent Events: the frames, the cursor rule, and a response that stops on disconnect or
-when the server goes away.
+"""Server-Sent Events: the frames, and a response that stops on disconnect or when the server
+goes away.
 
 A stream starts with ``retry: <ms>``; then frames are ``id: <n>\\ndata: <json>\\n\\n``, and
 events that are ready together go out in one write.
@@ -11,27 +11,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import re
 from collections.abc import AsyncIterator
 
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
-from runyard.http.errors import ApiError
 from runyard.http.shutdown import GOING_AWAY, Shutdown
 from runyard.service import EventLog, LiveEvent
 
-__all__ = [
-    "LAST_EVENT_ID",
-    "MAX_CURSOR",
-    "QUERY_CURSOR",
-    "RETRY_MS",
-    "SSE_HEADERS",
-    "EventStreamResponse",
-    "event_frames",
-    "frame",
-    "replay_cursor",
-]
+__all__ = ["RETRY_MS", "SSE_HEADERS", "EventStreamResponse", "event_frames", "frame"]
 
 SSE_HEADERS: tuple[tuple[str, str], ...] = (
     ("content-type", "text/event-stream"),
@@ -43,11 +31,6 @@ PING = b": ping\n\n"
 RETRY_MS = 1000
 """How long a client waits before reconnecting after the stream drops (sent once, first)."""
 RETRY = f"retry: {RETRY_MS}\n\n".encode()
-LAST_EVENT_ID = "Last-Event-ID"
-QUERY_CURSOR = "lastEventId"
-MAX_CURSOR = 2**63 - 1
-"""The largest cursor: event ids are signed 64-bit integers in the store."""
-_DIGITS = re.compile(r"[0-9]{1,19}")
 
 
 def frame(event: LiveEvent) -> str:
@@ -55,45 +38,32 @@ def frame(event: LiveEvent) -> str:
     return f"id: {event.id}\ndata: {event.json}\n\n"
 
 
-def replay_cursor(last_event_id: str | None, query: str | None) -> int:
-    """The replay cursor: ``Last-Event-ID``, else ``?lastEventId``, else 0 (the whole history).
-
-    An empty value counts as absent; any other value must be ASCII digits for an integer in
-    0 … 2^63-1 (the store's id column), else ``invalid_cursor`` (400) names the field.
-    """
-    for field, value in ((LAST_EVENT_ID, last_event_id), (QUERY_CURSOR, query)):
-        if value:
-            return _cursor(field, value)
-    return 0
-
-
-def _cursor(field: str, value: str) -> int:
-    # ASCII digits only: str.isdigit() and int() also take "²" or "٣", and a header byte 0xB2
-    # arrives as "²"; nineteen digits at most keep int() cheap before the range check.
-    if _DIGITS.fullmatch(value) is None or int(value) > MAX_CURSOR:
-        raise ApiError(400, "invalid_cursor", f"{field} must be an integer from 0 to 2^63-1", field)
-    return int(value)
-
-
 async def event_frames(
-    events: EventLog, thread_id: str, cursor: int, ping_seconds: float, shutdown: Shutdown
+    events: EventLog,
+    thread_id: str,
+    cursor: int,
+    ping_seconds: float,
+    shutdown: Shutdown,
+    follow: bool = True,
 ) -> AsyncIterator[bytes]:
     """``retry:``, stored events after ``cursor``, then live ones, as SSE bytes; pings while idle.
 
     When the server goes away it sends what the log holds, then the ``server-shutdown`` frame,
     and ends. An interrupted read moved no cursor, so the last reads start where it stopped.
+    With ``follow=False`` it ends as soon as it has sent what the log holds.
     """
     yield RETRY
     with shutdown.stream():
         async with events.reader(thread_id, after=cursor) as reader:
             with contextlib.suppress(TimeoutError):
-                while True:
+                while follow:
                     async with shutdown.interruptible():
                         batch = await reader.next(max_wait=ping_seconds)
                     yield _frames(batch) if batch else PING
             while batch := await reader.next(max_wait=0):
                 yield _frames(batch)
-        yield GOING_AWAY
+        if follow:
+            yield GOING_AWAY
 
 
 def _frames(batch: list[LiveEvent]) -> bytes:

@@ -33,6 +33,7 @@ class AppState:
 
     settings: Settings
     sse_ping_seconds: float
+    sse_follow: bool = True
     parts: Parts | None = None
     shutdown: Shutdown = field(default_factory=Shutdown)
 
