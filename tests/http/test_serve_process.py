@@ -38,7 +38,7 @@ def _command(db: Path, port: int) -> tuple[list[str], dict[str, str]]:
 
 @contextmanager
 def serving(db: Path, port: int) -> Iterator[subprocess.Popen[str]]:
-    """``runyard serve`` in its own process; its output goes to ``serve-<pid>.log`` beside ``db``."""
+    """``runyard serve`` in its own process; its output goes to a log file beside ``db``."""
     command, env = _command(db, port)
     with (db.parent / f"serve-{port}-{time.monotonic_ns()}.log").open("w") as log:
         process = subprocess.Popen(command, env=env, stdout=log, stderr=log, text=True)

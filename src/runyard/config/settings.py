@@ -37,7 +37,7 @@ class Settings(BaseSettings):
     grpc_port: int = Field(default=8401, ge=0, le=65535, description="gRPC port")
     cors_origins: str = Field(
         default="",
-        description="comma-separated browser origins allowed to call the API (CORS); empty = none; * = any",
+        description="browser origins allowed to call the API (CORS), comma-separated; * = any",
     )
     max_body_bytes: int = Field(
         default=1_048_576, ge=1, description="largest accepted request body"
@@ -45,7 +45,7 @@ class Settings(BaseSettings):
     shutdown_grace_seconds: int = Field(
         default=10,
         ge=1,
-        description="on SIGTERM, how long runs and event streams get to end before the server stops waiting",
+        description="on SIGTERM, how long runs and event streams get to end",
     )
     checkpoint_ttl_seconds: int = Field(
         default=7 * 24 * 3600, ge=1, description="suspended runs older than this are swept"

@@ -4,7 +4,8 @@ Its lifespan opens what was not given (the store from ``RUNYARD_DATABASE_URL``, 
 ``RUNYARD_REDIS_URL``, the default ``assistant``), runs the crash sweep, loads the model layer,
 and only then reports ready; on shutdown it drains (``runyard.http.shutdown``: 503 for new
 requests, every run ended, every event stream told the server is going away and ended) and
-closes what it opened, in reverse order. HTTP concerns (body limit, error bodies) are middleware and handlers.
+closes what it opened, in reverse order. HTTP concerns (body limit, error bodies, CORS) are
+middleware and handlers.
 """
 
 from __future__ import annotations
@@ -60,8 +61,9 @@ def create_app(
 
     ``agents`` maps names to agents; ``assistant`` (else the first) is the default.
     ``sse_ping_seconds`` is the idle time before a ``: ping`` keep-alive; ``sse_follow=False``
-    ends each event stream once it has sent what is stored (tests, one-shot exports); ``titles`` turns
-    thread titles on; ``instance`` names this server for the crash sweep (default: host name).
+    ends each event stream once it has sent what is stored (tests, one-shot exports);
+    ``titles`` turns thread titles on; ``instance`` names this server for the crash sweep
+    (default: host name).
     """
     config = settings or Settings()
     state = AppState(config, sse_ping_seconds, sse_follow)
