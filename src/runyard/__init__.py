@@ -30,7 +30,7 @@ from runyard.messages import (
     ToolCallPart,
     ToolResultPart,
 )
-from runyard.models import Usage
+from runyard.models import ModelProviderError, Usage
 from runyard.runtime import (
     AgentEvent,
     AgentEventData,
@@ -44,7 +44,7 @@ from runyard.runtime import (
     StreamChunk,
     SubAgentUsage,
 )
-from runyard.tools import Suspend, Tool, ToolContext, tool
+from runyard.tools import Suspend, Tool, ToolContext, ToolEvent, ToolProgress, tool
 
 __all__ = [
     "Agent",
@@ -61,6 +61,7 @@ __all__ = [
     "MaxIterationsError",
     "Memory",
     "MemoryProtocol",
+    "ModelProviderError",
     "ObservationalConfig",
     "PendingSuspend",
     "ReasoningPart",
@@ -78,6 +79,8 @@ __all__ = [
     "Tool",
     "ToolCallPart",
     "ToolContext",
+    "ToolEvent",
+    "ToolProgress",
     "ToolError",
     "ToolResultPart",
     "Usage",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+from dataclasses import dataclass
 
 import pytest
 from pydantic import BaseModel
@@ -12,9 +13,9 @@ from pydantic_ai.messages import ModelRequest, ToolReturnPart
 from runyard.agent import Agent
 from runyard.errors import ConfigurationError, MaxIterationsError
 from runyard.messages import AgentMessage, CustomMessage, ToolResultPart
-from runyard.runtime import AgentEvent, AgentEventData, RunStatus
+from runyard.runtime import AgentEvent, AgentEventData, RunStatus, ToolEventChunk, ToolResultChunk
 from runyard.testing import ToolCall, Turn, TurnUsage, call, scripted_model, text
-from runyard.tools import ToolContext, tool
+from runyard.tools import ToolContext, ToolEvent, ToolProgress, tool
 
 
 @tool
@@ -281,17 +282,49 @@ async def test_to_model_output_shapes_what_the_model_sees_and_to_message_adds_a_
     assert not any("table" in str(r) for r in model.requests[1])
 
 
-async def test_tool_progress_reaches_the_stream() -> None:
+@dataclass(frozen=True, slots=True)
+class Rows(ToolEvent):
+    done: int
+
+
+async def test_tool_events_reach_the_stream_typed_and_in_order() -> None:
     @tool
     async def work(ctx: ToolContext) -> str:
         """Work in steps."""
         ctx.progress("half way")
+        ctx.emit(Rows(done=3))
         return "done"
 
     agent = Agent("p", scripted_model([call("work", id="w"), text("ok")]), tools=[work])
     chunks = [c async for c in await agent.stream("go")]
-    progress = [c for c in chunks if c.type == "tool-progress"]
-    assert [(c.tool_call_id, c.data) for c in progress] == [("w", "half way")]  # type: ignore[union-attr]
+    of_call = [c for c in chunks if getattr(c, "tool_call_id", None) == "w"]
+    assert [c.type for c in of_call] == [
+        "tool-call-delta",
+        "tool-execution-start",
+        "tool-event",
+        "tool-event",
+        "tool-result",
+    ]
+    events = [c for c in of_call if isinstance(c, ToolEventChunk)]
+    assert [(c.tool_name, c.event) for c in events] == [
+        ("work", ToolProgress("half way")),
+        ("work", Rows(done=3)),
+    ]
+
+
+async def test_emitting_anything_but_a_tool_event_fails_the_call_where_it_happened() -> None:
+    @tool
+    async def work(ctx: ToolContext) -> str:
+        """Work."""
+        ctx.emit({"type": "status", "payload": {"message": "hi"}})  # type: ignore[arg-type]
+        return "done"
+
+    agent = Agent("p", scripted_model([call("work", id="w"), text("ok")]), tools=[work])
+    chunks = [c async for c in await agent.stream("go")]
+    (result,) = [c for c in chunks if isinstance(c, ToolResultChunk)]
+    assert result.is_error
+    assert result.output == "TypeError: ToolContext.emit takes a ToolEvent, not dict"
+    assert not any(isinstance(c, ToolEventChunk) for c in chunks)
 
 
 def test_bad_configuration_is_refused_early() -> None:

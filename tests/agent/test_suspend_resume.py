@@ -10,8 +10,14 @@ from pydantic_ai.messages import ModelRequest, ToolReturnPart
 
 from runyard.agent import Agent
 from runyard.errors import ResumeError
-from runyard.runtime import InMemoryCheckpointStore, PendingSuspend, RunStatus
-from runyard.testing import ToolCall, Turn, call, scripted_model, text
+from runyard.runtime import (
+    FinishChunk,
+    InMemoryCheckpointStore,
+    PendingSuspend,
+    RunStatus,
+    ToolCallSuspendedChunk,
+)
+from runyard.testing import ToolCall, Turn, TurnUsage, call, scripted_model, text
 from runyard.tools import Suspend, ToolContext, tool
 
 APPROVAL_SCHEMA = {
@@ -232,7 +238,14 @@ async def test_streamed_suspension_emits_suspended_chunks_then_finish() -> None:
     stream = await agent.stream("delete x")
     chunks = [c async for c in stream]
     assert [c.type for c in chunks[-2:]] == ["tool-call-suspended", "finish"]
-    assert chunks[-2].suspension.tool_call_id == "d"  # type: ignore[union-attr]
+    assert chunks[-2] == ToolCallSuspendedChunk(
+        run_id=stream.run_id,
+        tool_call_id="d",
+        tool_name="delete",
+        args={"item": "x"},
+        payload={"type": "approval", "tool_name": "delete", "args": {"item": "x"}},
+        resume_schema=APPROVAL_SCHEMA,
+    )
     assert chunks[-1].finish_reason == "tool-calls"  # type: ignore[union-attr]
 
     resumed = await agent.approve("stream", run_id=stream.run_id, tool_call_id="d")
@@ -241,3 +254,19 @@ async def test_streamed_suspension_emits_suspended_chunks_then_finish() -> None:
     assert types[-1] == "finish"
     assert (await resumed.result()).text == "gone"
     assert runs == ["delete x"]
+
+
+async def test_the_resumed_segments_finish_reports_the_whole_runs_usage() -> None:
+    first = Turn(tool_calls=[ToolCall("delete", {"item": "a"})], usage=TurnUsage(10, 2))
+    agent = Agent(
+        name="a",
+        model=scripted_model([first, text("Deleted.", usage=TurnUsage(30, 5))]),
+        tools=_make_tools([]),
+    )
+    suspended = await agent.stream("delete a")
+    (asked,) = [c async for c in suspended if isinstance(c, ToolCallSuspendedChunk)]
+    resumed = await agent.approve("stream", run_id=asked.run_id, tool_call_id=asked.tool_call_id)
+    (finish,) = [c async for c in resumed if isinstance(c, FinishChunk)]
+
+    usage = finish.total_usage
+    assert (usage.input_tokens, usage.output_tokens, usage.requests) == (40, 7, 2)

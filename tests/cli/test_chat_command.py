@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from scripted_server import (
     ScriptedServer,
     confirmation_events,
@@ -19,7 +20,11 @@ WORDS = ["You", " said:", " hello", " there"]
 
 def _chat(script: ScriptedServer, *args: str, answers: str | None = None) -> Result:
     with serving(script):
-        return CliRunner().invoke(app, ["chat", "t1", "--url", script.url, *args], input=answers)
+        # The --url flag wins over RUNYARD_HOST/RUNYARD_PORT.
+        env = {"RUNYARD_HOST": "192.0.2.1", "RUNYARD_PORT": "9"}
+        return CliRunner().invoke(
+            app, ["chat", "t1", "--url", script.url, *args], input=answers, env=env
+        )
 
 
 def test_one_message_shows_reasoning_and_reply_then_exits_zero() -> None:
@@ -29,6 +34,17 @@ def test_one_message_shows_reasoning_and_reply_then_exits_zero() -> None:
     assert script.posted == [{"message": "hello there"}]
     assert "💭 Thinking it over." in result.output
     assert "💬 You said: hello there" in result.output
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "0.0.0.0"])
+def test_without_url_chat_finds_the_server_at_runyard_host_and_port(host: str) -> None:
+    script = ScriptedServer(reply_events(WORDS))
+    with serving(script):
+        port = script.url.rsplit(":", 1)[1]
+        env = {"RUNYARD_HOST": host, "RUNYARD_PORT": port}
+        result = CliRunner().invoke(app, ["chat", "t1", "-m", "hello there"], env=env)
+    assert result.exit_code == 0, result.output
+    assert script.posted == [{"message": "hello there"}]
 
 
 def test_a_dropped_stream_reconnects_and_shows_the_reply_once() -> None:
@@ -114,6 +130,13 @@ def test_the_prompt_loop_sends_each_line_until_exit() -> None:
     assert script.posted == [{"message": "hello there"}]
     assert "thread t1" in result.output
     assert "💬 You said: hello there" in result.output
+
+
+def test_a_line_ending_in_a_backslash_continues_the_message() -> None:
+    script = ScriptedServer(reply_events(WORDS))
+    result = _chat(script, answers="first line\\\nsecond line\n/exit\n")
+    assert result.exit_code == 0, result.output
+    assert script.posted == [{"message": "first line\nsecond line"}]
 
 
 def test_a_failed_run_exits_with_one_and_says_why() -> None:

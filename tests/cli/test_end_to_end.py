@@ -17,6 +17,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from pseudo_terminal import on_a_terminal
 
 pytestmark = pytest.mark.slow
 
@@ -136,38 +137,25 @@ def test_the_same_thread_continues_without_replaying_earlier_runs(
 
 def test_ctrl_c_cancels_the_run_on_the_server(server: tuple[str, dict[str, str]]) -> None:
     url, env = server
+    # 200 words, 300 ms each: the run outlasts any wait below, and Ctrl-C ends it early.
     words = " ".join(f"word{n}" for n in range(200))
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "runyard",
-            "chat",
-            "t-cancel",
-            "--url",
-            url,
-            "-m",
-            f"/delay 50\n{words}",
-        ],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    status_url = f"{url}/v1/threads/t-cancel/status"
-    # The run streams for 10 s (200 words, 50 ms each): interrupt once the server has it.
-    for _ in range(200):
-        response = httpx.get(status_url)
-        if response.status_code == 200 and response.json()["hasActiveRun"]:
-            break
+    args = [sys.executable, "-m", "runyard", "chat", "t-cancel", "--url", url]
+    with on_a_terminal([*args, "-m", f"/delay 300\n{words}"], env) as chat:
+        # The live tree shows the reasoning streaming: the client follows the run, Ctrl-C is due.
+        chat.wait_for("💭 The user said: 'word0")
+        chat.interrupt()
+        status = chat.exit_status()
+    assert status == 130, chat.shown
+    assert "run cancelled: user_cancelled" in chat.shown
+    assert "⏹ cancelled (user_cancelled)" in chat.shown
+    assert _until_idle(f"{url}/v1/threads/t-cancel/status")
+
+
+def _until_idle(status_url: str, timeout: float = 30) -> bool:
+    """Whether the thread reports no active run within ``timeout`` (its run row closes last)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not httpx.get(status_url).json()["hasActiveRun"]:
+            return True
         time.sleep(0.05)
-    else:
-        process.kill()
-        raise AssertionError("the run never became active")
-    time.sleep(0.5)
-    process.send_signal(signal.SIGINT)
-    out, err = process.communicate(timeout=30)
-    assert process.returncode == 130, out + err
-    assert "run cancelled: user_cancelled" in out
-    assert "⏹ cancelled (user_cancelled)" in out
-    assert httpx.get(status_url).json()["hasActiveRun"] is False
+    return False

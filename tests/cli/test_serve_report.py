@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
@@ -21,15 +22,21 @@ def _printed(report: ServeReport) -> str:
 
 
 def test_the_report_names_url_docs_database_bus_agents_and_grpc(tmp_path: Path) -> None:
-    settings = Settings(database_url=f"sqlite:///{tmp_path / 'r.db'}", redis_url="", grpc_port=9001)
+    settings = Settings(
+        database_url=f"sqlite:///{tmp_path / 'r.db'}",
+        redis_url="",
+        grpc_port=9001,
+        embedder_model="",
+    )
     text = _printed(ServeReport.of(settings, "127.0.0.1", 8400, (ASSISTANT,)))
     lines = text.splitlines()
     assert lines[0].startswith("runyard ")
     assert lines[0].endswith("serving http://127.0.0.1:8400")
-    assert lines[1:6] == [
+    assert lines[1:7] == [
         "API docs   http://127.0.0.1:8400/docs",
         f"database   SQLite file {tmp_path / 'r.db'}",
         "event bus  in-process (one server; set RUNYARD_REDIS_URL to share events between replicas)",
+        "memory     semantic recall off (set RUNYARD_EMBEDDER_MODEL to turn it on)",
         "agent      assistant (calculator, save_note), model runyard:demo",
         "gRPC       port 9001 requested; gRPC is not served yet",
     ]
@@ -46,7 +53,7 @@ def test_a_real_model_gets_no_demo_warning_and_passwords_stay_hidden() -> None:
         redis_url="redis://:hunter2@cache:6379/0",
     )
     agent = AgentSummary("assistant", "openai:gpt-4o-mini")
-    text = _printed(ServeReport.of(settings, "::1", 8400, (agent,)))
+    text = _printed(ServeReport.of(settings, "::1", 8400, (agent,), environ={}))
     assert "serving http://[::1]:8400" in text
     assert "database   PostgreSQL postgresql://ann:***@db:5432/runyard" in text
     assert "event bus  Redis redis://:***@cache:6379/0" in text
@@ -54,6 +61,48 @@ def test_a_real_model_gets_no_demo_warning_and_passwords_stay_hidden() -> None:
     assert "secret" not in text
     assert "hunter2" not in text
     assert "demo" not in text
+    assert "Responses API" not in text
+
+
+def test_a_demo_model_asked_for_by_name_is_not_called_unconfigured() -> None:
+    text = _printed(ServeReport.of(Settings(model="runyard:demo"), "127.0.0.1", 8400, (ASSISTANT,)))
+    assert "Answering with the offline demo model runyard:demo (RUNYARD_MODEL)." in text
+    assert "No model provider is configured" not in text
+
+
+def test_the_report_says_which_embedder_semantic_recall_uses() -> None:
+    settings = Settings(embedder_model="openai:text-embedding-3-small", semantic_recall_top_k=3)
+    text = _printed(ServeReport.of(settings, "127.0.0.1", 8400, (ASSISTANT,)))
+    assert (
+        "memory     semantic recall on, embedder openai:text-embedding-3-small, top 3 matches"
+        in text.splitlines()
+    )
+
+
+def test_the_responses_api_on_a_custom_openai_base_url_is_warned_about() -> None:
+    agents = (
+        AgentSummary("assistant", "openai:qwen2.5"),
+        AgentSummary("helper", "openai-chat:qwen2.5"),
+    )
+    environ = {"OPENAI_BASE_URL": "http://127.0.0.1:8000/v1"}
+    report = ServeReport.of(Settings(), "127.0.0.1", 8400, agents, environ=environ)
+    text = _printed(report)
+    (warning,) = report.notices
+    assert warning.startswith(
+        "Agent assistant uses openai:qwen2.5, OpenAI's Responses API, "
+        "at OPENAI_BASE_URL http://127.0.0.1:8000/v1;"
+    )
+    assert "use openai-chat:qwen2.5 instead" in warning
+    assert " ".join(warning.split()) in " ".join(text.split())  # printed, however it wraps
+
+
+@pytest.mark.parametrize(
+    "base_url", ["", "https://api.openai.com/v1", "https://api.openai.com/v1/"]
+)
+def test_the_responses_api_at_openai_itself_gets_no_warning(base_url: str) -> None:
+    agents = (AgentSummary("assistant", "openai:gpt-4o-mini"),)
+    environ = {"OPENAI_BASE_URL": base_url}
+    assert ServeReport.of(Settings(), "127.0.0.1", 8400, agents, environ=environ).notices == ()
 
 
 def test_serve_help_lists_its_flags_and_their_environment_variables() -> None:

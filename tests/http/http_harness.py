@@ -98,7 +98,6 @@ async def built_app(
         }
     )
     options.setdefault("titles", False)
-    options.setdefault("instance", "test-host")
     if agents is None:
         yield create_app(config, **options)
         return
@@ -238,21 +237,6 @@ async def live_server(app: FastAPI) -> AsyncIterator[str]:
     finally:
         server.should_exit = True
         await asyncio.wait_for(task, timeout=20)
-
-
-@asynccontextmanager
-async def ready_client(port: int) -> AsyncIterator[httpx.AsyncClient]:
-    """A client of the server on ``port`` (another process), once its ``/readyz`` says 200."""
-    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", headers=ALICE) as client:
-        async with asyncio.timeout(30):
-            while True:
-                try:
-                    if (await client.get("/readyz")).status_code == 200:
-                        break
-                except httpx.TransportError:
-                    pass
-                await asyncio.sleep(0.05)
-        yield client
 
 
 async def settled(app: FastAPI, thread_id: str) -> None:

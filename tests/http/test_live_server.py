@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from unittest.mock import ANY
 
 import httpx
 import pytest
@@ -48,7 +49,7 @@ async def test_sse_over_a_socket_replays_and_resumes_after_a_reconnect(url: str)
     ids = [f.id for f in first] + [f.id for f in rest]
     assert ids == list(range(1, len(ids) + 1))
     assert rest[-1].data is not None
-    assert rest[-1].data["payload"] == {"status": "completed"}
+    assert rest[-1].data["payload"] == {"status": "completed", "usage": ANY}
 
 
 async def test_fifty_racing_posts_over_sockets_have_one_winner(url: str) -> None:

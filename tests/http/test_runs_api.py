@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
+from unittest.mock import ANY
 
 import pytest
 from http_harness import ALICE, asgi_client, asgi_sse, running_app, settled
@@ -49,7 +51,7 @@ async def test_a_message_streams_ordered_events_with_ids_and_the_seed_headers(ur
         "type": "run-finish",
         "runId": run_id,
         "agentId": "agent-001",
-        "payload": {"status": "completed"},
+        "payload": {"status": "completed", "usage": ANY},
     }
     text_out = "".join(f.data["payload"]["text"] for f in frames if f.data["type"] == "text-delta")
     assert text_out == 'You said: "hello there"'
@@ -79,17 +81,29 @@ async def test_a_second_message_is_409_while_running_and_while_suspended(url: st
 
 
 async def test_fifty_racing_posts_have_exactly_one_winner(url: str) -> None:
-    async with running_app(url) as app, asgi_client(app) as client:
+    # The winning run holds its model call until every POST has its answer, so each loser meets
+    # a running thread however slowly the machine gets through the other 49: no clock involved.
+    every_post_answered = asyncio.Event()
+
+    async def held(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str]:
+        await every_post_answered.wait()
+        yield "done"
+
+    def agents(store: Store) -> list[Agent]:
+        return [Agent("assistant", FunctionModel(stream_function=held), memory=Memory(store))]
+
+    async with running_app(url, agents) as app, asgi_client(app) as client:
         responses = await asyncio.gather(
-            *(
-                client.post("/v1/chat/t1", json={"message": "/delay 50\nwords words words"})
-                for _ in range(50)
-            )
+            *(client.post("/v1/chat/t1", json={"message": "hello"}) for _ in range(50))
         )
-        await client.post("/v1/chat/t1/cancel")
+        every_post_answered.set()
+        async with asgi_sse(app, "/v1/events/t1") as stream:
+            frames = await stream.until("run-finish")
 
     codes = sorted(r.status_code for r in responses)
     assert codes == [200] + [409] * 49
+    assert types(frames).count("run-start") == 1
+    assert frames[-1].data["payload"] == {"status": "completed", "usage": ANY}
 
 
 async def confirmation(app: Any, thread: str) -> dict[str, Any]:
@@ -116,7 +130,7 @@ async def test_approving_runs_the_tool_then_the_run_finishes(url: str) -> None:
     assert (asked["severity"], asked["message"]) == ("warning", 'Allow "save_note" to run?')
     (result,) = [f.data for f in frames if f.data["type"] == "tool-result"]
     assert result["payload"]["result"]["text"] == "buy milk"
-    assert frames[-1].data["payload"] == {"status": "completed"}
+    assert frames[-1].data["payload"] == {"status": "completed", "usage": ANY}
     assert notes.status_code == 200
     (listing,) = [f.data for f in listed if f.data["type"] == "tool-result"]
     assert [n["text"] for n in listing["payload"]["result"]["notes"]] == ["buy milk"]
@@ -180,7 +194,11 @@ async def test_cancel_is_idempotent_and_ends_the_run_cancelled(url: str) -> None
         after = await client.post("/v1/chat/t1", json={"message": "hello"})
 
     assert [first.json(), second.json()] == [{"ok": True}, {"ok": True}]
-    assert frames[-1].data["payload"] == {"status": "cancelled", "reason": "user_cancelled"}
+    assert frames[-1].data["payload"] == {
+        "status": "cancelled",
+        "reason": "user_cancelled",
+        "usage": ANY,
+    }
     assert types(frames).count("run-finish") == 1
     assert after.status_code == 200
 
@@ -294,7 +312,11 @@ async def test_cancel_does_not_wait_for_a_slow_thread_title(url: str) -> None:
             frames = await stream.until("run-finish")
 
     assert cancelled.status_code == 200
-    assert frames[-1].data["payload"] == {"status": "cancelled", "reason": "user_cancelled"}
+    assert frames[-1].data["payload"] == {
+        "status": "cancelled",
+        "reason": "user_cancelled",
+        "usage": ANY,
+    }
     assert "thread-title-updated" not in types(frames)
 
 

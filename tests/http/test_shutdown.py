@@ -46,7 +46,8 @@ async def test_leaving_the_lifespan_ends_the_run_then_says_goodbye_on_open_strea
     assert seen[-1] == GOODBYE
     assert events[-1].data is not None
     assert events[-1].data["type"] == "run-finish"
-    assert events[-1].data["payload"] == {"status": "cancelled", "reason": "server_shutdown"}
+    assert events[-1].data["payload"]["status"] == "cancelled"
+    assert events[-1].data["payload"]["reason"] == "server_shutdown"
     assert [f.id for f in events] == list(range(1, len(events) + 1))
     assert [(e.id, e.type) for e in stored] == [(f.id, f.data["type"]) for f in events if f.data]
     assert idle_rest[-1] == GOODBYE

@@ -12,6 +12,7 @@ from pydantic_ai.models import ModelRequestParameters
 from runyard.messages import AgentMessage, ReasoningPart, TextPart, ToolResultPart
 from runyard.models import (
     DemoModel,
+    ModelProviderError,
     ModelTurn,
     OutputSpec,
     ReasoningDelta,
@@ -187,3 +188,21 @@ async def test_the_demo_is_a_plain_pydantic_ai_model() -> None:
     response = await model.request([request], None, ModelRequestParameters())
     assert response.text == 'You said: "ping"'
     assert (model.model_name, model.system) == ("demo", "runyard")
+
+
+@pytest.mark.parametrize("call", ["stream", "request"])
+async def test_a_fail_line_fails_the_call_as_a_provider_answering_that_status(call: str) -> None:
+    messages = [AgentMessage.user("hello\n/fail 503")]
+    calling = (
+        _stream(messages)
+        if call == "stream"
+        else request_model(DEMO, messages, instructions=None, tools=[])
+    )
+    with pytest.raises(ModelProviderError) as failed:
+        await calling
+    error = failed.value
+    assert (error.provider, error.model, error.status_code) == ("runyard", "runyard:demo", 503)
+    assert str(error) == (
+        "runyard:demo answered HTTP 503 Service Unavailable: "
+        "the demo model was asked to fail with HTTP 503"
+    )

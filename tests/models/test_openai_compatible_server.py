@@ -1,113 +1,35 @@
 """A real provider adapter through the façade: pydantic-ai's OpenAI client against a local server.
 
-The server is a few lines on ``asyncio.start_server`` speaking the Chat Completions SSE wire
-format (and the embeddings endpoint), on 127.0.0.1 with an OS-chosen port.
+The server (``local_openai_server``) speaks the Chat Completions SSE wire format and the
+embeddings endpoint; like many OpenAI-compatible servers it has no Responses API.
 """
 
 from __future__ import annotations
 
-import asyncio
-import json
 from collections.abc import AsyncIterator
 from typing import Any
 
 import pydantic_ai.models
 import pytest
 
+from local_openai_server import LocalServer, local_openai_server
 from runyard.messages import AgentMessage, TextPart, ToolCallPart
 from runyard.models import (
+    ModelProviderError,
     ModelTurn,
     TextDelta,
     ToolCallDelta,
     ToolSpec,
+    model_label,
     resolve_embedder,
     resolve_model,
     stream_model,
 )
 
-CHUNKS: list[dict[str, Any]] = [
-    {"delta": {"role": "assistant", "content": "Let me "}},
-    {"delta": {"content": "check."}},
-    {
-        "delta": {
-            "tool_calls": [
-                {
-                    "index": 0,
-                    "id": "call_1",
-                    "type": "function",
-                    "function": {"name": "calculator", "arguments": '{"expression"'},
-                }
-            ]
-        }
-    },
-    {"delta": {"tool_calls": [{"index": 0, "function": {"arguments": ': "1+1"}'}}]}},
-    {"delta": {}, "finish_reason": "tool_calls"},
-]
-
-
-class LocalServer:
-    """Answers chat completions with ``CHUNKS`` as SSE and embeddings with fixed vectors."""
-
-    def __init__(self) -> None:
-        self.bodies: list[dict[str, Any]] = []
-        self.base_url = ""
-
-    async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        head = await reader.readuntil(b"\r\n\r\n")
-        request_line, *header_lines = head.decode().split("\r\n")
-        headers = {
-            k.strip().lower(): v.strip()
-            for k, _, v in (line.partition(":") for line in header_lines if line)
-        }
-        body = json.loads(await reader.readexactly(int(headers["content-length"])))
-        self.bodies.append(body)
-        if request_line.split()[1].endswith("/embeddings"):
-            writer.write(_json_response(_embeddings(body["input"])))
-        else:
-            writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n")
-            writer.write(b"Connection: close\r\n\r\n")
-            for chunk in _stream_chunks():
-                writer.write(f"data: {json.dumps(chunk)}\n\n".encode())
-            writer.write(b"data: [DONE]\n\n")
-        await writer.drain()
-        writer.close()
-
-
-def _stream_chunks() -> list[dict[str, Any]]:
-    base = {"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1, "model": "local"}
-    chunks = [{**base, "choices": [{"index": 0, "finish_reason": None, **c}]} for c in CHUNKS[:-1]]
-    chunks.append({**base, "choices": [{"index": 0, **CHUNKS[-1]}]})
-    usage = {"prompt_tokens": 12, "completion_tokens": 7, "total_tokens": 19}
-    chunks.append({**base, "choices": [], "usage": usage})
-    return chunks
-
-
-def _embeddings(inputs: list[str]) -> dict[str, Any]:
-    data = [
-        {"object": "embedding", "index": n, "embedding": [float(len(text)), 1.0]}
-        for n, text in enumerate(inputs)
-    ]
-    usage = {"prompt_tokens": 3, "total_tokens": 3}
-    return {"object": "list", "data": data, "model": "local-embed", "usage": usage}
-
-
-def _json_response(payload: dict[str, Any]) -> bytes:
-    body = json.dumps(payload).encode()
-    head = (
-        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
-        f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
-    )
-    return head.encode() + body
-
 
 @pytest.fixture
-async def server(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[LocalServer]:
-    monkeypatch.setattr(pydantic_ai.models, "ALLOW_MODEL_REQUESTS", True)
-    local = LocalServer()
-    listener = await asyncio.start_server(local.handle, "127.0.0.1", 0)
-    port = listener.sockets[0].getsockname()[1]
-    local.base_url = f"http://127.0.0.1:{port}/v1"
-    async with listener:
+async def server() -> AsyncIterator[LocalServer]:
+    async with local_openai_server() as local:
         yield local
 
 
@@ -156,3 +78,73 @@ async def test_an_openai_compatible_embedder_embeds_through_the_server(server: L
     assert server.bodies[0]["input"] == ["ab", "abcd"]
     assert embedder.usage.input_tokens == 3
     assert embedder.usage.requests == 1
+
+
+async def test_openai_chat_with_openai_base_url_calls_chat_completions_and_says_so(
+    server: LocalServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "local")
+    model = resolve_model("openai-chat:local")
+    turn = await _last_item(model)
+    assert isinstance(turn, ModelTurn)
+    assert server.paths == ["/v1/chat/completions"]
+    assert model_label(model) == turn.model_name == "openai-chat:local"
+
+
+async def test_openai_with_openai_base_url_calls_the_responses_api_and_says_so(
+    server: LocalServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "local")
+    model = resolve_model("openai:local")
+    with pytest.raises(ModelProviderError) as failed:
+        await _last_item(model)
+    assert failed.value.status_code == 404
+    assert server.paths == ["/v1/responses"]
+    assert model_label(model) == "openai:local"
+
+
+async def _last_item(
+    model: pydantic_ai.models.Model, settings: dict[str, Any] | None = None
+) -> object:
+    items = [
+        item
+        async for item in stream_model(
+            model, [AgentMessage.user("hi")], instructions=None, tools=[], settings=settings
+        )
+    ]
+    return items[-1]
+
+
+@pytest.mark.parametrize(
+    ("status", "code", "phrase"),
+    [
+        (429, "rate_limit_exceeded", "429 Too Many Requests"),
+        (500, None, "500 Internal Server Error"),
+        (401, "invalid_api_key", "401 Unauthorized"),
+    ],
+)
+async def test_a_provider_error_leaves_the_model_layer_as_a_model_provider_error(
+    server: LocalServer, status: int, code: str | None, phrase: str
+) -> None:
+    server.fail_with(status, "the provider says no", code)
+    model = resolve_model("openai-compatible:local", base_url=server.base_url)
+    with pytest.raises(ModelProviderError) as failed:
+        await _last_item(model)
+    error = failed.value
+    assert (error.provider, error.model) == ("openai-compatible", "openai-compatible:local")
+    assert (error.status_code, error.code) == (status, code)
+    assert str(error) == f"openai-compatible:local answered HTTP {phrase}: the provider says no"
+    assert server.paths == ["/v1/chat/completions"]  # no retry behind our back
+
+
+async def test_an_unreachable_provider_is_a_model_provider_error_without_a_status(
+    server: LocalServer,
+) -> None:
+    model = resolve_model("openai-compatible:local", base_url="http://127.0.0.1:9/v1")
+    with pytest.raises(ModelProviderError) as failed:
+        await _last_item(model, settings={"max_retries": 0})
+    assert failed.value.status_code is None
+    assert failed.value.provider == "openai-compatible"
+    assert str(failed.value).startswith("openai-compatible:local failed: ")

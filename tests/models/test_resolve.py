@@ -44,7 +44,8 @@ def _no_provider_env(monkeypatch: pytest.MonkeyPatch) -> None:
     ("spec", "label"),
     [
         ("openai:gpt-4o", "openai:gpt-4o"),
-        ("openai-chat:gpt-4o-mini", "openai:gpt-4o-mini"),
+        ("openai-responses:gpt-4o", "openai:gpt-4o"),
+        ("openai-chat:gpt-4o-mini", "openai-chat:gpt-4o-mini"),
         ("anthropic:claude-sonnet-4-5", "anthropic:claude-sonnet-4-5"),
         ("google:gemini-2.5-flash", "google:gemini-2.5-flash"),
         ("groq:llama-3.3-70b-versatile", "groq:llama-3.3-70b-versatile"),
@@ -58,6 +59,13 @@ def test_provider_strings_resolve_with_a_key_in_the_environment(
         monkeypatch.setenv(variable, f"fake-{provider}-key")
     model = resolve_model(spec)
     assert model_label(model) == label
+    # The label names the same model again: same class (so the same API), same provider.
+    again = resolve_model(label)
+    assert (type(again), again.system, again.model_name) == (
+        type(model),
+        model.system,
+        model.model_name,
+    )
 
 
 @pytest.mark.parametrize(("provider", "variable"), sorted(_KEYS.items()))

@@ -13,6 +13,7 @@ from runyard.protocol import (
     ConfirmationRequestEvent,
     RunFinishEvent,
     RunFinishPayload,
+    RunUsage,
     TextDeltaEvent,
     TextDeltaPayload,
     ToolCallEvent,
@@ -154,3 +155,22 @@ def test_events_are_immutable_facts() -> None:
 
     with pytest.raises(ValidationError):
         event.run_id = "other"  # type: ignore[misc]
+
+
+def test_run_finish_carries_an_optional_usage_whose_unknown_cost_is_left_out() -> None:
+    priced = '{"type":"run-finish","runId":"r1","agentId":"a1","payload":{"status":"completed","usage":{"inputTokens":3,"outputTokens":2,"totalTokens":5,"cost":0.25}}}'
+    unpriced = RunFinishEvent(
+        run_id="r1",
+        agent_id="a1",
+        payload=RunFinishPayload(
+            status="error", usage=RunUsage(input_tokens=1, output_tokens=0, total_tokens=1)
+        ),
+    )
+
+    assert event_to_json(parse_event(priced)) == priced
+    assert json.loads(event_to_json(unpriced))["payload"] == {
+        "status": "error",
+        "usage": {"inputTokens": 1, "outputTokens": 0, "totalTokens": 1},
+    }
+    with pytest.raises(ValidationError, match=r"run-finish\.payload\.usage\.totalTokens"):
+        parse_event(priced.replace(',"totalTokens":5', ""))

@@ -48,7 +48,8 @@ async def service(
     url: str,
     agents: Callable[[Store], Sequence[Agent]] | None = None,
     *,
-    instance: str = "test-host",
+    instance: str | None = None,
+    lease_seconds: float = 30.0,
     titles: bool = False,
 ) -> AsyncIterator[Service]:
     """A running service on ``url``; the default ``assistant`` on the demo model unless given."""
@@ -62,6 +63,7 @@ async def service(
         {a.name: a for a in chosen},
         default_agent=chosen[0].name,
         instance=instance,
+        lease_seconds=lease_seconds,
         titles=titles,
     )
     try:

@@ -5,12 +5,15 @@ run-finish last, approvals answered exactly once, cancel at any point, the crash
 from __future__ import annotations
 
 import asyncio
+import socket
 from typing import Any
+from unittest.mock import ANY
 
 import pytest
 from service_harness import OWNER, service
 
 from runyard.agent import Agent
+from runyard.ids import now_ms
 from runyard.memory import Memory
 from runyard.service import (
     RESTARTED,
@@ -40,7 +43,7 @@ async def test_a_run_starts_with_run_start_and_ends_with_run_finish(sqlite_url: 
     assert types[-1] == "run-finish"
     assert set(types[1:-1]) == {"reasoning-delta", "text-delta"}
     assert {e.run_id for _, e in log} == {run_id}
-    assert log[-1][1].payload.model_dump() == {"status": "completed"}
+    assert log[-1][1].payload.model_dump() == {"status": "completed", "usage": ANY}
 
 
 async def test_racing_messages_on_one_thread_have_exactly_one_winner(db_url: str) -> None:
@@ -59,7 +62,7 @@ async def test_racing_messages_on_one_thread_have_exactly_one_winner(db_url: str
         )
         winner = await one.store.get_active_run("t1")
         assert winner is not None
-        (driver,) = [svc for svc in replicas if svc.runs.lease_owner == winner.lease_owner]
+        (driver,) = [svc for svc in replicas if svc.runs.instance_id == winner.lease_owner]
         assert await driver.runs.cancel(OWNER, "t1")
 
     winners = [r for r in results if isinstance(r, str)]
@@ -202,7 +205,11 @@ async def test_cancel_during_a_tool_settles_the_call_and_ends_cancelled(sqlite_u
     assert (first, second) == (True, False)
     assert [e.type for e in log] == ["run-start", "tool-call", "tool-error", "run-finish"]
     assert log[2].payload.model_dump() == {"toolCallId": "call_w", "error": "Cancelled by user"}
-    assert log[3].payload.model_dump() == {"status": "cancelled", "reason": "user_cancelled"}
+    assert log[3].payload.model_dump() == {
+        "status": "cancelled",
+        "reason": "user_cancelled",
+        "usage": ANY,
+    }
     assert not status.has_active_run
 
 
@@ -251,33 +258,43 @@ async def test_another_owner_finds_nothing_of_a_thread(sqlite_url: str) -> None:
     assert (status.has_active_run, status.is_suspended) == (False, True)
 
 
-async def test_the_crash_sweep_closes_running_runs_and_keeps_suspended_ones(
+async def test_the_crash_sweep_closes_expired_runs_and_keeps_live_and_suspended_ones(
     sqlite_url: str,
 ) -> None:
+    host = socket.gethostname()
     async with service(sqlite_url) as svc:
         await svc.runs.start(OWNER, "waiting", TOOLS)
         await svc.settle("waiting")
         await svc.store.save_thread("crashed", tenant_id="acme", resource_id="alice")
         await svc.store.open_run(
-            "run_dead", thread_id="crashed", tenant_id="acme", owner="test-host/old"
+            "run_dead",
+            thread_id="crashed",
+            tenant_id="acme",
+            owner=f"{host}-dead",
+            lease_until=now_ms() - 1,
         )
-        await svc.store.open_run(
-            "run_far", thread_id="elsewhere", tenant_id="acme", owner="other-host/1"
-        )
+        # Live neighbours, on this host and another: their leases have not expired.
+        for run_id, owner in (("run_near", f"{host}-alive"), ("run_far", "other-host-alive")):
+            await svc.store.open_run(
+                run_id,
+                thread_id=run_id,
+                tenant_id="acme",
+                owner=owner,
+                lease_until=now_ms() + 60_000,
+            )
 
         closed = await svc.runs.sweep_interrupted()
         crashed = [e for _, e in await svc.log("crashed")]
         waiting = await svc.runs.status(OWNER, "waiting")
         dead = await svc.store.get_run("run_dead")
-        far = await svc.store.get_run("run_far")
+        alive = [await svc.store.get_run(run_id) for run_id in ("run_near", "run_far")]
 
     assert closed == ["run_dead"]
     assert [e.type for e in crashed] == ["run-finish"]
     assert crashed[0].payload.model_dump() == {"status": "error", "reason": RESTARTED}
     assert dead is not None
     assert dead.status == "interrupted"
-    assert far is not None
-    assert far.is_open
+    assert [(r.is_open, r.lease_epoch) for r in alive if r is not None] == [(True, 1), (True, 1)]
     assert waiting.is_suspended
 
 
@@ -350,7 +367,7 @@ async def test_the_crash_sweep_keeps_a_run_that_died_while_suspending_resumable(
         run_id = await svc.runs.start(OWNER, "t1", TOOLS)
         await svc.settle("t1")
         # As if the process died after storing its question, before flipping the status.
-        dead = await svc.store.take_over(run_id, "test-host/old")
+        dead = await svc.store.take_over(run_id, "dead-process", lease_until=now_ms() - 1)
         await svc.store.update_run_status(run_id, "running", epoch=dead.lease_epoch)
 
         closed = await svc.runs.sweep_interrupted()
@@ -364,3 +381,26 @@ async def test_the_crash_sweep_keeps_a_run_that_died_while_suspending_resumable(
     assert types.count("confirmation-request") == 1
     assert types[-1] == "run-finish"
     assert "tool-result" in types
+
+
+async def test_a_segment_that_fails_outside_its_error_handling_closes_its_run(
+    sqlite_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with service(sqlite_url) as svc:
+        original = svc.store.get_plan
+
+        async def fail_once(*args: Any, **kwargs: Any) -> None:
+            monkeypatch.setattr(svc.store, "get_plan", original)
+            raise OSError("connection reset")
+
+        monkeypatch.setattr(svc.store, "get_plan", fail_once)
+        failed_id = await svc.runs.start(OWNER, "t1", "hello")
+        await svc.settle("t1")
+        failed = await svc.store.get_run(failed_id)
+        await svc.runs.start(OWNER, "t1", "hello again")
+        await svc.settle("t1")
+        types = await svc.types("t1")
+
+    assert failed is not None
+    assert (failed.status, failed.reason) == ("failed", "the run failed: connection reset")
+    assert types[-1] == "run-finish"

@@ -9,7 +9,7 @@ from sqlalchemy.exc import ArgumentError
 
 from runyard.storage import InvalidDatabaseURL, parse_database_url
 
-__all__ = ["describe_database", "redact_url"]
+__all__ = ["describe_database", "http_url", "redact_url"]
 
 
 def redact_url(url: str) -> str:
@@ -18,6 +18,11 @@ def redact_url(url: str) -> str:
         return make_url(url).render_as_string(hide_password=True)
     except ArgumentError:
         return url
+
+
+def http_url(host: str, port: int) -> str:
+    """``http://host:port``, with an IPv6 address in brackets."""
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
 
 def describe_database(url: str) -> str:

@@ -1,22 +1,29 @@
-"""What ``runyard serve`` says once it listens: where, with which database, bus, agents and model.
+"""What ``runyard serve`` says once it listens: where, with which database, bus, memory, agents and model.
 
 DESIGN.md §7: no hidden fallbacks. When no provider is configured the report says, in so many
-words, that the offline demo model is answering.
+words, that the offline demo model is answering; a model string that will probably fail against
+the server it points at (the Responses API on an OpenAI-compatible server) gets a warning.
 """
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 
 from rich.console import Console
 from rich.text import Text
 
-from runyard.cli.display import describe_database, redact_url
+from runyard.cli.display import describe_database, http_url, redact_url
 from runyard.config import Settings
 from runyard.service import DEMO_MODEL
 
 __all__ = ["AgentSummary", "ServeReport", "print_report"]
+
+_OPENAI_API = "https://api.openai.com/v1"
+_RESPONSES_PREFIX = "openai:"
+"""pydantic-ai's prefix for OpenAI's Responses API (``openai-chat:`` is Chat Completions)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,31 +42,38 @@ class ServeReport:
     url: str
     database: str
     event_bus: str
+    memory: str
     agents: tuple[AgentSummary, ...]
     grpc_port: int
+    notices: tuple[str, ...] = ()
 
     @classmethod
     def of(
-        cls, settings: Settings, host: str, port: int, agents: tuple[AgentSummary, ...]
+        cls,
+        settings: Settings,
+        host: str,
+        port: int,
+        agents: tuple[AgentSummary, ...],
+        environ: Mapping[str, str] = os.environ,
     ) -> ServeReport:
-        """The report for a server bound to ``host:port`` with ``settings``."""
+        """The report for a server bound to ``host:port`` with ``settings`` (and ``environ``)."""
         bus = (
             f"Redis {redact_url(settings.redis_url)}"
             if settings.redis_url
             else "in-process (one server; set RUNYARD_REDIS_URL to share events between replicas)"
         )
         return cls(
-            url=f"http://{_url_host(host)}:{port}",
+            url=http_url(host, port),
             database=describe_database(settings.database_url),
             event_bus=bus,
+            memory=_memory(settings),
             agents=agents,
             grpc_port=settings.grpc_port,
+            notices=(
+                *_demo_notice(settings, agents),
+                *_responses_api_warnings(agents, environ.get("OPENAI_BASE_URL", "")),
+            ),
         )
-
-    @property
-    def uses_demo_model(self) -> bool:
-        """Whether any agent answers with the offline demo model."""
-        return any(agent.model == DEMO_MODEL for agent in self.agents)
 
 
 def print_report(console: Console, report: ServeReport) -> None:
@@ -71,6 +85,7 @@ def print_report(console: Console, report: ServeReport) -> None:
     )
     rows = [("API docs", f"{report.url}/docs"), ("database", report.database)]
     rows.append(("event bus", report.event_bus))
+    rows.append(("memory", report.memory))
     for agent in report.agents:
         tools = f" ({', '.join(agent.tools)})" if agent.tools else ""
         rows.append(("agent", f"{agent.name}{tools}, model {agent.model}"))
@@ -78,21 +93,45 @@ def print_report(console: Console, report: ServeReport) -> None:
     for label, value in rows:
         # Paths and URLs must stay copyable: no wrapping, whatever the terminal width.
         console.print(Text.assemble((f"{label:<10} ", "dim"), value), soft_wrap=True)
-    if report.uses_demo_model:
-        console.print(
-            Text(
-                f"No model provider is configured: answering with the offline demo model {DEMO_MODEL}. "
-                "Set RUNYARD_MODEL, or a provider key such as OPENAI_API_KEY, to use a real model.",
-                style="yellow",
-            ),
-            soft_wrap=True,
-        )
+    for warning in report.notices:
+        console.print(Text(warning, style="yellow"), soft_wrap=True)
     console.print(Text("Press Ctrl-C to stop.", style="dim"))
     console.file.flush()
 
 
-def _url_host(host: str) -> str:
-    return f"[{host}]" if ":" in host else host
+def _demo_notice(settings: Settings, agents: tuple[AgentSummary, ...]) -> tuple[str, ...]:
+    if not any(agent.model == DEMO_MODEL for agent in agents):
+        return ()
+    if settings.model == DEMO_MODEL:  # asked for by name: no need to say that nothing is configured
+        return (f"Answering with the offline demo model {DEMO_MODEL} (RUNYARD_MODEL).",)
+    return (
+        f"No model provider is configured: answering with the offline demo model {DEMO_MODEL}. "
+        "Set RUNYARD_MODEL, or a provider key such as OPENAI_API_KEY, to use a real model.",
+    )
+
+
+def _memory(settings: Settings) -> str:
+    if not settings.embedder_model:
+        return "semantic recall off (set RUNYARD_EMBEDDER_MODEL to turn it on)"
+    return (
+        f"semantic recall on, embedder {settings.embedder_model}, "
+        f"top {settings.semantic_recall_top_k} matches"
+    )
+
+
+def _responses_api_warnings(agents: tuple[AgentSummary, ...], base_url: str) -> tuple[str, ...]:
+    # "openai:" is OpenAI's Responses API (POST /responses), which OpenAI-compatible servers
+    # (vLLM, Ollama, llama.cpp, LM Studio, most gateways) do not serve: only Chat Completions.
+    if not base_url or base_url.rstrip("/") == _OPENAI_API:
+        return ()
+    return tuple(
+        f"Agent {agent.name} uses {agent.model}, OpenAI's Responses API, at OPENAI_BASE_URL "
+        f"{redact_url(base_url)}; most OpenAI-compatible servers only speak Chat Completions: "
+        f"use openai-chat:{agent.model.removeprefix(_RESPONSES_PREFIX)} instead "
+        "(RUNYARD_MODEL; see docs/models.md)."
+        for agent in agents
+        if agent.model.startswith(_RESPONSES_PREFIX)
+    )
 
 
 def _version() -> str:

@@ -50,6 +50,15 @@ class Settings(BaseSettings):
     checkpoint_ttl_seconds: int = Field(
         default=7 * 24 * 3600, ge=1, description="suspended runs older than this are swept"
     )
+    instance_id: str = Field(
+        default="",
+        description="this process's id, owner of its run leases; empty = <host name>-<random hex>",
+    )
+    lease_seconds: float = Field(
+        default=30.0,
+        gt=0,
+        description="a run's lease lasts this long unless its process renews it (every third)",
+    )
 
 
 def get_settings() -> Settings:

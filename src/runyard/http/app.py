@@ -1,11 +1,11 @@
 """``create_app``: the FastAPI application of ``runyard serve``.
 
 Its lifespan opens what was not given (the store from ``RUNYARD_DATABASE_URL``, the bus from
-``RUNYARD_REDIS_URL``, the default ``assistant``), runs the crash sweep, loads the model layer,
-and only then reports ready; on shutdown it drains (``runyard.http.shutdown``: 503 for new
-requests, every run ended, every event stream told the server is going away and ended) and
-closes what it opened, in reverse order. HTTP concerns (body limit, error bodies, CORS) are
-middleware and handlers.
+``RUNYARD_REDIS_URL``, the default ``assistant``), runs the crash sweep and starts the lease
+heartbeat, loads the model layer, and only then reports ready; on shutdown it drains
+(``runyard.http.shutdown``: 503 for new requests, every run ended, every event stream told the
+server is going away and ended), stops the heartbeat and closes what it opened, in reverse order.
+HTTP concerns (body limit, error bodies, CORS) are middleware and handlers.
 """
 
 from __future__ import annotations
@@ -62,8 +62,8 @@ def create_app(
     ``agents`` maps names to agents; ``assistant`` (else the first) is the default.
     ``sse_ping_seconds`` is the idle time before a ``: ping`` keep-alive; ``sse_follow=False``
     ends each event stream once it has sent what is stored (tests, one-shot exports);
-    ``titles`` turns thread titles on; ``instance`` names this server for the crash sweep
-    (default: host name).
+    ``titles`` turns thread titles on; ``instance`` is this process's instance id, the owner of
+    its run leases (default: ``RUNYARD_INSTANCE_ID``, else ``<host name>-<random hex>``).
     """
     config = settings or Settings()
     state = AppState(config, sse_ping_seconds, sse_follow)
@@ -124,12 +124,18 @@ async def _assemble(
         agents = {assistant.name: assistant}
     default = DEFAULT_AGENT if DEFAULT_AGENT in agents else next(iter(agents))
     runs = RunManager(
-        store, events, agents, default_agent=default, instance=instance, titles=titles
+        store,
+        events,
+        agents,
+        default_agent=default,
+        instance=instance or settings.instance_id,
+        lease_seconds=settings.lease_seconds,
+        titles=titles,
     )
     stack.push_async_callback(runs.aclose)
-    swept = await runs.sweep_interrupted()
+    swept = await runs.keep_leases()
     if swept:
-        logger.warning("closed %d run(s) interrupted by a restart", len(swept))
+        logger.warning("settled %d run(s) whose server stopped", len(swept))
     await sweep_expired(store)
     sweeper = asyncio.create_task(sweep_checkpoints(store), name="runyard-checkpoint-sweep")
     stack.push_async_callback(_stop, sweeper)

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 from pydantic.json_schema import SkipJsonSchema
 
-from runyard.protocol import AgentNode
+from runyard.protocol import AgentNode, RunUsage
 
 __all__ = [
     "AgentInfo",
@@ -31,14 +31,19 @@ __all__ = [
 ]
 
 
-class FieldError(BaseModel):
+class _Body(BaseModel):
+    # Closed: a key a route starts sending without documenting it fails the conformance tests.
+    model_config = ConfigDict(extra="forbid")
+
+
+class FieldError(_Body):
     """One offending field of a request: ``body.message``, ``query.limit``, ``body``, …"""
 
     field: str
     message: str
 
 
-class ErrorDetail(BaseModel):
+class ErrorDetail(_Body):
     """What went wrong: a stable ``code``, a sentence, and the field(s) to blame."""
 
     code: str = Field(description="stable, e.g. run_active, thread_not_found, invalid_request")
@@ -51,13 +56,13 @@ class ErrorDetail(BaseModel):
     )
 
 
-class ErrorBody(BaseModel):
+class ErrorBody(_Body):
     """The body of every error response."""
 
     error: ErrorDetail
 
 
-class ThreadSummary(BaseModel):
+class ThreadSummary(_Body):
     """A thread of the caller's, as listed."""
 
     id: str
@@ -66,13 +71,13 @@ class ThreadSummary(BaseModel):
     updatedAt: int = Field(description="ms since the epoch")
 
 
-class ThreadList(BaseModel):
+class ThreadList(_Body):
     """The caller's threads, most recently updated first."""
 
     threads: list[ThreadSummary]
 
 
-class ThreadMessage(BaseModel):
+class ThreadMessage(_Body):
     """One message of a thread's history; an assistant message is one run, ``id`` = run id."""
 
     id: str
@@ -85,9 +90,12 @@ class ThreadMessage(BaseModel):
     agentTree: AgentNode | SkipJsonSchema[None] = Field(
         default=None, description="assistant messages only: the run's agent activity tree"
     )
+    usage: RunUsage | SkipJsonSchema[None] = Field(
+        default=None, description="assistant messages of finished runs: what the run spent"
+    )
 
 
-class ThreadMessages(BaseModel):
+class ThreadMessages(_Body):
     """The last ``limit`` messages and the cursor hand-off for the event stream."""
 
     threadId: str
@@ -96,7 +104,7 @@ class ThreadMessages(BaseModel):
     nextEventId: int = Field(description="connect with lastEventId = nextEventId - 1")
 
 
-class ThreadStatusBody(BaseModel):
+class ThreadStatusBody(_Body):
     """Whether the thread runs now or waits for a confirmation."""
 
     hasActiveRun: bool
@@ -107,7 +115,7 @@ class ThreadStatusBody(BaseModel):
     )
 
 
-class AgentInfo(BaseModel):
+class AgentInfo(_Body):
     """An agent this service runs."""
 
     name: str
@@ -116,19 +124,19 @@ class AgentInfo(BaseModel):
     default: bool
 
 
-class AgentList(BaseModel):
+class AgentList(_Body):
     """The agents this service runs, the default first."""
 
     agents: list[AgentInfo]
 
 
-class Health(BaseModel):
+class Health(_Body):
     """The process answers."""
 
     status: Literal["ok"]
 
 
-class Readiness(BaseModel):
+class Readiness(_Body):
     """Whether the service serves (``ready``, 200) or not yet / no more (503)."""
 
     status: Literal["ready", "starting", "stopping"]

@@ -11,6 +11,7 @@ from runyard.errors import ConfigurationError
 from runyard.models.conversion import from_model_messages, from_model_response, to_model_messages
 from runyard.models.demo import DemoModel
 from runyard.models.embedders import Embedder, ModelEmbedder, resolve_embedder
+from runyard.models.errors import ModelProviderError, provider_errors
 from runyard.models.request import request_model, stream_model
 from runyard.models.resolve import KNOWN_PROVIDERS, model_label, resolve_model
 from runyard.models.specs import OutputSpec, ToolSpec
@@ -34,6 +35,7 @@ __all__ = [
     "Model",
     "ModelDelta",
     "ModelEmbedder",
+    "ModelProviderError",
     "ModelTurn",
     "OutputSpec",
     "ReasoningDelta",
@@ -46,6 +48,7 @@ __all__ = [
     "from_model_messages",
     "from_model_response",
     "model_label",
+    "provider_errors",
     "request_model",
     "resolve_embedder",
     "resolve_model",

@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic_ai import RunContext
 from pydantic_ai import messages as pai
+from pydantic_ai.exceptions import ModelHTTPError
 from pydantic_ai.models import Model, ModelRequestParameters, StreamedResponse
 from pydantic_ai.settings import ModelSettings
 from pydantic_ai.usage import RequestUsage
@@ -62,11 +63,18 @@ class DemoModel(Model):
         model_request_parameters: ModelRequestParameters,
         run_context: RunContext[Any] | None = None,
     ) -> AsyncGenerator[StreamedResponse]:
-        """Stream the scripted reply; each delta waits for the ``/delay`` the user asked for."""
+        """Stream the scripted reply; each delta waits for the ``/delay`` the user asked for.
+
+        A ``/fail STATUS`` line fails the request as a provider does, with pydantic-ai's
+        ``ModelHTTPError``, so the whole failure path can be tried offline.
+        """
         model_settings, model_request_parameters = self.prepare_request(
             model_settings, model_request_parameters
         )
         script = plan_reply(messages, model_request_parameters.output_tools)
+        if script.fail_status is not None:
+            message = f"the demo model was asked to fail with HTTP {script.fail_status}"
+            raise ModelHTTPError(script.fail_status, self.model_name, {"message": message})
         input_tokens = estimate_message_tokens(from_model_messages(messages))
         yield DemoStreamedResponse(
             model_request_parameters=model_request_parameters,

@@ -4,6 +4,7 @@ It reads the latest user message (the last ``UserPromptPart``):
 - ``/tool NAME {json args}`` lines: call those tools, in order, in one response; once their results
   are back (tool returns after that user message), say one sentence per result;
 - a ``/delay MS`` line: wait MS milliseconds before each streamed delta;
+- a ``/fail STATUS`` line (4xx or 5xx): fail the call as a provider answering that HTTP status;
 - anything else: a short reasoning part, then a reply quoting the message, word by word.
 When an output tool is offered, the final answer calls it with an object built from its schema.
 """
@@ -24,6 +25,7 @@ __all__ = ["DemoStep", "DemoScript", "plan_reply", "sample_for_schema"]
 
 _TOOL_LINE = re.compile(r"^\s*/tool\s+(?P<name>\S+)\s*(?P<args>.*)$")
 _DELAY_LINE = re.compile(r"^\s*/delay\s+(?P<ms>\d+)\s*$")
+_FAIL_LINE = re.compile(r"^\s*/fail\s+(?P<status>[45]\d\d)\s*$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,10 +41,11 @@ class DemoStep:
 
 @dataclass(slots=True)
 class DemoScript:
-    """The steps of one demo response and the delay before each."""
+    """The steps of one demo response and the delay before each, or the HTTP status it fails with."""
 
     steps: list[DemoStep] = field(default_factory=list)
     delay_ms: int = 0
+    fail_status: int | None = None
 
 
 def plan_reply(
@@ -51,7 +54,7 @@ def plan_reply(
     """The demo model's response to ``messages``."""
     prompt, after = _latest_prompt(messages)
     lines = prompt.splitlines()
-    script = DemoScript(delay_ms=_delay(lines))
+    script = DemoScript(delay_ms=_delay(lines), fail_status=_fail_status(lines))
     tool_lines = [m for line in lines if (m := _TOOL_LINE.match(line))]
     results = [p for m in after if isinstance(m, pai.ModelRequest) for p in m.parts]
     returns = [p for p in results if isinstance(p, pai.ToolReturnPart)]
@@ -122,6 +125,11 @@ def _prompt_text(part: pai.UserPromptPart) -> str:
 def _delay(lines: list[str]) -> int:
     delays = [int(m["ms"]) for line in lines if (m := _DELAY_LINE.match(line))]
     return delays[-1] if delays else 0
+
+
+def _fail_status(lines: list[str]) -> int | None:
+    statuses = [int(m["status"]) for line in lines if (m := _FAIL_LINE.match(line))]
+    return statuses[-1] if statuses else None
 
 
 def _tool_step(number: int, name: str, args: str) -> DemoStep:

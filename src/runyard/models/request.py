@@ -19,6 +19,7 @@ from pydantic_ai.tools import ToolDefinition
 
 from runyard.messages import AgentMessage
 from runyard.models.conversion import from_model_response, parse_tool_args, to_model_messages
+from runyard.models.errors import provider_errors
 from runyard.models.resolve import model_label
 from runyard.models.specs import OutputSpec, ToolSpec
 from runyard.models.turn import (
@@ -52,13 +53,14 @@ async def request_model(
     output: OutputSpec | None = None,
     settings: Mapping[str, Any] | None = None,
 ) -> ModelTurn:
-    """One non-streamed model call."""
-    response = await model_request(
-        model,
-        to_model_messages(messages, instructions=instructions),
-        model_settings=_settings(settings),
-        model_request_parameters=request_parameters(instructions, tools, output),
-    )
+    """One non-streamed model call; a provider failure raises ``ModelProviderError``."""
+    with provider_errors(model):
+        response = await model_request(
+            model,
+            to_model_messages(messages, instructions=instructions),
+            model_settings=_settings(settings),
+            model_request_parameters=request_parameters(instructions, tools, output),
+        )
     return build_turn(model, response, output)
 
 
@@ -73,7 +75,7 @@ async def stream_model(
 ) -> AsyncIterator[ModelDelta | ModelTurn]:
     """One streamed model call: deltas as they arrive, then the ``ModelTurn`` as the last item.
 
-    Cancelling the consuming task closes the provider stream. Consumers that may stop early
+    A provider failure, before or during the stream, raises ``ModelProviderError``. Cancelling the consuming task closes the provider stream. Consumers that may stop early
     should iterate under ``contextlib.aclosing`` so the request is closed at once.
     """
     opened = model_request_stream(
@@ -83,12 +85,13 @@ async def stream_model(
         model_request_parameters=request_parameters(instructions, tools, output),
     )
     deltas = _DeltaMapper(output.name if output else None)
-    async with opened as stream:
-        async for event in stream:
-            delta = deltas.map(event)
-            if delta is not None:
-                yield delta
-        response = stream.get()
+    with provider_errors(model):
+        async with opened as stream:
+            async for event in stream:
+                delta = deltas.map(event)
+                if delta is not None:
+                    yield delta
+            response = stream.get()
     yield build_turn(model, response, output)
 
 

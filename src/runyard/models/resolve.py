@@ -58,10 +58,29 @@ def resolve_model(
 
 
 def model_label(model: Model) -> str:
-    """``"provider:model_name"`` for display and results, e.g. ``"openai:gpt-4o"``."""
-    prefix = f"{model.system}:"
+    """The ``"provider:model"`` string that resolves to this same model, for display and results.
+
+    pydantic-ai's Chat Completions and Responses models for OpenAI share the system ``"openai"``,
+    and ``"openai:"`` names the Responses API, so a Chat Completions model is labelled
+    ``"openai-chat:gpt-4o"``: the label says which API the agent really calls.
+    """
+    prefix = f"{_label_provider(model)}:"
     name = model.model_name
     return name if name.startswith(prefix) else prefix + name
+
+
+def _label_provider(model: Model) -> str:
+    if model.system == "openai" and _speaks_chat_completions(model):
+        return "openai-chat"
+    return model.system
+
+
+def _speaks_chat_completions(model: Model) -> bool:
+    try:
+        from pydantic_ai.models.openai import OpenAIChatModel
+    except ImportError:  # without the openai extra no such model can exist
+        return False
+    return isinstance(model, OpenAIChatModel)
 
 
 def _runyard_model(name: str) -> Model:

@@ -22,6 +22,7 @@ __all__ = [
     "RunFinishPayload",
     "RunStartPayload",
     "RunStatus",
+    "RunUsage",
     "StatusPayload",
     "TargetResource",
     "TaskItem",
@@ -52,11 +53,28 @@ class RunStartPayload(WireModel):
     message_group_id: str | None = omitted_if_none()
 
 
+class RunUsage(WireModel):
+    """What a whole run spent: every model call of every segment, its sub-agents' included.
+
+    ``cost`` is in USD and left out when no price is known for any of the models.
+    """
+
+    input_tokens: int
+    output_tokens: int
+    total_tokens: int
+    cost: float | None = omitted_if_none()
+
+
 class RunFinishPayload(WireModel):
-    """``run-finish``: the run ended; ``reason`` says why when it did not complete."""
+    """``run-finish``: the run ended; ``reason`` says why when it did not complete.
+
+    ``usage`` is left out when the run ended without its driver knowing it (a cancel while it
+    waited for a confirmation, a restart).
+    """
 
     status: RunStatus
     reason: str | None = omitted_if_none()
+    usage: RunUsage | None = omitted_if_none()
 
 
 class TextDeltaPayload(WireModel):

@@ -14,8 +14,8 @@ from runyard.runtime.chunks import (
     TextDeltaChunk,
     ToolCallDeltaChunk,
     ToolCallSuspendedChunk,
+    ToolEventChunk,
     ToolExecutionStartChunk,
-    ToolProgressChunk,
     ToolResultChunk,
 )
 from runyard.runtime.collector import ResultCollector
@@ -78,8 +78,8 @@ __all__ = [
     "ToolCallDeltaChunk",
     "ToolCallRecord",
     "ToolCallSuspendedChunk",
+    "ToolEventChunk",
     "ToolExecutionStartChunk",
-    "ToolProgressChunk",
     "ToolResultChunk",
     "TurnSavedHook",
     "clean_title",

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar, Literal
 
 from runyard.messages import AgentMessage, CustomMessage
 from runyard.models import Usage
-from runyard.runtime.results import PendingSuspend, SubAgentUsage
+from runyard.runtime.results import PendingSuspend, SubAgentUsage, total_usage
+from runyard.tools import ToolEvent
 
 __all__ = [
     "ChunkSink",
@@ -21,7 +22,7 @@ __all__ = [
     "ToolCallDeltaChunk",
     "ToolCallSuspendedChunk",
     "ToolExecutionStartChunk",
-    "ToolProgressChunk",
+    "ToolEventChunk",
     "ToolResultChunk",
 ]
 
@@ -65,13 +66,16 @@ class ToolExecutionStartChunk:
 
 
 @dataclass(frozen=True, slots=True)
-class ToolProgressChunk:
-    """Progress a tool reported while running (``ToolContext.progress``)."""
+class ToolEventChunk:
+    """A typed event a tool emitted while running (``ToolContext.emit`` or ``progress``).
 
-    type: ClassVar[Literal["tool-progress"]] = "tool-progress"
+    It comes in stream order: after the call's ``tool-execution-start``, before its result.
+    """
+
+    type: ClassVar[Literal["tool-event"]] = "tool-event"
     tool_call_id: str
     tool_name: str
-    data: Any
+    event: ToolEvent
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,14 +90,28 @@ class ToolResultChunk:
 
 
 @dataclass(frozen=True, slots=True)
-class ToolCallSuspendedChunk:
+class ToolCallSuspendedChunk(PendingSuspend):
+    """A call that waits for an answer, with the seed's fields on the chunk itself.
+
+    ``run_id``, ``tool_call_id``, ``tool_name``, ``args``, ``payload`` (the seed's
+    ``suspendPayload``: what the tool asks) and ``resume_schema``; the same fields, and names, as
+    the ``PendingSuspend`` entries of ``GenerateResult.pending_suspend``.
+    """
+
     type: ClassVar[Literal["tool-call-suspended"]] = "tool-call-suspended"
-    suspension: PendingSuspend
+
+    def pending_suspend(self) -> PendingSuspend:
+        """This suspension as ``GenerateResult.pending_suspend`` lists it."""
+        return PendingSuspend(**{f.name: getattr(self, f.name) for f in fields(PendingSuspend)})
 
 
 @dataclass(frozen=True, slots=True)
 class FinishChunk:
-    """Always the last chunk of a run segment."""
+    """Always the last chunk of a run segment.
+
+    ``usage`` and ``sub_agent_usage`` count the whole run so far, earlier segments included: a
+    resume starts from the usage its checkpoint kept.
+    """
 
     type: ClassVar[Literal["finish"]] = "finish"
     finish_reason: str
@@ -102,6 +120,11 @@ class FinishChunk:
     structured_output: Any = None
     sub_agent_usage: list[SubAgentUsage] = field(default_factory=list)
     total_cost: float | None = None
+
+    @property
+    def total_usage(self) -> Usage:
+        """The run's own usage plus its sub-agents' (its ``cost`` is ``total_cost``)."""
+        return total_usage(self.usage, self.sub_agent_usage)
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,7 +141,7 @@ StreamChunk = (
     | ToolCallDeltaChunk
     | MessageChunk
     | ToolExecutionStartChunk
-    | ToolProgressChunk
+    | ToolEventChunk
     | ToolResultChunk
     | ToolCallSuspendedChunk
     | FinishChunk

@@ -25,7 +25,7 @@ class ResultCollector:
 
     def __call__(self, chunk: StreamChunk) -> None:
         if isinstance(chunk, ToolCallSuspendedChunk):
-            self.pending_suspend.append(chunk.suspension)
+            self.pending_suspend.append(chunk.pending_suspend())
         elif isinstance(chunk, FinishChunk):
             self.finish = chunk
         elif isinstance(chunk, ErrorChunk):

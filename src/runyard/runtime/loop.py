@@ -41,12 +41,7 @@ from runyard.runtime.events import AgentEvent
 from runyard.runtime.memory import MemoryScope
 from runyard.runtime.message_list import AgentMessageList
 from runyard.runtime.orphans import strip_orphaned_tool_messages
-from runyard.runtime.results import (
-    PendingSuspend,
-    SubAgentUsage,
-    ToolCallRecord,
-    total_cost,
-)
+from runyard.runtime.results import SubAgentUsage, ToolCallRecord, total_cost
 from runyard.runtime.spec import RuntimeSpec
 from runyard.runtime.state import AgentState, PendingToolCall, RunStatus
 from runyard.runtime.tool_runner import ToolOutcome, ToolRunner
@@ -351,15 +346,16 @@ class AgentRuntime:
         await self._save_turn()
         for entry in pending.values():
             if entry.suspended:
-                suspension = PendingSuspend(
-                    self.run_id,
-                    entry.tool_call_id,
-                    entry.tool_name,
-                    entry.args,
-                    entry.payload,
-                    entry.resume_schema,
+                self.sink(
+                    ToolCallSuspendedChunk(
+                        run_id=self.run_id,
+                        tool_call_id=entry.tool_call_id,
+                        tool_name=entry.tool_name,
+                        args=entry.args,
+                        payload=entry.payload,
+                        resume_schema=entry.resume_schema,
+                    )
                 )
-                self.sink(ToolCallSuspendedChunk(suspension))
         self.sink(self._finish("tool-calls"))
 
     async def _end_aborted(self) -> None:

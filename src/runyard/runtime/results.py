@@ -15,6 +15,7 @@ __all__ = [
     "SubAgentUsage",
     "ToolCallRecord",
     "total_cost",
+    "total_usage",
     "usage_as_sub_agent",
 ]
 
@@ -83,6 +84,11 @@ def usage_as_sub_agent(agent: str, model: str, result: GenerateResult) -> list[S
     return [SubAgentUsage(agent, model, result.usage), *result.sub_agent_usage]
 
 
+def total_usage(usage: Usage, sub_agents: list[SubAgentUsage]) -> Usage:
+    """The run's own usage plus its sub-agents': what the whole run spent."""
+    return sum((s.usage for s in sub_agents), usage)
+
+
 def total_cost(usage: Usage, sub_agents: list[SubAgentUsage]) -> float | None:
     """The run's own cost plus its sub-agents'; unknown only if every part is unknown."""
-    return sum((s.usage for s in sub_agents), usage).cost
+    return total_usage(usage, sub_agents).cost

@@ -16,12 +16,12 @@ from pydantic_core import to_jsonable_python
 
 from runyard.errors import ToolError
 from runyard.messages import CustomMessage, ToolCallPart
-from runyard.runtime.chunks import ChunkSink, ToolExecutionStartChunk, ToolProgressChunk
+from runyard.runtime.chunks import ChunkSink, ToolEventChunk, ToolExecutionStartChunk
 from runyard.runtime.control import RunControl
 from runyard.runtime.events import AgentEvent, AgentEventBus
 from runyard.runtime.memory import MemoryScope
 from runyard.runtime.results import AgentToolOutput, SubAgentUsage
-from runyard.tools import Suspend, Tool, ToolContext, invoke_tool, resume_validator
+from runyard.tools import Suspend, Tool, ToolContext, ToolEvent, invoke_tool, resume_validator
 
 __all__ = ["ToolOutcome", "ToolRunner", "WindowsResult"]
 
@@ -139,8 +139,9 @@ class ToolRunner:
         return self._success(tool, call, raw)
 
     def _context(self, call: ToolCallPart, resume_data: Any) -> ToolContext:
-        def progress(data: Any) -> None:
-            self.sink(ToolProgressChunk(call.tool_call_id, call.tool_name, data))
+        def emitted(event: ToolEvent) -> None:
+            # Straight into the sink: the event keeps its place among the run's chunks.
+            self.sink(ToolEventChunk(call.tool_call_id, call.tool_name, event))
 
         scope = self.scope
         return ToolContext(
@@ -152,7 +153,7 @@ class ToolRunner:
             resource_id=scope.resource_id if scope else None,
             tenant_id=scope.tenant_id if scope else None,
             abort_signal=self.control.signal,
-            on_progress=progress,
+            on_event=emitted,
             deps=dict(self.deps),
         )
 

@@ -1,14 +1,14 @@
 """The service: runs per thread, the event log, the event buses, orchestration tools.
 
 ``RunManager`` starts, confirms and cancels runs (one open run per thread, decided by the
-database); ``EventLog`` numbers, persists, publishes and replays each thread's events;
+database) and keeps the leases of those it drives alive; ``EventLog`` numbers, persists, publishes and replays each thread's events;
 ``Threads`` reads an owner's threads and their rich history. ``default_agent`` builds the
 ``assistant`` that ``runyard serve`` offers without a catalog.
 """
 
 from runyard.service.active_run import ORCHESTRATOR_ID, ActiveRun, CancelReason
 from runyard.service.checkpoint_sweep import SWEEP_EVERY_SECONDS, sweep_checkpoints, sweep_expired
-from runyard.service.chunk_events import ChunkMapper, is_wire_event
+from runyard.service.chunk_events import ChunkMapper, UnmappedToolEventWarning, WireToolEvent
 from runyard.service.confirmation_request import confirmation_payload
 from runyard.service.crash_sweep import RESTARTED, close_interrupted_runs
 from runyard.service.default_agent import DEFAULT_AGENT, DEMO_MODEL, choose_model, default_agent
@@ -29,6 +29,7 @@ from runyard.service.event_log import (
     EventWriter,
     LiveEvent,
 )
+from runyard.service.leases import Heartbeat, LeaseTerms, lost_leases, new_instance_id
 from runyard.service.owner import Owner
 from runyard.service.run_manager import RunManager
 from runyard.service.threads import Threads, thread_json
@@ -49,7 +50,9 @@ __all__ = [
     "EventLogWriteError",
     "EventReader",
     "EventWriter",
+    "Heartbeat",
     "InvalidAnswer",
+    "LeaseTerms",
     "LiveEvent",
     "Owner",
     "RunActive",
@@ -60,11 +63,14 @@ __all__ = [
     "ThreadStatus",
     "Threads",
     "UnknownAgent",
+    "UnmappedToolEventWarning",
+    "WireToolEvent",
     "choose_model",
     "close_interrupted_runs",
     "confirmation_payload",
     "default_agent",
-    "is_wire_event",
+    "lost_leases",
+    "new_instance_id",
     "sweep_checkpoints",
     "sweep_expired",
     "thread_json",

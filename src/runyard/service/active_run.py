@@ -40,9 +40,16 @@ class ActiveRun:
     task: asyncio.Task[None] | None = None
     finishing: bool = False
     """Set once ``run-finish`` is emitted: the run only has to persist it and close its row."""
+    lease_lost: bool = False
+    """Set once another process has taken the run over: this one stops and writes nothing more."""
 
     def cancel(self, reason: CancelReason) -> None:
         """Abort the agent's stream; the segment then ends the run with ``reason``."""
         if self.cancel_reason is None:
             self.cancel_reason = reason
+        self.abort.set()
+
+    def lose_lease(self) -> None:
+        """Abort the agent's stream and leave the run's ending to whoever took its lease."""
+        self.lease_lost = True
         self.abort.set()

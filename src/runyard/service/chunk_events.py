@@ -1,23 +1,28 @@
 """Agent stream chunks → wire events (n8n's ``map-chunk``), for the orchestrator and sub-agents.
 
 Suspensions are not mapped here: a ``confirmation-request`` needs a stored confirmation first,
-which the run driver creates. Tools report wire events of their own (``delegate``, ``plan``)
-through ``ToolContext.progress``; those pass through unchanged.
+which the run driver creates. Tools report events of their own through their typed channel
+(``ToolContext.emit``): the service's tools (``delegate``, ``plan``) send ``WireToolEvent``s,
+which pass through unchanged and in stream order; a ``ToolProgress`` becomes a ``status`` line.
+A tool event with no wire form is a programming error: ``UnmappedToolEventWarning`` says so
+(the test suite turns warnings into errors; a server shows it once per tool and event type) and
+the event is not shown.
 """
 
 from __future__ import annotations
 
-from typing import Any, TypeGuard, get_args
-
-from pydantic import ValidationError
+import warnings
+from dataclasses import dataclass
 
 from runyard.errors import RunAbortedError
 from runyard.messages import AgentMessage
+from runyard.models import ModelProviderError, Usage
 from runyard.protocol import (
     ErrorEvent,
     ErrorPayload,
     ReasoningDeltaEvent,
     ReasoningDeltaPayload,
+    RunUsage,
     StatusEvent,
     StatusPayload,
     TextDeltaEvent,
@@ -29,7 +34,6 @@ from runyard.protocol import (
     ToolResultEvent,
     ToolResultPayload,
     WireEvent,
-    parse_event,
 )
 from runyard.runtime import (
     ErrorChunk,
@@ -38,20 +42,25 @@ from runyard.runtime import (
     ReasoningDeltaChunk,
     StreamChunk,
     TextDeltaChunk,
-    ToolProgressChunk,
+    ToolEventChunk,
     ToolResultChunk,
 )
+from runyard.tools import ToolEvent, ToolProgress
 
-__all__ = ["CANCELLED_TOOL_ERROR", "ChunkMapper", "is_wire_event"]
+__all__ = ["CANCELLED_TOOL_ERROR", "ChunkMapper", "UnmappedToolEventWarning", "WireToolEvent"]
 
 CANCELLED_TOOL_ERROR = "Cancelled by user"
 
-_EVENT_CLASSES: tuple[type, ...] = get_args(get_args(WireEvent)[0])
+
+@dataclass(frozen=True, slots=True)
+class WireToolEvent(ToolEvent):
+    """A wire event a service tool sends to the run's log, through its call's event channel."""
+
+    event: WireEvent
 
 
-def is_wire_event(value: object) -> TypeGuard[WireEvent]:
-    """True for an instance of one of the protocol's event models."""
-    return isinstance(value, _EVENT_CLASSES)
+class UnmappedToolEventWarning(RuntimeWarning):
+    """A tool emitted a ``ToolEvent`` the service has no wire event for; it was not shown."""
 
 
 class ChunkMapper:
@@ -64,6 +73,8 @@ class ChunkMapper:
         """Tool calls announced with ``tool-call`` that have no result yet (id → tool name)."""
         self.error: BaseException | None = None
         self.finish_reason: str | None = None
+        self.usage: RunUsage | None = None
+        """What the run spent, all its segments and sub-agents included (from its ``finish``)."""
 
     @property
     def aborted(self) -> bool:
@@ -89,13 +100,14 @@ class ChunkMapper:
             return self._tool_calls(chunk)
         if isinstance(chunk, ToolResultChunk):
             return [self._tool_outcome(chunk)]
-        if isinstance(chunk, ToolProgressChunk):
-            return self._progress(chunk.data)
+        if isinstance(chunk, ToolEventChunk):
+            return self._tool_event(chunk)
         if isinstance(chunk, ErrorChunk):
             self.error = chunk.error
             return [] if self.aborted else [self._error(chunk.error)]
         if isinstance(chunk, FinishChunk):
             self.finish_reason = chunk.finish_reason
+            self.usage = _run_usage(chunk.total_usage)
         return []
 
     def cancel_open_calls(self) -> list[WireEvent]:
@@ -141,27 +153,43 @@ class ChunkMapper:
             payload=ToolResultPayload(tool_call_id=chunk.tool_call_id, result=chunk.output),
         )
 
-    def _progress(self, data: Any) -> list[WireEvent]:
-        """A tool's progress: its own wire events pass through; a string becomes a status line."""
-        if is_wire_event(data):
-            return [data]
-        if isinstance(data, str):
-            return [
-                StatusEvent(
-                    run_id=self.run_id, agent_id=self.agent_id, payload=StatusPayload(message=data)
-                )
-            ]
-        if isinstance(data, dict) and "type" in data:
-            try:
-                return [parse_event({"runId": self.run_id, "agentId": self.agent_id, **data})]
-            except ValidationError:
-                return []
+    def _tool_event(self, chunk: ToolEventChunk) -> list[WireEvent]:
+        """A tool's own event: a wire event passes through; progress becomes a status line."""
+        event = chunk.event
+        if isinstance(event, WireToolEvent):
+            return [event.event]
+        if isinstance(event, ToolProgress):
+            payload = StatusPayload(message=event.message)
+            return [StatusEvent(run_id=self.run_id, agent_id=self.agent_id, payload=payload)]
+        warnings.warn(
+            f"tool {chunk.tool_name} emitted a {type(event).__qualname__}, which has no wire "
+            "event: clients will not see it",
+            UnmappedToolEventWarning,
+            stacklevel=2,
+        )
         return []
 
     def _error(self, error: BaseException) -> WireEvent:
-        status = getattr(error, "status_code", None)
-        payload = ErrorPayload(
-            content=str(error) or type(error).__name__,
-            status_code=status if isinstance(status, int) else None,
-        )
-        return ErrorEvent(run_id=self.run_id, agent_id=self.agent_id, payload=payload)
+        return ErrorEvent(run_id=self.run_id, agent_id=self.agent_id, payload=_error_payload(error))
+
+
+def _run_usage(usage: Usage) -> RunUsage:
+    return RunUsage(
+        input_tokens=usage.input_tokens,
+        output_tokens=usage.output_tokens,
+        total_tokens=usage.total_tokens,
+        cost=usage.cost,
+    )
+
+
+def _error_payload(error: BaseException) -> ErrorPayload:
+    """The ``error`` payload for a failure; a provider's adds its status code, name and code."""
+    content = str(error) or type(error).__name__
+    if not isinstance(error, ModelProviderError):
+        return ErrorPayload(content=content)
+    return ErrorPayload(
+        content=content,
+        status_code=error.status_code,
+        provider=error.provider,
+        code=error.code,
+    )

@@ -1,18 +1,27 @@
-"""The crash sweep: at start-up, close the runs a previous process of this server left running.
+"""The crash sweep: settle the runs whose driver stopped renewing its lease (DESIGN.md §8).
 
-A run still ``running`` whose lease belongs to an earlier process of the same instance (the
-lease owner is ``<instance>/<process>``) lost its driver. It is taken over (fencing the dead
-owner). If it had already stored its questions and its checkpoint, it was suspending when the
-process died: it becomes ``suspended`` (its ``confirmation-request`` events are logged if they
-were not yet) and stays resumable. Otherwise its log gets ``run-finish {"status": "error",
-"reason": "server restarted"}`` unless it already logged its finish, and it is closed as
-``interrupted``: the thread is free again. Suspended runs are left alone.
+Only a run whose lease has *expired* is touched — its owner, whatever host it ran on, has not
+renewed it for a whole lease period, so it died or lost the database; a live process's run is
+never touched, and a process never sweeps the runs it holds itself (a renewal that came late
+under load does not make its own live run look dead to it). The server sweeps at start-up and
+then on every lease heartbeat, so the survivors settle a dead sibling's runs. Each run is first
+taken over with one conditional update (of racing sweepers exactly one gets it), which also
+fences the dead owner, under the owner ``<instance id>/sweep``: the heartbeat does not renew
+that lease, so a run whose settling fails half-way expires again and a later sweep, of any
+process, tries once more.
+
+If it had already stored its questions and its checkpoint, it was suspending when the process
+died: it becomes ``suspended`` (its ``confirmation-request`` events are logged if they were not
+yet) and stays resumable. Otherwise its log gets ``run-finish {"status": "error", "reason":
+"server restarted"}`` unless it already logged its finish, and it is closed as ``interrupted``:
+the thread is free again. Suspended runs are left alone.
 """
 
 from __future__ import annotations
 
 import logging
 
+from runyard.ids import now_ms
 from runyard.protocol import (
     ConfirmationRequestEvent,
     ConfirmationRequestPayload,
@@ -21,6 +30,7 @@ from runyard.protocol import (
 )
 from runyard.service.active_run import ORCHESTRATOR_ID
 from runyard.service.event_log import EventLog
+from runyard.service.leases import LeaseTerms
 from runyard.storage import Confirmation, RunRecord, StaleLease, Store
 
 __all__ = ["RESTARTED", "close_interrupted_runs"]
@@ -31,33 +41,49 @@ RESTARTED = "server restarted"
 
 
 async def close_interrupted_runs(
-    store: Store, events: EventLog, *, instance: str, lease_owner: str
+    store: Store, events: EventLog, *, instance_id: str, lease: LeaseTerms, own: bool = False
 ) -> list[str]:
-    """Take over this instance's orphaned running runs and settle each; returns their ids."""
+    """Take over every running run whose lease expired and settle it; returns their ids.
+
+    The runs ``instance_id`` holds are spared unless ``own`` (at start-up, when they can only
+    be what a previous life of the same id left behind).
+    """
     closed: list[str] = []
-    for run in await store.list_open_runs():
-        owner = run.lease_owner
-        if run.status != "running" or owner == lease_owner or not owner.startswith(f"{instance}/"):
+    sweeper, now = f"{instance_id}/sweep", now_ms()
+    for run in await store.list_expired_runs(now):
+        if run.lease_owner == instance_id and not own:
             continue
+        taken = await store.take_over_expired(
+            run.run_id, sweeper, now=now, lease_until=lease.until()
+        )
+        if taken is None:
+            continue  # renewed, taken by another sweeper, or finished meanwhile
         try:
-            await _close(store, events, run, lease_owner)
+            await _close(store, events, taken)
         except StaleLease:
             continue  # finished or taken over meanwhile
+        except Exception:
+            # Its lease, not renewed by anyone, expires again: a later sweep retries.
+            logger.exception("run %s: settling it failed; a later sweep retries", run.run_id)
+            continue
         logger.warning(
-            "run %s on thread %s was interrupted by a restart", run.run_id, run.thread_id
+            "run %s on thread %s was interrupted: its server stopped (lease of %s expired)",
+            run.run_id,
+            run.thread_id,
+            run.lease_owner,
         )
         closed.append(run.run_id)
     return closed
 
 
-async def _close(store: Store, events: EventLog, run: RunRecord, lease_owner: str) -> None:
-    record = await store.take_over(run.run_id, lease_owner)
+async def _close(store: Store, events: EventLog, run: RunRecord) -> None:
+    """Settle ``run``, already taken over: ``run.lease_epoch`` is the sweeper's."""
     asked = [
         c for c in await store.list_pending_confirmations(run.thread_id) if c.run_id == run.run_id
     ]
     if asked and await store.load_checkpoint(run.run_id) is not None:
         await _finish_suspending(store, events, run, asked)
-        await store.update_run_status(run.run_id, "suspended", epoch=record.lease_epoch)
+        await store.update_run_status(run.run_id, "suspended", epoch=run.lease_epoch)
         return
     async with events.writer(run.thread_id) as writer:
         last = await store.read_events(run.thread_id, after_id=max(writer.last_id - 1, 0))
@@ -73,7 +99,7 @@ async def _close(store: Store, events: EventLog, run: RunRecord, lease_owner: st
             await store.answer_confirmation(
                 confirmation.request_id, {"approved": False, "reason": RESTARTED}
             )
-    await store.close_run(run.run_id, "interrupted", epoch=record.lease_epoch, reason=RESTARTED)
+    await store.close_run(run.run_id, "interrupted", epoch=run.lease_epoch, reason=RESTARTED)
     await store.delete_checkpoint(run.run_id)
 
 

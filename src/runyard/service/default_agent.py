@@ -7,7 +7,7 @@ import os
 
 from runyard.agent import Agent
 from runyard.config import Settings
-from runyard.memory import Memory
+from runyard.memory import Memory, SemanticRecallConfig
 from runyard.service.tools import calculator, delegate, list_notes, plan, save_note
 from runyard.storage import Store
 
@@ -52,11 +52,20 @@ def choose_model(settings: Settings) -> str:
 
 
 def default_agent(store: Store, settings: Settings) -> Agent:
-    """``assistant`` with calculator, notes, plan and delegate; memory and checkpoints in ``store``."""
+    """``assistant`` with calculator, notes, plan and delegate; memory and checkpoints in ``store``.
+
+    Semantic recall follows ``settings.embedder_model`` (empty = off), the same setting the
+    start-up report states.
+    """
+    recall = (
+        SemanticRecallConfig(embedder=settings.embedder_model, top_k=settings.semantic_recall_top_k)
+        if settings.embedder_model
+        else False
+    )
     return Agent(
         name=DEFAULT_AGENT,
         model=choose_model(settings),
         instructions=INSTRUCTIONS,
         tools=[calculator, list_notes, save_note, plan, delegate],
-        memory=Memory(store, last_messages=settings.last_messages),
+        memory=Memory(store, last_messages=settings.last_messages, semantic_recall=recall),
     )

@@ -2,22 +2,22 @@
 
 The database decides every race (DESIGN.md §8): ``open_run`` lets exactly one run be open per
 thread (running *or* suspended), ``answer_confirmation`` lets exactly one answer through, and
-lease epochs fence a writer that was superseded. Within this process a per-thread lock keeps
-start, confirm and cancel of one thread from interleaving.
+lease epochs fence a writer that was superseded. The manager holds the leases of the runs it
+drives under its instance id and renews them on a heartbeat; a run whose lease another process
+took over is stopped here. Within this process a per-thread lock keeps start, confirm and
+cancel of one thread from interleaving.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import socket
-import uuid
 from collections.abc import Mapping
 from typing import Any
 
 from runyard.agent import Agent, StreamResult
 from runyard.errors import ResumeError
-from runyard.ids import new_id
+from runyard.ids import new_id, now_ms
 from runyard.messages import AgentMessage
 from runyard.protocol import RunFinishEvent, RunFinishPayload
 from runyard.service.active_run import (
@@ -37,6 +37,7 @@ from runyard.service.errors import (
 )
 from runyard.service.event_log import EventLog
 from runyard.service.keyed_lock import KeyedLock
+from runyard.service.leases import Heartbeat, LeaseTerms, lost_leases, new_instance_id
 from runyard.service.owned_threads import claim_thread, owned_thread
 from runyard.service.owner import Owner
 from runyard.service.run_segment import RunSegment, SegmentStart
@@ -48,6 +49,7 @@ from runyard.storage import (
     RunRecord,
     StaleLease,
     Store,
+    Thread,
 )
 from runyard.tools import JsonSchemaValidator
 
@@ -62,8 +64,10 @@ class RunManager:
     """Starts, resumes and cancels runs; every run's task belongs to this object.
 
     ``agents`` maps names to agents; a thread runs ``default_agent`` unless a message names
-    another. ``instance`` names this server for the crash sweep (default: the host name).
-    ``titles`` turns thread-title generation on (it costs one small model call per thread).
+    another. ``instance`` is this process's instance id, the owner of its leases (default:
+    ``<host name>-<random hex>``); a lease lasts ``lease_seconds`` unless renewed (see
+    ``keep_leases``). ``titles`` turns thread-title generation on (it costs one small model
+    call per thread).
     """
 
     def __init__(
@@ -74,6 +78,7 @@ class RunManager:
         *,
         default_agent: str,
         instance: str | None = None,
+        lease_seconds: float = 30.0,
         titles: bool = True,
     ) -> None:
         if default_agent not in agents:
@@ -82,11 +87,14 @@ class RunManager:
         self.events = events
         self.agents = dict(agents)
         self.default_agent = default_agent
-        self.instance = instance or socket.gethostname()
-        self.lease_owner = f"{self.instance}/{uuid.uuid4().hex[:12]}"
+        self.instance_id = new_instance_id(instance or "")
+        self.lease = LeaseTerms(lease_seconds)
         self.titles = titles
         self._runs: dict[str, ActiveRun] = {}
+        self._unclosed: dict[str, tuple[int, str]] = {}
+        """Runs whose start failed and whose row could not be closed yet: id → (epoch, reason)."""
         self._locks = KeyedLock()
+        self._heartbeat = Heartbeat(self._beat, self.lease.renew_every)
 
     # -- requests -----------------------------------------------------------------------------
 
@@ -95,38 +103,17 @@ class RunManager:
     ) -> str:
         """Start a run for ``message``; its id. ``RunActive`` while the thread has an open run."""
         name = agent or self.default_agent
-        chosen = self._agent(name)
+        self._agent(name)  # an unknown agent is refused before any run is opened
         async with self._locks.hold(thread_id):
             thread = await claim_thread(self.store, owner, thread_id)
-            run_id = new_id("run")
-            record = await self._open_run(owner, thread_id, run_id)
-            await self.store.save_thread(
-                thread_id,
-                tenant_id=owner.tenant_id,
-                resource_id=owner.user_id,
-                metadata={**thread.metadata, "agent": name},
-            )
-            user = AgentMessage.user(message)
-            # Stored now, not only with the turn: a client reloading mid-run sees what it asked.
-            await self.store.save_messages(
-                thread_id, [user], tenant_id=owner.tenant_id, resource_id=owner.user_id
-            )
-            run = ActiveRun(run_id, thread_id, owner, chosen, record.lease_epoch)
-
-            async def open_stream() -> StreamResult:
-                return await chosen.stream(
-                    user,
-                    thread_id=thread_id,
-                    resource_id=owner.user_id,
-                    tenant_id=owner.tenant_id,
-                    run_id=run_id,
-                    abort_signal=run.abort,
-                    deps=self._deps(chosen, owner, thread_id),
-                )
-
-            title_from = message if self.titles and thread.title is None else None
-            self._launch(run, SegmentStart(open_stream, user.id, title_from))
-        return run_id
+            record = await self._open_run(owner, thread_id, new_id("run"))
+            try:
+                await self._begin(record, owner, thread, name, message)
+            except BaseException as exc:
+                # Nothing drives the run yet: close its row, or the thread stays blocked.
+                await self._fail_unlaunched(record, exc)
+                raise
+        return record.run_id
 
     async def confirm(self, owner: Owner, request_id: str, answer: dict[str, Any]) -> None:
         """Answer a ``confirmation-request`` once and resume its run from the checkpoint."""
@@ -143,7 +130,9 @@ class RunManager:
             await self._check_answer(chosen, confirmation, answer)
             if not await self.store.answer_confirmation(request_id, answer):
                 raise ConfirmationAnswered(request_id)
-            record = await self.store.take_over(run.run_id, self.lease_owner)
+            record = await self.store.take_over(
+                run.run_id, self.instance_id, lease_until=self.lease.until()
+            )
             record = await self.store.update_run_status(
                 run.run_id, "running", epoch=record.lease_epoch
             )
@@ -206,11 +195,28 @@ class RunManager:
             thread_id, tenant_id=owner.tenant_id, resource_id=owner.user_id
         )
 
+    async def keep_leases(self) -> list[str]:
+        """Start-up, before the first run: sweep, then renew and sweep on every heartbeat.
+
+        What a previous life of this instance id held (a restart with ``RUNYARD_INSTANCE_ID``
+        set) is given up first, so it is swept now rather than renewed forever. Until
+        ``aclose`` a heartbeat renews this process's leases every third of a lease, stops the
+        runs whose lease another process took over, and sweeps. The ids swept at start-up.
+        """
+        if self._runs:
+            raise RuntimeError("keep_leases() belongs before the first run of this manager")
+        await self.store.renew_leases(self.instance_id, now_ms())
+        swept = await close_interrupted_runs(
+            self.store, self.events, instance_id=self.instance_id, lease=self.lease, own=True
+        )
+        self._heartbeat.start()
+        return swept
+
     async def sweep_interrupted(self) -> list[str]:
-        """Settle the runs a crash of this server left running (closed, or suspended when they
-        had already asked their questions); the ids of those taken over."""
+        """Settle the runs of other processes whose lease expired — their server stopped —
+        (closed, or suspended when they had already asked their questions); their ids."""
         return await close_interrupted_runs(
-            self.store, self.events, instance=self.instance, lease_owner=self.lease_owner
+            self.store, self.events, instance_id=self.instance_id, lease=self.lease
         )
 
     async def wait_idle(self, thread_id: str) -> None:
@@ -221,16 +227,17 @@ class RunManager:
             run = self._runs.get(thread_id)
 
     async def aclose(self) -> None:
-        """Cancel every run this process drives (each ends ``server_shutdown``) and await them."""
+        """Cancel every run this process drives (each ends ``server_shutdown``) and await them,
+        then stop the heartbeat."""
         for run in list(self._runs.values()):
             run.cancel(SHUTDOWN)
         tasks = [run.task for run in self._runs.values() if run.task is not None]
-        if not tasks:
-            return
-        _done, pending = await asyncio.wait(tasks, timeout=_SETTLE_SECONDS)
-        for task in pending:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        if tasks:
+            _done, pending = await asyncio.wait(tasks, timeout=_SETTLE_SECONDS)
+            for task in pending:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+        await self._heartbeat.stop()
 
     # -- internals ----------------------------------------------------------------------------
 
@@ -249,7 +256,11 @@ class RunManager:
         for attempt in (1, 2):
             try:
                 return await self.store.open_run(
-                    run_id, thread_id=thread_id, tenant_id=owner.tenant_id, owner=self.lease_owner
+                    run_id,
+                    thread_id=thread_id,
+                    tenant_id=owner.tenant_id,
+                    owner=self.instance_id,
+                    lease_until=self.lease.until(),
                 )
             except RunConflict as exc:
                 if attempt == 2 or not await self._finished_soon(thread_id):
@@ -291,13 +302,76 @@ class RunManager:
         async def body() -> None:
             try:
                 await segment.drive()
-            except Exception:
+            except Exception as exc:
                 logger.exception("run %s: the segment failed", run.run_id)
+                if not run.lease_lost:
+                    await self._close_failed(run.run_id, run.epoch, f"the run failed: {exc}")
             finally:
                 if self._runs.get(run.thread_id) is run:
                     del self._runs[run.thread_id]
 
         run.task = asyncio.create_task(body(), name=f"runyard-run-{run.run_id}")
+
+    async def _begin(
+        self, record: RunRecord, owner: Owner, thread: Thread, name: str, message: str
+    ) -> None:
+        """Store the thread's agent and the user's message, then launch the first segment."""
+        chosen, thread_id = self.agents[name], record.thread_id
+        await self.store.save_thread(
+            thread_id,
+            tenant_id=owner.tenant_id,
+            resource_id=owner.user_id,
+            metadata={**thread.metadata, "agent": name},
+        )
+        user = AgentMessage.user(message)
+        # Stored now, not only with the turn: a client reloading mid-run sees what it asked.
+        await self.store.save_messages(
+            thread_id, [user], tenant_id=owner.tenant_id, resource_id=owner.user_id
+        )
+        run = ActiveRun(record.run_id, thread_id, owner, chosen, record.lease_epoch)
+
+        async def open_stream() -> StreamResult:
+            return await chosen.stream(
+                user,
+                thread_id=thread_id,
+                resource_id=owner.user_id,
+                tenant_id=owner.tenant_id,
+                run_id=record.run_id,
+                abort_signal=run.abort,
+                deps=self._deps(chosen, owner, thread_id),
+            )
+
+        title_from = message if self.titles and thread.title is None else None
+        self._launch(run, SegmentStart(open_stream, user.id, title_from))
+
+    async def _fail_unlaunched(self, record: RunRecord, cause: BaseException) -> None:
+        reason = f"the run could not start: {str(cause) or type(cause).__name__}"
+        logger.error("run %s: %s", record.run_id, reason)
+        await asyncio.shield(self._close_failed(record.run_id, record.lease_epoch, reason))
+
+    async def _close_failed(self, run_id: str, epoch: int, reason: str) -> None:
+        """Close a run nothing drives any more as ``failed``; retried on every heartbeat until
+        the store takes it (it is this process's lease, so no sweep would)."""
+        try:
+            await self.store.close_run(run_id, "failed", epoch=epoch, reason=reason)
+        except StaleLease:
+            pass  # closed already, or taken over: someone else ends it
+        except Exception:
+            logger.exception("run %s: closing it failed; the heartbeat retries", run_id)
+            self._unclosed[run_id] = (epoch, reason)
+            return
+        self._unclosed.pop(run_id, None)
+
+    async def _beat(self) -> None:
+        """Retry failed closes, renew this process's leases, stop runs it lost, sweep."""
+        for run_id, (epoch, reason) in list(self._unclosed.items()):
+            await self._close_failed(run_id, epoch, reason)
+        renewed = await self.store.renew_leases(self.instance_id, self.lease.until())
+        driving = list(self._runs.values())
+        for run in await lost_leases(self.store, self.instance_id, driving, renewed):
+            logger.warning("run %s: another process took its lease over; stopping", run.run_id)
+            run.lose_lease()
+        await self.sweep_interrupted()
 
     async def _settle_local(self, thread_id: str) -> None:
         """Let a segment of this process finish what it is doing (bounded)."""
@@ -343,7 +417,9 @@ class RunManager:
                 if not await self.store.answer_confirmation(confirmation.request_id, answer):
                     raise RunBusy(f"run {run.run_id} was just confirmed; retry the cancel")
         try:
-            record = await self.store.take_over(run.run_id, self.lease_owner)
+            record = await self.store.take_over(
+                run.run_id, self.instance_id, lease_until=self.lease.until()
+            )
         except StaleLease:
             return  # closed meanwhile by someone else: nothing left to cancel
         payload = RunFinishPayload(status="cancelled", reason="user_cancelled")

@@ -31,6 +31,7 @@ from runyard.service.active_run import ORCHESTRATOR_ID, ActiveRun
 from runyard.service.chunk_events import ChunkMapper
 from runyard.service.confirmation_request import confirmation_payload
 from runyard.service.event_log import EventLog, EventWriter
+from runyard.service.failed_run import log_failed_run
 from runyard.service.tools import tasks_update
 from runyard.storage import RunStatus, Store
 
@@ -59,6 +60,7 @@ _FINAL: dict[str, RunStatus] = {
 class _Ending:
     status: Literal["completed", "cancelled", "error", "suspended"]
     reason: str | None = None
+    error: BaseException | None = None
 
 
 class RunSegment:
@@ -84,8 +86,10 @@ class RunSegment:
                 try:
                     ending = await self._stream(writer)
                 except Exception as exc:
-                    logger.exception("run %s failed", run.run_id)
-                    ending = _Ending("error", str(exc) or type(exc).__name__)
+                    ending = _Ending("error", str(exc) or type(exc).__name__, exc)
+                if run.lease_lost:
+                    logger.warning("run %s: taken over by another process; stopped", run.run_id)
+                    return
                 if ending.status == "cancelled" and title is not None:
                     # A cancel must end the run now; the thread gets its title on a later run.
                     title.cancel()
@@ -102,8 +106,10 @@ class RunSegment:
     async def _stream(self, writer: EventWriter) -> _Ending:
         stream = await self.start.open_stream()
         async for chunk in stream:
+            if self.run.lease_lost:
+                continue  # the run is another process's now: drain the aborted stream silently
             if isinstance(chunk, ToolCallSuspendedChunk):
-                self.suspensions.append(chunk.suspension)
+                self.suspensions.append(chunk)
                 continue
             for event in self.mapper.map(chunk):
                 writer.emit(event)
@@ -114,7 +120,8 @@ class RunSegment:
         if mapper.aborted or (cancel is not None and mapper.finish_reason == "error"):
             return _Ending("cancelled", cancel.reason if cancel else "user_cancelled")
         if mapper.error is not None or mapper.finish_reason == "error":
-            return _Ending("error", str(mapper.error) if mapper.error else "the run failed")
+            reason = str(mapper.error) if mapper.error else "the run failed"
+            return _Ending("error", reason, mapper.error)
         if self.suspensions:
             return _Ending("suspended")
         return _Ending("completed")
@@ -150,8 +157,12 @@ class RunSegment:
             for event in self.mapper.cancel_open_calls():
                 writer.emit(event)
         assert ending.status != "suspended"
+        if ending.status == "error":
+            log_failed_run(run, ending.reason, ending.error)
         run.finishing = True
-        payload = RunFinishPayload(status=ending.status, reason=ending.reason)
+        payload = RunFinishPayload(
+            status=ending.status, reason=ending.reason, usage=self.mapper.usage
+        )
         writer.emit(RunFinishEvent(run_id=run.run_id, agent_id=ORCHESTRATOR_ID, payload=payload))
         await writer.flush()
         await self.store.close_run(

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from runyard.messages import AgentMessage
-from runyard.protocol import WireEvent, build_agent_trees, parse_event
+from runyard.protocol import RunFinishPayload, WireEvent, build_agent_trees, parse_event
 from runyard.service.event_log import EventLog
 from runyard.service.owned_threads import claim_thread, owned_thread
 from runyard.service.owner import Owner
@@ -71,7 +71,7 @@ class Threads:
             )
             if isinstance(m, AgentMessage)
         }
-        finished = {e.run_id for e in events if e.type == "run-finish"}
+        finished = {e.run_id: e.payload for e in events if e.type == "run-finish"}
         rows: list[dict[str, Any]] = []
         for run_id, tree in build_agent_trees(events).items():
             user = users.get(starts.get(run_id, ""))
@@ -87,6 +87,7 @@ class Threads:
                     "reasoning": tree.reasoning,
                     "isStreaming": run_id not in finished,
                     "agentTree": tree.model_dump(mode="json"),
+                    **_usage(finished.get(run_id)),
                 }
             )
         return {
@@ -99,6 +100,13 @@ class Threads:
 
 def _run_starts(events: list[WireEvent]) -> dict[str, str]:
     return {e.run_id: e.payload.message_id for e in events if e.type == "run-start"}
+
+
+def _usage(finish: RunFinishPayload | None) -> dict[str, Any]:
+    """The run's ``usage`` as its ``run-finish`` reported it; nothing while it runs or if unknown."""
+    if finish is None or finish.usage is None:
+        return {}
+    return {"usage": finish.usage.model_dump(mode="json")}
 
 
 def _user_row(message: AgentMessage, run_id: str) -> dict[str, Any]:

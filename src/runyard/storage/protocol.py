@@ -228,7 +228,7 @@ class Store(Protocol):
         threads — never another user's."""
         ...
 
-    # -- runs ------------------------------------------------------------------------------
+    # -- runs and leases --------------------------------------------------------------------
     async def open_run(
         self,
         run_id: str,
@@ -237,9 +237,12 @@ class Store(Protocol):
         tenant_id: str,
         owner: str,
         status: RunStatus = "running",
+        lease_until: int | None = None,
     ) -> RunRecord:
-        """Insert an open run at lease epoch 1. ``RunConflict`` if the thread already has one
-        (decided by the database, so of racing callers exactly one wins)."""
+        """Insert an open run at lease epoch 1, leased to ``owner`` until ``lease_until`` (epoch
+        ms; default 30 s from now). ``RunConflict`` if the thread already has an open run
+        (decided by the database, so of racing callers exactly one wins; a run that closes while
+        the insert races it is no conflict). A run id used before raises ``StorageError``."""
         ...
 
     async def get_run(self, run_id: str) -> RunRecord | None:
@@ -265,9 +268,30 @@ class Store(Protocol):
         """Finish an open run with a final status. ``StaleLease``/``RunNotFound`` as above."""
         ...
 
-    async def take_over(self, run_id: str, new_owner: str) -> RunRecord:
-        """Give an open run's lease to ``new_owner`` with the next epoch; writes carrying the
-        old epoch are rejected from now on. ``StaleLease`` if the run is closed."""
+    async def take_over(
+        self, run_id: str, new_owner: str, *, lease_until: int | None = None
+    ) -> RunRecord:
+        """Give an open run's lease to ``new_owner`` with the next epoch, until ``lease_until``
+        (default 30 s from now); writes carrying the old epoch are rejected from now on.
+        ``StaleLease`` if the run is closed."""
+        ...
+
+    async def renew_leases(self, owner: str, until: int) -> list[str]:
+        """Set the lease expiry of every open run ``owner`` holds to ``until``, in one statement;
+        the ids of those runs. A run ``owner`` drives that is missing was taken over (or closed)."""
+        ...
+
+    async def list_expired_runs(self, now: int) -> list[RunRecord]:
+        """Running runs whose lease ended at or before ``now``, oldest first. A suspended run
+        has no driver to lose, so it never counts as expired."""
+        ...
+
+    async def take_over_expired(
+        self, run_id: str, new_owner: str, *, now: int, lease_until: int
+    ) -> RunRecord | None:
+        """``take_over``, but only while the run is running with a lease that ended at or before
+        ``now`` — one conditional update, so of racing sweepers exactly one gets the run. None
+        when it was renewed, taken or closed meanwhile."""
         ...
 
     # -- event log -------------------------------------------------------------------------

@@ -70,7 +70,9 @@ class StoredEvent:
 
 @dataclass(frozen=True, slots=True)
 class RunRecord:
-    """A run of an agent on a thread, with the lease (owner + epoch) that fences stale writers."""
+    """A run of an agent on a thread, with its lease: ``lease_owner`` drives it until
+    ``lease_expires_at`` (epoch ms) unless it renews the lease, and ``lease_epoch`` fences the
+    writes of every earlier owner."""
 
     run_id: str
     thread_id: str
@@ -81,6 +83,7 @@ class RunRecord:
     reason: str | None
     started_at: int
     finished_at: int | None
+    lease_expires_at: int
 
     @property
     def is_open(self) -> bool:

@@ -1,10 +1,20 @@
-"""Which run statuses each run operation accepts, checked the same way by every backend."""
+"""The rules every backend applies the same way: which statuses each run operation accepts,
+what a newly opened run looks like, and how long a lease lasts unless told."""
 
 from __future__ import annotations
 
-from runyard.storage.records import OPEN_RUN_STATUSES, RunStatus
+from runyard.ids import now_ms
+from runyard.storage.records import OPEN_RUN_STATUSES, RunRecord, RunStatus
 
-__all__ = ["check_close_status", "check_open_status"]
+__all__ = ["DEFAULT_LEASE_MS", "check_close_status", "check_open_status", "lease_end", "new_run"]
+
+DEFAULT_LEASE_MS = 30_000
+"""How long a lease taken without an explicit end lasts (``RUNYARD_LEASE_SECONDS``' default)."""
+
+
+def lease_end(until: int | None) -> int:
+    """The expiry of a lease being taken: ``until``, else ``DEFAULT_LEASE_MS`` from now."""
+    return until if until is not None else now_ms() + DEFAULT_LEASE_MS
 
 
 def check_open_status(status: RunStatus) -> None:
@@ -17,3 +27,19 @@ def check_close_status(status: RunStatus) -> None:
     """``close_run`` takes only final statuses."""
     if status in OPEN_RUN_STATUSES:
         raise ValueError(f"close_run needs a final status, not {status!r}")
+
+
+def new_run(
+    run_id: str,
+    *,
+    thread_id: str,
+    tenant_id: str,
+    owner: str,
+    status: RunStatus,
+    lease_until: int | None,
+) -> RunRecord:
+    """The row ``open_run`` inserts: open, started now, leased to ``owner`` at epoch 1."""
+    check_open_status(status)
+    started = now_ms()
+    until = lease_end(lease_until)
+    return RunRecord(run_id, thread_id, tenant_id, status, owner, 1, None, started, None, until)

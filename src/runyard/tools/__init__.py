@@ -4,7 +4,7 @@ This package knows nothing of models or the loop; the runtime decides when a too
 """
 
 from runyard.tools.approval import APPROVAL_RESUME, ToolDenied, invoke_tool, resume_validator
-from runyard.tools.context import ProgressCallback, ToolContext
+from runyard.tools.context import ToolContext, ToolEvent, ToolEventSink, ToolProgress
 from runyard.tools.suspend import Suspend
 from runyard.tools.tool import NeedsApproval, Tool, tool
 from runyard.tools.validation import JsonSchemaValidator, ModelValidator, Validator, validator_for
@@ -14,11 +14,13 @@ __all__ = [
     "JsonSchemaValidator",
     "ModelValidator",
     "NeedsApproval",
-    "ProgressCallback",
     "Suspend",
     "Tool",
     "ToolContext",
     "ToolDenied",
+    "ToolEvent",
+    "ToolEventSink",
+    "ToolProgress",
     "Validator",
     "invoke_tool",
     "resume_validator",

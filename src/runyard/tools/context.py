@@ -1,4 +1,4 @@
-"""``ToolContext``: what a tool may know about the call it serves."""
+"""``ToolContext``: what a tool may know about the call it serves, and its typed event channel."""
 
 from __future__ import annotations
 
@@ -7,12 +7,31 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["ProgressCallback", "ToolContext"]
-
-ProgressCallback = Callable[[Any], None]
+__all__ = ["ToolContext", "ToolEvent", "ToolEventSink", "ToolProgress"]
 
 
-def _ignore_progress(_: Any) -> None:
+class ToolEvent:
+    """The base of the typed events a tool sends into its run's stream (``ToolContext.emit``).
+
+    Subclass it with the fields the event carries, typically as a frozen dataclass. The runtime
+    passes each event on, in stream order, as a ``tool-event`` chunk naming the call; what an
+    event means is up to whoever reads the stream (the service turns its own into wire events).
+    """
+
+    __slots__ = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ToolProgress(ToolEvent):
+    """A short progress message: what ``ToolContext.progress`` sends."""
+
+    message: str
+
+
+ToolEventSink = Callable[[ToolEvent], None]
+
+
+def _ignore_event(_: ToolEvent) -> None:
     return None
 
 
@@ -32,7 +51,7 @@ class ToolContext:
     resource_id: str | None = None
     tenant_id: str | None = None
     abort_signal: asyncio.Event = field(default_factory=asyncio.Event)
-    on_progress: ProgressCallback = _ignore_progress
+    on_event: ToolEventSink = _ignore_event
     deps: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -43,6 +62,16 @@ class ToolContext:
     def aborted(self) -> bool:
         return self.abort_signal.is_set()
 
-    def progress(self, data: Any) -> None:
-        """Report progress (a message or any JSON-able value); it reaches stream consumers."""
-        self.on_progress(data)
+    def emit(self, event: ToolEvent) -> None:
+        """Send ``event`` into the run's stream now, in order with the run's other chunks.
+
+        Anything but a ``ToolEvent`` is a mistake in the tool and raises ``TypeError`` here, where
+        it was made, rather than being lost further down the stream.
+        """
+        if not isinstance(event, ToolEvent):
+            raise TypeError(f"ToolContext.emit takes a ToolEvent, not {type(event).__name__}")
+        self.on_event(event)
+
+    def progress(self, message: str) -> None:
+        """Report progress as a short message (a ``ToolProgress`` event)."""
+        self.emit(ToolProgress(message))

@@ -127,10 +127,20 @@ async def test_a_redis_url_means_the_redis_bus() -> None:
     await bus.close()
 
 
-async def test_an_idle_connection_is_kept_alive_by_pings(redis_url: str, thread_id: str) -> None:
-    bus, publisher = RedisEventBus(redis_url, ping_interval=0.02), RedisEventBus(redis_url)
+async def test_an_idle_connection_is_kept_alive_by_pings(
+    redis_url: str, redis_client: aioredis.Redis, thread_id: str
+) -> None:
+    name = f"runyard-test-{uuid.uuid4().hex[:12]}"
+    # Long enough that a loaded CPU never misses a PING reply, short enough to see several.
+    bus = RedisEventBus(redis_url, ping_interval=0.3, client_name=name)
+    publisher = RedisEventBus(redis_url)
+
+    async def pinged() -> bool:
+        clients = await redis_client.client_list()
+        return any(c["name"] == name and c["cmd"] == "ping" for c in clients)
+
     async with bus.subscribe(thread_id) as subscription:
-        await asyncio.sleep(0.2)  # ten quiet intervals: each one sends a PING
+        await eventually(pinged)  # the quiet connection sent a PING, and Redis saw it
         await publisher.publish(thread_id, 1)
 
         assert await within(subscription.wait(after=0)) == 1

@@ -3,6 +3,7 @@
 from runyard.cli.chat.client import ChatClient, Connection, ServerError
 from runyard.cli.chat.command import chat
 from runyard.cli.chat.feed import EventFeed, FeedError, ReceivedEvent, RetryPolicy
+from runyard.cli.chat.message_input import MessageReader
 from runyard.cli.chat.session import ChatSession
 from runyard.cli.chat.sse import SSEFrame, SSEParser
 
@@ -12,6 +13,7 @@ __all__ = [
     "Connection",
     "EventFeed",
     "FeedError",
+    "MessageReader",
     "ReceivedEvent",
     "RetryPolicy",
     "SSEFrame",

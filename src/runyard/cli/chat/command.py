@@ -6,12 +6,14 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.prompt import Prompt
 from rich.text import Text
 
 from runyard.cli.chat.client import Connection, ServerError
 from runyard.cli.chat.feed import FeedError
+from runyard.cli.chat.message_input import MessageReader
 from runyard.cli.chat.session import ChatSession
+from runyard.cli.display import http_url
+from runyard.config import Settings
 from runyard.ids import new_id
 from runyard.protocol import RunFinishPayload
 
@@ -19,14 +21,22 @@ __all__ = ["chat"]
 
 _EXIT_CODES = {"completed": 0, "error": 1, "cancelled": 130}
 
+# A server bound to every interface is reached on the loopback address of the same family.
+_WILDCARD_TO_LOOPBACK = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}
+
 
 def chat(
     thread_id: Annotated[
         str | None, typer.Argument(help="Thread to talk in; a new one when left out.")
     ] = None,
-    url: Annotated[str, typer.Option(help="Base URL of the runyard server.")] = (
-        "http://127.0.0.1:8400"
-    ),
+    url: Annotated[
+        str | None,
+        typer.Option(
+            help="Base URL of the runyard server. (default http://RUNYARD_HOST:RUNYARD_PORT, "
+            "as `runyard serve` binds: http://127.0.0.1:8400)",
+            show_default=False,
+        ),
+    ] = None,
     user: Annotated[str, typer.Option(help="User id (X-Runyard-User).")] = "default",
     tenant: Annotated[str, typer.Option(help="Tenant id (X-Runyard-Tenant).")] = "default",
     message: Annotated[
@@ -39,7 +49,8 @@ def chat(
     Ctrl-C during a run cancels it; Ctrl-D (or /exit) at the prompt quits.
     """
     console = Console()
-    session = ChatSession(Connection(url, tenant, user), thread_id or new_id("thread"), console)
+    connection = Connection(url or _default_url(Settings()), tenant, user)
+    session = ChatSession(connection, thread_id or new_id("thread"), console)
     try:
         if message is not None:
             raise typer.Exit(_EXIT_CODES[_turn(session, message, console).status])
@@ -54,26 +65,36 @@ def chat(
         raise typer.Exit(130) from None
 
 
+def _default_url(settings: Settings) -> str:
+    """The URL of the server ``runyard serve`` would start with the same settings."""
+    return http_url(_WILDCARD_TO_LOOPBACK.get(settings.host, settings.host), settings.port)
+
+
 def _prompt_loop(session: ChatSession, console: Console) -> None:
     console.print(
         Text.assemble(
             ("thread ", "dim"),
             (session.thread_id, "bold"),
-            (f" on {session.connection.url} — Ctrl-C cancels a run, Ctrl-D or /exit quits", "dim"),
+            (
+                f" on {session.connection.url} — a line ending in \\ continues the message, "
+                "Ctrl-C cancels a run, Ctrl-D or /exit quits",
+                "dim",
+            ),
         )
     )
+    reader = MessageReader(console)
     while True:
         try:
-            line = Prompt.ask("[bold green]you[/]", console=console)
+            message = reader.read()
         except (EOFError, KeyboardInterrupt):
             console.print()
             return
-        if line.strip() in {"/exit", "/quit"}:
+        if message.strip() in {"/exit", "/quit"}:
             return
-        if not line.strip():
+        if not message.strip():
             continue
         try:
-            _turn(session, line, console)
+            _turn(session, message, console)
         except ServerError as exc:  # e.g. 409: the thread is busy; the next message may work
             console.print(Text(f"Error: {exc}", style="red"))
 

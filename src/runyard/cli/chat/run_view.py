@@ -30,7 +30,7 @@ class RunView:
     def __init__(self, console: Console) -> None:
         self._console = console
         self._builder = AgentTreeBuilder()
-        self._live = Live(console=console, transient=True, auto_refresh=False)
+        self._live = _live(console)
         self._drawn_at = 0.0
 
     def __enter__(self) -> RunView:
@@ -59,14 +59,24 @@ class RunView:
 
     @contextmanager
     def paused(self) -> Iterator[None]:
-        """Hide the live tree while the terminal asks the user something."""
+        """Hide the live tree while the terminal asks the user something.
+
+        The question and its answer stay on screen as they were typed, and the tree goes on below
+        them in a new live display: a restarted one still counts the lines it drew before the
+        pause as its own, and would move up over the question and overwrite it.
+        """
         self._live.stop()
         try:
             yield
         finally:
+            self._live = _live(self._console)
             self._live.start()
             self._draw()
 
     def _draw(self) -> None:
         self._drawn_at = time.monotonic()
         self._live.update(render_tree(self._builder.tree()), refresh=True)
+
+
+def _live(console: Console) -> Live:
+    return Live(console=console, transient=True, auto_refresh=False)

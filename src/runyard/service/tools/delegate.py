@@ -3,7 +3,8 @@
 The sub-agent is stateless (no memory), runs on the orchestrator's model with ``instructions``
 as its system prompt and ``briefing`` as its one message. Its chunks become wire events under
 its own ``agentId``, between ``agent-spawned`` and ``agent-completed``; all of them travel to
-the run through ``ToolContext.progress``. Tools that need a person's approval cannot be
+the run as ``WireToolEvent``s on the call's event channel (``ToolContext.emit``), so they keep
+their place in the run's stream. Tools that need a person's approval cannot be
 delegated: a sub-agent has no way to wait for an answer.
 """
 
@@ -19,7 +20,7 @@ from runyard.protocol import (
     AgentSpawnedPayload,
 )
 from runyard.runtime import AgentToolOutput, usage_as_sub_agent
-from runyard.service.chunk_events import ChunkMapper
+from runyard.service.chunk_events import ChunkMapper, WireToolEvent
 from runyard.service.tools.context import service_deps
 from runyard.tools import Tool, ToolContext, tool
 
@@ -60,14 +61,11 @@ async def _delegate(
     if errors:
         return {"result": "Delegation failed: " + "; ".join(errors)}
     agent_id = f"agent-{secrets.token_hex(3)}"
-    ctx.progress(
-        AgentSpawnedEvent(
-            run_id=ctx.run_id,
-            agent_id=agent_id,
-            payload=AgentSpawnedPayload(
-                parent_id=deps.agent_id, role=role, tools=tools, kind="delegate", goal=briefing
-            ),
-        )
+    spawned = AgentSpawnedPayload(
+        parent_id=deps.agent_id, role=role, tools=tools, kind="delegate", goal=briefing
+    )
+    ctx.emit(
+        WireToolEvent(AgentSpawnedEvent(run_id=ctx.run_id, agent_id=agent_id, payload=spawned))
     )
     sub = Agent(
         name=f"{orchestrator.name}.{role}"[:64],
@@ -79,12 +77,12 @@ async def _delegate(
     stream = await sub.stream(briefing, abort_signal=ctx.abort_signal, deps=ctx.deps)
     async for chunk in stream:
         for event in mapper.map(chunk):
-            ctx.progress(event)
+            ctx.emit(WireToolEvent(event))
     result = await stream.result()
     if result.error is not None:
-        ctx.progress(_completed(ctx.run_id, agent_id, role, "", str(result.error)))
+        ctx.emit(WireToolEvent(_completed(ctx.run_id, agent_id, role, "", str(result.error))))
         return {"result": f"Sub-agent error: {result.error}"}
-    ctx.progress(_completed(ctx.run_id, agent_id, role, result.text, None))
+    ctx.emit(WireToolEvent(_completed(ctx.run_id, agent_id, role, result.text, None)))
     usage = usage_as_sub_agent(sub.name, sub.model_label, result)
     return AgentToolOutput({"result": result.text}, usage)
 

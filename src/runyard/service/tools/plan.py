@@ -10,6 +10,7 @@ from typing import Any
 
 from runyard.memory import Plan, PlanStore, PlanTask
 from runyard.protocol import TaskItem, TasksUpdateEvent, TasksUpdatePayload
+from runyard.service.chunk_events import WireToolEvent
 from runyard.service.tools.context import service_deps, thread_scope
 from runyard.tools import Tool, ToolContext, tool
 
@@ -36,7 +37,7 @@ async def _plan(goal: str, tasks: list[PlanTask], ctx: ToolContext) -> dict[str,
     """
     deps = service_deps(ctx)
     stored = await PlanStore(deps.store).save(thread_scope(ctx), Plan(goal=goal, tasks=tasks))
-    ctx.progress(tasks_update(ctx.run_id, deps.agent_id, stored))
+    ctx.emit(WireToolEvent(tasks_update(ctx.run_id, deps.agent_id, stored)))
     return stored.model_dump(mode="json", include={"goal", "tasks"})
 
 

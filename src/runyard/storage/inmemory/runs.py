@@ -24,7 +24,7 @@ from runyard.storage.records import (
     RunStatus,
     StoredEvent,
 )
-from runyard.storage.run_rules import check_close_status, check_open_status
+from runyard.storage.run_rules import check_close_status, check_open_status, lease_end, new_run
 
 __all__ = ["RunsPart"]
 
@@ -40,13 +40,20 @@ class RunsPart(MemoryState):
         tenant_id: str,
         owner: str,
         status: RunStatus = "running",
+        lease_until: int | None = None,
     ) -> RunRecord:
-        check_open_status(status)
+        run = new_run(
+            run_id,
+            thread_id=thread_id,
+            tenant_id=tenant_id,
+            owner=owner,
+            status=status,
+            lease_until=lease_until,
+        )
         if any(r.thread_id == thread_id and r.is_open for r in self._runs.values()):
             raise RunConflict(thread_id)
         if run_id in self._runs:
             raise StorageError(f"run id {run_id!r} is already taken")
-        run = RunRecord(run_id, thread_id, tenant_id, status, owner, 1, None, now_ms(), None)
         self._runs[run_id] = run
         return run
 
@@ -74,11 +81,35 @@ class RunsPart(MemoryState):
             run_id, epoch, status=status, reason=reason, finished_at=now_ms()
         )
 
-    async def take_over(self, run_id: str, new_owner: str) -> RunRecord:
-        run = self._open_run(run_id)
-        return self._fenced_update(
-            run_id, run.lease_epoch, lease_owner=new_owner, lease_epoch=run.lease_epoch + 1
+    async def take_over(
+        self, run_id: str, new_owner: str, *, lease_until: int | None = None
+    ) -> RunRecord:
+        return self._take(self._open_run(run_id), new_owner, lease_end(lease_until))
+
+    async def renew_leases(self, owner: str, until: int) -> list[str]:
+        held = [r for r in self._runs.values() if r.lease_owner == owner and r.is_open]
+        for run in held:
+            self._runs[run.run_id] = replace(run, lease_expires_at=until)
+        return sorted(run.run_id for run in held)
+
+    async def list_expired_runs(self, now: int) -> list[RunRecord]:
+        expired = [r for r in self._runs.values() if _expired(r, now)]
+        return sorted(expired, key=lambda r: (r.started_at, r.run_id))
+
+    async def take_over_expired(
+        self, run_id: str, new_owner: str, *, now: int, lease_until: int
+    ) -> RunRecord | None:
+        run = self._runs.get(run_id)
+        if run is None or not _expired(run, now):
+            return None
+        return self._take(run, new_owner, lease_until)
+
+    def _take(self, run: RunRecord, new_owner: str, until: int) -> RunRecord:
+        taken = replace(
+            run, lease_owner=new_owner, lease_epoch=run.lease_epoch + 1, lease_expires_at=until
         )
+        self._runs[run.run_id] = taken
+        return taken
 
     def _open_run(self, run_id: str) -> RunRecord:
         run = self._runs.get(run_id)
@@ -182,3 +213,8 @@ class RunsPart(MemoryState):
         for key in expired:
             del self._checkpoints[key]
         return len(expired)
+
+
+def _expired(run: RunRecord, now: int) -> bool:
+    """Running, with a lease that ended at or before ``now`` (suspended runs never expire)."""
+    return run.status == "running" and run.lease_expires_at <= now

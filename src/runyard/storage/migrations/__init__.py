@@ -1,7 +1,7 @@
 """Alembic migrations, shipped in the package and applied programmatically (no alembic.ini).
 
 ``upgrade_to_head(connection)`` brings a database to the newest revision and is a no-op
-when it is already there. On PostgreSQL an advisory lock serialises replicas that start at
+when it is already there (``upgrade_to`` stops at a given one, for tests of a migration). On PostgreSQL an advisory lock serialises replicas that start at
 the same time.
 """
 
@@ -14,7 +14,7 @@ from alembic.runtime.environment import EnvironmentContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, text
 
-__all__ = ["head_revision", "lock_schema", "upgrade_to_head"]
+__all__ = ["head_revision", "lock_schema", "upgrade_to", "upgrade_to_head"]
 
 _HERE = Path(__file__).parent
 # Any constant works; it only has to be the same in every runyard process.
@@ -40,13 +40,18 @@ def lock_schema(connection: Connection) -> None:
 
 def upgrade_to_head(connection: Connection) -> None:
     """Apply every migration not yet applied, inside the caller's transaction."""
+    upgrade_to(connection, "head")
+
+
+def upgrade_to(connection: Connection, revision: str) -> None:
+    """Apply the migrations up to ``revision`` not yet applied, inside the caller's transaction."""
     lock_schema(connection)
     script = _script()
     config = Config()
     config.set_main_option("script_location", str(_HERE))
 
-    def steps(revision: object, _context: object) -> object:
-        return script._upgrade_revs("head", revision)  # type: ignore[arg-type]
+    def steps(current: object, _context: object) -> object:
+        return script._upgrade_revs(revision, current)  # type: ignore[arg-type]
 
     with EnvironmentContext(config, script, fn=steps) as env:
         env.configure(connection=connection, transactional_ddl=True)

@@ -1,10 +1,11 @@
-"""Runs (one open per thread, fenced leases) and confirmations (answered once) of ``SqlStore``."""
+"""Runs (one open per thread, leases with an expiry and an epoch) and confirmations (answered
+once) of ``SqlStore``."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Row, insert, select, update
+from sqlalchemy import ColumnElement, Row, and_, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from runyard.ids import now_ms
@@ -15,7 +16,7 @@ from runyard.storage.records import (
     RunRecord,
     RunStatus,
 )
-from runyard.storage.run_rules import check_close_status, check_open_status
+from runyard.storage.run_rules import check_close_status, check_open_status, lease_end, new_run
 from runyard.storage.sql.engine import read, write
 from runyard.storage.sql.schema import confirmations, runs
 from runyard.storage.sql.state import SqlState
@@ -34,6 +35,7 @@ def _run(row: Row[Any]) -> RunRecord:
         row.reason,
         row.started_at,
         row.finished_at,
+        row.lease_expires_at,
     )
 
 
@@ -54,6 +56,15 @@ def _confirmation(row: Row[Any]) -> Confirmation:
 _OPEN = runs.c.status.in_(OPEN_RUN_STATUSES)
 
 
+def _expired(now: int) -> ColumnElement[bool]:
+    """Running, with a lease that ended at or before ``now`` (suspended runs never expire)."""
+    return and_(runs.c.status == "running", runs.c.lease_expires_at <= now)
+
+
+_OPEN_ATTEMPTS = 5
+"""Inserts tried while the thread's open run keeps closing under them before one is a conflict."""
+
+
 class RunsPart(SqlState):
     """Run rows with leases, and the confirmations a run waits on."""
 
@@ -65,18 +76,38 @@ class RunsPart(SqlState):
         tenant_id: str,
         owner: str,
         status: RunStatus = "running",
+        lease_until: int | None = None,
     ) -> RunRecord:
-        check_open_status(status)
-        run = RunRecord(run_id, thread_id, tenant_id, status, owner, 1, None, now_ms(), None)
-        try:
-            async with write(self._engine) as conn:
-                await conn.execute(insert(runs).values(_run_values(run)))
-        except IntegrityError as exc:
-            # The partial unique index decided; only now is it safe to ask why.
-            if await self.get_active_run(thread_id) is not None:
-                raise RunConflict(thread_id) from exc
+        for _ in range(_OPEN_ATTEMPTS):
+            run = new_run(
+                run_id,
+                thread_id=thread_id,
+                tenant_id=tenant_id,
+                owner=owner,
+                status=status,
+                lease_until=lease_until,
+            )
+            try:
+                async with write(self._engine) as conn:
+                    await conn.execute(insert(runs).values(_run_values(run)))
+            except IntegrityError as exc:
+                # The indexes decided; only now is it safe to ask why. The thread's open run
+                # may have closed since the insert failed: then the insert is simply retried.
+                await self._refusal(run_id, thread_id, exc)
+            else:
+                return run
+        raise RunConflict(thread_id)
+
+    async def _refusal(self, run_id: str, thread_id: str, exc: IntegrityError) -> None:
+        """Raise why the insert of ``run_id`` was refused; return when the reason is gone."""
+        active = select(runs.c.run_id).where(runs.c.thread_id == thread_id, _OPEN)
+        used = select(runs.c.run_id).where(runs.c.run_id == run_id)
+        async with read(self._engine) as conn:
+            blocking, taken = await conn.scalar(active), await conn.scalar(used)
+        if blocking is not None:
+            raise RunConflict(thread_id) from exc
+        if taken is not None:
             raise StorageError(f"run id {run_id!r} is already taken") from exc
-        return run
 
     async def get_run(self, run_id: str) -> RunRecord | None:
         async with read(self._engine) as conn:
@@ -107,18 +138,51 @@ class RunsPart(SqlState):
         changes = {"status": status, "reason": reason, "finished_at": now_ms()}
         return await self._fenced_update(run_id, epoch, changes)
 
-    async def take_over(self, run_id: str, new_owner: str) -> RunRecord:
+    async def take_over(
+        self, run_id: str, new_owner: str, *, lease_until: int | None = None
+    ) -> RunRecord:
+        row = await self._take(run_id, new_owner, lease_end(lease_until), _OPEN)
+        if row is None:
+            raise await self._why_not(run_id, None)
+        return row
+
+    async def renew_leases(self, owner: str, until: int) -> list[str]:
         stmt = (
             update(runs)
-            .where(runs.c.run_id == run_id, _OPEN)
-            .values(lease_owner=new_owner, lease_epoch=runs.c.lease_epoch + 1)
+            .where(runs.c.lease_owner == owner, _OPEN)
+            .values(lease_expires_at=until)
+            .returning(runs.c.run_id)
+        )
+        async with write(self._engine) as conn:
+            return sorted(await conn.scalars(stmt))
+
+    async def list_expired_runs(self, now: int) -> list[RunRecord]:
+        stmt = select(runs).where(_expired(now)).order_by(runs.c.started_at, runs.c.run_id)
+        async with read(self._engine) as conn:
+            return [_run(row) for row in await conn.execute(stmt)]
+
+    async def take_over_expired(
+        self, run_id: str, new_owner: str, *, now: int, lease_until: int
+    ) -> RunRecord | None:
+        return await self._take(run_id, new_owner, lease_until, _expired(now))
+
+    async def _take(
+        self, run_id: str, new_owner: str, until: int, condition: ColumnElement[bool]
+    ) -> RunRecord | None:
+        """Give the run to ``new_owner`` at the next epoch if ``condition`` holds, atomically."""
+        stmt = (
+            update(runs)
+            .where(runs.c.run_id == run_id, condition)
+            .values(
+                lease_owner=new_owner,
+                lease_epoch=runs.c.lease_epoch + 1,
+                lease_expires_at=until,
+            )
             .returning(runs)
         )
         async with write(self._engine) as conn:
             row = (await conn.execute(stmt)).one_or_none()
-        if row is None:
-            raise await self._why_not(run_id, None)
-        return _run(row)
+        return None if row is None else _run(row)
 
     async def _fenced_update(self, run_id: str, epoch: int, changes: dict[str, Any]) -> RunRecord:
         """Apply ``changes`` only while the run is open and ``epoch`` is still current."""
@@ -206,4 +270,5 @@ def _run_values(run: RunRecord) -> dict[str, Any]:
         "reason": run.reason,
         "started_at": run.started_at,
         "finished_at": run.finished_at,
+        "lease_expires_at": run.lease_expires_at,
     }

@@ -161,6 +161,8 @@ runs = Table(
     Column("reason", Text),
     Column("started_at", BigInteger, nullable=False),
     Column("finished_at", BigInteger),
+    # Renewed by the owner's heartbeat; 0 (a row written without one) is long expired.
+    Column("lease_expires_at", BigInteger, nullable=False, server_default=text("0")),
     # The database, not a read-then-write check, keeps one open run per thread.
     Index(
         "runs_one_open_per_thread",

@@ -1,0 +1,168 @@
+"""Servers sharing one database on one host (DESIGN.md §8, issue 7 item 2), as real
+``runyard serve`` processes on the demo model: a server that starts, restarts or cannot bind
+never touches another live server's run, and a killed server's run is settled by a survivor
+once its lease has expired."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+import pytest
+from http_harness import Frame, free_port
+from server_process import client_for, frames_until, server, stop
+
+from postgres_databases import private_database, unavailable
+from runyard.storage import RunRecord, open_store
+
+pytestmark = pytest.mark.slow
+
+SLOW = "/delay 50\n" + "word " * 1500
+"""A run that streams for minutes (a reasoning delta, then a text delta, per word, 50 ms
+apart): it is still live whatever the test does to the other servers, and is cancelled."""
+
+CANCELLED = {"status": "cancelled", "reason": "user_cancelled"}
+RESTARTED = {"status": "error", "reason": "server restarted"}
+
+
+@dataclass(frozen=True)
+class Shared:
+    """The database the servers share and the bus settings each one gets."""
+
+    url: str
+    env: dict[str, str] = field(default_factory=dict)
+
+
+@pytest.fixture(scope="module")
+def postgresql_url() -> Iterator[str]:
+    yield from private_database("RUNYARD_TEST_POSTGRES_URL", "runyard_replicas")
+
+
+@pytest.fixture
+def redis_url() -> str:
+    url = os.environ.get("RUNYARD_TEST_REDIS_URL", "")
+    if not url:
+        unavailable("RUNYARD_TEST_REDIS_URL is not set; start Redis as .ci/run does")
+    return url
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def shared(request: pytest.FixtureRequest, tmp_path: Path) -> Shared:
+    """A SQLite file with the in-process bus on every server, or PostgreSQL with Redis."""
+    if request.param == "sqlite":
+        return Shared(f"sqlite:///{tmp_path / 'runyard.db'}")
+    url: str = request.getfixturevalue("postgresql_url")
+    return Shared(url, {"RUNYARD_REDIS_URL": request.getfixturevalue("redis_url")})
+
+
+async def run_row(url: str, run_id: str, *, closed: bool = False) -> RunRecord:
+    """The run's row as the database has it now; with ``closed``, once it is closed."""
+    store = await open_store(url, vectors="exact")
+    try:
+        async with asyncio.timeout(30):
+            # Closed by another process: only the database can tell.
+            while (run := await store.get_run(run_id)) is not None and closed and run.is_open:  # noqa: ASYNC110
+                await asyncio.sleep(0.05)
+    finally:
+        await store.close()
+    assert run is not None
+    return run
+
+
+async def start_slow_run(client: httpx.AsyncClient, thread: str) -> str:
+    """POST the slow message and wait until its run streams; the run's id."""
+    response = await client.post(f"/v1/chat/{thread}", json={"message": SLOW})
+    assert response.status_code == 200, response.text
+    await frames_until(client, thread, "reasoning-delta")
+    run_id: str = response.json()["runId"]
+    return run_id
+
+
+def finishes(frames: list[Frame]) -> list[dict[str, object]]:
+    return [f.data["payload"] for f in frames if f.data and f.data["type"] == "run-finish"]
+
+
+@pytest.fixture
+def thread() -> str:
+    return f"t-{uuid.uuid4().hex[:8]}"
+
+
+async def test_a_server_that_starts_restarts_or_cannot_bind_leaves_a_live_run_alone(
+    shared: Shared, thread: str
+) -> None:
+    port_a, port_b = free_port(), free_port()
+    with server(shared.url, port_a, **shared.env):
+        async with client_for(port_a) as client_a:
+            run_id = await start_slow_run(client_a, thread)
+            finish = asyncio.create_task(frames_until(client_a, thread, "run-finish", within=240))
+            with server(shared.url, port_a, **shared.env) as same_port:
+                bound_twice = await asyncio.to_thread(same_port.wait, 60)
+            with server(shared.url, port_b, **shared.env) as neighbour:
+                async with client_for(port_b):
+                    pass
+                await stop(neighbour)
+            with server(shared.url, port_b, **shared.env):
+                async with client_for(port_b):
+                    live = await run_row(shared.url, run_id)
+            assert (live.status, live.lease_epoch) == ("running", 1)
+            cancelled = await client_a.post(f"/v1/chat/{thread}/cancel")
+            frames = await finish
+
+    assert bound_twice != 0  # "address already in use"
+    assert cancelled.status_code == 200
+    assert finishes(frames) == [CANCELLED]
+    assert [f.id for f in frames] == list(range(1, len(frames) + 1))
+
+
+async def test_restarting_one_of_three_replicas_never_disturbs_a_live_run_on_another(
+    postgresql_url: str, redis_url: str, thread: str
+) -> None:
+    env = {"RUNYARD_REDIS_URL": redis_url}
+    url, (port_a, port_b, port_c) = postgresql_url, [free_port() for _ in range(3)]
+    with server(url, port_a, **env), server(url, port_b, **env), server(url, port_c, **env) as c:
+        async with client_for(port_a) as client_a, client_for(port_b) as client_b:
+            async with client_for(port_c):
+                run_id = await start_slow_run(client_a, thread)
+            # Any replica serves the thread's events (Redis wakes it); this one watches.
+            finish = asyncio.create_task(frames_until(client_b, thread, "run-finish", within=240))
+            await stop(c)
+            with server(url, port_c, **env) as restarted:
+                async with client_for(port_c) as client_c:
+                    status = (await client_c.get(f"/v1/threads/{thread}/status")).json()
+                    still_up = restarted.poll() is None
+            live = await run_row(url, run_id)
+            assert (status["hasActiveRun"], status["runId"]) == (True, run_id)
+            assert (live.status, live.lease_epoch) == ("running", 1)
+            cancelled = await client_a.post(f"/v1/chat/{thread}/cancel")
+            frames = await finish
+
+    assert still_up
+    assert cancelled.status_code == 200
+    assert finishes(frames) == [CANCELLED]
+    assert [f.id for f in frames] == list(range(1, len(frames) + 1))
+
+
+async def test_a_killed_servers_run_is_settled_by_a_survivor_once_its_lease_expired(
+    shared: Shared, thread: str
+) -> None:
+    env = {**shared.env, "RUNYARD_LEASE_SECONDS": "2"}
+    port_a, port_b = free_port(), free_port()
+    with server(shared.url, port_a, **env) as killed, server(shared.url, port_b, **env):
+        async with client_for(port_a) as client_a, client_for(port_b) as client_b:
+            run_id = await start_slow_run(client_a, thread)
+            killed.send_signal(signal.SIGKILL)
+            await asyncio.to_thread(killed.wait, 20)
+            frames = await frames_until(client_b, thread, "run-finish", within=60)
+            closed = await run_row(shared.url, run_id, closed=True)
+            again = await client_b.post(f"/v1/chat/{thread}", json={"message": "hello again"})
+
+    assert finishes(frames) == [RESTARTED]
+    assert [f.id for f in frames] == list(range(1, len(frames) + 1))
+    assert (closed.status, closed.lease_epoch) == ("interrupted", 2)
+    assert again.status_code == 200

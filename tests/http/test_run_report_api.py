@@ -1,0 +1,48 @@
+"""What clients learn about a run over HTTP: a provider failure's status code and provider on
+the SSE ``error`` event, and the run's usage on ``run-finish`` and on its row of ``/messages``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from http_harness import asgi_client, asgi_sse, running_app, settled
+
+
+@pytest.fixture
+def url(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'runyard.db'}"
+
+
+async def test_a_provider_failure_streams_its_status_code_and_provider(url: str) -> None:
+    async with running_app(url) as app, asgi_client(app) as client:
+        await client.post("/v1/chat/t1", json={"message": "hello\n/fail 429"})
+        async with asgi_sse(app, "/v1/events/t1") as stream:
+            frames = await stream.until("run-finish")
+
+    events = [f.data for f in frames if f.data is not None]
+    assert [e["type"] for e in events] == ["run-start", "error", "run-finish"]
+    content = (
+        "runyard:demo answered HTTP 429 Too Many Requests: "
+        "the demo model was asked to fail with HTTP 429"
+    )
+    assert events[1]["payload"] == {"content": content, "statusCode": 429, "provider": "runyard"}
+    assert events[2]["payload"]["status"] == "error"
+    assert events[2]["payload"]["reason"] == content
+
+
+async def test_run_finish_and_the_messages_carry_the_runs_usage(url: str) -> None:
+    async with running_app(url) as app, asgi_client(app) as client:
+        await client.post("/v1/chat/t1", json={"message": "hello there"})
+        async with asgi_sse(app, "/v1/events/t1") as stream:
+            frames = await stream.until("run-finish")
+        await settled(app, "t1")  # the run-finish a client saw is in the stored history
+        messages = (await client.get("/v1/threads/t1/messages")).json()
+
+    finish = frames[-1].data
+    assert finish is not None
+    usage = finish["payload"]["usage"]
+    assert set(usage) == {"inputTokens", "outputTokens", "totalTokens", "cost"}
+    assert usage["totalTokens"] == usage["inputTokens"] + usage["outputTokens"] > 0
+    assert [m.get("usage") for m in messages["messages"]] == [None, usage]

@@ -1,0 +1,56 @@
+"""A run whose start fails after its row was opened leaves no open run behind: the thread is
+free for the next message at once."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from http_harness import asgi_client, asgi_sse, running_app
+
+from runyard.agent import Agent
+from runyard.config import Settings
+from runyard.service import default_agent
+from runyard.storage import StorageError, Store
+
+
+class SaveFailsOnce:
+    """Makes the store's next ``save_messages`` fail, as a full disk or a dropped connection
+    would, and remembers the store so the test can look at its rows."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.monkeypatch = monkeypatch
+        self.store: Store | None = None
+
+    def __call__(self, store: Store) -> Sequence[Agent]:
+        self.store = store
+        original = store.save_messages
+
+        async def fail_once(*args: Any, **kwargs: Any) -> None:
+            self.monkeypatch.setattr(store, "save_messages", original)
+            raise StorageError("the disk is full")
+
+        self.monkeypatch.setattr(store, "save_messages", fail_once)
+        return [default_agent(store, Settings(model="runyard:demo"))]
+
+
+async def test_a_failed_start_closes_its_run_and_the_next_message_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    failing = SaveFailsOnce(monkeypatch)
+    url = f"sqlite:///{tmp_path / 'runyard.db'}"
+    async with running_app(url, failing) as app, asgi_client(app) as client:
+        with pytest.raises(StorageError, match="disk is full"):
+            await client.post("/v1/chat/t1", json={"message": "hello"})
+        assert failing.store is not None
+        assert await failing.store.get_active_run("t1") is None
+        again = await client.post("/v1/chat/t1", json={"message": "hello again"})
+        assert again.status_code == 200
+        async with asgi_sse(app, "/v1/events/t1") as stream:
+            frames = await stream.until("run-finish")
+
+    assert frames[-1].data is not None
+    assert frames[-1].data["payload"] == {"status": "completed"}
+    assert {f.data["runId"] for f in frames if f.data is not None} == {again.json()["runId"]}
