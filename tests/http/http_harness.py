@@ -28,11 +28,14 @@ ALICE_OWNER = Owner("acme", "alice")
 
 @dataclass
 class Frame:
-    """One SSE frame: an event (``id`` and ``data``) or a comment."""
+    """One SSE frame: an event (``id`` and ``data``), a named frame (``event``), ``retry``, or a
+    comment."""
 
     id: int | None = None
     data: dict[str, Any] | None = None
     comment: str | None = None
+    event: str | None = None
+    retry: int | None = None
 
 
 @dataclass
@@ -57,6 +60,10 @@ class FrameParser:
                     frame.id = int(value)
                 elif key == "data":
                     frame.data = json.loads(value)
+                elif key == "event":
+                    frame.event = value
+                elif key == "retry":
+                    frame.retry = int(value)
             parsed.append(frame)
         self.frames.extend(parsed)
         return parsed
@@ -74,28 +81,49 @@ AgentsFactory = Callable[[Store], Sequence[Agent]]
 
 @asynccontextmanager
 async def built_app(
-    url: str, agents: AgentsFactory | None = None, **options: Any
+    url: str,
+    agents: AgentsFactory | None = None,
+    *,
+    settings: dict[str, Any] | None = None,
+    **options: Any,
 ) -> AsyncIterator[FastAPI]:
-    """The app (lifespan not entered); with ``agents``, they get a store this helper owns."""
-    settings = Settings(database_url=url, model="runyard:demo", max_body_bytes=64_000)
+    """The app (lifespan not entered); with ``agents``, they get a store this helper owns.
+
+    ``settings`` overrides fields of the test ``Settings``; ``options`` go to ``create_app``.
+    """
+    config = Settings(
+        **{
+            "database_url": url,
+            "model": "runyard:demo",
+            "max_body_bytes": 64_000,
+            **(settings or {}),
+        }
+    )
     options.setdefault("titles", False)
     if agents is None:
-        yield create_app(settings, **options)
+        yield create_app(config, **options)
         return
     store = await open_store(url)
     try:
         built = {a.name: a for a in agents(store)}
-        yield create_app(settings, store=store, agents=built, **options)
+        yield create_app(config, store=store, agents=built, **options)
     finally:
         await store.close()
 
 
 @asynccontextmanager
 async def running_app(
-    url: str, agents: AgentsFactory | None = None, **options: Any
+    url: str,
+    agents: AgentsFactory | None = None,
+    *,
+    settings: dict[str, Any] | None = None,
+    **options: Any,
 ) -> AsyncIterator[FastAPI]:
     """The app with its lifespan entered, as a server would run it."""
-    async with built_app(url, agents, **options) as app, app.router.lifespan_context(app):
+    async with (
+        built_app(url, agents, settings=settings, **options) as app,
+        app.router.lifespan_context(app),
+    ):
         yield app
 
 
@@ -116,12 +144,23 @@ class AsgiStream:
     headers: dict[str, str] = field(default_factory=dict)
     parser: FrameParser = field(default_factory=FrameParser)
     arrived: asyncio.Queue[Frame] = field(default_factory=asyncio.Queue)
+    ended: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set when the server ended the response (the last body message)."""
+
+    async def rest(self) -> list[Frame]:
+        """Every frame not yet taken, once the server has ended the response."""
+        await asyncio.wait_for(self.ended.wait(), timeout=20)
+        frames = []
+        while not self.arrived.empty():
+            frames.append(self.arrived.get_nowait())
+        return frames
 
     async def next_event(self) -> Frame:
-        """The next frame that carries an event (comments skipped)."""
+        """The next frame that carries a wire event (comments, ``retry`` and named frames
+        skipped)."""
         while True:
             frame = await asyncio.wait_for(self.arrived.get(), timeout=20)
-            if frame.data is not None:
+            if frame.data is not None and frame.event is None:
                 return frame
 
     async def until(self, event_type: str) -> list[Frame]:
@@ -173,6 +212,8 @@ async def asgi_sse(
         elif message["type"] == "http.response.body":
             for frame in stream.parser.feed(message.get("body", b"")):
                 stream.arrived.put_nowait(frame)
+            if not message.get("more_body", False):
+                stream.ended.set()
 
     task = asyncio.create_task(app(scope, receive, send))
     try:

@@ -28,6 +28,21 @@ async def test_a_malformed_chat_body_is_422_naming_the_field(url: str) -> None:
     assert broken.json()["error"]["code"] == "invalid_request"
 
 
+@pytest.mark.parametrize("path", ["/v1/chat/t1", "/v1/confirm/cr_x"])
+async def test_a_body_that_is_not_utf8_is_422_naming_the_body(url: str, path: str) -> None:
+    async with running_app(url) as app, asgi_client(app) as client:
+        response = await client.post(
+            path, content=b'{"message": "caf\xe9"}', headers={"content-type": "application/json"}
+        )
+
+    assert response.status_code == 422
+    assert response.json()["error"] == {
+        "code": "invalid_request",
+        "message": "body: the body is not valid UTF-8",
+        "fields": [{"field": "body", "message": "the body is not valid UTF-8"}],
+    }
+
+
 async def test_a_confirm_without_a_boolean_approved_is_422(url: str) -> None:
     async with running_app(url) as app, asgi_client(app) as client:
         response = await client.post("/v1/confirm/cr_x", json={"approved": "yes"})
@@ -61,11 +76,10 @@ async def test_unknown_threads_and_requests_are_404(url: str) -> None:
     async with running_app(url) as app, asgi_client(app) as client:
         responses = [
             await client.get("/v1/threads/nope/messages"),
-            await client.post("/v1/chat/nope/cancel"),
+            await client.get("/v1/threads/nope/status"),
             await client.delete("/v1/threads/nope"),
             await client.post("/v1/confirm/cr_nope", json={"approved": True}),
         ]
-        status = await client.get("/v1/threads/nope/status")
 
     assert [r.status_code for r in responses] == [404, 404, 404, 404]
     assert [r.json()["error"]["code"] for r in responses] == [
@@ -74,7 +88,22 @@ async def test_unknown_threads_and_requests_are_404(url: str) -> None:
         "thread_not_found",
         "confirmation_not_found",
     ]
-    assert status.json() == {"hasActiveRun": False, "isSuspended": False, "backgroundTasks": []}
+
+
+async def test_cancel_is_idempotent_for_unknown_and_idle_threads(url: str) -> None:
+    async with running_app(url) as app, asgi_client(app) as client:
+        unknown = await client.post("/v1/chat/nope/cancel")
+        await client.post("/v1/chat/t1", json={"message": "hello"})
+        async with asgi_sse(app, "/v1/events/t1") as stream:
+            await stream.until("run-finish")
+        await settled(app, "t1")
+        idle = await client.post("/v1/chat/t1/cancel")
+        still_unknown = await client.get("/v1/threads/nope/status")
+        history = (await client.get("/v1/threads/t1/messages")).json()
+
+    assert [(r.status_code, r.json()) for r in (unknown, idle)] == [(200, {"ok": True})] * 2
+    assert still_unknown.status_code == 404  # a cancel claims no thread
+    assert history["messages"][-1]["agentTree"]["status"] == "completed"
 
 
 async def test_bad_identity_headers_and_cursors_are_400(url: str) -> None:

@@ -1,13 +1,19 @@
 """``runyard serve``: the HTTP service on uvicorn (one worker, lifespan on), with a start-up report.
 
-The report is printed once the app's lifespan has opened the store and built the agents, so it
-states what is really serving — including, plainly, when that is the offline demo model.
+The listening socket is bound before the app's lifespan opens anything, so a second server whose
+port is taken stops with one line and touches no database. The report is printed once the
+lifespan has opened the store and built the agents, so it states what is really serving —
+including, plainly, when that is the offline demo model. SIGTERM and Ctrl-C drain the app
+(``AppState.drain``: 503 for new requests, runs ended, every event stream told the server is
+going away) before uvicorn waits for open connections, which an event stream would hold forever.
 """
 
 from __future__ import annotations
 
 import contextlib
+import signal
 import socket
+from types import FrameType
 from typing import Annotated, Any
 
 import typer
@@ -22,9 +28,12 @@ from runyard.http.state import AppState
 
 __all__ = ["serve"]
 
+_BACKLOG = 2048  # uvicorn's default
+
 
 class _Server(uvicorn.Server):
-    """uvicorn's server, reporting once it listens (so ``--port 0`` reports the real port)."""
+    """uvicorn's server, reporting once it listens (so ``--port 0`` reports the real port) and
+    draining the app before it waits for open connections."""
 
     def __init__(self, app: FastAPI, settings: Settings, console: Console) -> None:
         super().__init__(
@@ -35,6 +44,7 @@ class _Server(uvicorn.Server):
                 workers=1,
                 lifespan="on",
                 log_level="info",
+                timeout_graceful_shutdown=settings.shutdown_grace_seconds,
             )
         )
         self._app = app
@@ -48,6 +58,14 @@ class _Server(uvicorn.Server):
         port = self.servers[0].sockets[0].getsockname()[1] if self.servers else self._settings.port
         report = ServeReport.of(self._settings, self._settings.host, port, _agents(self._app))
         print_report(self._console, report)
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        for server in self.servers:
+            server.close()  # no new connections; requests on open ones get 503 while draining
+        state = self._app.state.runyard
+        if isinstance(state, AppState):
+            await state.drain()
+        await super().shutdown(sockets)
 
 
 def _agents(app: FastAPI) -> tuple[AgentSummary, ...]:
@@ -76,7 +94,7 @@ def serve(
         ),
     ] = None,
 ) -> None:
-    """Serve the agents over HTTP until Ctrl-C.
+    """Serve the agents over HTTP until Ctrl-C or SIGTERM.
 
     The database, event bus and model come from RUNYARD_DATABASE_URL, RUNYARD_REDIS_URL and
     RUNYARD_MODEL (or a provider key such as OPENAI_API_KEY); with none, the offline demo model.
@@ -85,7 +103,43 @@ def serve(
     # Flags given on the command line win over the environment; pydantic validates them too.
     settings = Settings(**{name: value for name, value in flags.items() if value is not None})
     console = Console()
-    # uvicorn shuts down gracefully on Ctrl-C, then re-raises it: the stop was clean.
-    with contextlib.suppress(KeyboardInterrupt):
-        _Server(create_app(settings), settings, console).run()
+    try:
+        listening = _listen(settings.host, settings.port)
+    except OSError as exc:
+        Console(stderr=True).print(
+            f"runyard: cannot listen on {settings.host}:{settings.port}: {exc.strerror or exc}",
+            style="red",
+            highlight=False,
+            soft_wrap=True,
+        )
+        raise typer.Exit(1) from None
+    # uvicorn stops gracefully on SIGTERM or Ctrl-C, then raises the signal again with the
+    # handler it found: make that a KeyboardInterrupt for both, so a clean stop exits 0.
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        with contextlib.suppress(KeyboardInterrupt):
+            _Server(create_app(settings), settings, console).run(sockets=[listening])
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        listening.close()
     console.print("runyard stopped.", style="dim")
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """A socket listening on ``host:port`` (``OSError`` when the address is taken)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        # listen() now, not when uvicorn starts serving: on Linux two sockets with SO_REUSEADDR
+        # may both bind a port as long as neither listens yet.
+        sock.listen(_BACKLOG)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt

@@ -35,8 +35,17 @@ class Settings(BaseSettings):
     host: str = Field(default="127.0.0.1", description="HTTP bind address")
     port: int = Field(default=8400, ge=0, le=65535, description="HTTP port")
     grpc_port: int = Field(default=8401, ge=0, le=65535, description="gRPC port")
+    cors_origins: str = Field(
+        default="",
+        description="browser origins allowed to call the API (CORS), comma-separated; * = any",
+    )
     max_body_bytes: int = Field(
         default=1_048_576, ge=1, description="largest accepted request body"
+    )
+    shutdown_grace_seconds: int = Field(
+        default=10,
+        ge=1,
+        description="on SIGTERM, how long runs and event streams get to end",
     )
     checkpoint_ttl_seconds: int = Field(
         default=7 * 24 * 3600, ge=1, description="suspended runs older than this are swept"

@@ -1,14 +1,15 @@
 """runyard over HTTP: the ``/v1`` API (runs, confirmations, SSE events, threads), health checks.
 
 ``create_app(settings, *, store=None, agents=None, bus=None)`` returns the FastAPI app that
-``runyard serve`` runs under uvicorn; OpenAPI is served at ``/docs``.
+``runyard serve`` runs under uvicorn; its API docs are at ``/docs`` and ``/redoc`` (offline).
 """
 
 from runyard.http.app import create_app
 from runyard.http.body_limit import BodyLimit
+from runyard.http.cursor import replay_cursor
 from runyard.http.errors import STATUS_CODES, ApiError, status_for
 from runyard.http.identity import TENANT_HEADER, USER_HEADER
-from runyard.http.sse import SSE_HEADERS, EventStreamResponse, replay_cursor
+from runyard.http.sse import SSE_HEADERS, EventStreamResponse
 
 __all__ = [
     "SSE_HEADERS",

@@ -2,8 +2,10 @@
 
 Its lifespan opens what was not given (the store from ``RUNYARD_DATABASE_URL``, the bus from
 ``RUNYARD_REDIS_URL``, the default ``assistant``), runs the crash sweep and starts the lease
-heartbeat, loads the model layer, and only then reports ready; on shutdown it ends every run,
-stops the heartbeat and closes what it opened, in reverse order. HTTP concerns (body limit, error bodies) are middleware and handlers.
+heartbeat, loads the model layer, and only then reports ready; on shutdown it drains
+(``runyard.http.shutdown``: 503 for new requests, every run ended, every event stream told the
+server is going away and ended), stops the heartbeat and closes what it opened, in reverse order.
+HTTP concerns (body limit, error bodies, CORS) are middleware and handlers.
 """
 
 from __future__ import annotations
@@ -19,9 +21,13 @@ from fastapi import FastAPI
 
 from runyard.agent import Agent
 from runyard.config import Settings
+from runyard.http.api_docs import install_api_docs
 from runyard.http.body_limit import BodyLimit
+from runyard.http.cors import add_cors, parse_origins
 from runyard.http.errors import install_error_handlers
+from runyard.http.openapi import install_openapi
 from runyard.http.routes import ROUTERS
+from runyard.http.shutdown import Shutdown
 from runyard.http.state import AppState, Parts
 from runyard.service import (
     DEFAULT_AGENT,
@@ -47,26 +53,31 @@ def create_app(
     agents: Mapping[str, Agent] | None = None,
     bus: EventBus | None = None,
     sse_ping_seconds: float = 15.0,
+    sse_follow: bool = True,
     titles: bool = True,
     instance: str | None = None,
 ) -> FastAPI:
     """The runyard HTTP app; pass ``store``/``agents``/``bus`` to use yours (you close them).
 
     ``agents`` maps names to agents; ``assistant`` (else the first) is the default.
-    ``sse_ping_seconds`` is the idle time before a ``: ping`` keep-alive; ``titles`` turns
-    thread titles on; ``instance`` is this process's instance id, the owner of its run leases
-    (default: ``RUNYARD_INSTANCE_ID``, else ``<host name>-<random hex>``).
+    ``sse_ping_seconds`` is the idle time before a ``: ping`` keep-alive; ``sse_follow=False``
+    ends each event stream once it has sent what is stored (tests, one-shot exports);
+    ``titles`` turns thread titles on; ``instance`` is this process's instance id, the owner of
+    its run leases (default: ``RUNYARD_INSTANCE_ID``, else ``<host name>-<random hex>``).
     """
     config = settings or Settings()
-    state = AppState(config, sse_ping_seconds)
+    state = AppState(config, sse_ping_seconds, sse_follow)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        state.shutdown = Shutdown()
         async with AsyncExitStack() as stack:
             state.parts = await _assemble(stack, config, store, agents, bus, titles, instance)
             try:
                 yield
             finally:
+                # A no-op when ``runyard serve`` drained already, before uvicorn's connection wait.
+                await state.drain()
                 state.parts = None
 
     app = FastAPI(
@@ -74,12 +85,18 @@ def create_app(
         summary="Agent inference service: runs, human approvals and events over SSE.",
         version="0.1.0",
         lifespan=lifespan,
+        docs_url=None,  # install_api_docs serves both without a CDN
+        redoc_url=None,
     )
     app.state.runyard = state
     for router in ROUTERS:
         app.include_router(router)
     install_error_handlers(app)
+    install_api_docs(app)
+    install_openapi(app, agents if agents is not None else [DEFAULT_AGENT])
     app.add_middleware(BodyLimit, max_bytes=config.max_body_bytes)
+    # Outermost: a 413 or any error a browser page receives carries the CORS headers too.
+    add_cors(app, parse_origins(config.cors_origins))
     return app
 
 

@@ -77,16 +77,19 @@ def install_error_handlers(app: FastAPI) -> None:
 
     async def invalid_request(_: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, RequestValidationError)
-        fields = [
-            {"field": ".".join(str(p) for p in error["loc"]), "message": error["msg"]}
-            for error in exc.errors()
-        ]
-        message = "; ".join(f"{f['field']}: {f['message']}" for f in fields)
-        body = error_body("invalid_request", message or "invalid request", fields=fields)
-        return JSONResponse(body, status_code=422)
+        return _invalid_request(
+            [
+                {"field": ".".join(str(p) for p in error["loc"]), "message": error["msg"]}
+                for error in exc.errors()
+            ]
+        )
 
     async def http_error(_: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, HTTPException)
+        if isinstance(exc.__cause__, UnicodeDecodeError):
+            # FastAPI answers a JSON body that is not UTF-8 with a bare 400 (it catches only
+            # JSONDecodeError); for the client it is a malformed body like any other.
+            return _invalid_request([{"field": "body", "message": "the body is not valid UTF-8"}])
         code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
         return JSONResponse(
             error_body(code, str(exc.detail)), status_code=exc.status_code, headers=exc.headers
@@ -96,3 +99,10 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(ApiError, api_error)
     app.add_exception_handler(RequestValidationError, invalid_request)
     app.add_exception_handler(HTTPException, http_error)
+
+
+def _invalid_request(fields: list[dict[str, str]]) -> JSONResponse:
+    """422 ``invalid_request`` listing each offending field."""
+    message = "; ".join(f"{f['field']}: {f['message']}" for f in fields)
+    body = error_body("invalid_request", message or "invalid request", fields=fields)
+    return JSONResponse(body, status_code=422)

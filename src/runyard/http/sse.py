@@ -1,6 +1,8 @@
-"""Server-Sent Events: the frames, the cursor rule, and a response that stops on disconnect.
+"""Server-Sent Events: the frames, and a response that stops on disconnect or when the server
+goes away.
 
-Frames are ``id: <n>\\ndata: <json>\\n\\n``; events that are ready together go out in one write.
+A stream starts with ``retry: <ms>``; then frames are ``id: <n>\\ndata: <json>\\n\\n``, and
+events that are ready together go out in one write.
 A ``: ping`` comment goes out after ``ping_seconds`` without events, so proxies keep the
 connection open.
 """
@@ -14,10 +16,10 @@ from collections.abc import AsyncIterator
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
-from runyard.http.errors import ApiError
+from runyard.http.shutdown import GOING_AWAY, Shutdown
 from runyard.service import EventLog, LiveEvent
 
-__all__ = ["SSE_HEADERS", "EventStreamResponse", "event_frames", "frame", "replay_cursor"]
+__all__ = ["RETRY_MS", "SSE_HEADERS", "EventStreamResponse", "event_frames", "frame"]
 
 SSE_HEADERS: tuple[tuple[str, str], ...] = (
     ("content-type", "text/event-stream"),
@@ -26,6 +28,9 @@ SSE_HEADERS: tuple[tuple[str, str], ...] = (
     ("x-accel-buffering", "no"),
 )
 PING = b": ping\n\n"
+RETRY_MS = 1000
+"""How long a client waits before reconnecting after the stream drops (sent once, first)."""
+RETRY = f"retry: {RETRY_MS}\n\n".encode()
 
 
 def frame(event: LiveEvent) -> str:
@@ -33,30 +38,40 @@ def frame(event: LiveEvent) -> str:
     return f"id: {event.id}\ndata: {event.json}\n\n"
 
 
-def replay_cursor(last_event_id: str | None, query: str | None) -> int:
-    """The replay cursor: ``Last-Event-ID`` when it is an integer ≥ 0, else ``?lastEventId``,
-    else 0 (the whole history)."""
-    if last_event_id is not None and last_event_id.strip().isdigit():
-        return int(last_event_id)
-    if query is None or query == "":
-        return 0
-    if not query.strip().isdigit():
-        raise ApiError(400, "invalid_cursor", "lastEventId must be an integer >= 0", "lastEventId")
-    return int(query)
-
-
 async def event_frames(
-    events: EventLog, thread_id: str, cursor: int, ping_seconds: float
+    events: EventLog,
+    thread_id: str,
+    cursor: int,
+    ping_seconds: float,
+    shutdown: Shutdown,
+    follow: bool = True,
 ) -> AsyncIterator[bytes]:
-    """Stored events after ``cursor``, then live ones, as SSE bytes; pings while idle."""
-    async with events.reader(thread_id, after=cursor) as reader:
-        while True:
-            batch = await reader.next(max_wait=ping_seconds)
-            yield "".join(map(frame, batch)).encode() if batch else PING
+    """``retry:``, stored events after ``cursor``, then live ones, as SSE bytes; pings while idle.
+
+    When the server goes away it sends what the log holds, then the ``server-shutdown`` frame,
+    and ends. An interrupted read moved no cursor, so the last reads start where it stopped.
+    With ``follow=False`` it ends as soon as it has sent what the log holds.
+    """
+    yield RETRY
+    with shutdown.stream():
+        async with events.reader(thread_id, after=cursor) as reader:
+            with contextlib.suppress(TimeoutError):
+                while follow:
+                    async with shutdown.interruptible():
+                        batch = await reader.next(max_wait=ping_seconds)
+                    yield _frames(batch) if batch else PING
+            while batch := await reader.next(max_wait=0):
+                yield _frames(batch)
+        if follow:
+            yield GOING_AWAY
+
+
+def _frames(batch: list[LiveEvent]) -> bytes:
+    return "".join(map(frame, batch)).encode()
 
 
 class EventStreamResponse(Response):
-    """Streams ``frames`` with the SSE headers until the client goes away."""
+    """Streams ``frames`` with the SSE headers until they end or the client goes away."""
 
     media_type = "text/event-stream"
 
@@ -85,6 +100,8 @@ class EventStreamResponse(Response):
         with contextlib.suppress(OSError):
             async for chunk in self.frames:
                 await send({"type": "http.response.body", "body": chunk, "more_body": True})
+            # The frames ended (the server is going away): end the response, free the connection.
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
 async def _disconnected(receive: Receive) -> None:

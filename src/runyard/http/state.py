@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from fastapi import Request
 
 from runyard.agent import Agent
 from runyard.config import Settings
 from runyard.http.errors import ApiError
+from runyard.http.shutdown import Shutdown
 from runyard.service import EventLog, RunManager, Threads
 from runyard.storage import Store
 
@@ -32,12 +33,22 @@ class AppState:
 
     settings: Settings
     sse_ping_seconds: float
+    sse_follow: bool = True
     parts: Parts | None = None
+    shutdown: Shutdown = field(default_factory=Shutdown)
+
+    async def drain(self) -> None:
+        """Stop serving: 503 for new requests, end this process's runs and every event stream
+        (``runyard.http.shutdown``), within ``RUNYARD_SHUTDOWN_GRACE_SECONDS``."""
+        if self.parts is not None:
+            await self.shutdown.drain(self.parts.runs, self.settings.shutdown_grace_seconds)
 
 
 def parts(request: Request) -> Parts:
     """The ready parts of the app; 503 while it starts or stops."""
     state: AppState = request.app.state.runyard
+    if state.shutdown.stopping:
+        raise ApiError(503, "not_ready", "the service is stopping")
     if state.parts is None:
-        raise ApiError(503, "not_ready", "the service is starting or stopping")
+        raise ApiError(503, "not_ready", "the service is starting")
     return state.parts

@@ -153,8 +153,16 @@ class RunManager:
             self._launch(active, SegmentStart(open_stream))
 
     async def cancel(self, owner: Owner, thread_id: str) -> bool:
-        """End the thread's open run as ``cancelled``; False (a no-op) when nothing was open."""
-        key = (await owned_thread(self.store, owner, thread_id)).id
+        """End the thread's open run as ``cancelled``; False (a no-op) when nothing was open.
+
+        Idempotent: an unknown thread (another owner's included) has nothing to cancel either.
+        """
+        key = owner.thread_key(thread_id)
+        mine = await self.store.get_thread(
+            key, tenant_id=owner.tenant_id, resource_id=owner.user_id
+        )
+        if mine is None:
+            return False
         async with self._locks.hold(key):
             local = self._runs.get(key)
             if local is not None:
@@ -169,11 +177,9 @@ class RunManager:
             return True
 
     async def status(self, owner: Owner, thread_id: str) -> ThreadStatus:
-        """Whether the thread runs or waits; an unknown thread is simply idle."""
-        thread = await self.store.get_thread(
-            owner.thread_key(thread_id), tenant_id=owner.tenant_id, resource_id=owner.user_id
-        )
-        run = await self.store.get_active_run(thread.id) if thread is not None else None
+        """Whether the thread runs or waits; ``ThreadNotFound`` like every other read."""
+        thread = await owned_thread(self.store, owner, thread_id)
+        run = await self.store.get_active_run(thread.id)
         if run is None:
             return ThreadStatus(False, False)
         # A run that has asked its questions is waiting, even in the instant before its
@@ -187,6 +193,7 @@ class RunManager:
 
     async def delete_thread(self, owner: Owner, thread_id: str) -> None:
         """Cancel whatever runs on the thread, then delete it with its messages and events."""
+        await owned_thread(self.store, owner, thread_id)
         await self.cancel(owner, thread_id)
         await self.store.delete_thread(
             owner.thread_key(thread_id), tenant_id=owner.tenant_id, resource_id=owner.user_id

@@ -7,6 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends
 
 from runyard.http.identity import request_owner
+from runyard.http.openapi import error_responses
 from runyard.http.routes.params import RequestId, ThreadId
 from runyard.http.routes.schemas import ChatRequest, ChatResponse, ConfirmRequest, OkResponse
 from runyard.http.state import Parts, parts
@@ -23,7 +24,7 @@ PartsDep = Annotated[Parts, Depends(parts)]
 @router.post(
     "/chat/{thread_id}",
     response_model=ChatResponse,
-    responses={409: {"description": "a run is running or waiting for a confirmation"}},
+    responses=error_responses(400, 404, 409, 413, 422, 503),
 )
 async def chat(
     thread_id: ThreadId, body: ChatRequest, owner: OwnerDep, app: PartsDep
@@ -33,7 +34,9 @@ async def chat(
     return ChatResponse(runId=run_id)
 
 
-@router.post("/chat/{thread_id}/cancel", response_model=OkResponse)
+@router.post(
+    "/chat/{thread_id}/cancel", response_model=OkResponse, responses=error_responses(400, 409, 503)
+)
 async def cancel(thread_id: ThreadId, owner: OwnerDep, app: PartsDep) -> OkResponse:
     """Cancel the thread's run (idempotent: nothing to cancel is fine)."""
     await app.runs.cancel(owner, thread_id)
@@ -43,7 +46,7 @@ async def cancel(thread_id: ThreadId, owner: OwnerDep, app: PartsDep) -> OkRespo
 @router.post(
     "/confirm/{request_id}",
     response_model=OkResponse,
-    responses={409: {"description": "already answered"}, 404: {"description": "unknown id"}},
+    responses=error_responses(400, 404, 409, 413, 422, 503),
 )
 async def confirm(
     request_id: RequestId, body: ConfirmRequest, owner: OwnerDep, app: PartsDep

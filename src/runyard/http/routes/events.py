@@ -6,9 +6,11 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Header, Query, Request
 
+from runyard.http.cursor import CURSOR, LAST_EVENT_ID, QUERY_CURSOR, replay_cursor
 from runyard.http.identity import request_owner
+from runyard.http.openapi import EVENT_STREAM, error_responses
 from runyard.http.routes.params import ThreadId
-from runyard.http.sse import EventStreamResponse, event_frames, replay_cursor
+from runyard.http.sse import EventStreamResponse, event_frames
 from runyard.http.state import AppState, Parts, parts
 from runyard.service import Owner
 
@@ -21,19 +23,22 @@ router = APIRouter(prefix="/v1", tags=["events"])
     "/events/{thread_id}",
     response_class=EventStreamResponse,
     status_code=200,
-    responses={200: {"content": {"text/event-stream": {}}}},
+    responses={200: EVENT_STREAM, **error_responses(400, 404, 503)},
 )
 async def events(
     thread_id: ThreadId,
     request: Request,
     owner: Annotated[Owner, Depends(request_owner)],
     app: Annotated[Parts, Depends(parts)],
-    last_event_id: Annotated[str | None, Header(alias="Last-Event-ID")] = None,
-    query_cursor: Annotated[str | None, Query(alias="lastEventId")] = None,
+    last_event_id: Annotated[str | None, Header(alias=LAST_EVENT_ID), CURSOR] = None,
+    query_cursor: Annotated[str | None, Query(alias=QUERY_CURSOR), CURSOR] = None,
 ) -> EventStreamResponse:
     """Replay events with ``id > cursor`` (``Last-Event-ID`` wins over ``?lastEventId``; none =
     the whole history), then stream live ones. A new thread id is the caller's own thread."""
     cursor = replay_cursor(last_event_id, query_cursor)
     thread = await app.threads.ensure(owner, thread_id)
     state: AppState = request.app.state.runyard
-    return EventStreamResponse(event_frames(app.events, thread.id, cursor, state.sse_ping_seconds))
+    frames = event_frames(
+        app.events, thread.id, cursor, state.sse_ping_seconds, state.shutdown, state.sse_follow
+    )
+    return EventStreamResponse(frames)

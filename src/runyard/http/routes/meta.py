@@ -7,6 +7,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
 
+from runyard.http.bodies import AgentList, Health, Readiness
+from runyard.http.openapi import error_responses
 from runyard.http.state import AppState, Parts, parts
 
 __all__ = ["router"]
@@ -14,7 +16,9 @@ __all__ = ["router"]
 router = APIRouter(tags=["meta"])
 
 
-@router.get("/v1/agents")
+@router.get(
+    "/v1/agents", response_model=None, responses={200: {"model": AgentList}, **error_responses(503)}
+)
 async def agents(app: Annotated[Parts, Depends(parts)]) -> dict[str, Any]:
     """The agents this service runs, the default first."""
     default = app.runs.default_agent
@@ -32,16 +36,23 @@ async def agents(app: Annotated[Parts, Depends(parts)]) -> dict[str, Any]:
     }
 
 
-@router.get("/healthz")
+@router.get("/healthz", response_model=Health)
 async def healthz() -> dict[str, str]:
     """Always ok while the process answers."""
     return {"status": "ok"}
 
 
-@router.get("/readyz")
+@router.get(
+    "/readyz",
+    response_model=Readiness,
+    responses={503: {"model": Readiness, "description": "starting or stopping"}},
+)
 async def readyz(request: Request) -> JSONResponse:
-    """200 once the store is open, the crash sweep done and the model layer loaded; else 503."""
+    """200 once the store is open, the crash sweep done and the model layer loaded; 503 while
+    starting or stopping."""
     state: AppState = request.app.state.runyard
+    if state.shutdown.stopping:
+        return JSONResponse({"status": "stopping"}, status_code=503)
     if state.parts is None:
         return JSONResponse({"status": "starting"}, status_code=503)
     return JSONResponse({"status": "ready"})

@@ -6,7 +6,9 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query
 
+from runyard.http.bodies import ThreadList, ThreadMessages, ThreadStatusBody
 from runyard.http.identity import request_owner
+from runyard.http.openapi import error_responses
 from runyard.http.routes.params import ThreadId
 from runyard.http.routes.schemas import OkResponse
 from runyard.http.state import Parts, parts
@@ -20,7 +22,11 @@ OwnerDep = Annotated[Owner, Depends(request_owner)]
 PartsDep = Annotated[Parts, Depends(parts)]
 
 
-@router.get("")
+@router.get(
+    "",
+    response_model=None,
+    responses={200: {"model": ThreadList}, **error_responses(400, 422, 503)},
+)
 async def list_threads(
     owner: OwnerDep, app: PartsDep, limit: Annotated[int, Query(ge=1, le=1000)] = 100
 ) -> dict[str, Any]:
@@ -28,7 +34,11 @@ async def list_threads(
     return {"threads": await app.threads.list_threads(owner, limit=limit)}
 
 
-@router.get("/{thread_id}/messages")
+@router.get(
+    "/{thread_id}/messages",
+    response_model=None,
+    responses={200: {"model": ThreadMessages}, **error_responses(400, 404, 422, 503)},
+)
 async def messages(
     thread_id: ThreadId,
     owner: OwnerDep,
@@ -40,13 +50,19 @@ async def messages(
     return await app.threads.messages(owner, thread_id, limit=limit)
 
 
-@router.get("/{thread_id}/status")
+@router.get(
+    "/{thread_id}/status",
+    response_model=None,
+    responses={200: {"model": ThreadStatusBody}, **error_responses(400, 404, 503)},
+)
 async def status(thread_id: ThreadId, owner: OwnerDep, app: PartsDep) -> dict[str, Any]:
-    """``{hasActiveRun, isSuspended, backgroundTasks}`` (an unknown thread is idle)."""
+    """``{hasActiveRun, isSuspended, runId?, backgroundTasks}``; 404 for an unknown thread."""
     return (await app.runs.status(owner, thread_id)).to_json()
 
 
-@router.delete("/{thread_id}", response_model=OkResponse)
+@router.delete(
+    "/{thread_id}", response_model=OkResponse, responses=error_responses(400, 404, 409, 503)
+)
 async def delete_thread(thread_id: ThreadId, owner: OwnerDep, app: PartsDep) -> OkResponse:
     """Cancel the thread's run, then delete the thread with its messages and events."""
     await app.runs.delete_thread(owner, thread_id)

@@ -1,0 +1,142 @@
+"""Response bodies of the API as models, for the OpenAPI document.
+
+The routes build these bodies as plain dicts (the service already shapes them, and a thread's
+history is large); these models describe them, and the conformance tests hold the two together.
+Optional keys are left out rather than sent as ``null``: ``SkipJsonSchema[None]`` keeps
+``null`` out of the schema, so the document says what clients really receive.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.json_schema import SkipJsonSchema
+
+from runyard.protocol import AgentNode, RunUsage
+
+__all__ = [
+    "AgentInfo",
+    "AgentList",
+    "ErrorBody",
+    "ErrorDetail",
+    "FieldError",
+    "Health",
+    "Readiness",
+    "ThreadList",
+    "ThreadMessage",
+    "ThreadMessages",
+    "ThreadStatusBody",
+    "ThreadSummary",
+]
+
+
+class _Body(BaseModel):
+    # Closed: a key a route starts sending without documenting it fails the conformance tests.
+    model_config = ConfigDict(extra="forbid")
+
+
+class FieldError(_Body):
+    """One offending field of a request: ``body.message``, ``query.limit``, ``body``, …"""
+
+    field: str
+    message: str
+
+
+class ErrorDetail(_Body):
+    """What went wrong: a stable ``code``, a sentence, and the field(s) to blame."""
+
+    code: str = Field(description="stable, e.g. run_active, thread_not_found, invalid_request")
+    message: str
+    field: str | SkipJsonSchema[None] = Field(
+        default=None, description="the header, parameter or body field at fault"
+    )
+    fields: list[FieldError] | SkipJsonSchema[None] = Field(
+        default=None, description="every offending field (422 invalid_request)"
+    )
+
+
+class ErrorBody(_Body):
+    """The body of every error response."""
+
+    error: ErrorDetail
+
+
+class ThreadSummary(_Body):
+    """A thread of the caller's, as listed."""
+
+    id: str
+    title: str | None
+    createdAt: int = Field(description="ms since the epoch")
+    updatedAt: int = Field(description="ms since the epoch")
+
+
+class ThreadList(_Body):
+    """The caller's threads, most recently updated first."""
+
+    threads: list[ThreadSummary]
+
+
+class ThreadMessage(_Body):
+    """One message of a thread's history; an assistant message is one run, ``id`` = run id."""
+
+    id: str
+    runId: str
+    role: Literal["user", "assistant"]
+    createdAt: int = Field(description="ms since the epoch")
+    content: str
+    reasoning: str
+    isStreaming: bool = Field(description="the run has no run-finish yet")
+    agentTree: AgentNode | SkipJsonSchema[None] = Field(
+        default=None, description="assistant messages only: the run's agent activity tree"
+    )
+    usage: RunUsage | SkipJsonSchema[None] = Field(
+        default=None, description="assistant messages of finished runs: what the run spent"
+    )
+
+
+class ThreadMessages(_Body):
+    """The last ``limit`` messages and the cursor hand-off for the event stream."""
+
+    threadId: str
+    title: str | None
+    messages: list[ThreadMessage]
+    nextEventId: int = Field(description="connect with lastEventId = nextEventId - 1")
+
+
+class ThreadStatusBody(_Body):
+    """Whether the thread runs now or waits for a confirmation."""
+
+    hasActiveRun: bool
+    isSuspended: bool
+    runId: str | SkipJsonSchema[None] = Field(default=None, description="the open run, if any")
+    backgroundTasks: list[dict[str, str]] = Field(
+        max_length=0, description="always empty: sub-agents run in the foreground of their run"
+    )
+
+
+class AgentInfo(_Body):
+    """An agent this service runs."""
+
+    name: str
+    model: str
+    tools: list[str]
+    default: bool
+
+
+class AgentList(_Body):
+    """The agents this service runs, the default first."""
+
+    agents: list[AgentInfo]
+
+
+class Health(_Body):
+    """The process answers."""
+
+    status: Literal["ok"]
+
+
+class Readiness(_Body):
+    """Whether the service serves (``ready``, 200) or not yet / no more (503)."""
+
+    status: Literal["ready", "starting", "stopping"]

@@ -1,0 +1,129 @@
+"""The OpenAPI document: FastAPI's, made to say what the API really answers.
+
+- Every error is the ``ErrorBody`` envelope; each route lists the statuses it can answer with
+  ``error_responses``. FastAPI adds a 422 with its ``{"detail": …}`` body to every route with
+  parameters, which runyard never sends: those are removed, with their schemas.
+- The chat request's ``agent`` is an enum of the agents this app runs.
+- An event stream is ``text/event-stream``, its schema describing one event (as OpenAPI 3.2's
+  ``itemSchema`` does, and as tools read ``schema`` for event streams under 3.1).
+
+``python -m runyard.http.openapi_export > docs/openapi.json`` writes the document of a default
+app (a test fails while the committed copy is stale).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.openapi.utils import get_openapi
+
+from runyard.http.bodies import ErrorBody
+
+__all__ = ["EVENT_STREAM", "error_responses", "install_openapi"]
+
+_ERRORS = {
+    400: "a bad identity header or cursor (`field` names it)",
+    404: "no such thread or confirmation for this caller",
+    409: "the thread's run is active, busy, or the confirmation was answered",
+    413: "the body is larger than RUNYARD_MAX_BODY_BYTES",
+    422: "a malformed body or parameter (`fields` lists each), or a body the service refuses",
+    503: "the service is starting or stopping",
+}
+_FASTAPI_422 = "#/components/schemas/HTTPValidationError"
+_FASTAPI_SCHEMAS = ("HTTPValidationError", "ValidationError")
+
+_SSE = "text/event-stream"
+_JSON = "application/json"
+_SSE_EVENT: dict[str, Any] = {
+    "oneOf": [
+        {
+            "type": "object",
+            "required": ["event", "id", "data"],
+            "properties": {
+                "event": {"const": "message"},
+                "id": {"type": "string", "pattern": "^[0-9]+$"},
+                "data": {
+                    "type": "string",
+                    "contentMediaType": "application/json",
+                    "description": "one wire event (docs/events.schema.json)",
+                },
+            },
+        },
+        {
+            "type": "object",
+            "required": ["event", "data"],
+            "properties": {
+                "event": {"const": "server-shutdown"},
+                "data": {"type": "string", "contentMediaType": "application/json"},
+            },
+        },
+    ]
+}
+"""One event of an event stream (what ``schema`` describes for ``text/event-stream``)."""
+EVENT_STREAM: dict[str, Any] = {
+    "description": "Server-Sent Events: `retry: 1000` first, then one frame per wire event "
+    "(`id` = the event id, `data` = the event's JSON, see docs/protocol.md); when the server "
+    "goes away, a last `server-shutdown` frame without an id. The schema describes one event.",
+    "content": {_SSE: {"schema": _SSE_EVENT}},
+}
+"""The 200 response of ``GET /v1/events/{threadId}``."""
+
+
+def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """The error responses a route can give, each with the ``ErrorBody`` schema."""
+    return {status: {"model": ErrorBody, "description": _ERRORS[status]} for status in statuses}
+
+
+def install_openapi(app: FastAPI, agent_names: Iterable[str]) -> None:
+    """Make ``app.openapi()`` (and ``/openapi.json``) serve the corrected document."""
+    names = sorted(agent_names)
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            app.openapi_schema = _document(app, names)
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]  # FastAPI's documented override
+
+
+def _document(app: FastAPI, agent_names: list[str]) -> dict[str, Any]:
+    document = get_openapi(
+        title=app.title,
+        version=app.version,
+        summary=app.summary,
+        description=app.description,
+        routes=app.routes,
+    )
+    for path in document["paths"].values():
+        for operation in path.values():
+            _drop_fastapi_422(operation["responses"])
+            _fix_media_types(operation["responses"])
+    schemas = document["components"]["schemas"]
+    for name in _FASTAPI_SCHEMAS:
+        schemas.pop(name, None)
+    schemas["ChatRequest"]["properties"]["agent"] = {
+        "enum": [*agent_names, None],
+        "description": "the agent to run (one this server runs); default: the thread's",
+    }
+    return document
+
+
+def _fix_media_types(responses: dict[str, Any]) -> None:
+    """On a route whose response class is not JSON, FastAPI gives every response that media
+    type and merges its ``{"type": "string"}`` into ours: errors are JSON, streams are events."""
+    for status, response in responses.items():
+        content = response.get("content", {})
+        if _SSE not in content:
+            continue
+        if status.startswith(("4", "5")):
+            response["content"] = {_JSON: content[_SSE]}
+        else:
+            content[_SSE]["schema"] = _SSE_EVENT
+
+
+def _drop_fastapi_422(responses: dict[str, Any]) -> None:
+    schema = responses.get("422", {}).get("content", {}).get("application/json", {}).get("schema")
+    if schema == {"$ref": _FASTAPI_422}:
+        del responses["422"]

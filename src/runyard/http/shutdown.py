@@ -1,0 +1,93 @@
+"""``Shutdown``: how the app goes away without hanging on its event streams.
+
+An SSE response never ends by itself, so a server that waits for open responses before it stops
+the app waits forever. ``drain`` stops in order: new requests get 503 ``not_ready``; this
+process's runs end (``run-finish`` ``cancelled``/``server_shutdown``, persisted); then every open
+event stream sends what the log holds, a last ``event: server-shutdown`` frame without an ``id:``
+(the client's ``Last-Event-ID`` stays where it was) and ends, so its client reconnects to another
+server. ``runyard serve`` drains on SIGTERM before uvicorn waits for connections; the app's
+lifespan drains on its way out (idempotent), whoever runs it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+
+from runyard.service import RunManager
+
+__all__ = ["GOING_AWAY", "Shutdown"]
+
+logger = logging.getLogger("runyard.http")
+
+GOING_AWAY = b'event: server-shutdown\ndata: {"reason":"server_shutdown"}\n\n'
+"""The last frame of every stream the server ends: named, so ``onmessage`` never sees it."""
+_GOODBYE_SECONDS = 1.0
+
+
+class Shutdown:
+    """The app's stopping state: refuse requests, then tell the open streams to say goodbye."""
+
+    def __init__(self) -> None:
+        self.stopping = False
+        """Set when draining starts: routes answer 503 from then on."""
+        self.going_away = asyncio.Event()
+        """Set once this process's runs have ended: streams flush, say goodbye and end."""
+        self._streams = 0
+        self._waits: set[asyncio.Timeout] = set()
+        self._no_streams = asyncio.Event()
+        self._no_streams.set()
+        self._drained = asyncio.Event()
+
+    @contextmanager
+    def stream(self) -> Iterator[None]:
+        """Count an open event stream while the block runs (``drain`` waits for it to end)."""
+        self._streams += 1
+        self._no_streams.clear()
+        try:
+            yield
+        finally:
+            self._streams -= 1
+            if self._streams == 0:
+                self._no_streams.set()
+
+    @asynccontextmanager
+    async def interruptible(self) -> AsyncIterator[None]:
+        """A wait that ends with ``TimeoutError`` when the server goes away (or already has).
+
+        A deadline moved to now, rather than a second task racing each wait: this sits on the
+        path of every event batch a stream sends.
+        """
+        async with asyncio.timeout(0 if self.going_away.is_set() else None) as wait:
+            self._waits.add(wait)
+            try:
+                yield
+            finally:
+                self._waits.discard(wait)
+
+    async def drain(self, runs: RunManager, grace_seconds: float) -> None:
+        """Refuse requests, end the runs, end the streams; each stage within what is left of
+        ``grace_seconds``. A second call waits for the first."""
+        if self.stopping:
+            await self._drained.wait()
+            return
+        self.stopping = True
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + grace_seconds
+        try:
+            async with asyncio.timeout_at(deadline):
+                await runs.aclose()
+        except TimeoutError:
+            logger.warning("shutdown: runs still ending after %s s", grace_seconds)
+        self.going_away.set()
+        for wait in self._waits:
+            wait.reschedule(loop.time())
+        try:
+            # Even runs that used up the grace leave the streams a moment to say goodbye.
+            async with asyncio.timeout_at(max(deadline, loop.time() + _GOODBYE_SECONDS)):
+                await self._no_streams.wait()
+        except TimeoutError:
+            logger.warning("shutdown: %d event stream(s) still open", self._streams)
+        self._drained.set()

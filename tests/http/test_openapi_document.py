@@ -1,0 +1,133 @@
+"""The OpenAPI document says what the API really answers: the committed copy is current, errors
+are the ``{"error": …}`` envelope (never FastAPI's ``{"detail": …}``), identity headers carry their
+pattern, the event stream is ``text/event-stream`` — and real responses of every kind, driven
+through the app, validate against it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import schemathesis
+from http_harness import asgi_client, running_app, settled
+
+from runyard.http.identity import IDENTITY_PATTERN
+from runyard.http.openapi_export import default_document
+
+COMMITTED = Path(__file__).resolve().parents[2] / "docs" / "openapi.json"
+REGENERATE = "python -m runyard.http.openapi_export > docs/openapi.json"
+ERROR_BODY = {"$ref": "#/components/schemas/ErrorBody"}
+CALC = '/tool calculator {"expression": "2+3*4"}'
+NOTE = '/tool save_note {"text": "milk"}'
+
+
+@pytest.fixture
+def url(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'runyard.db'}"
+
+
+def test_the_committed_document_is_current() -> None:
+    assert json.loads(COMMITTED.read_text()) == default_document(), (
+        f"docs/openapi.json is stale; regenerate it with: {REGENERATE}"
+    )
+
+
+def operations(document: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    return [
+        (f"{method.upper()} {path}", operation)
+        for path, item in document["paths"].items()
+        for method, operation in item.items()
+    ]
+
+
+def test_every_error_is_the_envelope_and_headers_carry_their_pattern() -> None:
+    document = default_document()
+    text = json.dumps(document)
+    errors = {
+        (name, status): response["content"]
+        for name, operation in operations(document)
+        for status, response in operation["responses"].items()
+        if status.startswith("4") or (status == "503" and "/v1/" in name)
+    }
+    identity = {
+        p["schema"]["pattern"]
+        for _, operation in operations(document)
+        for p in operation.get("parameters", [])
+        if p["name"].startswith("X-Runyard-")
+    }
+    events = document["paths"]["/v1/events/{thread_id}"]["get"]["responses"]["200"]["content"]
+
+    assert "HTTPValidationError" not in text
+    assert errors, "no error responses documented"
+    assert all(
+        content == {"application/json": {"schema": ERROR_BODY}} for content in errors.values()
+    )
+    assert {status for _, status in errors} == {"400", "404", "409", "413", "422", "503"}
+    assert identity == {IDENTITY_PATTERN}
+    assert list(events) == ["text/event-stream"]
+
+
+async def test_real_responses_of_every_kind_match_the_document(url: str) -> None:
+    responses: list[httpx.Response] = []
+    async with running_app(url, sse_follow=False) as app, asgi_client(app) as client:
+        schema = schemathesis.openapi.from_dict(app.openapi())
+
+        async def call(method: str, path: str, **kwargs: Any) -> httpx.Response:
+            response = await client.request(method, path, **kwargs)
+            responses.append(response)
+            return response
+
+        await call("POST", "/v1/chat/t1", json={"message": CALC})
+        await settled(app, "t1")
+        await call("GET", "/v1/events/t1")
+        await call("GET", "/v1/events/t1?lastEventId=2")
+        await call("GET", "/v1/threads/t1/messages")
+        await call("GET", "/v1/threads/t1/status")
+        await call("GET", "/v1/threads")
+        await call("GET", "/v1/agents")
+        await call("GET", "/healthz")
+        await call("GET", "/readyz")
+        await call("POST", "/v1/chat/t2", json={"message": NOTE})
+        await settled(app, "t2")
+        asked = json.loads((await call("GET", "/v1/events/t2")).text.split("data: ")[-1])
+        await call("GET", "/v1/threads/t2/status")
+        await call("GET", "/v1/threads/t2/messages")
+        await call("POST", "/v1/chat/t2", json={"message": "again"})  # 409
+        await call("POST", f"/v1/confirm/{asked['payload']['requestId']}", json={"approved": "y"})
+        await call("POST", f"/v1/confirm/{asked['payload']['requestId']}", json={"approved": True})
+        await settled(app, "t2")
+        await call("POST", f"/v1/confirm/{asked['payload']['requestId']}", json={"approved": True})
+        await call("POST", "/v1/confirm/cr_nope", json={"approved": True})  # 404
+        await call("POST", "/v1/chat/t1", json={"message": ""})  # 422
+        await call("POST", "/v1/chat/t1", json={"message": "x" * 70_000})  # 413
+        await call("GET", "/v1/threads?limit=0")  # 422
+        await call("GET", "/v1/threads/nope/status")  # 404
+        await call("GET", "/v1/threads", headers={"X-Runyard-User": "a b"})  # 400
+        await call("GET", "/v1/events/t1?lastEventId=x")  # 400
+        await call("POST", "/v1/chat/nope/cancel")
+        await call("DELETE", "/v1/threads/t1")
+        await app.state.runyard.drain()
+        await call("GET", "/v1/threads")  # 503
+        await call("GET", "/readyz")  # 503
+
+    statuses = set()
+    for response in responses:
+        request = response.request
+        template = _template(schema, request.method, request.url.path)
+        schema[template][request.method].validate_response(response)
+        statuses.add(response.status_code)
+    assert statuses == {200, 400, 404, 409, 413, 422, 503}
+
+
+def _template(schema: Any, method: str, path: str) -> str:
+    """The documented path (``/v1/threads/{thread_id}/status``) that ``path`` is an instance of."""
+    for template in schema.raw_schema["paths"]:
+        parts, actual = template.split("/"), path.split("/")
+        if len(parts) == len(actual) and all(
+            p == a or p.startswith("{") for p, a in zip(parts, actual, strict=True)
+        ):
+            return str(template)
+    raise AssertionError(f"{method} {path} is not documented")
