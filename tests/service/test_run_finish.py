@@ -1,6 +1,6 @@
 """Every way a run ends goes one path (``run_finish``): exactly one ``run-finish``, last in the log;
 the run's pending confirmations answered; its row closed; its checkpoint gone — through the agent,
-wherever the agent keeps it.
+wherever the agent keeps it. Confirm loads the checkpoint once.
 """
 
 from __future__ import annotations
@@ -257,3 +257,18 @@ async def test_checkpoints_kept_outside_the_database_are_found_and_dropped_throu
 
     assert (swept, resumable.is_suspended) == ([run_id], True)
     assert ending == ended("cancelled", "user_cancelled", "cancelled")
+
+
+async def test_confirm_loads_the_checkpoint_once(db_url: str) -> None:
+    setup = Setup([call("launch", id="a"), text("done")])
+    async with service(db_url, setup.agents) as svc:
+        await svc.runs.start(OWNER, "t1", "go")
+        await svc.settle("t1")
+        before = setup.saved.loads
+        await svc.runs.confirm(OWNER, await request_of(svc, "a"), {"approved": True})
+        await svc.settle("t1")
+        loads = setup.saved.loads - before
+        types = await svc.types("t1")
+
+    assert loads == 1
+    assert types[-2:] == ["text-delta", "run-finish"]

@@ -16,8 +16,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from functools import partial
 from typing import Any
 
-from runyard.agent import Agent, StreamResult
-from runyard.errors import ResumeError
+from runyard.agent import Agent, PreparedResume, StreamResult
+from runyard.errors import ResumeDataError, ResumeError
 from runyard.ids import new_id, now_ms
 from runyard.messages import AgentMessage
 from runyard.service.active_run import (
@@ -53,7 +53,6 @@ from runyard.storage import (
     Store,
     Thread,
 )
-from runyard.tools import JsonSchemaValidator
 
 __all__ = ["RunManager"]
 
@@ -130,7 +129,7 @@ class RunManager:
                 raise RunBusy(f"run {run.run_id} is not waiting for an answer yet; retry")
             thread = await owned_thread(self.store, owner, confirmation.thread_id)
             chosen = self._agent(str(thread.metadata.get("agent", self.default_agent)))
-            await self._check_answer(chosen, confirmation, answer)
+            prepared = await self._prepare_resume(chosen, confirmation, answer)
             if not await self.store.answer_confirmation(request_id, answer):
                 raise ConfirmationAnswered(request_id)
             record = await self.store.take_over(
@@ -142,11 +141,9 @@ class RunManager:
             active = ActiveRun(run.run_id, run.thread_id, owner, chosen, record.lease_epoch)
 
             async def open_stream() -> StreamResult:
-                return await chosen.resume(
+                return await chosen.resume_prepared(
                     "stream",
-                    answer,
-                    run_id=run.run_id,
-                    tool_call_id=confirmation.tool_call_id,
+                    prepared,
                     abort_signal=active.abort,
                     deps=self._deps(chosen, owner, run.thread_id),
                 )
@@ -400,22 +397,19 @@ class RunManager:
             raise ConfirmationAnswered(request_id)
         return confirmation
 
-    async def _check_answer(
+    async def _prepare_resume(
         self, agent: Agent, confirmation: Confirmation, answer: dict[str, Any]
-    ) -> None:
-        """Validate the answer against the waiting call's resume schema before it is stored."""
+    ) -> PreparedResume:
+        """Check the answer against the waiting call before it is stored: the agent loads the
+        run's checkpoint here, once, and the resume runs from what it loaded."""
         try:
-            state = await agent.checkpoints.resume(confirmation.run_id)
+            return await agent.prepare_resume(
+                answer, run_id=confirmation.run_id, tool_call_id=confirmation.tool_call_id
+            )
+        except ResumeDataError as exc:
+            raise InvalidAnswer(f"the answer does not fit {exc.tool_name}: {exc.problem}") from exc
         except ResumeError as exc:
             raise ConfirmationAnswered(confirmation.request_id) from exc
-        entry = state.pending_tool_calls.get(confirmation.tool_call_id)
-        if entry is None or not entry.suspended:
-            raise ConfirmationAnswered(confirmation.request_id)
-        if entry.resume_schema is not None:
-            try:
-                JsonSchemaValidator(entry.resume_schema).validate(answer)
-            except ValueError as exc:
-                raise InvalidAnswer(f"the answer does not fit {entry.tool_name}: {exc}") from exc
 
     async def _cancel_suspended(self, run: RunRecord) -> None:
         """End a run that waits for confirmations. Its questions are answered first: a confirm
