@@ -9,6 +9,7 @@ from runyard.agent import Agent, StreamResult
 from runyard.errors import (
     ConfigurationError,
     MaxIterationsError,
+    ResumeDataError,
     ResumeError,
     RunAbortedError,
     RunError,
@@ -65,6 +66,7 @@ __all__ = [
     "ObservationalConfig",
     "PendingSuspend",
     "ReasoningPart",
+    "ResumeDataError",
     "ResumeError",
     "RunAbortedError",
     "RunError",

@@ -11,6 +11,7 @@ from __future__ import annotations
 __all__ = [
     "ConfigurationError",
     "MaxIterationsError",
+    "ResumeDataError",
     "ResumeError",
     "RunAbortedError",
     "RunError",
@@ -45,6 +46,15 @@ class MaxIterationsError(RunError):
 
 class ResumeError(RunError):
     """A resume request does not match a suspended run (unknown run or tool call, bad data)."""
+
+
+class ResumeDataError(ResumeError):
+    """The resume data does not fit the waiting call's resume schema (the call still waits)."""
+
+    def __init__(self, tool_name: str, problem: str) -> None:
+        super().__init__(f"Invalid resume payload: {problem}")
+        self.tool_name = tool_name
+        self.problem = problem
 
 
 class ToolError(Exception):

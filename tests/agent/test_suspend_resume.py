@@ -9,7 +9,7 @@ from pydantic import BaseModel
 from pydantic_ai.messages import ModelRequest, ToolReturnPart
 
 from runyard.agent import Agent
-from runyard.errors import ResumeError
+from runyard.errors import ResumeDataError, ResumeError
 from runyard.runtime import (
     FinishChunk,
     InMemoryCheckpointStore,
@@ -270,3 +270,40 @@ async def test_the_resumed_segments_finish_reports_the_whole_runs_usage() -> Non
 
     usage = finish.total_usage
     assert (usage.input_tokens, usage.output_tokens, usage.requests) == (40, 7, 2)
+
+
+class CountingCheckpointStore(InMemoryCheckpointStore):
+    """Counts the checkpoint loads."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.loads = 0
+
+    async def load(self, key: str) -> dict[str, object] | None:
+        self.loads += 1
+        return await super().load(key)
+
+
+async def test_a_prepared_resume_checks_the_data_then_runs_without_loading_again() -> None:
+    runs: list[str] = []
+    checkpoints = CountingCheckpointStore()
+    agent = Agent(
+        "a",
+        scripted_model([call("delete", {"item": "x"}, id="d"), text("gone")]),
+        tools=_make_tools(runs),
+        checkpoint_store=checkpoints,
+    )
+    suspended = await agent.generate("go")
+    with pytest.raises(ResumeDataError) as refused:
+        await agent.prepare_resume({"approved": "maybe"}, run_id=suspended.run_id, tool_call_id="d")
+    before = checkpoints.loads
+    prepared = await agent.prepare_resume(
+        {"approved": True}, run_id=suspended.run_id, tool_call_id="d"
+    )
+    done = await agent.resume_prepared("generate", prepared)
+
+    assert (refused.value.tool_name, runs) == ("delete", ["delete x"])
+    assert "approved" in refused.value.problem
+    assert checkpoints.loads - before == 1
+    assert done.text == "gone"
+    assert len(checkpoints) == 0

@@ -11,9 +11,10 @@ from pydantic import BaseModel
 from pydantic_ai.models import Model
 from typing_extensions import Unpack
 
+from runyard.agent.prepared_resume import PreparedResume
 from runyard.agent.stream import StreamResult
 from runyard.agent.sub_agent import agent_as_tool
-from runyard.errors import ConfigurationError, ResumeError
+from runyard.errors import ConfigurationError, ResumeDataError, ResumeError
 from runyard.ids import new_id
 from runyard.messages import AgentMessage, CustomMessage, TextPart
 from runyard.models import OutputSpec, model_label, resolve_model
@@ -179,8 +180,19 @@ class Agent:
     ) -> GenerateResult | StreamResult:
         """Answer one suspended tool call and carry the run on.
 
-        Raises ``ResumeError`` when the run, the call or the data does not fit; failures after
-        that are reported on the result, as in ``generate``.
+        Raises ``ResumeError`` when the run, the call or the data does not fit
+        (``ResumeDataError`` for the data); failures after that are reported on the result, as in
+        ``generate``.
+        """
+        prepared = await self.prepare_resume(data, run_id=run_id, tool_call_id=tool_call_id)
+        return await self.resume_prepared(method, prepared, **options)
+
+    async def prepare_resume(self, data: Any, *, run_id: str, tool_call_id: str) -> PreparedResume:
+        """Load the run's checkpoint, find the waiting call and validate ``data`` for it; nothing
+        runs yet. ``resume_prepared`` carries the run on with what this loaded.
+
+        Raises ``ResumeError`` when the run or the call is not waiting (any more), and
+        ``ResumeDataError`` when ``data`` does not fit the call's resume schema.
         """
         state = await self.checkpoints.resume(run_id)
         entry = state.pending_tool_calls.get(tool_call_id)
@@ -194,14 +206,36 @@ class Agent:
             try:
                 data = validator.validate(data)
             except ValueError as exc:
-                raise ResumeError(f"Invalid resume payload: {exc}") from exc
+                raise ResumeDataError(entry.tool_name, str(exc)) from exc
+        return PreparedResume(run_id, tool_call_id, data, state)
+
+    @overload
+    async def resume_prepared(
+        self,
+        method: Literal["generate"],
+        prepared: PreparedResume,
+        **options: Unpack[ResumeOptions],
+    ) -> GenerateResult: ...
+
+    @overload
+    async def resume_prepared(
+        self,
+        method: Literal["stream"],
+        prepared: PreparedResume,
+        **options: Unpack[ResumeOptions],
+    ) -> StreamResult: ...
+
+    async def resume_prepared(
+        self, method: Method, prepared: PreparedResume, **options: Unpack[ResumeOptions]
+    ) -> GenerateResult | StreamResult:
+        """Carry on a run that ``prepare_resume`` checked, from the state it loaded."""
 
         async def carry_on(runtime: AgentRuntime) -> None:
-            await runtime.resume(state, tool_call_id, data)
+            await runtime.resume(prepared.state, prepared.tool_call_id, prepared.data)
 
         if method == "stream":
-            return self._stream(carry_on, run_id, options)
-        return await self._generate(carry_on, run_id, options)
+            return self._stream(carry_on, prepared.run_id, options)
+        return await self._generate(carry_on, prepared.run_id, options)
 
     @overload
     async def approve(

@@ -9,6 +9,7 @@ from typing import Any, ClassVar, Literal
 from runyard.messages import AgentMessage, CustomMessage
 from runyard.models import Usage
 from runyard.runtime.results import PendingSuspend, SubAgentUsage, total_usage
+from runyard.runtime.state import RunStatus
 from runyard.tools import ToolEvent
 
 __all__ = [
@@ -107,16 +108,21 @@ class ToolCallSuspendedChunk(PendingSuspend):
 
 @dataclass(frozen=True, slots=True)
 class FinishChunk:
-    """Always the last chunk of a run segment.
+    """Always the last chunk of a run segment, carrying how it ended.
 
-    ``usage`` and ``sub_agent_usage`` count the whole run so far, earlier segments included: a
-    resume starts from the usage its checkpoint kept.
+    ``status`` is the segment's verdict, decided by the runtime alone: ``SUCCESS``,
+    ``SUSPENDED`` (calls wait for answers), ``CANCELLED`` (aborted) or ``FAILED`` (``error`` says
+    why) — the same as ``agent.get_state().status`` afterwards. A caller reads it here instead of
+    inferring it from the chunks before. ``usage`` and ``sub_agent_usage`` count the whole run so
+    far, earlier segments included: a resume starts from the usage its checkpoint kept.
     """
 
     type: ClassVar[Literal["finish"]] = "finish"
     finish_reason: str
     usage: Usage
     model: str
+    status: RunStatus
+    error: BaseException | None = None
     structured_output: Any = None
     sub_agent_usage: list[SubAgentUsage] = field(default_factory=list)
     total_cost: float | None = None

@@ -140,7 +140,12 @@ class AgentRuntime:
         except RunAbortedError:
             await self._end_aborted()
         except Exception as exc:
-            await self._end_failed(exc)
+            if self.control.aborted:
+                # Whatever broke once the abort was asked for (a connection torn down mid-call,
+                # say) is the abort's doing: the run ends cancelled, not failed.
+                await self._end_aborted(cause=exc)
+            else:
+                await self._end_failed(exc)
 
     async def _start(self, messages: Sequence[AgentMessage]) -> None:
         self._begin()
@@ -358,9 +363,10 @@ class AgentRuntime:
                 )
         self.sink(self._finish("tool-calls"))
 
-    async def _end_aborted(self) -> None:
+    async def _end_aborted(self, cause: Exception | None = None) -> None:
         self.status = RunStatus.CANCELLED
         self.error = RunAbortedError()
+        self.error.__cause__ = cause
         await self._end_unfinished()
 
     async def _end_failed(self, exc: Exception) -> None:
@@ -395,6 +401,8 @@ class AgentRuntime:
             finish_reason=reason,
             usage=self.usage,
             model=self.spec.model_label,
+            status=self.status,
+            error=self.error,
             structured_output=self.structured_output,
             sub_agent_usage=list(self.sub_agent_usage),
             total_cost=total_cost(self.usage, self.sub_agent_usage),

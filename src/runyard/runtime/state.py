@@ -114,5 +114,10 @@ class RunStateManager:
             raise ResumeError(f"Run {run_id} is not suspended. Cannot resume.")
         return state.model_copy(update={"status": RunStatus.RUNNING})
 
+    async def exists(self, run_id: str) -> bool:
+        """True while ``run_id`` has a checkpoint, whatever state it holds."""
+        return await self.store.load(run_id) is not None
+
     async def complete(self, run_id: str) -> None:
+        """Forget the run's checkpoint (nothing to do when it has none)."""
         await self.store.delete(run_id)

@@ -1,7 +1,8 @@
 """The service: runs per thread, the event log, the event buses, orchestration tools.
 
 ``RunManager`` starts, confirms and cancels runs (one open run per thread, decided by the
-database) and keeps the leases of those it drives alive; ``EventLog`` numbers, persists, publishes and replays each thread's events;
+database) and keeps the leases of those it drives alive; ``RunFinisher`` is the one way any run
+ends; ``EventLog`` numbers, persists, publishes and replays each thread's events;
 ``Threads`` reads an owner's threads and their rich history. ``default_agent`` builds the
 ``assistant`` that ``runyard serve`` offers without a catalog.
 """
@@ -32,6 +33,8 @@ from runyard.service.event_log import (
 )
 from runyard.service.leases import Heartbeat, LeaseTerms, lost_leases, new_instance_id
 from runyard.service.owner import Owner
+from runyard.service.run_checkpoints import RunCheckpoints
+from runyard.service.run_finish import RunEnding, RunFinisher
 from runyard.service.run_manager import RunManager
 from runyard.service.threads import Threads, thread_json
 from runyard.service.views import ThreadStatus
@@ -59,6 +62,9 @@ __all__ = [
     "Owner",
     "RunActive",
     "RunBusy",
+    "RunCheckpoints",
+    "RunEnding",
+    "RunFinisher",
     "RunManager",
     "ServiceError",
     "ThreadNotFound",

@@ -16,10 +16,9 @@ ORCHESTRATOR_ID = "agent-001"
 
 @dataclass(frozen=True, slots=True)
 class CancelReason:
-    """Why a run is being aborted: what ``run-finish`` says and how the run row is closed."""
+    """Why a run is being aborted: the ``reason`` of its ``run-finish {"status": "cancelled"}``."""
 
     reason: str
-    status: str = "cancelled"
 
 
 USER_CANCELLED = CancelReason("user_cancelled")
@@ -39,7 +38,7 @@ class ActiveRun:
     cancel_reason: CancelReason | None = None
     task: asyncio.Task[None] | None = None
     finishing: bool = False
-    """Set once ``run-finish`` is emitted: the run only has to persist it and close its row."""
+    """Set once the run is being finished: it only has to log ``run-finish`` and close its row."""
     lease_lost: bool = False
     """Set once another process has taken the run over: this one stops and writes nothing more."""
 

@@ -16,13 +16,12 @@ from dataclasses import dataclass
 
 from runyard.errors import RunAbortedError
 from runyard.messages import AgentMessage
-from runyard.models import ModelProviderError, Usage
+from runyard.models import ModelProviderError
 from runyard.protocol import (
     ErrorEvent,
     ErrorPayload,
     ReasoningDeltaEvent,
     ReasoningDeltaPayload,
-    RunUsage,
     StatusEvent,
     StatusPayload,
     TextDeltaEvent,
@@ -37,7 +36,6 @@ from runyard.protocol import (
 )
 from runyard.runtime import (
     ErrorChunk,
-    FinishChunk,
     MessageChunk,
     ReasoningDeltaChunk,
     StreamChunk,
@@ -64,22 +62,18 @@ class UnmappedToolEventWarning(RuntimeWarning):
 
 
 class ChunkMapper:
-    """Maps one agent's chunks to events under ``agent_id``; remembers how the stream ended."""
+    """Maps one agent's chunks to events under ``agent_id``; keeps the calls still open.
+
+    How the stream ended is not its business: the ``finish`` chunk carries the verdict, and the
+    run's driver reads it there. An aborted run's ``error`` chunk has no event (the run's end
+    says it was cancelled).
+    """
 
     def __init__(self, run_id: str, agent_id: str) -> None:
         self.run_id = run_id
         self.agent_id = agent_id
         self.open_calls: dict[str, str] = {}
         """Tool calls announced with ``tool-call`` that have no result yet (id → tool name)."""
-        self.error: BaseException | None = None
-        self.finish_reason: str | None = None
-        self.usage: RunUsage | None = None
-        """What the run spent, all its segments and sub-agents included (from its ``finish``)."""
-
-    @property
-    def aborted(self) -> bool:
-        """True when the stream ended because the run was aborted."""
-        return isinstance(self.error, RunAbortedError)
 
     def map(self, chunk: StreamChunk) -> list[WireEvent]:
         """The wire events for one chunk (often none)."""
@@ -102,12 +96,8 @@ class ChunkMapper:
             return [self._tool_outcome(chunk)]
         if isinstance(chunk, ToolEventChunk):
             return self._tool_event(chunk)
-        if isinstance(chunk, ErrorChunk):
-            self.error = chunk.error
-            return [] if self.aborted else [self._error(chunk.error)]
-        if isinstance(chunk, FinishChunk):
-            self.finish_reason = chunk.finish_reason
-            self.usage = _run_usage(chunk.total_usage)
+        if isinstance(chunk, ErrorChunk) and not isinstance(chunk.error, RunAbortedError):
+            return [self._error(chunk.error)]
         return []
 
     def cancel_open_calls(self) -> list[WireEvent]:
@@ -171,15 +161,6 @@ class ChunkMapper:
 
     def _error(self, error: BaseException) -> WireEvent:
         return ErrorEvent(run_id=self.run_id, agent_id=self.agent_id, payload=_error_payload(error))
-
-
-def _run_usage(usage: Usage) -> RunUsage:
-    return RunUsage(
-        input_tokens=usage.input_tokens,
-        output_tokens=usage.output_tokens,
-        total_tokens=usage.total_tokens,
-        cost=usage.cost,
-    )
 
 
 def _error_payload(error: BaseException) -> ErrorPayload:

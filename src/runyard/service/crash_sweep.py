@@ -12,9 +12,10 @@ process, tries once more.
 
 If it had already stored its questions and its checkpoint, it was suspending when the process
 died: it becomes ``suspended`` (its ``confirmation-request`` events are logged if they were not
-yet) and stays resumable. Otherwise its log gets ``run-finish {"status": "error", "reason":
-"server restarted"}`` unless it already logged its finish, and it is closed as ``interrupted``:
-the thread is free again. Suspended runs are left alone.
+yet) and stays resumable. Otherwise it is finished the one way every run is (``run_finish``):
+``run-finish {"status": "error", "reason": "server restarted"}`` unless it already logged its
+finish, closed as ``interrupted`` — the thread is free again — and its checkpoint dropped.
+Suspended runs are left alone.
 """
 
 from __future__ import annotations
@@ -22,16 +23,12 @@ from __future__ import annotations
 import logging
 
 from runyard.ids import now_ms
-from runyard.protocol import (
-    ConfirmationRequestEvent,
-    ConfirmationRequestPayload,
-    RunFinishEvent,
-    RunFinishPayload,
-)
+from runyard.protocol import ConfirmationRequestEvent, ConfirmationRequestPayload
 from runyard.service.active_run import ORCHESTRATOR_ID
 from runyard.service.event_log import EventLog
 from runyard.service.leases import LeaseTerms
-from runyard.storage import Confirmation, RunRecord, StaleLease, Store
+from runyard.service.run_finish import RunEnding, RunFinisher
+from runyard.storage import Confirmation, RunRecord, StaleLease
 
 __all__ = ["RESTARTED", "close_interrupted_runs"]
 
@@ -39,15 +36,18 @@ logger = logging.getLogger(__name__)
 
 RESTARTED = "server restarted"
 
+_INTERRUPTED = RunEnding("error", RESTARTED, interrupted=True)
+
 
 async def close_interrupted_runs(
-    store: Store, events: EventLog, *, instance_id: str, lease: LeaseTerms, own: bool = False
+    finisher: RunFinisher, *, instance_id: str, lease: LeaseTerms, own: bool = False
 ) -> list[str]:
     """Take over every running run whose lease expired and settle it; returns their ids.
 
     The runs ``instance_id`` holds are spared unless ``own`` (at start-up, when they can only
     be what a previous life of the same id left behind).
     """
+    store = finisher.store
     closed: list[str] = []
     sweeper, now = f"{instance_id}/sweep", now_ms()
     for run in await store.list_expired_runs(now):
@@ -59,7 +59,7 @@ async def close_interrupted_runs(
         if taken is None:
             continue  # renewed, taken by another sweeper, or finished meanwhile
         try:
-            await _close(store, events, taken)
+            await _settle(finisher, taken)
         except StaleLease:
             continue  # finished or taken over meanwhile
         except Exception:
@@ -76,36 +76,20 @@ async def close_interrupted_runs(
     return closed
 
 
-async def _close(store: Store, events: EventLog, run: RunRecord) -> None:
+async def _settle(finisher: RunFinisher, run: RunRecord) -> None:
     """Settle ``run``, already taken over: ``run.lease_epoch`` is the sweeper's."""
+    store = finisher.store
     asked = [
         c for c in await store.list_pending_confirmations(run.thread_id) if c.run_id == run.run_id
     ]
-    if asked and await store.load_checkpoint(run.run_id) is not None:
-        await _finish_suspending(store, events, run, asked)
+    if asked and await finisher.checkpoints.exists(run.run_id):
+        await _finish_suspending(finisher.events, run, asked)
         await store.update_run_status(run.run_id, "suspended", epoch=run.lease_epoch)
         return
-    async with events.writer(run.thread_id) as writer:
-        last = await store.read_events(run.thread_id, after_id=max(writer.last_id - 1, 0))
-        finished = any(e.type == "run-finish" and e.run_id == run.run_id for e in last)
-        if not finished:
-            payload = RunFinishPayload(status="error", reason=RESTARTED)
-            writer.emit(
-                RunFinishEvent(run_id=run.run_id, agent_id=ORCHESTRATOR_ID, payload=payload)
-            )
-            await writer.flush()
-    for confirmation in await store.list_pending_confirmations(run.thread_id):
-        if confirmation.run_id == run.run_id:
-            await store.answer_confirmation(
-                confirmation.request_id, {"approved": False, "reason": RESTARTED}
-            )
-    await store.close_run(run.run_id, "interrupted", epoch=run.lease_epoch, reason=RESTARTED)
-    await store.delete_checkpoint(run.run_id)
+    await finisher.finish(run.run_id, run.thread_id, _INTERRUPTED, epoch=run.lease_epoch)
 
 
-async def _finish_suspending(
-    store: Store, events: EventLog, run: RunRecord, asked: list[Confirmation]
-) -> None:
+async def _finish_suspending(events: EventLog, run: RunRecord, asked: list[Confirmation]) -> None:
     """Log the ``confirmation-request`` events a run stored but may not have logged."""
     async with events.writer(run.thread_id) as writer:
         logged = {

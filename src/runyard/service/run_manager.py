@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
+from functools import partial
 from typing import Any
 
-from runyard.agent import Agent, StreamResult
-from runyard.errors import ResumeError
+from runyard.agent import Agent, PreparedResume, StreamResult
+from runyard.errors import ResumeDataError, ResumeError
 from runyard.ids import new_id, now_ms
 from runyard.messages import AgentMessage
-from runyard.protocol import RunFinishEvent, RunFinishPayload
 from runyard.service.active_run import (
     ORCHESTRATOR_ID,
     SHUTDOWN,
@@ -40,6 +40,8 @@ from runyard.service.keyed_lock import KeyedLock
 from runyard.service.leases import Heartbeat, LeaseTerms, lost_leases, new_instance_id
 from runyard.service.owned_threads import claim_thread, owned_thread
 from runyard.service.owner import Owner
+from runyard.service.run_checkpoints import RunCheckpoints
+from runyard.service.run_finish import RunEnding, RunFinisher
 from runyard.service.run_segment import RunSegment, SegmentStart
 from runyard.service.tools import SERVICE_DEPS, ServiceDeps
 from runyard.service.views import ThreadStatus
@@ -51,7 +53,6 @@ from runyard.storage import (
     Store,
     Thread,
 )
-from runyard.tools import JsonSchemaValidator
 
 __all__ = ["RunManager"]
 
@@ -90,9 +91,10 @@ class RunManager:
         self.instance_id = new_instance_id(instance or "")
         self.lease = LeaseTerms(lease_seconds)
         self.titles = titles
+        self.finisher = RunFinisher(store, events, RunCheckpoints(self.agents.values()))
         self._runs: dict[str, ActiveRun] = {}
-        self._unclosed: dict[str, tuple[int, str]] = {}
-        """Runs whose start failed and whose row could not be closed yet: id → (epoch, reason)."""
+        self._unended: dict[str, Callable[[], Awaitable[None]]] = {}
+        """Runs nothing drives any more whose ending failed: id → the ending, to try again."""
         self._locks = KeyedLock()
         self._heartbeat = Heartbeat(self._beat, self.lease.renew_every)
 
@@ -129,7 +131,7 @@ class RunManager:
                 self.store, owner, owner.thread_id_of(confirmation.thread_id)
             )
             chosen = self._agent(str(thread.metadata.get("agent", self.default_agent)))
-            await self._check_answer(chosen, confirmation, answer)
+            prepared = await self._prepare_resume(chosen, confirmation, answer)
             if not await self.store.answer_confirmation(request_id, answer):
                 raise ConfirmationAnswered(request_id)
             record = await self.store.take_over(
@@ -141,11 +143,9 @@ class RunManager:
             active = ActiveRun(run.run_id, run.thread_id, owner, chosen, record.lease_epoch)
 
             async def open_stream() -> StreamResult:
-                return await chosen.resume(
+                return await chosen.resume_prepared(
                     "stream",
-                    answer,
-                    run_id=run.run_id,
-                    tool_call_id=confirmation.tool_call_id,
+                    prepared,
                     abort_signal=active.abort,
                     deps=self._deps(chosen, owner, run.thread_id),
                 )
@@ -211,7 +211,7 @@ class RunManager:
             raise RuntimeError("keep_leases() belongs before the first run of this manager")
         await self.store.renew_leases(self.instance_id, now_ms())
         swept = await close_interrupted_runs(
-            self.store, self.events, instance_id=self.instance_id, lease=self.lease, own=True
+            self.finisher, instance_id=self.instance_id, lease=self.lease, own=True
         )
         self._heartbeat.start()
         return swept
@@ -220,7 +220,7 @@ class RunManager:
         """Settle the runs of other processes whose lease expired — their server stopped —
         (closed, or suspended when they had already asked their questions); their ids."""
         return await close_interrupted_runs(
-            self.store, self.events, instance_id=self.instance_id, lease=self.lease
+            self.finisher, instance_id=self.instance_id, lease=self.lease
         )
 
     async def wait_idle(self, thread_key: str) -> None:
@@ -302,7 +302,7 @@ class RunManager:
         return True
 
     def _launch(self, run: ActiveRun, start: SegmentStart) -> None:
-        segment = RunSegment(run, start, self.store, self.events)
+        segment = RunSegment(run, start, self.store, self.events, self.finisher)
         self._runs[run.thread_id] = run
 
         async def body() -> None:
@@ -311,7 +311,7 @@ class RunManager:
             except Exception as exc:
                 logger.exception("run %s: the segment failed", run.run_id)
                 if not run.lease_lost:
-                    await self._close_failed(run.run_id, run.epoch, f"the run failed: {exc}")
+                    await self._finish_broken(run, exc)
             finally:
                 if self._runs.get(run.thread_id) is run:
                     del self._runs[run.thread_id]
@@ -350,28 +350,39 @@ class RunManager:
         title_from = message if self.titles and thread.title is None else None
         self._launch(run, SegmentStart(open_stream, user.id, title_from))
 
+    async def _finish_broken(self, run: ActiveRun, cause: Exception) -> None:
+        """Finish a run whose segment broke outside its own error handling: its clients still
+        get a ``run-finish``, and its row is closed ``failed``."""
+        ending = RunEnding("error", f"the run failed: {cause}", error=cause)
+        finish = partial(self.finisher.finish, run.run_id, run.thread_id, ending, epoch=run.epoch)
+        await self._end(run.run_id, finish)
+
     async def _fail_unlaunched(self, record: RunRecord, cause: BaseException) -> None:
+        """Close the row of a run that never started: it logged nothing, so it says nothing."""
         reason = f"the run could not start: {str(cause) or type(cause).__name__}"
         logger.error("run %s: %s", record.run_id, reason)
-        await asyncio.shield(self._close_failed(record.run_id, record.lease_epoch, reason))
+        close = partial(
+            self.finisher.close, record.run_id, RunEnding("error", reason), epoch=record.lease_epoch
+        )
+        await asyncio.shield(self._end(record.run_id, close))
 
-    async def _close_failed(self, run_id: str, epoch: int, reason: str) -> None:
-        """Close a run nothing drives any more as ``failed``; retried on every heartbeat until
-        the store takes it (it is this process's lease, so no sweep would)."""
+    async def _end(self, run_id: str, ending: Callable[[], Awaitable[None]]) -> None:
+        """End a run nothing drives any more; retried on every heartbeat until it succeeds (it is
+        this process's lease, so no sweep would)."""
         try:
-            await self.store.close_run(run_id, "failed", epoch=epoch, reason=reason)
+            await ending()
         except StaleLease:
             pass  # closed already, or taken over: someone else ends it
         except Exception:
-            logger.exception("run %s: closing it failed; the heartbeat retries", run_id)
-            self._unclosed[run_id] = (epoch, reason)
+            logger.exception("run %s: ending it failed; the heartbeat retries", run_id)
+            self._unended[run_id] = ending
             return
-        self._unclosed.pop(run_id, None)
+        self._unended.pop(run_id, None)
 
     async def _beat(self) -> None:
-        """Retry failed closes, renew this process's leases, stop runs it lost, sweep."""
-        for run_id, (epoch, reason) in list(self._unclosed.items()):
-            await self._close_failed(run_id, epoch, reason)
+        """Retry failed endings, renew this process's leases, stop runs it lost, sweep."""
+        for run_id, ending in list(self._unended.items()):
+            await self._end(run_id, ending)
         renewed = await self.store.renew_leases(self.instance_id, self.lease.until())
         driving = list(self._runs.values())
         for run in await lost_leases(self.store, self.instance_id, driving, renewed):
@@ -398,43 +409,31 @@ class RunManager:
             raise ConfirmationAnswered(request_id)
         return confirmation
 
-    async def _check_answer(
+    async def _prepare_resume(
         self, agent: Agent, confirmation: Confirmation, answer: dict[str, Any]
-    ) -> None:
-        """Validate the answer against the waiting call's resume schema before it is stored."""
+    ) -> PreparedResume:
+        """Check the answer against the waiting call before it is stored: the agent loads the
+        run's checkpoint here, once, and the resume runs from what it loaded."""
         try:
-            state = await agent.checkpoints.resume(confirmation.run_id)
+            return await agent.prepare_resume(
+                answer, run_id=confirmation.run_id, tool_call_id=confirmation.tool_call_id
+            )
+        except ResumeDataError as exc:
+            raise InvalidAnswer(f"the answer does not fit {exc.tool_name}: {exc.problem}") from exc
         except ResumeError as exc:
             raise ConfirmationAnswered(confirmation.request_id) from exc
-        entry = state.pending_tool_calls.get(confirmation.tool_call_id)
-        if entry is None or not entry.suspended:
-            raise ConfirmationAnswered(confirmation.request_id)
-        if entry.resume_schema is not None:
-            try:
-                JsonSchemaValidator(entry.resume_schema).validate(answer)
-            except ValueError as exc:
-                raise InvalidAnswer(f"the answer does not fit {entry.tool_name}: {exc}") from exc
 
     async def _cancel_suspended(self, run: RunRecord) -> None:
-        """Close a run that waits for confirmations: answer them, end it, drop its checkpoint."""
-        for confirmation in await self.store.list_pending_confirmations(run.thread_id):
-            if confirmation.run_id == run.run_id:
-                answer = {"approved": False, "reason": "user_cancelled"}
-                if not await self.store.answer_confirmation(confirmation.request_id, answer):
-                    raise RunBusy(f"run {run.run_id} was just confirmed; retry the cancel")
+        """End a run that waits for confirmations. Its questions are answered first: a confirm
+        racing the cancel either loses here or wins, and then the cancel is retried."""
+        reason = USER_CANCELLED.reason
+        if not await self.finisher.answer_pending(run.run_id, run.thread_id, reason):
+            raise RunBusy(f"run {run.run_id} was just confirmed; retry the cancel")
         try:
             record = await self.store.take_over(
                 run.run_id, self.instance_id, lease_until=self.lease.until()
             )
         except StaleLease:
             return  # closed meanwhile by someone else: nothing left to cancel
-        payload = RunFinishPayload(status="cancelled", reason="user_cancelled")
-        async with self.events.writer(run.thread_id) as writer:
-            writer.emit(
-                RunFinishEvent(run_id=run.run_id, agent_id=ORCHESTRATOR_ID, payload=payload)
-            )
-            await writer.flush()
-        await self.store.close_run(
-            run.run_id, "cancelled", epoch=record.lease_epoch, reason="user_cancelled"
-        )
-        await self.store.delete_checkpoint(run.run_id)
+        ending = RunEnding("cancelled", reason)
+        await self.finisher.finish(run.run_id, run.thread_id, ending, epoch=record.lease_epoch)

@@ -1,9 +1,11 @@
 """``RunSegment``: drive one stretch of a run — its first stream, or a resume — to its end.
 
-A segment streams the agent, turns every chunk into wire events on the thread's log, and ends
-in one of two ways: the run suspends (confirmations stored, ``confirmation-request`` events,
-status ``suspended``; no ``run-finish``), or it finishes (``run-finish`` persisted, *then* the
-run row closed, so a run is never reported finished before its last event is durable).
+A segment streams the agent and turns every chunk into wire events on the thread's log. How it
+ends is the runtime's verdict on the stream's ``finish`` chunk (plus, for a cancel, the reason
+only the service knows: the user, or a shutdown). The run suspends (confirmations stored,
+``confirmation-request`` events, status ``suspended``; no ``run-finish``), or it is finished the
+one way every run is (``run_finish``): ``run-finish`` persisted, *then* the row closed, so a run
+is never reported finished before its last event is durable.
 """
 
 from __future__ import annotations
@@ -12,28 +14,34 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Literal
 
 from runyard.agent import StreamResult
 from runyard.ids import new_id
 from runyard.memory import PlanStore
+from runyard.models import Usage
 from runyard.protocol import (
     ConfirmationRequestEvent,
-    RunFinishEvent,
-    RunFinishPayload,
     RunStartEvent,
     RunStartPayload,
+    RunUsage,
     ThreadTitleUpdatedEvent,
     ThreadTitleUpdatedPayload,
 )
-from runyard.runtime import PendingSuspend, ToolCallSuspendedChunk, generate_title
-from runyard.service.active_run import ORCHESTRATOR_ID, ActiveRun
+from runyard.runtime import (
+    FinishChunk,
+    PendingSuspend,
+    RunStatus,
+    ToolCallSuspendedChunk,
+    generate_title,
+)
+from runyard.service.active_run import ORCHESTRATOR_ID, USER_CANCELLED, ActiveRun
 from runyard.service.chunk_events import ChunkMapper
 from runyard.service.confirmation_request import confirmation_payload
 from runyard.service.event_log import EventLog, EventWriter
 from runyard.service.failed_run import log_failed_run
+from runyard.service.run_finish import RunEnding, RunFinisher
 from runyard.service.tools import tasks_update
-from runyard.storage import RunStatus, Store
+from runyard.storage import Store
 
 __all__ = ["RunSegment", "SegmentStart"]
 
@@ -49,30 +57,25 @@ class SegmentStart:
     title_from: str | None = None
 
 
-_FINAL: dict[str, RunStatus] = {
-    "completed": "completed",
-    "cancelled": "cancelled",
-    "error": "failed",
-}
-
-
-@dataclass(frozen=True, slots=True)
-class _Ending:
-    status: Literal["completed", "cancelled", "error", "suspended"]
-    reason: str | None = None
-    error: BaseException | None = None
-
-
 class RunSegment:
-    """One segment of ``run``; ``await segment.run()`` returns when the segment has ended."""
+    """One segment of ``run``; ``await segment.drive()`` returns when the segment has ended."""
 
-    def __init__(self, run: ActiveRun, start: SegmentStart, store: Store, events: EventLog) -> None:
+    def __init__(
+        self,
+        run: ActiveRun,
+        start: SegmentStart,
+        store: Store,
+        events: EventLog,
+        finisher: RunFinisher,
+    ) -> None:
         self.run = run
         self.start = start
         self.store = store
         self.events = events
+        self.finisher = finisher
         self.mapper = ChunkMapper(run.run_id, ORCHESTRATOR_ID)
         self.suspensions: list[PendingSuspend] = []
+        self.finish: FinishChunk | None = None
 
     async def drive(self) -> None:
         """Run the segment to its end: suspended, or finished with ``run-finish`` persisted."""
@@ -84,18 +87,19 @@ class RunSegment:
                     writer.emit(self._run_start())
                     await self._restore_tasks(writer)
                 try:
-                    ending = await self._stream(writer)
+                    await self._stream(writer)
+                    ending = self._ending()
                 except Exception as exc:
-                    ending = _Ending("error", str(exc) or type(exc).__name__, exc)
+                    ending = RunEnding("error", _describe(exc), error=exc)
                 if run.lease_lost:
                     logger.warning("run %s: taken over by another process; stopped", run.run_id)
                     return
-                if ending.status == "cancelled" and title is not None:
+                if ending is not None and ending.status == "cancelled" and title is not None:
                     # A cancel must end the run now; the thread gets its title on a later run.
                     title.cancel()
                     title = None
                 await self._emit_title(writer, title)
-                if ending.status == "suspended":
+                if ending is None:
                     await self._suspend(writer)
                 else:
                     await self._finish(writer, ending)
@@ -103,28 +107,36 @@ class RunSegment:
                 if title is not None and not title.done():
                     title.cancel()
 
-    async def _stream(self, writer: EventWriter) -> _Ending:
+    async def _stream(self, writer: EventWriter) -> None:
         stream = await self.start.open_stream()
         async for chunk in stream:
             if self.run.lease_lost:
                 continue  # the run is another process's now: drain the aborted stream silently
             if isinstance(chunk, ToolCallSuspendedChunk):
                 self.suspensions.append(chunk)
-                continue
+            elif isinstance(chunk, FinishChunk):
+                self.finish = chunk
             for event in self.mapper.map(chunk):
                 writer.emit(event)
-        return self._ending()
 
-    def _ending(self) -> _Ending:
-        mapper, cancel = self.mapper, self.run.cancel_reason
-        if mapper.aborted or (cancel is not None and mapper.finish_reason == "error"):
-            return _Ending("cancelled", cancel.reason if cancel else "user_cancelled")
-        if mapper.error is not None or mapper.finish_reason == "error":
-            reason = str(mapper.error) if mapper.error else "the run failed"
-            return _Ending("error", reason, mapper.error)
-        if self.suspensions:
-            return _Ending("suspended")
-        return _Ending("completed")
+    def _ending(self) -> RunEnding | None:
+        """The run's ending, from the runtime's verdict on the finish chunk; None: suspended."""
+        finish = self.finish
+        if finish is None:
+            return RunEnding("error", "the run's stream ended without finishing")
+        usage = _run_usage(finish.total_usage)
+        match finish.status:
+            case RunStatus.SUSPENDED:
+                return None
+            case RunStatus.SUCCESS:
+                return RunEnding("completed", usage=usage)
+            case RunStatus.CANCELLED:
+                cancel = self.run.cancel_reason or USER_CANCELLED
+                return RunEnding("cancelled", cancel.reason, usage=usage)
+            case _:
+                error = finish.error
+                reason = _describe(error) if error else "the run failed"
+                return RunEnding("error", reason, usage=usage, error=error)
 
     async def _suspend(self, writer: EventWriter) -> None:
         run = self.run
@@ -151,22 +163,16 @@ class RunSegment:
         await writer.flush()
         await self.store.update_run_status(run.run_id, "suspended", epoch=run.epoch)
 
-    async def _finish(self, writer: EventWriter, ending: _Ending) -> None:
+    async def _finish(self, writer: EventWriter, ending: RunEnding) -> None:
         run = self.run
         if ending.status == "cancelled":
             for event in self.mapper.cancel_open_calls():
                 writer.emit(event)
-        assert ending.status != "suspended"
         if ending.status == "error":
             log_failed_run(run, ending.reason, ending.error)
         run.finishing = True
-        payload = RunFinishPayload(
-            status=ending.status, reason=ending.reason, usage=self.mapper.usage
-        )
-        writer.emit(RunFinishEvent(run_id=run.run_id, agent_id=ORCHESTRATOR_ID, payload=payload))
-        await writer.flush()
-        await self.store.close_run(
-            run.run_id, _FINAL[ending.status], epoch=run.epoch, reason=ending.reason
+        await self.finisher.finish(
+            run.run_id, run.thread_id, ending, epoch=run.epoch, writer=writer
         )
 
     async def _restore_tasks(self, writer: EventWriter) -> None:
@@ -208,3 +214,16 @@ class RunSegment:
                     run_id=self.run.run_id, agent_id=ORCHESTRATOR_ID, payload=payload
                 )
             )
+
+
+def _describe(error: BaseException) -> str:
+    return str(error) or type(error).__name__
+
+
+def _run_usage(usage: Usage) -> RunUsage:
+    return RunUsage(
+        input_tokens=usage.input_tokens,
+        output_tokens=usage.output_tokens,
+        total_tokens=usage.total_tokens,
+        cost=usage.cost,
+    )

@@ -1,0 +1,125 @@
+"""Finishing a run: the one path by which every run ends, whoever ends it.
+
+Its driver ends a run when the agent's stream finishes (with the verdict on the finish chunk);
+the run manager ends a suspended run that is cancelled and a segment that broke outside its own
+handling; the crash sweep ends a run whose process died. Each does the same four things, here, in
+this order:
+
+1. answer the run's pending confirmations ``{"approved": false, "reason"}`` — nobody may resume
+   it any more;
+2. log its ``run-finish`` and wait until it is durable — once: a finish from outside the driver
+   that finds the run's ``run-finish`` already last in the log (a finish that failed half-way,
+   retried) does not log another;
+3. close its row with the caller's lease epoch (``StaleLease`` when the run was taken over
+   meanwhile: the new owner ends it);
+4. drop its checkpoint, through the agents.
+
+Every step can be repeated, so a finish that failed half-way is retried by running it again. A
+run that never started (its row opened, nothing logged, asked or checkpointed) only has its row
+to close (``close``): it never tells clients about a run they never saw begin.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from runyard.protocol import RunFinishEvent, RunFinishPayload, RunUsage
+from runyard.protocol import RunStatus as FinishStatus
+from runyard.service.active_run import ORCHESTRATOR_ID
+from runyard.service.event_log import EventLog, EventWriter
+from runyard.service.run_checkpoints import RunCheckpoints
+from runyard.storage import RunStatus, Store
+
+__all__ = ["RunEnding", "RunFinisher"]
+
+_CLOSED_AS: dict[FinishStatus, RunStatus] = {
+    "completed": "completed",
+    "cancelled": "cancelled",
+    "error": "failed",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class RunEnding:
+    """How a run ended: what its ``run-finish`` says, and how its row is closed.
+
+    ``usage`` is known only to the run's driver; ``error`` is the failure behind an ``error``
+    ending, when there was one. An ``interrupted`` run (its process died) says ``error`` on the
+    wire and is closed ``interrupted``.
+    """
+
+    status: FinishStatus
+    reason: str | None = None
+    usage: RunUsage | None = None
+    error: BaseException | None = None
+    interrupted: bool = False
+
+    @property
+    def closed_as(self) -> RunStatus:
+        """The run row's final status."""
+        return "interrupted" if self.interrupted else _CLOSED_AS[self.status]
+
+    def event(self, run_id: str) -> RunFinishEvent:
+        """The run's ``run-finish``."""
+        payload = RunFinishPayload(status=self.status, reason=self.reason, usage=self.usage)
+        return RunFinishEvent(run_id=run_id, agent_id=ORCHESTRATOR_ID, payload=payload)
+
+
+class RunFinisher:
+    """Ends runs of ``store``: their log in ``events``, their checkpoints in ``checkpoints``."""
+
+    def __init__(self, store: Store, events: EventLog, checkpoints: RunCheckpoints) -> None:
+        self.store = store
+        self.events = events
+        self.checkpoints = checkpoints
+
+    async def finish(
+        self,
+        run_id: str,
+        thread_id: str,
+        ending: RunEnding,
+        *,
+        epoch: int,
+        writer: EventWriter | None = None,
+    ) -> None:
+        """End the run as ``ending`` says, holding its lease at ``epoch``.
+
+        Its driver passes the thread's ``writer`` it holds open; anyone else gets one here.
+        """
+        await self.answer_pending(run_id, thread_id, ending.reason or ending.status)
+        if writer is not None:
+            await _log(writer, run_id, ending)
+        else:
+            async with self.events.writer(thread_id) as own:
+                if not await self._logged(own, run_id):
+                    await _log(own, run_id, ending)
+        await self.close(run_id, ending, epoch=epoch)
+        await self.checkpoints.drop(run_id)
+
+    async def answer_pending(self, run_id: str, thread_id: str, reason: str) -> bool:
+        """Answer the run's pending confirmations ``{"approved": false, "reason"}``.
+
+        False, and the rest left alone, as soon as one was answered by someone else meanwhile:
+        a confirm won the race and is resuming the run.
+        """
+        answer = {"approved": False, "reason": reason}
+        for confirmation in await self.store.list_pending_confirmations(thread_id):
+            if confirmation.run_id != run_id:
+                continue
+            if not await self.store.answer_confirmation(confirmation.request_id, answer):
+                return False
+        return True
+
+    async def close(self, run_id: str, ending: RunEnding, *, epoch: int) -> None:
+        """Close the run's row as ``ending`` says; ``StaleLease`` when ``epoch`` is not current."""
+        await self.store.close_run(run_id, ending.closed_as, epoch=epoch, reason=ending.reason)
+
+    async def _logged(self, writer: EventWriter, run_id: str) -> bool:
+        """True when the run's ``run-finish`` is the newest event of its thread's log."""
+        last = await self.store.read_events(writer.thread_id, after_id=max(writer.last_id - 1, 0))
+        return any(e.type == "run-finish" and e.run_id == run_id for e in last)
+
+
+async def _log(writer: EventWriter, run_id: str, ending: RunEnding) -> None:
+    writer.emit(ending.event(run_id))
+    await writer.flush()
