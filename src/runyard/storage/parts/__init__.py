@@ -10,6 +10,10 @@ else find nothing, and writes to it raise ``ThreadOwnershipError`` without chang
 Writes to a thread that does not exist yet create it for the caller. ``RunLedger``,
 ``Confirmations``, ``EventLogStore`` and ``Checkpoints`` are keyed by run, thread or checkpoint
 id only: the service checks ownership before it touches them.
+
+Methods that write a batch take the thread and the batch positionally only (``/``): callers
+pass them in order, so each backend names them as it likes (the SQL backend's own names would
+shadow its tables). Every other parameter is matched by name.
 """
 
 from runyard.storage.parts.checkpoints import Checkpoints

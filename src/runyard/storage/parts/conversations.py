@@ -55,7 +55,7 @@ class Conversations(Protocol):
         ...
 
     async def save_messages(
-        self, thread_id: str, messages: Sequence[Message], *, tenant_id: str, resource_id: str
+        self, thread_id: str, messages: Sequence[Message], /, *, tenant_id: str, resource_id: str
     ) -> None:
         """Upsert by message id: a known id is replaced in place (keeping its insertion
         position), a new one appended. Creates the thread when missing."""

@@ -17,7 +17,6 @@ __all__ = ["EventLogStore"]
 class EventLogStore(Protocol):
     """Append batches of numbered events to a thread's log and read them back in order."""
 
-    # Positional-only: callers pass the batch by position, so backends may name it freely.
     async def append_events(self, thread_id: str, events: Sequence[StoredEvent], /) -> None:
         """Insert the batch in one transaction. Ids come from the writer and are unique per
         thread: a reused id raises ``EventIdConflict`` and nothing of the batch is stored."""

@@ -25,6 +25,7 @@ class VectorStore(Protocol):
         self,
         thread_id: str,
         entries: Sequence[EmbeddingEntry],
+        /,
         *,
         tenant_id: str,
         resource_id: str,
