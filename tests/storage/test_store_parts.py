@@ -3,6 +3,7 @@ the in-memory backend's part classes, and fakeable alone for code that needs onl
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
 import pytest
@@ -10,7 +11,10 @@ from part_fakes import EventLogOnly, PlansOnly
 from store_parts import assert_implements, part_members
 
 from runyard.memory import Plan, PlanStore, PlanTask
+from runyard.protocol import StatusEvent, StatusPayload, event_to_dict, parse_event
 from runyard.runtime import MemoryScope
+from runyard.service import EventLog
+from runyard.service.bus import InProcessEventBus
 from runyard.storage import (
     Checkpoints,
     Confirmations,
@@ -120,3 +124,28 @@ async def test_a_plans_only_fake_serves_the_plan_store() -> None:
     assert await plans.get(bob) is None
     with pytest.raises(ThreadOwnershipError):
         await plans.save(bob, plan)
+
+
+def _status(n: int) -> StatusEvent:
+    return StatusEvent(run_id="run_1", agent_id="agent-001", payload=StatusPayload(message=str(n)))
+
+
+async def test_an_event_log_only_fake_serves_the_services_event_log() -> None:
+    bus = InProcessEventBus()
+    log = EventLog(EventLogOnly(), bus, tail_size=2)
+    try:
+        async with log.writer("t1") as writer:
+            ids = [writer.emit(_status(n)) for n in range(5)]
+        async with log.writer("t1") as writer:
+            ids.append(writer.emit(_status(5)))
+        stored = await log.read_stored("t1")
+        replayed = await log.read("t1", after=2)
+    finally:
+        await log.close()
+        await bus.close()
+
+    assert ids == [1, 2, 3, 4, 5, 6]
+    assert [(e.id, parse_event(e.data)) for e in stored] == [(n + 1, _status(n)) for n in range(6)]
+    assert [(e.id, json.loads(e.json)) for e in replayed] == [
+        (n + 1, event_to_dict(_status(n))) for n in range(2, 6)
+    ]
