@@ -159,7 +159,7 @@ async def test_run_finish_carries_the_usage_of_every_segment_of_a_suspended_run(
         await svc.runs.confirm(OWNER, await svc.request_id("t1"), {"approved": True})
         await svc.settle("t1")
         log = [event for _, event in await svc.log("t1")]
-        messages = await Threads(svc.events).messages(OWNER, "t1")
+        messages = await Threads(svc.events, svc.store).messages(OWNER, "t1")
 
     finish = log[-1]
     assert finish.type == "run-finish"
@@ -191,7 +191,7 @@ async def test_the_demo_models_run_reports_a_cost_of_zero(sqlite_url: str) -> No
         await svc.runs.start(OWNER, "t1", "hello")
         await svc.settle("t1")
         log = [event for _, event in await svc.log("t1")]
-        messages = await Threads(svc.events).messages(OWNER, "t1")
+        messages = await Threads(svc.events, svc.store).messages(OWNER, "t1")
 
     usage = event_to_dict(log[-1])["payload"]["usage"]
     assert usage["cost"] == 0.0

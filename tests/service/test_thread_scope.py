@@ -21,7 +21,7 @@ ALICE_AT_GLOBEX = Owner("globex", "alice")
 
 async def test_two_users_each_have_their_own_thread_t1(db_url: str) -> None:
     async with service(db_url) as svc:
-        threads = Threads(svc.events)
+        threads = Threads(svc.events, svc.store)
         await svc.runs.start(OWNER, "t1", "from alice")
         await svc.runs.start(BOB, "t1", TOOLS)
         await svc.settle("t1")
@@ -45,7 +45,7 @@ async def test_two_users_each_have_their_own_thread_t1(db_url: str) -> None:
 
 async def test_another_users_thread_id_behaves_like_an_unused_one(sqlite_url: str) -> None:
     async with service(sqlite_url) as svc:
-        threads = Threads(svc.events)
+        threads = Threads(svc.events, svc.store)
         await svc.runs.start(OWNER, "t1", TOOLS)
         await svc.settle("t1")
         request_id = await svc.request_id("t1")
@@ -78,7 +78,7 @@ async def test_another_users_thread_id_behaves_like_an_unused_one(sqlite_url: st
 
 async def test_listening_first_claims_nothing_of_anyone_else(sqlite_url: str) -> None:
     async with service(sqlite_url) as svc:
-        threads = Threads(svc.events)
+        threads = Threads(svc.events, svc.store)
         squatted = await threads.ensure(BOB, "t1")
         await svc.runs.start(OWNER, "t1", "hello")
         await svc.settle("t1")
@@ -95,7 +95,7 @@ async def test_a_thread_id_outside_the_rule_is_refused_before_the_store(
     sqlite_url: str, thread_id: str
 ) -> None:
     async with service(sqlite_url) as svc:
-        threads = Threads(svc.events)
+        threads = Threads(svc.events, svc.store)
         for call in (
             svc.runs.start(OWNER, thread_id, "hi"),
             svc.runs.cancel(OWNER, thread_id),

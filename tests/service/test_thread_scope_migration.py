@@ -103,7 +103,7 @@ async def test_a_database_made_at_0001_keeps_working_after_the_scope_migration(
 
     k = key("t1")
     async with service(target_url) as svc:  # opening the store migrates to head
-        threads = Threads(svc.events)
+        threads = Threads(svc.events, svc.store)
         listed = [await threads.list_threads(owner) for owner in (OWNER, BOB)]
         history = await threads.messages(OWNER, "t1")
         waiting = await svc.runs.status(OWNER, "t1")

@@ -1,4 +1,7 @@
-"""Fixtures for the storage contract suite: one ``store`` per backend, fresh for every test.
+"""Fixtures for the storage contract suites: one ``store`` per backend, fresh for every test.
+
+Each suite checks one part of the ``Store`` (``runyard.storage.parts``). A suite, or one test,
+marked ``part_fakes("event-log-only", ...)`` also runs on those one-part fakes (``part_fakes``).
 
 PostgreSQL tests read ``RUNYARD_TEST_POSTGRES_URL`` (any PostgreSQL) and
 ``RUNYARD_TEST_PGVECTOR_URL`` (a server with the pgvector extension). Each session works in
@@ -13,9 +16,10 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
+from part_fakes import PART_FAKES
 
 from postgres_databases import private_database, truncate_all
-from runyard.storage import Store, open_store
+from runyard.storage import open_store
 
 BACKENDS = ["memory", "sqlite", "sqlite-exact", "postgresql", "pgvector"]
 
@@ -51,17 +55,29 @@ def database_url(backend_kind: str, request: pytest.FixtureRequest, tmp_path: Pa
 
 
 @pytest.fixture
-async def store(backend_kind: str, database_url: str) -> AsyncIterator[Store]:
-    """A ready, empty store of the backend under test."""
+def store_url(backend_kind: str, request: pytest.FixtureRequest) -> str | None:
+    """``database_url`` for a real backend, None for a one-part fake (which has no database)."""
+    if backend_kind in PART_FAKES:
+        return None
+    url: str = request.getfixturevalue("database_url")
+    return url
+
+
+@pytest.fixture
+async def store(backend_kind: str, store_url: str | None) -> AsyncIterator[object]:
+    """A ready, empty store of the backend under test: a whole ``Store``, or a one-part fake."""
+    if store_url is None:
+        yield PART_FAKES[backend_kind]()
+        return
     opened = await open_store(
-        database_url, vectors="exact" if backend_kind == "sqlite-exact" else "auto"
+        store_url, vectors="exact" if backend_kind == "sqlite-exact" else "auto"
     )
     try:
         yield opened
     finally:
         await opened.close()
-        if database_url.startswith("postgresql"):
-            await truncate_all(database_url)
+        if store_url.startswith("postgresql"):
+            await truncate_all(store_url)
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -69,9 +85,11 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "backend_kind" not in metafunc.fixturenames:
         return
     marker = metafunc.definition.get_closest_marker("backends")
-    kinds = list(marker.args) if marker else BACKENDS
+    fakes = metafunc.definition.get_closest_marker("part_fakes")
+    kinds = [*(marker.args if marker else BACKENDS), *(fakes.args if fakes else ())]
     metafunc.parametrize("backend_kind", kinds, indirect=True, ids=kinds)
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "backends(*kinds): run only on these storage backends")
+    config.addinivalue_line("markers", "part_fakes(*kinds): run on these one-part fakes too")

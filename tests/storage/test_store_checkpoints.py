@@ -1,14 +1,26 @@
-"""Checkpoints: overwrite, expiry, sweeping, and the runtime-facing adapter."""
+"""The ``Checkpoints`` part: overwrite, expiry, sweeping, and the runtime-facing adapter.
+
+The whole suite runs on a checkpoints-only fake too: ``StoreCheckpointStore`` needs no more.
+"""
 
 from __future__ import annotations
 
+import pytest
+from store_parts import assert_implements
+
 from runyard.ids import now_ms
-from runyard.storage import Store, StoreCheckpointStore
+from runyard.storage import Checkpoints, StoreCheckpointStore
 
 STATE = {"status": "suspended", "messages": [{"id": "m1"}], "pending": {"c1": {"args": {}}}}
 
+pytestmark = pytest.mark.part_fakes("checkpoints-only")
 
-async def test_saved_checkpoint_loads_until_deleted(store: Store) -> None:
+
+async def test_every_backend_is_a_checkpoints_part(store: Checkpoints) -> None:
+    assert_implements(store, Checkpoints)
+
+
+async def test_saved_checkpoint_loads_until_deleted(store: Checkpoints) -> None:
     await store.save_checkpoint("run-1", STATE)
     assert await store.load_checkpoint("run-1") == STATE
     await store.save_checkpoint("run-1", {"status": "running"})
@@ -18,7 +30,7 @@ async def test_saved_checkpoint_loads_until_deleted(store: Store) -> None:
     await store.delete_checkpoint("run-1")
 
 
-async def test_expired_checkpoints_are_invisible_and_swept(store: Store) -> None:
+async def test_expired_checkpoints_are_invisible_and_swept(store: Checkpoints) -> None:
     now = now_ms()
     await store.save_checkpoint("old", STATE, expires_at=now - 1)
     await store.save_checkpoint("fresh", STATE, expires_at=now + 3_600_000)
@@ -30,7 +42,7 @@ async def test_expired_checkpoints_are_invisible_and_swept(store: Store) -> None
     assert await store.load_checkpoint("forever") == STATE
 
 
-async def test_adapter_speaks_the_runtimes_checkpoint_protocol(store: Store) -> None:
+async def test_adapter_speaks_the_runtimes_checkpoint_protocol(store: Checkpoints) -> None:
     checkpoints = StoreCheckpointStore(store, ttl_seconds=3600)
     await checkpoints.save("run-1", STATE)
     assert await checkpoints.load("run-1") == STATE

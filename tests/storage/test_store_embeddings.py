@@ -1,12 +1,14 @@
-"""Semantic recall: cosine top-k within a thread or a user's threads, never another user's."""
+"""The ``VectorStore`` part: cosine top-k within a thread or a user's threads, never another
+user's."""
 
 from __future__ import annotations
 
 import math
 
 import pytest
+from store_parts import assert_implements
 
-from runyard.storage import EmbeddingEntry, Store, ThreadOwnershipError
+from runyard.storage import EmbeddingEntry, Store, ThreadOwnershipError, VectorStore
 
 ALICE = {"tenant_id": "acme", "resource_id": "alice"}
 BOB = {"tenant_id": "acme", "resource_id": "bob"}
@@ -17,7 +19,11 @@ def _entry(message_id: str, *vector: float) -> EmbeddingEntry:
     return EmbeddingEntry(message_id, list(vector), f"text of {message_id}", "test-embedder")
 
 
-async def test_query_ranks_by_cosine_similarity(store: Store) -> None:
+async def test_every_backend_is_a_vector_store(store: VectorStore) -> None:
+    assert_implements(store, VectorStore)
+
+
+async def test_query_ranks_by_cosine_similarity(store: VectorStore) -> None:
     entries = [_entry("same", 1, 0, 0), _entry("close", 1, 1, 0), _entry("far", 0, 0, 1)]
     await store.save_embeddings("t1", entries, **ALICE)
     hits = await store.query_embeddings([2, 0, 0], thread_id="t1", top_k=2, **ALICE)
@@ -27,21 +33,21 @@ async def test_query_ranks_by_cosine_similarity(store: Store) -> None:
     assert hits[1].score == pytest.approx(1 / math.sqrt(2), abs=1e-5)
 
 
-async def test_saving_an_embedding_again_replaces_it(store: Store) -> None:
+async def test_saving_an_embedding_again_replaces_it(store: VectorStore) -> None:
     await store.save_embeddings("t1", [_entry("m1", 1, 0)], **ALICE)
     await store.save_embeddings("t1", [_entry("m1", 0, 1)], **ALICE)
     hits = await store.query_embeddings([0, 1], thread_id="t1", **ALICE)
     assert [(h.message_id, round(h.score, 4)) for h in hits] == [("m1", 1.0)]
 
 
-async def test_thread_scope_sees_only_that_thread(store: Store) -> None:
+async def test_thread_scope_sees_only_that_thread(store: VectorStore) -> None:
     await store.save_embeddings("t1", [_entry("in-t1", 1, 0)], **ALICE)
     await store.save_embeddings("t2", [_entry("in-t2", 1, 0)], **ALICE)
     hits = await store.query_embeddings([1, 0], thread_id="t1", **ALICE)
     assert [h.message_id for h in hits] == ["in-t1"]
 
 
-async def test_resource_scope_spans_the_users_threads_only(store: Store) -> None:
+async def test_resource_scope_spans_the_users_threads_only(store: VectorStore) -> None:
     await store.save_embeddings("t1", [_entry("a1", 1, 0)], **ALICE)
     await store.save_embeddings("t2", [_entry("a2", 0.9, 0.1)], **ALICE)
     await store.save_embeddings("tb", [_entry("bob", 1, 0)], **BOB)
@@ -50,14 +56,14 @@ async def test_resource_scope_spans_the_users_threads_only(store: Store) -> None
     assert [(h.message_id, h.thread_id) for h in hits] == [("a1", "t1"), ("a2", "t2")]
 
 
-async def test_another_user_recalls_nothing_of_a_thread(store: Store) -> None:
+async def test_another_user_recalls_nothing_of_a_thread(store: VectorStore) -> None:
     await store.save_embeddings("t1", [_entry("secret", 1, 0)], **ALICE)
     assert await store.query_embeddings([1, 0], thread_id="t1", **BOB) == []
     with pytest.raises(ThreadOwnershipError):
         await store.save_embeddings("t1", [_entry("planted", 1, 0)], **BOB)
 
 
-async def test_vectors_of_another_length_are_not_compared(store: Store) -> None:
+async def test_vectors_of_another_length_are_not_compared(store: VectorStore) -> None:
     await store.save_embeddings("t1", [_entry("two", 1, 0), _entry("three", 1, 0, 0)], **ALICE)
     hits = await store.query_embeddings([1, 0, 0], thread_id="t1", **ALICE)
     assert [h.message_id for h in hits] == ["three"]
@@ -77,7 +83,7 @@ def _exact(vectors: dict[str, list[float]], query: list[float], k: int) -> list[
 
 
 @pytest.mark.parametrize("dims", [3, 16])
-async def test_top_k_matches_the_exact_ranking(store: Store, dims: int) -> None:
+async def test_top_k_matches_the_exact_ranking(store: VectorStore, dims: int) -> None:
     vectors = _vectors(200, dims)
     await store.save_embeddings("t1", [_entry(k, *v) for k, v in vectors.items()], **ALICE)
     query = [math.cos(d * 1.3) for d in range(dims)]
@@ -86,7 +92,7 @@ async def test_top_k_matches_the_exact_ranking(store: Store, dims: int) -> None:
         assert [h.message_id for h in hits] == _exact(vectors, query, 5)
 
 
-async def test_a_stored_vector_finds_itself_first_among_many(store: Store) -> None:
+async def test_a_stored_vector_finds_itself_first_among_many(store: VectorStore) -> None:
     vectors = _vectors(1200, 32)
     for t in range(4):
         chunk = list(vectors.items())[t * 300 : (t + 1) * 300]

@@ -1,17 +1,32 @@
-"""Working memory, observations with their cursor, and plans, each isolated per owner."""
+"""The ``MemoryTiers`` part: working memory, observations with their cursor, and plans, each
+isolated per owner. The plans test runs on a plans-only fake too."""
 
 from __future__ import annotations
 
 import pytest
+from store_parts import assert_implements
 
-from runyard.storage import MessageCursor, Observation, Store, ThreadOwnershipError
+from runyard.storage import (
+    MemoryTiers,
+    MessageCursor,
+    Observation,
+    ObservationTier,
+    PlanTier,
+    Store,
+    ThreadOwnershipError,
+    WorkingMemoryTier,
+)
 
 ALICE = {"tenant_id": "acme", "resource_id": "alice"}
 BOB = {"tenant_id": "acme", "resource_id": "bob"}
 ALICE_ELSEWHERE = {"tenant_id": "globex", "resource_id": "alice"}
 
 
-async def test_resource_working_memory_is_per_tenant_and_user(store: Store) -> None:
+async def test_every_backend_is_all_memory_tiers(store: MemoryTiers) -> None:
+    assert_implements(store, MemoryTiers)
+
+
+async def test_resource_working_memory_is_per_tenant_and_user(store: WorkingMemoryTier) -> None:
     await store.save_working_memory("alice at acme", scope="resource", **ALICE)
     await store.save_working_memory("bob at acme", scope="resource", **BOB)
     mine = await store.get_working_memory(scope="resource", **ALICE)
@@ -27,7 +42,7 @@ async def test_resource_working_memory_is_per_tenant_and_user(store: Store) -> N
     assert await store.get_working_memory(scope="resource", **ALICE_ELSEWHERE) is None
 
 
-async def test_thread_working_memory_is_replaced_and_private(store: Store) -> None:
+async def test_thread_working_memory_is_replaced_and_private(store: WorkingMemoryTier) -> None:
     await store.save_working_memory("v1", scope="thread", thread_id="t1", **ALICE)
     await store.save_working_memory("v2", scope="thread", thread_id="t1", **ALICE)
     doc = await store.get_working_memory(scope="thread", thread_id="t1", **ALICE)
@@ -39,12 +54,12 @@ async def test_thread_working_memory_is_replaced_and_private(store: Store) -> No
         await store.save_working_memory("x", scope="thread", thread_id="t1", **BOB)
 
 
-async def test_thread_scope_needs_a_thread_id(store: Store) -> None:
+async def test_thread_scope_needs_a_thread_id(store: WorkingMemoryTier) -> None:
     with pytest.raises(ValueError, match="thread_id"):
         await store.get_working_memory(scope="thread", **ALICE)
 
 
-async def test_observations_append_in_order_and_replace_atomically(store: Store) -> None:
+async def test_observations_append_in_order_and_replace_atomically(store: ObservationTier) -> None:
     first = [
         Observation("o1", "t1", "one", 10, tokens=3, marker="critical"),
         Observation("o2", "t1", "two", 10, tokens=4, parent_id="o1", metadata={"k": 1}),
@@ -59,7 +74,7 @@ async def test_observations_append_in_order_and_replace_atomically(store: Store)
     assert await store.list_observations("t1", **ALICE) == merged
 
 
-async def test_observations_are_private_to_the_threads_owner(store: Store) -> None:
+async def test_observations_are_private_to_the_threads_owner(store: ObservationTier) -> None:
     await store.append_observations("t1", [Observation("o1", "t1", "mine", 1)], **ALICE)
     assert await store.list_observations("t1", **BOB) == []
     with pytest.raises(ThreadOwnershipError):
@@ -79,7 +94,8 @@ async def test_observation_cursor_moves_forward(store: Store) -> None:
     assert await store.get_observation_cursor("t1", **BOB) is None
 
 
-async def test_plans_are_replaced_and_private(store: Store) -> None:
+@pytest.mark.part_fakes("plans-only")
+async def test_plans_are_replaced_and_private(store: PlanTier) -> None:
     assert await store.get_plan("t1", **ALICE) is None
     await store.save_plan("t1", {"goal": "a", "tasks": []}, **ALICE)
     saved = await store.save_plan("t1", {"goal": "b", "tasks": [{"id": "1"}]}, **ALICE)

@@ -1,11 +1,11 @@
-"""Messages: ordering, idempotent upsert, pagination and isolation."""
+"""The ``Conversations`` part, messages: ordering, idempotent upsert, pagination, isolation."""
 
 from __future__ import annotations
 
 import pytest
 
 from runyard.messages import AgentMessage, CustomMessage, TextPart, ToolCallPart
-from runyard.storage import MessageCursor, Store, ThreadOwnershipError
+from runyard.storage import Conversations, MessageCursor, ThreadOwnershipError
 
 ALICE = {"tenant_id": "acme", "resource_id": "alice"}
 BOB = {"tenant_id": "acme", "resource_id": "bob"}
@@ -20,7 +20,7 @@ def _texts(messages: list[AgentMessage | CustomMessage]) -> list[str]:
     return [m.text if isinstance(m, AgentMessage) else m.type for m in messages]
 
 
-async def test_messages_round_trip_with_every_field(store: Store) -> None:
+async def test_messages_round_trip_with_every_field(store: Conversations) -> None:
     assistant = AgentMessage(
         role="assistant",
         parts=[TextPart(text="ok"), ToolCallPart(tool_call_id="c1", tool_name="t", args={"x": 1})],
@@ -32,20 +32,20 @@ async def test_messages_round_trip_with_every_field(store: Store) -> None:
     assert await store.get_messages("t1", **ALICE) == [assistant, card]
 
 
-async def test_saving_messages_creates_the_thread_for_its_owner(store: Store) -> None:
+async def test_saving_messages_creates_the_thread_for_its_owner(store: Conversations) -> None:
     await store.save_messages("t1", [_msg("hi", 1)], **ALICE)
     thread = await store.get_thread("t1", **ALICE)
     assert thread is not None
     assert thread.resource_id == "alice"
 
 
-async def test_messages_are_ordered_by_time_then_insertion(store: Store) -> None:
+async def test_messages_are_ordered_by_time_then_insertion(store: Conversations) -> None:
     await store.save_messages("t1", [_msg("late", 20), _msg("b", 10), _msg("c", 10)], **ALICE)
     await store.save_messages("t1", [_msg("d", 10), _msg("early", 5)], **ALICE)
     assert _texts(await store.get_messages("t1", **ALICE)) == ["early", "b", "c", "d", "late"]
 
 
-async def test_upsert_replaces_in_place_and_keeps_position(store: Store) -> None:
+async def test_upsert_replaces_in_place_and_keeps_position(store: Conversations) -> None:
     first, second, third = _msg("one", 10, "m1"), _msg("two", 10, "m2"), _msg("three", 10, "m3")
     await store.save_messages("t1", [first, second, third], **ALICE)
     await store.save_messages("t1", [_msg("TWO", 10, "m2")], **ALICE)
@@ -54,19 +54,19 @@ async def test_upsert_replaces_in_place_and_keeps_position(store: Store) -> None
     assert await store.count_messages("t1", **ALICE) == 3
 
 
-async def test_limit_keeps_the_last_messages_in_ascending_order(store: Store) -> None:
+async def test_limit_keeps_the_last_messages_in_ascending_order(store: Conversations) -> None:
     await store.save_messages("t1", [_msg(str(i), i) for i in range(1, 6)], **ALICE)
     assert _texts(await store.get_messages("t1", limit=2, **ALICE)) == ["4", "5"]
     assert await store.get_messages("t1", limit=0, **ALICE) == []
 
 
-async def test_before_is_strict_and_combines_with_limit(store: Store) -> None:
+async def test_before_is_strict_and_combines_with_limit(store: Conversations) -> None:
     await store.save_messages("t1", [_msg(str(i), i) for i in range(1, 6)], **ALICE)
     assert _texts(await store.get_messages("t1", before=4, **ALICE)) == ["1", "2", "3"]
     assert _texts(await store.get_messages("t1", before=4, limit=2, **ALICE)) == ["2", "3"]
 
 
-async def test_after_cursor_is_strict_even_with_equal_timestamps(store: Store) -> None:
+async def test_after_cursor_is_strict_even_with_equal_timestamps(store: Conversations) -> None:
     rows = [_msg("a", 1, "ma"), _msg("b", 2, "mb"), _msg("c", 2, "mc"), _msg("d", 3, "md")]
     await store.save_messages("t1", rows, **ALICE)
     after = await store.get_messages("t1", after=MessageCursor(2, "mb"), **ALICE)
@@ -76,13 +76,13 @@ async def test_after_cursor_is_strict_even_with_equal_timestamps(store: Store) -
     assert _texts(gone) == ["d"]
 
 
-async def test_messages_by_ids_come_back_in_thread_order(store: Store) -> None:
+async def test_messages_by_ids_come_back_in_thread_order(store: Conversations) -> None:
     await store.save_messages("t1", [_msg("a", 1, "ma"), _msg("b", 2, "mb")], **ALICE)
     got = await store.get_messages_by_ids("t1", ["mb", "ma", "missing"], **ALICE)
     assert _texts(got) == ["a", "b"]
 
 
-async def test_another_owner_cannot_read_or_write_messages(store: Store) -> None:
+async def test_another_owner_cannot_read_or_write_messages(store: Conversations) -> None:
     await store.save_messages("t1", [_msg("secret", 1, "m1")], **ALICE)
     assert await store.get_messages("t1", **BOB) == []
     assert await store.get_messages_by_ids("t1", ["m1"], **BOB) == []
@@ -94,7 +94,7 @@ async def test_another_owner_cannot_read_or_write_messages(store: Store) -> None
     assert _texts(await store.get_messages("t1", **ALICE)) == ["secret"]
 
 
-async def test_same_message_id_in_two_threads_stays_separate(store: Store) -> None:
+async def test_same_message_id_in_two_threads_stays_separate(store: Conversations) -> None:
     await store.save_messages("t1", [_msg("alice", 1, "m1")], **ALICE)
     await store.save_messages("t2", [_msg("bob", 1, "m1")], **BOB)
     assert _texts(await store.get_messages("t1", **ALICE)) == ["alice"]

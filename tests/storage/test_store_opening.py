@@ -1,4 +1,5 @@
-"""Opening stores: URLs, migrations from an empty database, and which vector search is used."""
+"""Opening stores: URLs, migrations from an empty database, which vector search is used, and
+that every backend is a whole ``Store``."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import inspect, text
+from store_parts import assert_implements
 
 from runyard.storage import InvalidDatabaseURL, Store, open_store, upgrade
 from runyard.storage.inmemory import InMemoryStore
@@ -50,6 +52,10 @@ async def test_memory_url_opens_the_in_memory_store() -> None:
     store = await open_store("memory://")
     assert isinstance(store, InMemoryStore)
     assert (store.backend, store.vector_search) == ("memory", "exact")
+
+
+async def test_every_backend_is_a_whole_store(store: Store) -> None:
+    assert_implements(store, Store)
 
 
 async def test_default_url_comes_from_the_environment(

@@ -1,5 +1,6 @@
-"""Runs: one open run per thread (decided by the store), leases fenced by epochs, leases that
-expire unless their owner renews them, and take-overs of expired leases that one sweeper wins."""
+"""The ``RunLedger`` part: one open run per thread (decided by the store), leases fenced by
+epochs, leases that expire unless their owner renews them, and take-overs of expired leases that
+one sweeper wins."""
 
 from __future__ import annotations
 
@@ -9,16 +10,17 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import text
+from store_parts import assert_implements
 
 from postgres_databases import private_database
 from runyard.ids import now_ms
 from runyard.storage import (
     RunConflict,
+    RunLedger,
     RunNotFound,
     RunRecord,
     StaleLease,
     StorageError,
-    Store,
     open_store,
 )
 from runyard.storage.migrations import upgrade_to
@@ -29,7 +31,11 @@ NOW = 1_800_000_000_000
 """A fixed "now" (epoch ms) for lease arithmetic: leases are compared with it, never the clock."""
 
 
-async def test_opening_a_run_starts_its_lease_at_epoch_one(store: Store) -> None:
+async def test_every_backend_is_a_run_ledger(store: RunLedger) -> None:
+    assert_implements(store, RunLedger)
+
+
+async def test_opening_a_run_starts_its_lease_at_epoch_one(store: RunLedger) -> None:
     run = await store.open_run("r1", thread_id="t1", tenant_id="acme", owner="proc-a")
     assert (run.status, run.lease_owner, run.lease_epoch, run.is_open) == (
         "running",
@@ -42,27 +48,27 @@ async def test_opening_a_run_starts_its_lease_at_epoch_one(store: Store) -> None
     assert await store.get_run("missing") is None
 
 
-async def test_a_second_open_run_on_the_thread_conflicts(store: Store) -> None:
+async def test_a_second_open_run_on_the_thread_conflicts(store: RunLedger) -> None:
     await store.open_run("r1", thread_id="t1", tenant_id="acme", owner="a")
     with pytest.raises(RunConflict):
         await store.open_run("r2", thread_id="t1", tenant_id="acme", owner="b")
     await store.open_run("r3", thread_id="t2", tenant_id="acme", owner="b")
 
 
-async def test_a_run_id_is_used_once(store: Store) -> None:
+async def test_a_run_id_is_used_once(store: RunLedger) -> None:
     await store.open_run("r1", thread_id="t1", tenant_id="acme", owner="a")
     await store.close_run("r1", "completed", epoch=1)
     with pytest.raises(StorageError, match="already taken"):
         await store.open_run("r1", thread_id="t2", tenant_id="acme", owner="a")
 
 
-async def test_a_suspended_run_still_blocks_the_thread(store: Store) -> None:
+async def test_a_suspended_run_still_blocks_the_thread(store: RunLedger) -> None:
     await store.open_run("r1", thread_id="t1", tenant_id="acme", owner="a", status="suspended")
     with pytest.raises(RunConflict):
         await store.open_run("r2", thread_id="t1", tenant_id="acme", owner="b")
 
 
-async def test_racing_opens_have_exactly_one_winner(store: Store) -> None:
+async def test_racing_opens_have_exactly_one_winner(store: RunLedger) -> None:
     async def attempt(i: int) -> str:
         try:
             await store.open_run(f"r{i}", thread_id="t1", tenant_id="acme", owner=f"p{i}")
@@ -74,7 +80,7 @@ async def test_racing_opens_have_exactly_one_winner(store: Store) -> None:
     assert sorted(outcomes) == ["conflict"] * 7 + ["won"]
 
 
-async def test_closing_frees_the_thread_for_a_new_run(store: Store) -> None:
+async def test_closing_frees_the_thread_for_a_new_run(store: RunLedger) -> None:
     await store.open_run("r1", thread_id="t1", tenant_id="acme", owner="a")
     closed = await store.close_run("r1", "completed", epoch=1, reason="done")
     assert (closed.status, closed.reason, closed.is_open) == ("completed", "done", False)
@@ -83,7 +89,7 @@ async def test_closing_frees_the_thread_for_a_new_run(store: Store) -> None:
     await store.open_run("r2", thread_id="t1", tenant_id="acme", owner="a")
 
 
-async def test_status_moves_between_running_and_suspended(store: Store) -> None:
+async def test_status_moves_between_running_and_suspended(store: RunLedger) -> None:
     await store.open_run("r1", thread_id="t1", tenant_id="acme", owner="a")
     suspended = await store.update_run_status("r1", "suspended", epoch=1)
     assert suspended.status == "suspended"
@@ -95,7 +101,7 @@ async def test_status_moves_between_running_and_suspended(store: Store) -> None:
         await store.close_run("r1", "running", epoch=1)
 
 
-async def test_take_over_fences_the_previous_owner(store: Store) -> None:
+async def test_take_over_fences_the_previous_owner(store: RunLedger) -> None:
     await store.open_run("r1", thread_id="t1", tenant_id="acme", owner="a")
     taken = await store.take_over("r1", "b")
     assert (taken.lease_owner, taken.lease_epoch) == ("b", 2)
@@ -107,7 +113,7 @@ async def test_take_over_fences_the_previous_owner(store: Store) -> None:
     assert closed.lease_owner == "b"
 
 
-async def test_closed_runs_reject_every_write(store: Store) -> None:
+async def test_closed_runs_reject_every_write(store: RunLedger) -> None:
     await store.open_run("r1", thread_id="t1", tenant_id="acme", owner="a")
     await store.close_run("r1", "cancelled", epoch=1, reason="user_cancelled")
     with pytest.raises(StaleLease):
@@ -118,7 +124,7 @@ async def test_closed_runs_reject_every_write(store: Store) -> None:
         await store.update_run_status("missing", "running", epoch=1)
 
 
-async def test_open_runs_are_listed_oldest_first_per_tenant(store: Store) -> None:
+async def test_open_runs_are_listed_oldest_first_per_tenant(store: RunLedger) -> None:
     await store.open_run("r1", thread_id="t1", tenant_id="acme", owner="a")
     await store.open_run("r2", thread_id="t2", tenant_id="globex", owner="a", status="suspended")
     await store.open_run("r3", thread_id="t3", tenant_id="acme", owner="a")
@@ -127,7 +133,7 @@ async def test_open_runs_are_listed_oldest_first_per_tenant(store: Store) -> Non
     assert [r.run_id for r in await store.list_open_runs(tenant_id="globex")] == ["r2"]
 
 
-async def test_a_lease_lasts_until_its_expiry_or_thirty_seconds(store: Store) -> None:
+async def test_a_lease_lasts_until_its_expiry_or_thirty_seconds(store: RunLedger) -> None:
     before = now_ms()
     default = await store.open_run("r1", thread_id="t1", tenant_id="acme", owner="a")
     given = await store.open_run("r2", thread_id="t2", tenant_id="acme", owner="a", lease_until=NOW)
@@ -140,7 +146,7 @@ async def test_a_lease_lasts_until_its_expiry_or_thirty_seconds(store: Store) ->
 
 
 async def test_renewing_extends_every_open_run_the_owner_holds_and_nothing_else(
-    store: Store,
+    store: RunLedger,
 ) -> None:
     await _open(store, "mine", owner="a")
     await _open(store, "waiting", owner="a", status="suspended")
@@ -160,7 +166,7 @@ async def test_renewing_extends_every_open_run_the_owner_holds_and_nothing_else(
     assert await store.renew_leases("nobody", NOW) == []
 
 
-async def test_only_running_runs_whose_lease_ended_are_expired(store: Store) -> None:
+async def test_only_running_runs_whose_lease_ended_are_expired(store: RunLedger) -> None:
     await _open(store, "late", owner="a", until=NOW - 10)
     await _open(store, "just", owner="b", until=NOW)
     await _open(store, "live", owner="c", until=NOW + 1)
@@ -173,7 +179,7 @@ async def test_only_running_runs_whose_lease_ended_are_expired(store: Store) -> 
     assert sorted(r.run_id for r in expired) == ["just", "late"]
 
 
-async def test_an_expired_lease_is_taken_over_at_the_next_epoch(store: Store) -> None:
+async def test_an_expired_lease_is_taken_over_at_the_next_epoch(store: RunLedger) -> None:
     await _open(store, "dead", owner="a", until=NOW - 1)
     taken = await store.take_over_expired("dead", "sweeper", now=NOW, lease_until=NOW + 9)
 
@@ -187,7 +193,7 @@ async def test_an_expired_lease_is_taken_over_at_the_next_epoch(store: Store) ->
 
 
 async def test_a_live_suspended_closed_or_unknown_run_is_not_taken_as_expired(
-    store: Store,
+    store: RunLedger,
 ) -> None:
     await _open(store, "live", owner="a", until=NOW + 1)
     await _open(store, "waiting", owner="a", until=NOW - 1, status="suspended")
@@ -200,14 +206,14 @@ async def test_a_live_suspended_closed_or_unknown_run_is_not_taken_as_expired(
     assert (await _get(store, "waiting")).lease_epoch == 1
 
 
-async def test_a_renewed_lease_is_no_longer_expired(store: Store) -> None:
+async def test_a_renewed_lease_is_no_longer_expired(store: RunLedger) -> None:
     await _open(store, "r1", owner="a", until=NOW - 1)
     await store.renew_leases("a", NOW + 30_000)
 
     assert await store.take_over_expired("r1", "b", now=NOW, lease_until=NOW + 9) is None
 
 
-async def test_racing_sweepers_take_an_expired_run_exactly_once(store: Store) -> None:
+async def test_racing_sweepers_take_an_expired_run_exactly_once(store: RunLedger) -> None:
     await _open(store, "dead", owner="a", until=NOW - 1)
 
     taken = await asyncio.gather(
@@ -223,7 +229,7 @@ async def test_racing_sweepers_take_an_expired_run_exactly_once(store: Store) ->
 
 
 async def test_an_open_racing_the_close_of_the_threads_run_opens_or_conflicts(
-    store: Store,
+    store: RunLedger,
 ) -> None:
     """Never "run id taken": the open run closing under the insert is no error of its own."""
     await store.open_run("r0", thread_id="t", tenant_id="acme", owner="a")
@@ -285,7 +291,7 @@ VALUES ('old_closed', 't1', 'acme', 'completed', 'host/1', 1, NULL, 500, 1000),
 
 
 async def _open(
-    store: Store, run_id: str, *, owner: str, until: int = NOW, status: str = "running"
+    store: RunLedger, run_id: str, *, owner: str, until: int = NOW, status: str = "running"
 ) -> RunRecord:
     assert status in ("running", "suspended")
     return await store.open_run(
@@ -298,7 +304,7 @@ async def _open(
     )
 
 
-async def _get(store: Store, run_id: str) -> RunRecord:
+async def _get(store: RunLedger, run_id: str) -> RunRecord:
     run = await store.get_run(run_id)
     assert run is not None
     return run

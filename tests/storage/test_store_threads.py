@@ -1,11 +1,14 @@
-"""Threads: ownership, upsert, listing order, titles and cascading deletes."""
+"""The ``Conversations`` part, threads: ownership, upsert, listing order, titles and cascading
+deletes (which reach every part of a whole ``Store``)."""
 
 from __future__ import annotations
 
 import pytest
+from store_parts import assert_implements
 
 from runyard.messages import AgentMessage
 from runyard.storage import (
+    Conversations,
     EmbeddingEntry,
     MessageCursor,
     Observation,
@@ -18,7 +21,11 @@ ALICE = {"tenant_id": "acme", "resource_id": "alice"}
 BOB = {"tenant_id": "acme", "resource_id": "bob"}
 
 
-async def test_saved_thread_is_read_back_by_its_owner(store: Store) -> None:
+async def test_every_backend_is_a_conversations_part(store: Conversations) -> None:
+    assert_implements(store, Conversations)
+
+
+async def test_saved_thread_is_read_back_by_its_owner(store: Conversations) -> None:
     saved = await store.save_thread("t1", title="Hello", metadata={"a": 1}, **ALICE)
     got = await store.get_thread("t1", **ALICE)
     assert got == saved
@@ -30,7 +37,7 @@ async def test_saved_thread_is_read_back_by_its_owner(store: Store) -> None:
     )
 
 
-async def test_saving_again_updates_and_none_keeps_fields(store: Store) -> None:
+async def test_saving_again_updates_and_none_keeps_fields(store: Conversations) -> None:
     first = await store.save_thread("t1", title="Hello", metadata={"a": 1}, **ALICE)
     await store.save_thread("t1", **ALICE)
     kept = await store.get_thread("t1", **ALICE)
@@ -43,7 +50,7 @@ async def test_saving_again_updates_and_none_keeps_fields(store: Store) -> None:
     assert changed.created_at == first.created_at
 
 
-async def test_another_owners_thread_is_never_overwritten(store: Store) -> None:
+async def test_another_owners_thread_is_never_overwritten(store: Conversations) -> None:
     await store.save_thread("t1", title="Alice's", **ALICE)
     with pytest.raises(ThreadOwnershipError):
         await store.save_thread("t1", title="Bob's", **BOB)
@@ -54,7 +61,7 @@ async def test_another_owners_thread_is_never_overwritten(store: Store) -> None:
     assert got.title == "Alice's"
 
 
-async def test_another_owner_finds_nothing(store: Store) -> None:
+async def test_another_owner_finds_nothing(store: Conversations) -> None:
     await store.save_thread("t1", **ALICE)
     assert await store.get_thread("t1", **BOB) is None
     assert await store.get_thread("t1", tenant_id="other", resource_id="alice") is None
@@ -64,7 +71,7 @@ async def test_another_owner_finds_nothing(store: Store) -> None:
     assert await store.get_thread("t1", **ALICE) is not None
 
 
-async def test_threads_are_listed_most_recently_updated_first(store: Store) -> None:
+async def test_threads_are_listed_most_recently_updated_first(store: Conversations) -> None:
     for thread_id in ("a", "b", "c"):
         await store.save_thread(thread_id, **ALICE)
     await store.save_messages("a", [AgentMessage.user("bump")], **ALICE)
@@ -77,7 +84,7 @@ async def test_threads_are_listed_most_recently_updated_first(store: Store) -> N
     assert len(await store.list_threads(limit=2, **ALICE)) == 2
 
 
-async def test_set_thread_title(store: Store) -> None:
+async def test_set_thread_title(store: Conversations) -> None:
     await store.save_thread("t1", **ALICE)
     assert await store.set_thread_title("t1", "Named", **ALICE)
     got = await store.get_thread("t1", **ALICE)

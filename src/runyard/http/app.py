@@ -141,7 +141,7 @@ async def _assemble(
     stack.push_async_callback(_stop, sweeper)
     # The first request must not pay for importing the model layer.
     importlib.import_module("pydantic_ai.models")
-    return Parts(store, events, runs, Threads(events), dict(agents))
+    return Parts(store, events, runs, Threads(events, store), dict(agents))
 
 
 async def _stop(task: asyncio.Task[None]) -> None:

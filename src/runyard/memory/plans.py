@@ -10,7 +10,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from runyard.runtime import MemoryScope
-from runyard.storage import Store
+from runyard.storage import PlanTier
 
 __all__ = ["Plan", "PlanStore", "PlanTask", "TaskStatus"]
 
@@ -41,7 +41,7 @@ class Plan(BaseModel):
 class PlanStore:
     """Read and replace the plan of a thread, scoped to its owner."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: PlanTier) -> None:
         self._store = store
 
     async def get(self, scope: MemoryScope) -> Plan | None:

@@ -14,7 +14,7 @@ from pydantic import BaseModel
 from runyard.errors import ConfigurationError
 from runyard.memory.config import WorkingMemoryConfig
 from runyard.runtime import MemoryScope
-from runyard.storage import Store
+from runyard.storage import WorkingMemoryTier
 from runyard.tools import JsonSchemaValidator, ModelValidator, Tool, ToolContext, Validator
 
 __all__ = ["WORKING_MEMORY_TOOL", "WorkingMemory"]
@@ -44,7 +44,7 @@ _FREEFORM_SCHEMA: dict[str, Any] = {
 class WorkingMemory:
     """Reads, writes and presents the working-memory document of one ``WorkingMemoryConfig``."""
 
-    def __init__(self, store: Store, config: WorkingMemoryConfig) -> None:
+    def __init__(self, store: WorkingMemoryTier, config: WorkingMemoryConfig) -> None:
         self._store = store
         self.config = config
         self._validator = _validator(config.schema)

@@ -6,7 +6,7 @@ import asyncio
 import logging
 
 from runyard.ids import now_ms
-from runyard.storage import Store
+from runyard.storage import Checkpoints
 
 __all__ = ["SWEEP_EVERY_SECONDS", "sweep_checkpoints", "sweep_expired"]
 
@@ -15,7 +15,7 @@ logger = logging.getLogger(__name__)
 SWEEP_EVERY_SECONDS = 3600.0
 
 
-async def sweep_expired(store: Store) -> int:
+async def sweep_expired(store: Checkpoints) -> int:
     """Delete the checkpoints whose time is up now; how many went. A failure is only logged."""
     try:
         swept = await store.sweep_expired_checkpoints(now_ms())
@@ -27,7 +27,7 @@ async def sweep_expired(store: Store) -> int:
     return swept
 
 
-async def sweep_checkpoints(store: Store, *, every: float = SWEEP_EVERY_SECONDS) -> None:
+async def sweep_checkpoints(store: Checkpoints, *, every: float = SWEEP_EVERY_SECONDS) -> None:
     """Sweep every ``every`` seconds until cancelled (the server sweeps once at start-up too)."""
     while True:
         await asyncio.sleep(every)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from runyard.ids import now_ms
 from runyard.service.active_run import ActiveRun
-from runyard.storage import Store
+from runyard.storage import RunLedger
 
 __all__ = ["Heartbeat", "LeaseTerms", "lost_leases", "new_instance_id"]
 
@@ -57,7 +57,7 @@ class LeaseTerms:
 
 
 async def lost_leases(
-    store: Store, owner: str, driving: Iterable[ActiveRun], renewed: Iterable[str]
+    store: RunLedger, owner: str, driving: Iterable[ActiveRun], renewed: Iterable[str]
 ) -> list[ActiveRun]:
     """The runs this process drives whose lease ``owner`` no longer holds: another process
     took them over (their epoch moved on), so this one must stop writing for them.

@@ -15,7 +15,7 @@ from runyard.protocol import RunFinishPayload, WireEvent, build_agent_trees, par
 from runyard.service.event_log import EventLog
 from runyard.service.owned_threads import claim_thread, owned_thread
 from runyard.service.owner import Owner
-from runyard.storage import Thread
+from runyard.storage import Store, Thread
 
 __all__ = ["Threads", "thread_json"]
 
@@ -33,9 +33,9 @@ def thread_json(thread: Thread, owner: Owner) -> dict[str, Any]:
 class Threads:
     """Reads of an owner's threads; another owner's thread is never found."""
 
-    def __init__(self, events: EventLog) -> None:
+    def __init__(self, events: EventLog, store: Store) -> None:
         self.events = events
-        self.store = events.store
+        self.store = store
 
     async def list_threads(self, owner: Owner, *, limit: int | None = None) -> list[dict[str, Any]]:
         """The owner's threads, most recently updated first."""

@@ -1,4 +1,5 @@
-"""Persistence for runyard: one ``Store`` protocol; in-memory, SQLite and PostgreSQL backends.
+"""Persistence for runyard: small protocols per part, one ``Store`` of them all; in-memory,
+SQLite and PostgreSQL backends.
 
 ``open_store(url)`` returns a ready store (migrations applied); ``upgrade(url)`` only migrates.
 This package imports nothing of runyard above ``runyard.messages``, ``runyard.ids`` and
@@ -17,6 +18,18 @@ from runyard.storage.errors import (
 )
 from runyard.storage.migrations import head_revision
 from runyard.storage.opening import VectorMode, open_store, upgrade
+from runyard.storage.parts import (
+    Checkpoints,
+    Confirmations,
+    Conversations,
+    EventLogStore,
+    MemoryTiers,
+    ObservationTier,
+    PlanTier,
+    RunLedger,
+    VectorStore,
+    WorkingMemoryTier,
+)
 from runyard.storage.protocol import Backend, Message, Store, VectorSearch
 from runyard.storage.records import (
     OPEN_RUN_STATUSES,
@@ -40,20 +53,28 @@ from runyard.storage.urls import DatabaseURL, parse_database_url
 __all__ = [
     "OPEN_RUN_STATUSES",
     "Backend",
+    "Checkpoints",
     "Confirmation",
     "ConfirmationStatus",
+    "Confirmations",
+    "Conversations",
     "DatabaseURL",
     "EmbeddingEntry",
     "EmbeddingHit",
     "EventIdConflict",
+    "EventLogStore",
     "InvalidDatabaseURL",
     "MemoryScope",
+    "MemoryTiers",
     "Message",
     "MessageCursor",
     "Observation",
     "ObservationCursor",
+    "ObservationTier",
     "Plan",
+    "PlanTier",
     "RunConflict",
+    "RunLedger",
     "RunNotFound",
     "RunRecord",
     "RunStatus",
@@ -66,7 +87,9 @@ __all__ = [
     "ThreadOwnershipError",
     "VectorMode",
     "VectorSearch",
+    "VectorStore",
     "WorkingMemory",
+    "WorkingMemoryTier",
     "head_revision",
     "open_store",
     "parse_database_url",

@@ -1,4 +1,4 @@
-"""``StoreCheckpointStore``: the runtime's ``CheckpointStore`` protocol on top of a ``Store``.
+"""``StoreCheckpointStore``: the runtime's ``CheckpointStore`` over storage's ``Checkpoints`` part.
 
 With it a run suspended by one process can be resumed by another that shares only the
 database. Checkpoints get an expiry so abandoned suspensions are swept, not kept forever.
@@ -9,19 +9,19 @@ from __future__ import annotations
 from typing import Any
 
 from runyard.ids import now_ms
-from runyard.storage.protocol import Store
+from runyard.storage.parts import Checkpoints
 
 __all__ = ["StoreCheckpointStore"]
 
 
 class StoreCheckpointStore:
-    """``save``/``load``/``delete`` of run checkpoints, kept in a ``Store``.
+    """``save``/``load``/``delete`` of run checkpoints, kept in a store's ``Checkpoints`` part.
 
     ``ttl_seconds`` (None = never expire) sets each saved checkpoint's expiry; ``sweep``
     deletes the expired ones.
     """
 
-    def __init__(self, store: Store, *, ttl_seconds: int | None = 7 * 24 * 3600) -> None:
+    def __init__(self, store: Checkpoints, *, ttl_seconds: int | None = 7 * 24 * 3600) -> None:
         self._store = store
         self._ttl_ms = None if ttl_seconds is None else ttl_seconds * 1000
 

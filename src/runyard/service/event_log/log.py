@@ -19,7 +19,7 @@ from runyard.service.bus import EventBus, EventBusClosedError
 from runyard.service.event_log.channel import LiveEvent, ThreadChannel
 from runyard.service.event_log.reader import READ_BATCH, EventReader
 from runyard.service.event_log.writer import EventWriter
-from runyard.storage import Store, StoredEvent
+from runyard.storage import EventLogStore, StoredEvent
 
 _Row = TypeVar("_Row")
 
@@ -41,7 +41,7 @@ class EventLog:
     that are a little behind (unpersisted ones are always kept).
     """
 
-    def __init__(self, store: Store, bus: EventBus, *, tail_size: int = 1024) -> None:
+    def __init__(self, store: EventLogStore, bus: EventBus, *, tail_size: int = 1024) -> None:
         self.store = store
         self.bus = bus
         self._tail_size = tail_size

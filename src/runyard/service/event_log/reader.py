@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 
 from runyard.service.event_log.channel import LiveEvent, ThreadChannel
-from runyard.storage import Store
+from runyard.storage import EventLogStore
 
 __all__ = ["EventReader"]
 
@@ -22,7 +22,7 @@ READ_BATCH = 2000
 class EventReader:
     """Events of one thread with ``id > cursor``, in order; open it with ``EventLog.reader``."""
 
-    def __init__(self, channel: ThreadChannel, store: Store, cursor: int) -> None:
+    def __init__(self, channel: ThreadChannel, store: EventLogStore, cursor: int) -> None:
         self._channel = channel
         self._store = store
         self.cursor = cursor

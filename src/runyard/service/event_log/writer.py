@@ -16,7 +16,7 @@ from runyard.ids import now_ms
 from runyard.protocol import WireEvent, event_to_dict, event_to_json
 from runyard.service.bus import EventBus
 from runyard.service.event_log.channel import LiveEvent, ThreadChannel
-from runyard.storage import EventIdConflict, Store, StoredEvent
+from runyard.storage import EventIdConflict, EventLogStore, StoredEvent
 
 __all__ = ["EventLogWriteError", "EventWriter"]
 
@@ -32,7 +32,7 @@ class EventLogWriteError(RuntimeError):
 class EventWriter:
     """Numbers, publishes and persists one thread's events; use it through ``EventLog.writer``."""
 
-    def __init__(self, channel: ThreadChannel, store: Store, bus: EventBus) -> None:
+    def __init__(self, channel: ThreadChannel, store: EventLogStore, bus: EventBus) -> None:
         self._channel = channel
         self._store = store
         self._bus = bus

@@ -13,7 +13,7 @@ from typing import Any
 from runyard.ids import new_id
 from runyard.runtime import MemoryScope
 from runyard.service.tools.context import service_deps, thread_scope
-from runyard.storage import Store
+from runyard.storage import WorkingMemoryTier
 from runyard.tools import Tool, ToolContext, tool
 
 __all__ = ["list_notes", "notes_key", "save_note"]
@@ -26,7 +26,7 @@ def notes_key(resource_id: str) -> str:
     return f"notes:{resource_id}"
 
 
-async def _read(store: Store, scope: MemoryScope) -> list[dict[str, Any]]:
+async def _read(store: WorkingMemoryTier, scope: MemoryScope) -> list[dict[str, Any]]:
     row = await store.get_working_memory(
         tenant_id=scope.tenant_id, resource_id=notes_key(scope.resource_id), scope="resource"
     )

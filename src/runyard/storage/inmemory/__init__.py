@@ -1,5 +1,25 @@
-"""The in-memory backend of the ``Store`` protocol."""
+"""The in-memory backend of the ``Store`` protocol: one class per part over shared dictionaries.
 
+Each part class implements one Protocol of ``runyard.storage.parts`` and works alone (a test
+that needs only an event log may use ``EventLogPart()``); ``InMemoryStore`` is all of them.
+"""
+
+from runyard.storage.inmemory.checkpoints import CheckpointsPart
+from runyard.storage.inmemory.confirmations import ConfirmationsPart
+from runyard.storage.inmemory.conversations import ConversationsPart
+from runyard.storage.inmemory.event_log import EventLogPart
+from runyard.storage.inmemory.memory_tiers import MemoryTiersPart
+from runyard.storage.inmemory.runs import RunLedgerPart
 from runyard.storage.inmemory.store import InMemoryStore
+from runyard.storage.inmemory.vectors import VectorsPart
 
-__all__ = ["InMemoryStore"]
+__all__ = [
+    "CheckpointsPart",
+    "ConfirmationsPart",
+    "ConversationsPart",
+    "EventLogPart",
+    "InMemoryStore",
+    "MemoryTiersPart",
+    "RunLedgerPart",
+    "VectorsPart",
+]

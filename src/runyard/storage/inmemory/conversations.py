@@ -9,13 +9,13 @@ from typing import Any
 
 from runyard.ids import now_ms
 from runyard.storage.inmemory.state import MemoryState
-from runyard.storage.protocol import Message
+from runyard.storage.parts import Conversations, Message
 from runyard.storage.records import MessageCursor, Thread
 
 __all__ = ["ConversationsPart"]
 
 
-class ConversationsPart(MemoryState):
+class ConversationsPart(MemoryState, Conversations):
     """Thread rows with their owners, and each thread's ordered messages."""
 
     async def save_thread(

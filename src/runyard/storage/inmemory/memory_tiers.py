@@ -1,4 +1,4 @@
-"""Working memory, observations, plans and embeddings of the in-memory store."""
+"""Working memory, observations and plans of the in-memory store."""
 
 from __future__ import annotations
 
@@ -8,9 +8,8 @@ from typing import Any
 
 from runyard.ids import now_ms
 from runyard.storage.inmemory.state import MemoryState
+from runyard.storage.parts import MemoryTiers
 from runyard.storage.records import (
-    EmbeddingEntry,
-    EmbeddingHit,
     MemoryScope,
     MessageCursor,
     Observation,
@@ -19,12 +18,11 @@ from runyard.storage.records import (
     WorkingMemory,
 )
 from runyard.storage.scopes import thread_key
-from runyard.storage.vectors import top_k_exact
 
 __all__ = ["MemoryTiersPart"]
 
 
-class MemoryTiersPart(MemoryState):
+class MemoryTiersPart(MemoryState, MemoryTiers):
     """The memory tiers above plain message history, each scoped to its owner."""
 
     async def get_working_memory(
@@ -122,41 +120,3 @@ class MemoryTiersPart(MemoryState):
         plan = Plan(thread_id, copy.deepcopy(data), now_ms())
         self._plans[thread_id] = plan
         return copy.deepcopy(plan)
-
-    async def save_embeddings(
-        self,
-        thread_id: str,
-        entries: Sequence[EmbeddingEntry],
-        *,
-        tenant_id: str,
-        resource_id: str,
-    ) -> None:
-        self._claim(thread_id, tenant_id, resource_id)
-        rows = self._embeddings.setdefault(thread_id, {})
-        for entry in entries:
-            rows[entry.message_id] = (tuple(entry.vector), entry.text, entry.model)
-
-    async def query_embeddings(
-        self,
-        vector: Sequence[float],
-        *,
-        tenant_id: str,
-        resource_id: str,
-        thread_id: str | None = None,
-        scope: MemoryScope = "thread",
-        top_k: int = 5,
-    ) -> list[EmbeddingHit]:
-        key = thread_key(scope, thread_id)
-        threads = [
-            t.id
-            for t in self._threads.values()
-            if (t.tenant_id, t.resource_id) == (tenant_id, resource_id) and key in ("", t.id)
-        ]
-        candidates = [
-            ((tid, message_id), row[0])
-            for tid in threads
-            for message_id, row in self._embeddings.get(tid, {}).items()
-            if len(row[0]) == len(vector)
-        ]
-        best = top_k_exact(vector, candidates, top_k)
-        return [EmbeddingHit(message_id, tid, score) for (tid, message_id), score in best]

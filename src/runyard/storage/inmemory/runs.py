@@ -1,36 +1,22 @@
-"""Runs, the event log, confirmations and checkpoints of the in-memory store."""
+"""Runs and their leases of the in-memory store."""
 
 from __future__ import annotations
 
-import copy
-from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
 from runyard.ids import now_ms
-from runyard.json_text import json_text
-from runyard.storage.errors import (
-    EventIdConflict,
-    RunConflict,
-    RunNotFound,
-    StaleLease,
-    StorageError,
-)
+from runyard.storage.errors import RunConflict, RunNotFound, StaleLease, StorageError
 from runyard.storage.inmemory.state import MemoryState
-from runyard.storage.records import (
-    OPEN_RUN_STATUSES,
-    Confirmation,
-    RunRecord,
-    RunStatus,
-    StoredEvent,
-)
+from runyard.storage.parts import RunLedger
+from runyard.storage.records import OPEN_RUN_STATUSES, RunRecord, RunStatus
 from runyard.storage.run_rules import check_close_status, check_open_status, lease_end, new_run
 
-__all__ = ["RunsPart"]
+__all__ = ["RunLedgerPart"]
 
 
-class RunsPart(MemoryState):
-    """What the service needs to run agents reliably: runs with leases, events, approvals."""
+class RunLedgerPart(MemoryState, RunLedger):
+    """Runs by id, at most one open per thread, each changed only under its current lease."""
 
     async def open_run(
         self,
@@ -126,93 +112,6 @@ class RunsPart(MemoryState):
         run = replace(run, **changes)
         self._runs[run_id] = run
         return run
-
-    async def append_events(self, thread_id: str, events: Sequence[StoredEvent]) -> None:
-        log = self._events.setdefault(thread_id, {})
-        ids = [event.id for event in events]
-        if len(set(ids)) != len(ids) or any(i in log for i in ids):
-            raise EventIdConflict(f"event id reused in thread {thread_id!r}")
-        for event in events:
-            log[event.id] = replace(event, thread_id=thread_id, data=copy.deepcopy(event.data))
-
-    async def read_events(
-        self, thread_id: str, *, after_id: int = 0, limit: int | None = None
-    ) -> list[StoredEvent]:
-        log = self._events.get(thread_id, {})
-        ids = sorted(i for i in log if i > after_id)
-        return [copy.deepcopy(log[i]) for i in ids[:limit]]
-
-    async def read_event_json(
-        self, thread_id: str, *, after_id: int = 0, limit: int | None = None
-    ) -> list[tuple[int, str]]:
-        events = await self.read_events(thread_id, after_id=after_id, limit=limit)
-        return [(e.id, json_text(e.data)) for e in events]
-
-    async def last_event_id(self, thread_id: str) -> int:
-        return max(self._events.get(thread_id, {}), default=0)
-
-    async def create_confirmation(
-        self,
-        request_id: str,
-        *,
-        thread_id: str,
-        run_id: str,
-        tool_call_id: str,
-        payload: dict[str, Any],
-    ) -> Confirmation:
-        row = Confirmation(
-            request_id,
-            thread_id,
-            run_id,
-            tool_call_id,
-            copy.deepcopy(payload),
-            "pending",
-            None,
-            now_ms(),
-            None,
-        )
-        self._confirmations[request_id] = row
-        return copy.deepcopy(row)
-
-    async def get_confirmation(self, request_id: str) -> Confirmation | None:
-        return copy.deepcopy(self._confirmations.get(request_id))
-
-    async def answer_confirmation(self, request_id: str, answer: dict[str, Any]) -> bool:
-        row = self._confirmations.get(request_id)
-        if row is None or row.status != "pending":
-            return False
-        self._confirmations[request_id] = replace(
-            row, status="answered", answer=copy.deepcopy(answer), answered_at=now_ms()
-        )
-        return True
-
-    async def list_pending_confirmations(self, thread_id: str) -> list[Confirmation]:
-        rows = [
-            c
-            for c in self._confirmations.values()
-            if c.thread_id == thread_id and c.status == "pending"
-        ]
-        return copy.deepcopy(sorted(rows, key=lambda c: (c.created_at, c.request_id)))
-
-    async def save_checkpoint(
-        self, key: str, state: dict[str, Any], *, expires_at: int | None = None
-    ) -> None:
-        self._checkpoints[key] = (copy.deepcopy(state), expires_at)
-
-    async def load_checkpoint(self, key: str) -> dict[str, Any] | None:
-        row = self._checkpoints.get(key)
-        if row is None or (row[1] is not None and row[1] <= now_ms()):
-            return None
-        return copy.deepcopy(row[0])
-
-    async def delete_checkpoint(self, key: str) -> None:
-        self._checkpoints.pop(key, None)
-
-    async def sweep_expired_checkpoints(self, now: int) -> int:
-        expired = [k for k, (_, at) in self._checkpoints.items() if at is not None and at <= now]
-        for key in expired:
-            del self._checkpoints[key]
-        return len(expired)
 
 
 def _expired(run: RunRecord, now: int) -> bool:

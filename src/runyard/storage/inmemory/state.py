@@ -13,7 +13,7 @@ from typing import Any
 
 from runyard.ids import now_ms
 from runyard.storage.errors import ThreadOwnershipError
-from runyard.storage.protocol import Message
+from runyard.storage.parts import Message
 from runyard.storage.records import (
     Confirmation,
     ObservationCursor,

@@ -2,27 +2,34 @@
 
 from __future__ import annotations
 
+from runyard.storage.inmemory.checkpoints import CheckpointsPart
+from runyard.storage.inmemory.confirmations import ConfirmationsPart
 from runyard.storage.inmemory.conversations import ConversationsPart
+from runyard.storage.inmemory.event_log import EventLogPart
 from runyard.storage.inmemory.memory_tiers import MemoryTiersPart
-from runyard.storage.inmemory.runs import RunsPart
+from runyard.storage.inmemory.runs import RunLedgerPart
 from runyard.storage.inmemory.state import MemoryState
-from runyard.storage.protocol import Backend, VectorSearch
+from runyard.storage.inmemory.vectors import VectorsPart
+from runyard.storage.protocol import Backend
 
 __all__ = ["InMemoryStore"]
 
 
-class InMemoryStore(ConversationsPart, MemoryTiersPart, RunsPart):
+class InMemoryStore(
+    ConversationsPart,
+    MemoryTiersPart,
+    VectorsPart,
+    RunLedgerPart,
+    ConfirmationsPart,
+    EventLogPart,
+    CheckpointsPart,
+):
     """A process-local ``Store``: same contract as the databases, nothing survives ``close``."""
 
     @property
     def backend(self) -> Backend:
         """Always ``"memory"``."""
         return "memory"
-
-    @property
-    def vector_search(self) -> VectorSearch:
-        """Exact cosine in Python."""
-        return "exact"
 
     async def close(self) -> None:
         """Drop everything held."""

@@ -1,0 +1,36 @@
+"""Checkpoints of the in-memory store."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from runyard.ids import now_ms
+from runyard.storage.inmemory.state import MemoryState
+from runyard.storage.parts import Checkpoints
+
+__all__ = ["CheckpointsPart"]
+
+
+class CheckpointsPart(MemoryState, Checkpoints):
+    """Checkpoint documents by key, invisible once their expiry has passed."""
+
+    async def save_checkpoint(
+        self, key: str, state: dict[str, Any], *, expires_at: int | None = None
+    ) -> None:
+        self._checkpoints[key] = (copy.deepcopy(state), expires_at)
+
+    async def load_checkpoint(self, key: str) -> dict[str, Any] | None:
+        row = self._checkpoints.get(key)
+        if row is None or (row[1] is not None and row[1] <= now_ms()):
+            return None
+        return copy.deepcopy(row[0])
+
+    async def delete_checkpoint(self, key: str) -> None:
+        self._checkpoints.pop(key, None)
+
+    async def sweep_expired_checkpoints(self, now: int) -> int:
+        expired = [k for k, (_, at) in self._checkpoints.items() if at is not None and at <= now]
+        for key in expired:
+            del self._checkpoints[key]
+        return len(expired)

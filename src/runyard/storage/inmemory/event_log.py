@@ -1,0 +1,43 @@
+"""The event log of the in-memory store."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from dataclasses import replace
+
+from runyard.json_text import json_text
+from runyard.storage.errors import EventIdConflict
+from runyard.storage.inmemory.state import MemoryState
+from runyard.storage.parts import EventLogStore
+from runyard.storage.records import StoredEvent
+
+__all__ = ["EventLogPart"]
+
+
+class EventLogPart(MemoryState, EventLogStore):
+    """Each thread's events by id; a batch with a reused id is refused whole."""
+
+    async def append_events(self, thread_id: str, events: Sequence[StoredEvent]) -> None:
+        log = self._events.setdefault(thread_id, {})
+        ids = [event.id for event in events]
+        if len(set(ids)) != len(ids) or any(i in log for i in ids):
+            raise EventIdConflict(f"event id reused in thread {thread_id!r}")
+        for event in events:
+            log[event.id] = replace(event, thread_id=thread_id, data=copy.deepcopy(event.data))
+
+    async def read_events(
+        self, thread_id: str, *, after_id: int = 0, limit: int | None = None
+    ) -> list[StoredEvent]:
+        log = self._events.get(thread_id, {})
+        ids = sorted(i for i in log if i > after_id)
+        return [copy.deepcopy(log[i]) for i in ids[:limit]]
+
+    async def read_event_json(
+        self, thread_id: str, *, after_id: int = 0, limit: int | None = None
+    ) -> list[tuple[int, str]]:
+        events = await self.read_events(thread_id, after_id=after_id, limit=limit)
+        return [(e.id, json_text(e.data)) for e in events]
+
+    async def last_event_id(self, thread_id: str) -> int:
+        return max(self._events.get(thread_id, {}), default=0)

@@ -1,0 +1,45 @@
+"""The parts of the ``Store``: one small Protocol per thing runyard persists.
+
+Code asks for the part it uses, so a test fake or a new backend implements only that part;
+``runyard.storage.Store`` is all of them together. Every part has its contract suite in
+``tests/storage``, run over every backend.
+
+Ownership rule of the thread-scoped parts (``Conversations``, ``MemoryTiers``, ``VectorStore``):
+their operations take ``tenant_id`` and ``resource_id``; reads of a thread owned by someone
+else find nothing, and writes to it raise ``ThreadOwnershipError`` without changing anything.
+Writes to a thread that does not exist yet create it for the caller. ``RunLedger``,
+``Confirmations``, ``EventLogStore`` and ``Checkpoints`` are keyed by run, thread or checkpoint
+id only: the service checks ownership before it touches them.
+
+Methods that write a batch take the thread and the batch positionally only (``/``): callers
+pass them in order, so each backend names them as it likes (the SQL backend's own names would
+shadow its tables). Every other parameter is matched by name.
+"""
+
+from runyard.storage.parts.checkpoints import Checkpoints
+from runyard.storage.parts.confirmations import Confirmations
+from runyard.storage.parts.conversations import Conversations, Message
+from runyard.storage.parts.event_log import EventLogStore
+from runyard.storage.parts.memory_tiers import (
+    MemoryTiers,
+    ObservationTier,
+    PlanTier,
+    WorkingMemoryTier,
+)
+from runyard.storage.parts.run_ledger import RunLedger
+from runyard.storage.parts.vectors import VectorSearch, VectorStore
+
+__all__ = [
+    "Checkpoints",
+    "Confirmations",
+    "Conversations",
+    "EventLogStore",
+    "MemoryTiers",
+    "Message",
+    "ObservationTier",
+    "PlanTier",
+    "RunLedger",
+    "VectorSearch",
+    "VectorStore",
+    "WorkingMemoryTier",
+]

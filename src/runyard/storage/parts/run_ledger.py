@@ -1,0 +1,83 @@
+"""``RunLedger``: runs, at most one open per thread, each driven under a lease.
+
+A lease has an owner, an epoch and an expiry. Writes carry the writer's epoch, so a driver that
+lost its run (taken over after its lease expired) can no longer change it (DESIGN.md §8).
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+from runyard.storage.records import RunRecord, RunStatus
+
+__all__ = ["RunLedger"]
+
+
+@runtime_checkable
+class RunLedger(Protocol):
+    """Open, fence, renew, take over and close runs; keyed by run and thread id only."""
+
+    async def open_run(
+        self,
+        run_id: str,
+        *,
+        thread_id: str,
+        tenant_id: str,
+        owner: str,
+        status: RunStatus = "running",
+        lease_until: int | None = None,
+    ) -> RunRecord:
+        """Insert an open run at lease epoch 1, leased to ``owner`` until ``lease_until`` (epoch
+        ms; default 30 s from now). ``RunConflict`` if the thread already has an open run
+        (decided by the database, so of racing callers exactly one wins; a run that closes while
+        the insert races it is no conflict). A run id used before raises ``StorageError``."""
+        ...
+
+    async def get_run(self, run_id: str) -> RunRecord | None:
+        """The run, open or closed."""
+        ...
+
+    async def get_active_run(self, thread_id: str) -> RunRecord | None:
+        """The thread's open run, if any."""
+        ...
+
+    async def list_open_runs(self, *, tenant_id: str | None = None) -> list[RunRecord]:
+        """Every open run (of one tenant when given), oldest first."""
+        ...
+
+    async def update_run_status(self, run_id: str, status: RunStatus, *, epoch: int) -> RunRecord:
+        """Move an open run between open statuses (running/suspended). ``StaleLease`` when
+        ``epoch`` is not the current one or the run is closed; ``RunNotFound`` when unknown."""
+        ...
+
+    async def close_run(
+        self, run_id: str, status: RunStatus, *, epoch: int, reason: str | None = None
+    ) -> RunRecord:
+        """Finish an open run with a final status. ``StaleLease``/``RunNotFound`` as above."""
+        ...
+
+    async def take_over(
+        self, run_id: str, new_owner: str, *, lease_until: int | None = None
+    ) -> RunRecord:
+        """Give an open run's lease to ``new_owner`` with the next epoch, until ``lease_until``
+        (default 30 s from now); writes carrying the old epoch are rejected from now on.
+        ``StaleLease`` if the run is closed."""
+        ...
+
+    async def renew_leases(self, owner: str, until: int) -> list[str]:
+        """Set the lease expiry of every open run ``owner`` holds to ``until``, in one statement;
+        the ids of those runs. A run ``owner`` drives that is missing was taken over (or closed)."""
+        ...
+
+    async def list_expired_runs(self, now: int) -> list[RunRecord]:
+        """Running runs whose lease ended at or before ``now``, oldest first. A suspended run
+        has no driver to lose, so it never counts as expired."""
+        ...
+
+    async def take_over_expired(
+        self, run_id: str, new_owner: str, *, now: int, lease_until: int
+    ) -> RunRecord | None:
+        """``take_over``, but only while the run is running with a lease that ended at or before
+        ``now`` — one conditional update, so of racing sweepers exactly one gets the run. None
+        when it was renewed, taken or closed meanwhile."""
+        ...
