@@ -35,7 +35,9 @@ async def chat(
 
 
 @router.post(
-    "/chat/{thread_id}/cancel", response_model=OkResponse, responses=error_responses(400, 409, 503)
+    "/chat/{thread_id}/cancel",
+    response_model=OkResponse,
+    responses=error_responses(400, 409, 422, 503),
 )
 async def cancel(thread_id: ThreadId, owner: OwnerDep, app: PartsDep) -> OkResponse:
     """Cancel the thread's run (idempotent: nothing to cancel is fine)."""

@@ -53,7 +53,7 @@ async def messages(
 @router.get(
     "/{thread_id}/status",
     response_model=None,
-    responses={200: {"model": ThreadStatusBody}, **error_responses(400, 404, 503)},
+    responses={200: {"model": ThreadStatusBody}, **error_responses(400, 404, 422, 503)},
 )
 async def status(thread_id: ThreadId, owner: OwnerDep, app: PartsDep) -> dict[str, Any]:
     """``{hasActiveRun, isSuspended, runId?, backgroundTasks}``; 404 for an unknown thread."""
@@ -61,7 +61,7 @@ async def status(thread_id: ThreadId, owner: OwnerDep, app: PartsDep) -> dict[st
 
 
 @router.delete(
-    "/{thread_id}", response_model=OkResponse, responses=error_responses(400, 404, 409, 503)
+    "/{thread_id}", response_model=OkResponse, responses=error_responses(400, 404, 409, 422, 503)
 )
 async def delete_thread(thread_id: ThreadId, owner: OwnerDep, app: PartsDep) -> OkResponse:
     """Cancel the thread's run, then delete the thread with its messages and events."""
