@@ -8,7 +8,7 @@ from contextlib import AsyncExitStack
 from pathlib import Path
 
 import pytest
-from http_harness import Frame, asgi_client, asgi_sse, built_app, running_app
+from http_harness import ALICE_OWNER, Frame, asgi_client, asgi_sse, built_app, running_app
 
 from runyard.storage import open_store
 
@@ -38,7 +38,7 @@ async def test_leaving_the_lifespan_ends_the_run_then_says_goodbye_on_open_strea
             idle_rest = await idle.rest()
     store = await open_store(url)
     try:
-        stored = await store.read_events("t1", after_id=0)
+        stored = await store.read_events(ALICE_OWNER.thread_key("t1"), after_id=0)
     finally:
         await store.close()
 
