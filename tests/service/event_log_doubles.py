@@ -30,6 +30,8 @@ class GatedStore:
         self.waiting: deque[asyncio.Future[None]] = deque()
         self.arrived = asyncio.Event()
         self.failures: deque[tuple[Exception, bool]] = deque()
+        self.committed_id = 0
+        """The highest event id an append has committed (of any thread)."""
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
@@ -57,12 +59,12 @@ class GatedStore:
                 await asyncio.wait_for(asyncio.shield(gate), GATE_SECONDS)
             except TimeoutError:
                 self.waiting.remove(gate)
-        if self.failures:
-            error, after_commit = self.failures.popleft()
-            if after_commit:
-                await self.inner.append_events(thread_id, events)
+        error, after_commit = self.failures.popleft() if self.failures else (None, True)
+        if after_commit:
+            await self.inner.append_events(thread_id, events)
+            self.committed_id = max([self.committed_id, *(e.id for e in events)])
+        if error is not None:
             raise error
-        await self.inner.append_events(thread_id, events)
 
     async def until_waiting(self, count: int = 1) -> None:
         """Return once ``count`` appends wait at the gate."""
