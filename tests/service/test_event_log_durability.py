@@ -70,12 +70,13 @@ async def test_a_reader_sees_a_batch_only_once_the_store_holds_it(
 async def test_events_the_store_refuses_are_never_seen(
     log: EventLog, gated: GatedStore, store: Store
 ) -> None:
-    gated.open()
     for _ in range(5):  # every attempt the writer makes
         gated.fail_next(OSError("disk full"))
     async with log.reader("t1") as reader, log.writer("t1") as writer:
         writer.emit(status("a"))
-        writer.emit(status("b"))
+        await gated.until_waiting()
+        writer.emit(status("b"))  # queued behind the failing insert, then dropped
+        gated.open()
         with pytest.raises(EventLogWriteError, match="disk full"):
             await writer.flush()
         with pytest.raises(EventLogWriteError):
@@ -154,3 +155,23 @@ async def test_after_a_crash_the_next_process_reuses_no_id_a_client_saw(
         gated.open()  # the dead process's insert now finds its id taken, as it should
 
     assert seen == [(1, "a"), (2, "b"), (3, "server restarted")]
+
+
+class UnreachableBus(InProcessEventBus):
+    async def publish(self, thread_id: str, event_id: int) -> None:
+        raise RuntimeError("the bus is closed")
+
+
+async def test_stored_events_are_visible_here_even_when_the_bus_cannot_announce_them(
+    store: Store,
+) -> None:
+    bus = UnreachableBus()
+    log = EventLog(store, bus)
+    try:
+        async with log.reader("t1") as reader, log.writer("t1") as writer:
+            writer.emit(status("a"))
+            await writer.flush()
+            assert await texts(reader, until=1) == [(1, "a")]
+    finally:
+        await log.close()
+        await bus.close()

@@ -92,7 +92,10 @@ class EventWriter:
             self._ready.clear()
             batch, self._queue = self._queue, []
             if batch and self._failure is None:
-                await self._write(batch)
+                try:
+                    await self._write(batch)
+                except Exception as exc:  # whatever it was, flush must not wait forever
+                    self._fail(f"cannot persist events: {exc}", exc)
             elif batch:
                 logger.error("thread %s: dropped %d unpersisted events", self.thread_id, len(batch))
             self._progress.set()
@@ -119,8 +122,8 @@ class EventWriter:
 
     async def _store_rows(self, rows: list[StoredEvent]) -> bool:
         """Insert ``rows`` in one transaction, retrying transient failures; False if it failed."""
-        delay = 0.05
-        for attempt in range(1, _ATTEMPTS + 1):
+        attempt, delay = 1, 0.05
+        while True:
             try:
                 await self._store.append_events(self.thread_id, rows)
                 return True
@@ -137,19 +140,14 @@ class EventWriter:
                     "thread %s: persisting events failed, retrying: %s", self.thread_id, exc
                 )
                 await asyncio.sleep(delay)
-                delay = min(delay * 2, 1.0)
-        raise AssertionError("unreachable")
+                attempt, delay = attempt + 1, min(delay * 2, 1.0)
 
     async def _committed(self, rows: list[StoredEvent]) -> bool:
         """True when the store holds exactly ``rows`` under their ids (a commit whose answer
         was lost), not another writer's events."""
-        try:
-            stored = await self._store.read_events(
-                self.thread_id, after_id=rows[0].id - 1, limit=len(rows)
-            )
-        except Exception:
-            logger.warning("thread %s: cannot read back events", self.thread_id, exc_info=True)
-            return False
+        stored = await self._store.read_events(
+            self.thread_id, after_id=rows[0].id - 1, limit=len(rows)
+        )
         return [(e.id, e.run_id, e.type, e.data) for e in stored] == [
             (e.id, e.run_id, e.type, e.data) for e in rows
         ]
