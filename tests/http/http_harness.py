@@ -242,10 +242,10 @@ async def live_server(app: FastAPI) -> AsyncIterator[str]:
 
 
 async def settled(app: FastAPI, thread_id: str, owner: Owner = ALICE_OWNER) -> None:
-    """Wait until the app drives no run segment of the thread (its last events are stored).
+    """Wait until the app drives no run segment of the thread (its run row is closed too).
 
-    A client sees events from memory a moment before they are persisted; the history endpoint
-    reads the store, so tests that compare the two wait for this first.
+    A client sees ``run-finish`` a moment before the run's row is closed; tests that look at the
+    run's state after its events wait for this first.
     """
     async with asyncio.timeout(20):
         await app.state.runyard.parts.runs.wait_idle(owner.thread_key(thread_id))

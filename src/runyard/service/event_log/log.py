@@ -1,9 +1,10 @@
 """``EventLog``: persist, publish and replay the events of every thread (DESIGN.md §8).
 
 The store holds the log and is the source of truth; the bus only wakes readers on other
-replicas. Within one process a ``ThreadChannel`` per thread carries live events from the writer
-to its readers without waiting for the database. A channel lives while a writer or a reader
-uses it; its bus subscription (one per thread, not per reader) lives as long.
+replicas. Within one process a ``ThreadChannel`` per thread carries each batch the writer has
+stored to its readers, without a store read per reader. Nothing is visible before it is stored.
+A channel lives while a writer or a reader uses it; its bus subscription (one per thread, not
+per reader) lives as long.
 """
 
 from __future__ import annotations
@@ -35,10 +36,10 @@ class _Entry:
 
 
 class EventLog:
-    """Per-thread event ids that only increase; every event persisted (batched) and published.
+    """Per-thread event ids that only increase; every event stored (batched), then published.
 
-    ``tail_size`` is how many persisted events each active thread keeps in memory for readers
-    that are a little behind (unpersisted ones are always kept).
+    ``tail_size`` is how many stored events each active thread keeps in memory for readers
+    that are a little behind.
     """
 
     def __init__(self, store: EventLogStore, bus: EventBus, *, tail_size: int = 1024) -> None:
@@ -57,15 +58,13 @@ class EventLog:
         entry = self._acquire(thread_id)
         try:
             async with entry.write_lock:
-                channel = entry.channel
-                channel.reset(await self.store.last_event_id(thread_id))
-                channel.local_writer = True
-                writer = EventWriter(channel, self.store, self.bus)
+                last_id = await self.store.last_event_id(thread_id)
+                entry.channel.announce(last_id)
+                writer = EventWriter(entry.channel, self.store, self.bus, first_id=last_id + 1)
                 try:
                     yield writer
                 finally:
                     await writer.close()
-                    channel.local_writer = False
         finally:
             self._release(thread_id, entry)
 
@@ -93,17 +92,12 @@ class EventLog:
         return await _in_slices(batch, after, lambda e: e.id)
 
     async def read(self, thread_id: str, after: int = 0) -> list[LiveEvent]:
-        """Every event after ``after`` that exists now, stored or not yet persisted."""
+        """Every event after ``after`` as readers send it (everything visible is stored)."""
 
         async def batch(cursor: int) -> list[tuple[int, str]]:
             return await self.store.read_event_json(thread_id, after_id=cursor, limit=READ_BATCH)
 
-        events = [LiveEvent(i, text) for i, text in await _in_slices(batch, after, lambda r: r[0])]
-        entry = self._entries.get(thread_id)
-        if entry is not None:
-            cursor = events[-1].id if events else after
-            events.extend(entry.channel.after(cursor) or [])
-        return events
+        return [LiveEvent(i, text) for i, text in await _in_slices(batch, after, lambda r: r[0])]
 
     async def close(self) -> None:
         """Stop every bus listener (writers are closed by their owners)."""

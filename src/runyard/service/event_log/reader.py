@@ -1,9 +1,14 @@
 """``EventReader``: one reader's way through a thread's log — stored events, then live ones.
 
-The reader keeps a cursor (the last id it returned). Each ``next`` returns the events after it:
-from this process's tail when the tail can vouch for them, else from the store. Because the
-cursor only moves forward over consecutive ids, nothing is skipped and nothing returned twice,
-whether the events come from the store, the tail, or a mix while a run is writing.
+Invariant: a reader returns the ids ``cursor + 1, cursor + 2, …`` exactly once each, in order,
+and only events the store already holds. Everything it returns comes from the store, or from
+this process's tail, which holds only stored events (see ``channel``): both give a contiguous
+run of ids starting right after the cursor, and the cursor moves to the last id returned.
+
+It reads the store when the tail does not hold ``cursor + 1`` and either the channel knows of
+stored ids beyond the cursor (``last_id``) or the reader has not read the store to its end
+since the bus last said wake-ups may have been lost (``stale``; a new reader never has).
+Otherwise it has seen everything stored and waits for the channel to change.
 """
 
 from __future__ import annotations
@@ -26,8 +31,8 @@ class EventReader:
         self._channel = channel
         self._store = store
         self.cursor = cursor
-        self._stale_seen = channel.stale
-        self._drained_at: int | None = None  # channel version when the store had nothing new
+        self._read_at: tuple[int, int] | None = None
+        """``(stale, last_id)`` of the channel when a store read last reached the log's end."""
 
     async def next(self, max_wait: float | None = None) -> list[LiveEvent]:
         """The next events after the cursor; ``[]`` when none came within ``max_wait`` seconds.
@@ -49,17 +54,20 @@ class EventReader:
     async def _available(self) -> list[LiveEvent]:
         channel = self._channel
         live = channel.after(self.cursor)
-        if live:
+        if live or not self._store_may_have_more():
             return live
-        stale = channel.stale != self._stale_seen
-        if live is not None and not stale and channel.remote_id <= self.cursor:
-            return []
-        if live is None and not stale and self._drained_at == channel.version:
-            return []  # the store had nothing new and nothing happened since: do not ask again
-        self._stale_seen = channel.stale
-        version = channel.version
+        state = (channel.stale, channel.last_id)
         stored = await self._store.read_event_json(
             channel.thread_id, after_id=self.cursor, limit=READ_BATCH
         )
-        self._drained_at = version if not stored else None
+        self._read_at = state if len(stored) < READ_BATCH else None
         return [LiveEvent(i, text) for i, text in stored]
+
+    def _store_may_have_more(self) -> bool:
+        """Whether the store may hold events after the cursor that the tail does not."""
+        channel, read_at = self._channel, self._read_at
+        if read_at is None or read_at[0] != channel.stale:
+            return True  # never read to the end, or wake-ups may have been lost since
+        # Unchanged since a read that reached the end: nothing new, even if the log holds less
+        # than was announced (a deleted thread), which must not be re-read in a busy loop.
+        return self.cursor < channel.last_id and read_at[1] != channel.last_id

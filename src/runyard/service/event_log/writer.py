@@ -1,10 +1,13 @@
 """``EventWriter``: the single writer of a thread's log in this process.
 
-``emit`` is synchronous and cheap: it numbers the event, serialises it once, puts it in the
-channel's tail (so readers here see it at once) and queues it. One background task persists the
-queue in batches — whatever accumulated while the previous insert ran goes in the next one, so a
-burst of text deltas costs a few transactions, not one each — and then wakes other replicas
-through the bus. ``flush`` waits until everything emitted so far is in the store.
+Durable before visible (DESIGN.md §8): ``emit`` is synchronous and cheap — it numbers the event
+and queues it; nobody can see it yet. One background task stores the queue in batches (whatever
+accumulated while the previous insert ran goes in the next, so a burst of text deltas costs a
+few transactions, not one each), and only once a batch is committed appends it to the channel's
+tail, where readers of this process see it, and announces it on the bus to other replicas. So a
+client never sees an id the store does not hold, and a process that dies loses only events
+nobody saw: its successor numbers on from the store and reuses no id a client saw. ``flush``
+waits until everything emitted so far is stored and visible.
 """
 
 from __future__ import annotations
@@ -30,12 +33,19 @@ class EventLogWriteError(RuntimeError):
 
 
 class EventWriter:
-    """Numbers, publishes and persists one thread's events; use it through ``EventLog.writer``."""
+    """Numbers, persists and publishes one thread's events; use it through ``EventLog.writer``.
 
-    def __init__(self, channel: ThreadChannel, store: EventLogStore, bus: EventBus) -> None:
+    ``first_id`` is the id the first emitted event gets (one above the store's newest).
+    """
+
+    def __init__(
+        self, channel: ThreadChannel, store: EventLogStore, bus: EventBus, first_id: int
+    ) -> None:
         self._channel = channel
         self._store = store
         self._bus = bus
+        self._last_id = first_id - 1
+        self._stored_id = first_id - 1
         self._queue: list[tuple[int, WireEvent]] = []
         self._ready = asyncio.Event()
         self._progress = asyncio.Event()
@@ -49,27 +59,26 @@ class EventWriter:
 
     @property
     def last_id(self) -> int:
-        """The id of the newest event of the thread (emitted here or found in the store)."""
-        return self._channel.last_id
+        """The id of the newest event emitted here, or the store's newest when none was yet.
+
+        Every id up to it is visible to readers once ``flush`` has returned.
+        """
+        return self._last_id
 
     def emit(self, event: WireEvent) -> int:
-        """Append ``event`` to the thread's log and return its id; readers here see it now."""
+        """Queue ``event`` for the thread's log and return its id; readers see it once stored."""
         if self._failure is not None:
             raise self._failure
-        event_id = self._channel.last_id + 1
-        self._channel.append(LiveEvent(event_id, event_to_json(event)))
-        self._queue.append((event_id, event))
+        self._last_id += 1
+        self._queue.append((self._last_id, event))
         self._ready.set()
-        return event_id
+        return self._last_id
 
     async def flush(self) -> None:
-        """Return once every event emitted so far is persisted; raise if that failed."""
-        target = self._channel.last_id
-        while self._channel.persisted_id < target:
-            if self._failure is not None:
-                raise self._failure
-            progress = self._progress
-            await progress.wait()
+        """Return once every event emitted so far is stored and visible; raise if that failed."""
+        target = self._last_id
+        while self._stored_id < target and self._failure is None:
+            await self._progress.wait()
         if self._failure is not None:
             raise self._failure
 
@@ -85,7 +94,10 @@ class EventWriter:
             self._ready.clear()
             batch, self._queue = self._queue, []
             if batch and self._failure is None:
-                await self._persist(batch)
+                try:
+                    await self._write(batch)
+                except Exception as exc:  # whatever it was, flush must not wait forever
+                    self._fail(f"cannot persist events: {exc}", exc)
             elif batch:
                 logger.error("thread %s: dropped %d unpersisted events", self.thread_id, len(batch))
             self._progress.set()
@@ -93,31 +105,56 @@ class EventWriter:
             if self._closing and not self._queue:
                 return
 
-    async def _persist(self, batch: list[tuple[int, WireEvent]]) -> None:
+    async def _write(self, batch: list[tuple[int, WireEvent]]) -> None:
+        """Store the batch, then make it visible here and announce it to other replicas."""
         created = now_ms()
         rows = [
             StoredEvent(self.thread_id, i, e.run_id, e.type, event_to_dict(e), created)
             for i, e in batch
         ]
-        delay = 0.05
-        for attempt in range(1, _ATTEMPTS + 1):
+        if not await self._store_rows(rows):
+            return
+        self._stored_id = batch[-1][0]
+        self._channel.append(LiveEvent(i, event_to_json(e)) for i, e in batch)
+        try:
+            await self._bus.publish(self.thread_id, self._stored_id)
+        except Exception:
+            # The events are stored: other replicas' readers find them at their next wake-up.
+            logger.warning("thread %s: could not announce events", self.thread_id, exc_info=True)
+
+    async def _store_rows(self, rows: list[StoredEvent]) -> bool:
+        """Insert ``rows`` in one transaction, retrying transient failures; False if it failed."""
+        attempt, delay = 1, 0.05
+        while True:
             try:
                 await self._store.append_events(self.thread_id, rows)
-                break
+                return True
             except EventIdConflict as exc:
-                self._failure = EventLogWriteError(f"another writer used ids of {self.thread_id}")
-                logger.error("thread %s: %s", self.thread_id, exc)
-                return
+                if attempt > 1 and await self._committed(rows):
+                    return True  # the failed attempt had committed after all
+                self._fail(f"another writer used ids of {self.thread_id}", exc)
+                return False
             except Exception as exc:
                 if attempt == _ATTEMPTS:
-                    self._failure = EventLogWriteError(f"cannot persist events: {exc}")
-                    logger.exception("thread %s: giving up persisting events", self.thread_id)
-                    return
+                    self._fail(f"cannot persist events: {exc}", exc)
+                    return False
                 logger.warning(
                     "thread %s: persisting events failed, retrying: %s", self.thread_id, exc
                 )
                 await asyncio.sleep(delay)
-                delay = min(delay * 2, 1.0)
-        last = batch[-1][0]
-        self._channel.mark_persisted(last)
-        await self._bus.publish(self.thread_id, last)
+                attempt, delay = attempt + 1, min(delay * 2, 1.0)
+
+    async def _committed(self, rows: list[StoredEvent]) -> bool:
+        """True when the store holds exactly ``rows`` under their ids (a commit whose answer
+        was lost), not another writer's events."""
+        stored = await self._store.read_events(
+            self.thread_id, after_id=rows[0].id - 1, limit=len(rows)
+        )
+        return [(e.id, e.run_id, e.type, e.data) for e in stored] == [
+            (e.id, e.run_id, e.type, e.data) for e in rows
+        ]
+
+    def _fail(self, message: str, cause: Exception) -> None:
+        self._failure = EventLogWriteError(message)
+        self._failure.__cause__ = cause
+        logger.error("thread %s: %s: %s", self.thread_id, message, cause)
