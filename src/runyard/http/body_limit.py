@@ -32,34 +32,11 @@ class BodyLimit:
         if declared is not None and declared > self.max_bytes:
             await self._refuse(send)
             return
-        received = 0
-        overflow = False
-        refused = False
-
-        async def counted_receive() -> Message:
-            nonlocal received, overflow
-            message = await receive()
-            if message["type"] == "http.request":
-                received += len(message.get("body", b""))
-                if received > self.max_bytes:
-                    overflow = True
-                    raise _TooLarge()
-            return message
-
-        async def guarded_send(message: Message) -> None:
-            # The app may turn our exception into an error of its own: replace it with the 413.
-            nonlocal refused
-            if not overflow:
-                await send(message)
-            elif not refused:
-                refused = True
-                await self._refuse(send)
-
+        guard = _Guard(self, receive, send)
         try:
-            await self.app(scope, counted_receive, guarded_send)
+            await self.app(scope, guard.receive, guard.send)
         except _TooLarge:
-            if not refused:
-                await self._refuse(send)
+            await guard.refuse_once()
 
     async def _refuse(self, send: Send) -> None:
         body = json.dumps(
@@ -76,6 +53,39 @@ class BodyLimit:
         ]
         await send({"type": "http.response.start", "status": 413, "headers": headers})
         await send({"type": "http.response.body", "body": body})
+
+
+class _Guard:
+    """One request's body count, and the one 413 it gets once the count runs over."""
+
+    def __init__(self, limit: BodyLimit, receive: Receive, send: Send) -> None:
+        self._limit = limit
+        self._receive = receive
+        self._send = send
+        self._received = 0
+        self._overflow = False
+        self._refused = False
+
+    async def receive(self) -> Message:
+        message = await self._receive()
+        if message["type"] == "http.request":
+            self._received += len(message.get("body", b""))
+            if self._received > self._limit.max_bytes:
+                self._overflow = True
+                raise _TooLarge()
+        return message
+
+    async def send(self, message: Message) -> None:
+        # The app may turn our exception into an error of its own: replace it with the 413.
+        if self._overflow:
+            await self.refuse_once()
+        else:
+            await self._send(message)
+
+    async def refuse_once(self) -> None:
+        if not self._refused:
+            self._refused = True
+            await self._limit._refuse(self._send)
 
 
 def _content_length(scope: Scope) -> int | None:

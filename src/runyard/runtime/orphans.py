@@ -17,15 +17,8 @@ Message = AgentMessage | CustomMessage
 
 def strip_orphaned_tool_messages(messages: Sequence[Message]) -> list[Message]:
     """Drop unpaired tool-call and tool-result parts; drop messages left empty. Custom rows stay."""
-    calls: set[str] = set()
-    results: set[str] = set()
-    for message in messages:
-        if isinstance(message, AgentMessage):
-            for part in message.parts:
-                if isinstance(part, ToolCallPart):
-                    calls.add(part.tool_call_id)
-                elif isinstance(part, ToolResultPart):
-                    results.add(part.tool_call_id)
+    calls = _tool_call_ids(messages, ToolCallPart)
+    results = _tool_call_ids(messages, ToolResultPart)
     if calls == results:
         return list(messages)
     paired = calls & results
@@ -44,3 +37,16 @@ def strip_orphaned_tool_messages(messages: Sequence[Message]) -> list[Message]:
         elif parts:
             kept.append(message.model_copy(update={"parts": parts}))
     return kept
+
+
+def _tool_call_ids(
+    messages: Sequence[Message], kind: type[ToolCallPart] | type[ToolResultPart]
+) -> set[str]:
+    """The tool call ids of every ``kind`` part in the agent messages."""
+    return {
+        part.tool_call_id
+        for message in messages
+        if isinstance(message, AgentMessage)
+        for part in message.parts
+        if isinstance(part, kind)
+    }
