@@ -32,8 +32,9 @@ check: $(VENV)/.installed-dev
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
+# Branch coverage of src/ may not fall below the floor (93% when it was set; the misses are listed).
 test: check
-	$(BIN)/pytest
+	$(BIN)/pytest --cov=runyard --cov-branch --cov-report=term-missing:skip-covered --cov-fail-under=92
 
 bench: $(VENV)/.installed-bench
 	$(BIN)/python benchmarks/runtime_overhead.py

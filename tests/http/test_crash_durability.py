@@ -50,4 +50,4 @@ async def test_a_client_resuming_after_a_kill_misses_nothing_and_sees_no_id_twic
     seen, stored = report.run_events(report.final_run)
     assert seen == stored
     assert [d["type"] for _, d in seen][0 :: len(seen) - 1] == ["run-start", "run-finish"]
-    assert seen[-1][1]["payload"] == {"status": "completed"}
+    assert seen[-1][1]["payload"]["status"] == "completed"

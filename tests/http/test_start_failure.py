@@ -43,8 +43,7 @@ async def test_a_failed_start_closes_its_run_and_the_next_message_runs(
     failing = SaveFailsOnce(monkeypatch)
     url = f"sqlite:///{tmp_path / 'runyard.db'}"
     async with running_app(url, failing) as app, asgi_client(app) as client:
-        with pytest.raises(StorageError, match="disk is full"):
-            await client.post("/v1/chat/t1", json={"message": "hello"})
+        refused = await client.post("/v1/chat/t1", json={"message": "hello"})
         assert failing.store is not None
         assert await failing.store.get_active_run(ALICE_OWNER.thread_key("t1")) is None
         again = await client.post("/v1/chat/t1", json={"message": "hello again"})
@@ -52,6 +51,8 @@ async def test_a_failed_start_closes_its_run_and_the_next_message_runs(
         async with asgi_sse(app, "/v1/events/t1") as stream:
             frames = await stream.until("run-finish")
 
+    assert refused.status_code == 503
+    assert refused.json()["error"]["code"] == "storage_unavailable"
     assert frames[-1].data is not None
     assert frames[-1].data["payload"] == {"status": "completed", "usage": ANY}
     assert {f.data["runId"] for f in frames if f.data is not None} == {again.json()["runId"]}

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from service_harness import OWNER, Service, service
+from service_harness import OWNER, Service, key, service
 
 from runyard.agent import Agent
 from runyard.ids import now_ms
@@ -52,7 +52,9 @@ def ended(status: str, reason: str | None, row: str) -> Ending:
 async def ending_of(svc: Service, run_id: str, checkpoints: CheckpointStore) -> Ending:
     log = [e for _, e in await svc.log("t1")]
     finishes = [e for e in log if e.type == "run-finish" and e.run_id == run_id]
-    pending = [c for c in await svc.store.list_pending_confirmations("t1") if c.run_id == run_id]
+    pending = [
+        c for c in await svc.store.list_pending_confirmations(key("t1")) if c.run_id == run_id
+    ]
     row = await svc.store.get_run(run_id)
     assert row is not None
     return Ending(
@@ -129,7 +131,7 @@ class Setup:
 async def request_of(svc: Service, tool_call_id: str) -> str:
     (pending,) = [
         c
-        for c in await svc.store.list_pending_confirmations("t1")
+        for c in await svc.store.list_pending_confirmations(key("t1"))
         if c.tool_call_id == tool_call_id
     ]
     return pending.request_id

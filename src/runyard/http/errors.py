@@ -6,6 +6,7 @@ validation errors list each offending field. Nothing already stored is touched o
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -24,8 +25,11 @@ from runyard.service import (
     ThreadNotFound,
     UnknownAgent,
 )
+from runyard.storage import StorageError
 
 __all__ = ["STATUS_CODES", "ApiError", "error_body", "install_error_handlers", "status_for"]
+
+logger = logging.getLogger("runyard.http")
 
 STATUS_CODES: dict[type[Exception], int] = {
     ThreadNotFound: 404,
@@ -84,6 +88,13 @@ def install_error_handlers(app: FastAPI) -> None:
             ]
         )
 
+    async def storage_error(_: Request, exc: Exception) -> JSONResponse:
+        # The database failed under a request (full disk, lost connection): nothing was half
+        # done that a retry would trip over, so it is "try again", not a server bug.
+        logger.error("storage failed under a request: %s", exc)
+        body = error_body("storage_unavailable", f"the store failed; retry shortly: {exc}")
+        return JSONResponse(body, status_code=503)
+
     async def http_error(_: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, HTTPException)
         if isinstance(exc.__cause__, UnicodeDecodeError):
@@ -99,6 +110,7 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(ApiError, api_error)
     app.add_exception_handler(RequestValidationError, invalid_request)
     app.add_exception_handler(HTTPException, http_error)
+    app.add_exception_handler(StorageError, storage_error)
 
 
 def _invalid_request(fields: list[dict[str, str]]) -> JSONResponse:
