@@ -3,33 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
-import pytest
 from fastapi import FastAPI
 from http_harness import asgi_client, asgi_sse, running_app
 
-from postgres_databases import private_database, truncate_all
-
 THREADS = 4
 ROUNDS = 25
-
-
-@pytest.fixture(scope="module")
-def postgresql_url() -> Iterator[str]:
-    yield from private_database("RUNYARD_TEST_POSTGRES_URL", "runyard_http")
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'runyard.db'}"
-        return
-    server: str = request.getfixturevalue("postgresql_url")
-    yield server
-    asyncio.run(truncate_all(server))
 
 
 async def post_after_each_finish(app: FastAPI, client: httpx.AsyncClient, thread: str) -> list[int]:
@@ -43,8 +23,8 @@ async def post_after_each_finish(app: FastAPI, client: httpx.AsyncClient, thread
     return statuses
 
 
-async def test_a_post_right_after_run_finish_never_fails(url: str) -> None:
-    async with running_app(url) as app, asgi_client(app) as client:
+async def test_a_post_right_after_run_finish_never_fails(any_backend_url: str) -> None:
+    async with running_app(any_backend_url) as app, asgi_client(app) as client:
         results = await asyncio.gather(
             *(post_after_each_finish(app, client, f"t{i}") for i in range(THREADS))
         )
