@@ -175,3 +175,23 @@ async def test_stored_events_are_visible_here_even_when_the_bus_cannot_announce_
     finally:
         await log.close()
         await bus.close()
+
+
+async def test_a_writer_whose_run_was_taken_over_cannot_write_after_the_new_owner(
+    log: EventLog, gated: GatedStore, store: Store
+) -> None:
+    gated.open()
+    taker = EventLog(store, InProcessEventBus())
+    async with log.writer("t1") as stale:
+        stale.emit(status("before the takeover"))
+        await stale.flush()
+        # Another process takes the run over and logs its end while this one still runs.
+        async with taker.writer("t1") as new_owner:
+            new_owner.emit(status("run-finish of the taker"))
+            await new_owner.flush()
+        stale.emit(status("late"))
+        with pytest.raises(EventLogWriteError, match="another writer"):
+            await stale.flush()
+    await taker.close()
+    stored = [(e.id, e.data["payload"]["message"]) for e in await store.read_events("t1")]
+    assert stored == [(1, "before the takeover"), (2, "run-finish of the taker")]

@@ -216,6 +216,7 @@ async def test_cancel_while_a_confirmation_is_pending_closes_the_run(sqlite_url:
         run_id = await svc.runs.start(OWNER, "t1", TOOLS)
         await svc.settle("t1")
         request_id = await svc.request_id("t1")
+        suspended = await svc.store.load_checkpoint(run_id)
         assert await svc.runs.cancel(OWNER, "t1")
         with pytest.raises(ConfirmationAnswered):
             await svc.runs.confirm(OWNER, request_id, {"approved": True})
@@ -225,7 +226,20 @@ async def test_cancel_while_a_confirmation_is_pending_closes_the_run(sqlite_url:
         await svc.settle("t1")
 
     assert log[-1].type == "run-finish"
-    assert log[-1].payload.model_dump() == {"status": "cancelled", "reason": "user_cancelled"}
+    # Ended from outside its driver, it still reports what it used up to its suspension.
+    assert suspended is not None
+    used = suspended["usage"]
+    assert log[-1].payload.model_dump() == {
+        "status": "cancelled",
+        "reason": "user_cancelled",
+        "usage": {
+            "inputTokens": used["input_tokens"],
+            "outputTokens": used["output_tokens"],
+            "totalTokens": used["input_tokens"] + used["output_tokens"],
+            "cost": 0.0,
+        },
+    }
+    assert used["input_tokens"] > 0
     assert checkpoint is None
     assert next_run != run_id
 
@@ -384,3 +398,38 @@ async def test_a_segment_that_fails_outside_its_error_handling_closes_its_run(
     assert failed is not None
     assert (failed.status, failed.reason) == ("failed", "the run failed: connection reset")
     assert types[-1] == "run-finish"
+
+
+async def test_closing_cancels_a_run_that_outlives_its_settle_time(sqlite_url: str) -> None:
+    started, swallowed = asyncio.Event(), asyncio.Event()
+
+    @tool
+    async def stubborn() -> str:
+        """Ignore the first request to stop."""
+        started.set()
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            swallowed.set()
+        await asyncio.Event().wait()
+        return "never"
+
+    def build(store: Store) -> list[Agent]:
+        model = scripted_model([call("stubborn", id="call_s"), text("unreachable")])
+        return [Agent("assistant", model, tools=[stubborn], memory=Memory(store))]
+
+    async with service(sqlite_url, build) as svc:
+        await svc.runs.start(OWNER, "t1", "go")
+        async with asyncio.timeout(20):
+            await started.wait()
+            # The shutdown's cancel is swallowed; once the settle time is up the run is cancelled
+            # again, so closing returns instead of waiting on the run for ever.
+            await svc.runs.aclose(settle_seconds=0.01)
+        assert swallowed.is_set()
+        assert await svc.store.get_active_run(key("t1")) is None
+        finish = (await svc.log("t1"))[-1][1]
+    assert finish.type == "run-finish"
+    assert finish.payload.model_dump(exclude={"usage"}) == {
+        "status": "cancelled",
+        "reason": "server_shutdown",
+    }

@@ -62,6 +62,13 @@ class StreamResult:
         await asyncio.shield(self._task)
         return self._collector.result(self._runtime)
 
+    def cancel(self) -> None:
+        """Cancel the run's task outright, for a reader that is cancelled itself: unlike
+        ``abort`` it does not wait for the run to notice, so a run that ignored its abort
+        does not outlive whoever drove it."""
+        if self._task is not None:
+            self._task.cancel()
+
     def abort(self) -> None:
         """Abort this run only (``agent.abort()`` aborts every run of the agent)."""
         self._control.abort()

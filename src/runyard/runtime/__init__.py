@@ -31,6 +31,7 @@ from runyard.runtime.results import (
     PendingSuspend,
     SubAgentUsage,
     ToolCallRecord,
+    total_usage,
     usage_as_sub_agent,
 )
 from runyard.runtime.spec import RuntimeSpec, TurnSavedHook
@@ -86,5 +87,6 @@ __all__ = [
     "generate_title",
     "strip_orphaned_tool_messages",
     "title_thread",
+    "total_usage",
     "usage_as_sub_agent",
 ]

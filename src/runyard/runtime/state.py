@@ -118,6 +118,11 @@ class RunStateManager:
         """True while ``run_id`` has a checkpoint, whatever state it holds."""
         return await self.store.load(run_id) is not None
 
+    async def saved(self, run_id: str) -> AgentState | None:
+        """The run's checkpoint as it was saved, whatever its status; None when it has none."""
+        raw = await self.store.load(run_id)
+        return None if raw is None else AgentState.model_validate(raw)
+
     async def complete(self, run_id: str) -> None:
         """Forget the run's checkpoint (nothing to do when it has none)."""
         await self.store.delete(run_id)

@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from runyard.agent import Agent
-from runyard.runtime import RunStateManager
+from runyard.models import Usage
+from runyard.runtime import RunStateManager, total_usage
 
 __all__ = ["RunCheckpoints"]
 
@@ -33,6 +34,15 @@ class RunCheckpoints:
             if await manager.exists(run_id):
                 return True
         return False
+
+    async def usage(self, run_id: str) -> Usage | None:
+        """What the run had used by its last checkpoint (its suspension), sub-agents included;
+        None when it has no checkpoint."""
+        for manager in self._managers:
+            state = await manager.saved(run_id)
+            if state is not None:
+                return total_usage(state.usage, state.sub_agent_usage)
+        return None
 
     async def drop(self, run_id: str) -> None:
         """Forget the run's checkpoint: the run is over and can never be resumed."""

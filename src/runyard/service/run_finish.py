@@ -21,8 +21,9 @@ to close (``close``): it never tells clients about a run they never saw begin.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from runyard.models import Usage
 from runyard.protocol import RunFinishEvent, RunFinishPayload, RunUsage
 from runyard.protocol import RunStatus as FinishStatus
 from runyard.service.active_run import ORCHESTRATOR_ID
@@ -30,7 +31,7 @@ from runyard.service.event_log import EventLog, EventWriter
 from runyard.service.run_checkpoints import RunCheckpoints
 from runyard.storage import RunStatus, Store
 
-__all__ = ["RunEnding", "RunFinisher"]
+__all__ = ["RunEnding", "RunFinisher", "run_usage"]
 
 _CLOSED_AS: dict[FinishStatus, RunStatus] = {
     "completed": "completed",
@@ -43,7 +44,8 @@ _CLOSED_AS: dict[FinishStatus, RunStatus] = {
 class RunEnding:
     """How a run ended: what its ``run-finish`` says, and how its row is closed.
 
-    ``usage`` is known only to the run's driver; ``error`` is the failure behind an ``error``
+    ``usage`` is what the run's driver counted; a run ended from outside its driver reports
+    what its checkpoint counted, if it has one (a suspended run); ``error`` is the failure behind an ``error``
     ending, when there was one. An ``interrupted`` run (its process died) says ``error`` on the
     wire and is closed ``interrupted``.
     """
@@ -87,6 +89,9 @@ class RunFinisher:
         Its driver passes the thread's ``writer`` it holds open; anyone else gets one here.
         """
         await self.answer_pending(run_id, thread_id, ending.reason or ending.status)
+        if ending.usage is None:
+            saved = await self.checkpoints.usage(run_id)
+            ending = ending if saved is None else replace(ending, usage=run_usage(saved))
         if writer is not None:
             await _log(writer, run_id, ending)
         else:
@@ -123,3 +128,13 @@ class RunFinisher:
 async def _log(writer: EventWriter, run_id: str, ending: RunEnding) -> None:
     writer.emit(ending.event(run_id))
     await writer.flush()
+
+
+def run_usage(usage: Usage) -> RunUsage:
+    """The wire form of a run's usage."""
+    return RunUsage(
+        input_tokens=usage.input_tokens,
+        output_tokens=usage.output_tokens,
+        total_tokens=usage.total_tokens,
+        cost=usage.cost,
+    )

@@ -231,18 +231,35 @@ class RunManager:
             await asyncio.gather(asyncio.shield(run.task), return_exceptions=True)
             run = self._runs.get(thread_key)
 
-    async def aclose(self) -> None:
-        """Cancel every run this process drives (each ends ``server_shutdown``) and await them,
-        then stop the heartbeat."""
-        for run in list(self._runs.values()):
+    async def aclose(self, settle_seconds: float = _SETTLE_SECONDS) -> None:
+        """Cancel every run this process drives (each ends ``server_shutdown``), give them
+        ``settle_seconds`` to end, then stop the heartbeat (the shutdown passes its grace).
+
+        A run still going by then has its task cancelled and is finished from here, so its
+        clients get their ``run-finish`` and its thread is free when the process exits.
+        """
+        driven = [run for run in self._runs.values() if run.task is not None]
+        for run in driven:
             run.cancel(SHUTDOWN)
-        tasks = [run.task for run in self._runs.values() if run.task is not None]
-        if tasks:
-            _done, pending = await asyncio.wait(tasks, timeout=_SETTLE_SECONDS)
+        if driven:
+            tasks = {run.task: run for run in driven if run.task is not None}
+            _done, pending = await asyncio.wait(tasks, timeout=settle_seconds)
             for task in pending:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+            for task in pending:
+                await self._finish_stuck(tasks[task], settle_seconds)
         await self._heartbeat.stop()
+
+    async def _finish_stuck(self, run: ActiveRun, settle_seconds: float) -> None:
+        logger.warning(
+            "run %s: still running after %s s; finished here", run.run_id, settle_seconds
+        )
+        ending = RunEnding("cancelled", SHUTDOWN.reason)
+        await self._end(
+            run.run_id,
+            partial(self.finisher.finish, run.run_id, run.thread_id, ending, epoch=run.epoch),
+        )
 
     # -- internals ----------------------------------------------------------------------------
 

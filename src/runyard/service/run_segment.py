@@ -18,12 +18,10 @@ from dataclasses import dataclass
 from runyard.agent import StreamResult
 from runyard.ids import new_id
 from runyard.memory import PlanStore
-from runyard.models import Usage
 from runyard.protocol import (
     ConfirmationRequestEvent,
     RunStartEvent,
     RunStartPayload,
-    RunUsage,
     ThreadTitleUpdatedEvent,
     ThreadTitleUpdatedPayload,
 )
@@ -31,6 +29,7 @@ from runyard.runtime import (
     FinishChunk,
     PendingSuspend,
     RunStatus,
+    StreamChunk,
     ToolCallSuspendedChunk,
     generate_title,
 )
@@ -39,7 +38,7 @@ from runyard.service.chunk_events import ChunkMapper
 from runyard.service.confirmation_request import confirmation_payload
 from runyard.service.event_log import EventLog, EventWriter
 from runyard.service.failed_run import log_failed_run
-from runyard.service.run_finish import RunEnding, RunFinisher
+from runyard.service.run_finish import RunEnding, RunFinisher, run_usage
 from runyard.service.tools import tasks_update
 from runyard.storage import Store
 
@@ -109,22 +108,29 @@ class RunSegment:
 
     async def _stream(self, writer: EventWriter) -> None:
         stream = await self.start.open_stream()
-        async for chunk in stream:
-            if self.run.lease_lost:
-                continue  # the run is another process's now: drain the aborted stream silently
-            if isinstance(chunk, ToolCallSuspendedChunk):
-                self.suspensions.append(chunk)
-            elif isinstance(chunk, FinishChunk):
-                self.finish = chunk
-            for event in self.mapper.map(chunk):
-                writer.emit(event)
+        try:
+            async for chunk in stream:
+                self._take(chunk, writer)
+        except asyncio.CancelledError:
+            stream.cancel()  # the segment is being torn down: the run must not go on alone
+            raise
+
+    def _take(self, chunk: StreamChunk, writer: EventWriter) -> None:
+        if self.run.lease_lost:
+            return  # the run is another process's now: drain the aborted stream silently
+        if isinstance(chunk, ToolCallSuspendedChunk):
+            self.suspensions.append(chunk)
+        elif isinstance(chunk, FinishChunk):
+            self.finish = chunk
+        for event in self.mapper.map(chunk):
+            writer.emit(event)
 
     def _ending(self) -> RunEnding | None:
         """The run's ending, from the runtime's verdict on the finish chunk; None: suspended."""
         finish = self.finish
         if finish is None:
             return RunEnding("error", "the run's stream ended without finishing")
-        usage = _run_usage(finish.total_usage)
+        usage = run_usage(finish.total_usage)
         match finish.status:
             case RunStatus.SUSPENDED:
                 return None
@@ -218,12 +224,3 @@ class RunSegment:
 
 def _describe(error: BaseException) -> str:
     return str(error) or type(error).__name__
-
-
-def _run_usage(usage: Usage) -> RunUsage:
-    return RunUsage(
-        input_tokens=usage.input_tokens,
-        output_tokens=usage.output_tokens,
-        total_tokens=usage.total_tokens,
-        cost=usage.cost,
-    )

@@ -8,6 +8,13 @@ tail, where readers of this process see it, and announces it on the bus to other
 client never sees an id the store does not hold, and a process that dies loses only events
 nobody saw: its successor numbers on from the store and reuses no id a client saw. ``flush``
 waits until everything emitted so far is stored and visible.
+
+The ids are also the writer's fence. Each batch takes the ids right above the writer's last
+commit, and the store refuses an id it already holds (``EventIdConflict``), so a batch commits
+only if nobody else wrote to the thread since. A process that lost a run's lease (it hung past
+the lease and the run was taken over) can therefore only land events *before* the new owner's
+first one — the taker's ``run-finish`` stays above them — and fails at its next batch once the
+new owner has written; it never writes after, or between, another process's events.
 """
 
 from __future__ import annotations
