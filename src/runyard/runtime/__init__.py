@@ -38,10 +38,13 @@ from runyard.runtime.state import (
     AgentState,
     CheckpointStore,
     InMemoryCheckpointStore,
+    NestedSuspension,
     PendingToolCall,
+    Question,
     RunStateManager,
     RunStatus,
 )
+from runyard.runtime.sub_agent_suspension import SubAgentAnswer, SubAgentSuspend
 from runyard.runtime.title import clean_title, generate_title, title_thread
 
 __all__ = [
@@ -63,8 +66,10 @@ __all__ = [
     "MemoryProtocol",
     "MemoryScope",
     "MessageChunk",
+    "NestedSuspension",
     "PendingSuspend",
     "PendingToolCall",
+    "Question",
     "ReasoningDeltaChunk",
     "ResultCollector",
     "RunControl",
@@ -73,6 +78,8 @@ __all__ = [
     "RuntimeSpec",
     "SerializedMessageList",
     "StreamChunk",
+    "SubAgentAnswer",
+    "SubAgentSuspend",
     "SubAgentUsage",
     "TextDeltaChunk",
     "ToolCallDeltaChunk",
