@@ -169,12 +169,16 @@ class RunStateManager:
         await self.complete(run_id)
         return state.model_copy(update={"status": RunStatus.SUSPENDED})
 
+    async def load(self, run_id: str) -> AgentState | None:
+        """The run's checkpoint as it was saved, or None when it has none."""
+        raw = await self.store.load(run_id)
+        return None if raw is None else AgentState.model_validate(raw)
+
     async def resume(self, run_id: str) -> AgentState:
         """Load a suspended run (the checkpoint stays until ``complete``)."""
-        raw = await self.store.load(run_id)
-        if raw is None:
+        state = await self.load(run_id)
+        if state is None:
             raise ResumeError(f"No suspended run found for runId: {run_id}")
-        state = AgentState.model_validate(raw)
         if state.status is not RunStatus.SUSPENDED:
             raise ResumeError(f"Run {run_id} is not suspended. Cannot resume.")
         return state.model_copy(update={"status": RunStatus.RUNNING})

@@ -34,6 +34,15 @@ class RunCheckpoints:
                 return True
         return False
 
+    async def askers(self, run_id: str) -> dict[str, str]:
+        """Which sub-agent asks each of the run's questions that a sub-agent asks: tool call id →
+        the sub-agent's agent id (the run's own questions are not in it)."""
+        for manager in self._managers:
+            state = await manager.load(run_id)
+            if state is not None:
+                return {q.call.tool_call_id: q.agent_id for q in state.questions() if q.agent_id}
+        return {}
+
     async def drop(self, run_id: str) -> None:
         """Forget the run's checkpoint: the run is over and can never be resumed."""
         for manager in self._managers:
