@@ -190,7 +190,8 @@ async def test_a_sub_agents_question_asked_on_one_server_is_answered_on_another(
             answered = await client_b.post(
                 f"/v1/confirm/{question['payload']['requestId']}", json={"approved": True}
             )
-            frames = await frames_until(client_a, thread, "run-finish")
+            # B drives the resumed run (A's stream sees it live only with a shared bus).
+            frames = await frames_until(client_b, thread, "run-finish")
 
     data = [f.data for f in frames if f.data is not None]
     (spawned,) = [e for e in data if e["type"] == "agent-spawned"]
