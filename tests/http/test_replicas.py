@@ -1,11 +1,13 @@
 """Servers sharing one database on one host (DESIGN.md §8, issue 7 item 2), as real
 ``runyard serve`` processes on the demo model: a server that starts, restarts or cannot bind
 never touches another live server's run, and a killed server's run is settled by a survivor
-once its lease has expired."""
+once its lease has expired; a delegated sub-agent's question asked on one server is answered on
+another."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import uuid
@@ -167,3 +169,34 @@ async def test_a_killed_servers_run_is_settled_by_a_survivor_once_its_lease_expi
     assert [f.id for f in frames] == list(range(1, len(frames) + 1))
     assert (closed.status, closed.lease_epoch) == ("interrupted", 2)
     assert again.status_code == 200
+
+
+async def test_a_sub_agents_question_asked_on_one_server_is_answered_on_another(
+    shared: Shared, thread: str
+) -> None:
+    delegation = {
+        "role": "keeper",
+        "instructions": "You keep notes.",
+        "briefing": '/tool save_note {"text": "keep"}',  # the demo sub-agent calls save_note
+        "tools": ["save_note"],
+    }
+    message = f"/tool delegate {json.dumps(delegation)}"
+    port_a, port_b = free_port(), free_port()
+    with server(shared.url, port_a, **shared.env), server(shared.url, port_b, **shared.env):
+        async with client_for(port_a) as client_a, client_for(port_b) as client_b:
+            await client_a.post(f"/v1/chat/{thread}", json={"message": message})
+            asked = await frames_until(client_a, thread, "confirmation-request")
+            question = asked[-1].data or {}
+            answered = await client_b.post(
+                f"/v1/confirm/{question['payload']['requestId']}", json={"approved": True}
+            )
+            # B drives the resumed run (A's stream sees it live only with a shared bus).
+            frames = await frames_until(client_b, thread, "run-finish")
+
+    data = [f.data for f in frames if f.data is not None]
+    (spawned,) = [e for e in data if e["type"] == "agent-spawned"]
+    assert question["agentId"] == spawned["agentId"]
+    assert answered.status_code == 200
+    completed = [e["agentId"] for e in data if e["type"] == "agent-completed"]
+    assert completed == [spawned["agentId"]]
+    assert finishes(frames) == [{"status": "completed", "usage": ANY}]

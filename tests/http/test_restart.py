@@ -1,8 +1,10 @@
-"""Durability across a server process: a run suspended for a confirmation is confirmed after
-the process was killed and restarted; a run killed mid-stream is closed by the crash sweep."""
+"""Durability across a server process: a run suspended for a confirmation (its own, or a
+delegated sub-agent's) is confirmed after the process was killed and restarted; a run killed
+mid-stream is closed by the crash sweep."""
 
 from __future__ import annotations
 
+import json
 import signal
 import subprocess
 from contextlib import AbstractContextManager
@@ -62,3 +64,41 @@ async def test_a_run_killed_mid_stream_is_closed_by_the_crash_sweep(tmp_path: Pa
     assert frames[-1].data is not None
     assert frames[-1].data["payload"] == {"status": "error", "reason": "server restarted"}
     assert again.status_code == 200
+
+
+async def test_a_sub_agents_approval_is_confirmed_after_the_server_restarts(tmp_path: Path) -> None:
+    delegation = {
+        "role": "keeper",
+        "instructions": "You keep notes.",
+        "briefing": '/tool save_note {"text": "keep"}',  # the demo sub-agent calls save_note
+        "tools": ["save_note"],
+    }
+    db, port = tmp_path / "runyard.db", free_port()
+    with restartable(db, port) as first:
+        async with client_for(port) as client:
+            await client.post(
+                "/v1/chat/t1", json={"message": f"/tool delegate {json.dumps(delegation)}"}
+            )
+            asked = await frames_until(client, "t1", "confirmation-request")
+        first.send_signal(signal.SIGKILL)
+
+    question = asked[-1].data or {}
+    with restartable(db, port):
+        async with client_for(port) as client:
+            answered = await client.post(
+                f"/v1/confirm/{question['payload']['requestId']}", json={"approved": True}
+            )
+            frames = await frames_until(client, "t1", "run-finish")
+
+    data = [f.data for f in frames if f.data is not None]
+    (spawned,) = [e for e in data if e["type"] == "agent-spawned"]
+    child = spawned["agentId"]
+    assert (question["agentId"], question["payload"]["toolName"]) == (child, "save_note")
+    assert answered.status_code == 200
+    (saved,) = [e for e in data if e["type"] == "tool-result" and e["agentId"] == child]
+    assert saved["payload"]["result"]["text"] == "keep"
+    (completed,) = [e for e in data if e["type"] == "agent-completed"]
+    (delegated,) = [e for e in data if e["type"] == "tool-result" and e["agentId"] != child]
+    assert delegated["payload"]["result"] == {"result": completed["payload"]["result"]}
+    assert completed["payload"]["result"]
+    assert data[-1]["payload"] == {"status": "completed", "usage": ANY}

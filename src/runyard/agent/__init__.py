@@ -3,5 +3,6 @@
 from runyard.agent.agent import Agent, AgentInput, Method
 from runyard.agent.prepared_resume import PreparedResume
 from runyard.agent.stream import StreamResult
+from runyard.agent.sub_agent import detach_suspension
 
-__all__ = ["Agent", "AgentInput", "Method", "PreparedResume", "StreamResult"]
+__all__ = ["Agent", "AgentInput", "Method", "PreparedResume", "StreamResult", "detach_suspension"]

@@ -11,7 +11,7 @@ from pydantic import BaseModel
 from pydantic_ai.models import Model
 from typing_extensions import Unpack
 
-from runyard.agent.prepared_resume import PreparedResume
+from runyard.agent.prepared_resume import PreparedResume, nested_answer
 from runyard.agent.stream import StreamResult
 from runyard.agent.sub_agent import agent_as_tool
 from runyard.errors import ConfigurationError, ResumeDataError, ResumeError
@@ -191,23 +191,25 @@ class Agent:
         """Load the run's checkpoint, find the waiting call and validate ``data`` for it; nothing
         runs yet. ``resume_prepared`` carries the run on with what this loaded.
 
+        ``tool_call_id`` may name a call of a sub-agent the run waits on (``PendingSuspend``
+        entries with an ``agent_id``): the run then resumes at its own call that runs the
+        sub-agent, and that call's tool resumes the sub-agent with ``data``.
+
         Raises ``ResumeError`` when the run or the call is not waiting (any more), and
         ``ResumeDataError`` when ``data`` does not fit the call's resume schema.
         """
         state = await self.checkpoints.resume(run_id)
-        entry = state.pending_tool_calls.get(tool_call_id)
-        if entry is None or not entry.suspended:
-            raise ResumeError(f"No tool call found for toolCallId: {tool_call_id}")
-        known = self.tools.get(entry.tool_name) or await self._memory_tool(state, entry.tool_name)
-        if known is None:
-            raise ResumeError(f"Tool {entry.tool_name} not found")
-        validator = resume_validator(known)
-        if validator is not None:
-            try:
-                data = validator.validate(data)
-            except ValueError as exc:
-                raise ResumeDataError(entry.tool_name, str(exc)) from exc
-        return PreparedResume(run_id, tool_call_id, data, state)
+        return await self._prepare(run_id, state, data, tool_call_id)
+
+    async def prepare_resume_from(
+        self, state: AgentState, data: Any, *, tool_call_id: str
+    ) -> PreparedResume:
+        """``prepare_resume`` for a run whose state its caller kept instead of this agent's
+        checkpoint store: a sub-agent's suspended run, inside the checkpoint of the run whose
+        tool call runs it (``SubAgentAnswer.state``)."""
+        if state.run_id is None:
+            raise ResumeError("The state names no run")
+        return await self._prepare(state.run_id, state, data, tool_call_id)
 
     @overload
     async def resume_prepared(
@@ -415,6 +417,26 @@ class Agent:
                 "A thread belongs to a user: pass resource_id together with thread_id"
             )
         return MemoryScope(thread_id, resource_id, tenant_id or "default")
+
+    async def _prepare(
+        self, run_id: str, state: AgentState, data: Any, tool_call_id: str
+    ) -> PreparedResume:
+        entry = state.waiting_call(tool_call_id)
+        if entry is None:
+            raise ResumeError(f"No tool call found for toolCallId: {tool_call_id}")
+        if entry.nested is not None:
+            answer = nested_answer(entry.nested, tool_call_id, data)
+            return PreparedResume(run_id, entry.tool_call_id, answer, state)
+        known = self.tools.get(entry.tool_name) or await self._memory_tool(state, entry.tool_name)
+        if known is None:
+            raise ResumeError(f"Tool {entry.tool_name} not found")
+        validator = resume_validator(known)
+        if validator is not None:
+            try:
+                data = validator.validate(data)
+            except ValueError as exc:
+                raise ResumeDataError(entry.tool_name, str(exc)) from exc
+        return PreparedResume(run_id, tool_call_id, data, state)
 
     async def _memory_tool(self, state: AgentState, name: str) -> Tool | None:
         if self.memory is None or not (state.thread_id and state.resource_id):

@@ -10,9 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from runyard.runtime import AgentState
+from runyard.errors import ResumeDataError
+from runyard.runtime import AgentState, NestedSuspension, SubAgentAnswer
+from runyard.tools import JsonSchemaValidator
 
-__all__ = ["PreparedResume"]
+__all__ = ["PreparedResume", "nested_answer"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,3 +26,16 @@ class PreparedResume:
     tool_call_id: str
     data: Any
     state: AgentState
+
+
+def nested_answer(nested: NestedSuspension, tool_call_id: str, data: Any) -> SubAgentAnswer:
+    """The resume data of a call whose sub-agent asked ``tool_call_id``: ``data`` checked against
+    the schema the sub-agent's call stored (the sub-agent's tools are its tool's business, and
+    the answer must be refused now, before anyone stores it)."""
+    question = next(q.call for q in nested.state.questions() if q.call.tool_call_id == tool_call_id)
+    if question.resume_schema is not None:
+        try:
+            JsonSchemaValidator(question.resume_schema).validate(data)
+        except ValueError as exc:
+            raise ResumeDataError(question.tool_name, str(exc)) from exc
+    return SubAgentAnswer(nested.agent_id, nested.state, tool_call_id, data)

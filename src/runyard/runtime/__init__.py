@@ -39,10 +39,13 @@ from runyard.runtime.state import (
     AgentState,
     CheckpointStore,
     InMemoryCheckpointStore,
+    NestedSuspension,
     PendingToolCall,
+    Question,
     RunStateManager,
     RunStatus,
 )
+from runyard.runtime.sub_agent_suspension import SubAgentAnswer, SubAgentSuspend
 from runyard.runtime.title import clean_title, generate_title, title_thread
 
 __all__ = [
@@ -64,8 +67,10 @@ __all__ = [
     "MemoryProtocol",
     "MemoryScope",
     "MessageChunk",
+    "NestedSuspension",
     "PendingSuspend",
     "PendingToolCall",
+    "Question",
     "ReasoningDeltaChunk",
     "ResultCollector",
     "RunControl",
@@ -74,6 +79,8 @@ __all__ = [
     "RuntimeSpec",
     "SerializedMessageList",
     "StreamChunk",
+    "SubAgentAnswer",
+    "SubAgentSuspend",
     "SubAgentUsage",
     "TextDeltaChunk",
     "ToolCallDeltaChunk",

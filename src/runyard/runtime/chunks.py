@@ -95,8 +95,9 @@ class ToolCallSuspendedChunk(PendingSuspend):
     """A call that waits for an answer, with the seed's fields on the chunk itself.
 
     ``run_id``, ``tool_call_id``, ``tool_name``, ``args``, ``payload`` (the seed's
-    ``suspendPayload``: what the tool asks) and ``resume_schema``; the same fields, and names, as
-    the ``PendingSuspend`` entries of ``GenerateResult.pending_suspend``.
+    ``suspendPayload``: what the tool asks), ``resume_schema`` and ``agent_id`` (the sub-agent
+    that asks, when one does); the same fields, and names, as the ``PendingSuspend`` entries of
+    ``GenerateResult.pending_suspend``.
     """
 
     type: ClassVar[Literal["tool-call-suspended"]] = "tool-call-suspended"

@@ -43,7 +43,7 @@ from runyard.runtime.message_list import AgentMessageList
 from runyard.runtime.orphans import strip_orphaned_tool_messages
 from runyard.runtime.results import SubAgentUsage, ToolCallRecord, total_cost
 from runyard.runtime.spec import RuntimeSpec
-from runyard.runtime.state import AgentState, PendingToolCall, RunStatus
+from runyard.runtime.state import AgentState, PendingToolCall, RunStatus, open_questions
 from runyard.runtime.tool_runner import ToolOutcome, ToolRunner
 from runyard.tools import Tool
 
@@ -349,18 +349,18 @@ class AgentRuntime:
         await self.spec.checkpoints.suspend(self.snapshot())
         self._checkpointed = True
         await self._save_turn()
-        for entry in pending.values():
-            if entry.suspended:
-                self.sink(
-                    ToolCallSuspendedChunk(
-                        run_id=self.run_id,
-                        tool_call_id=entry.tool_call_id,
-                        tool_name=entry.tool_name,
-                        args=entry.args,
-                        payload=entry.payload,
-                        resume_schema=entry.resume_schema,
-                    )
+        for agent_id, entry in open_questions(pending):
+            self.sink(
+                ToolCallSuspendedChunk(
+                    run_id=self.run_id,
+                    tool_call_id=entry.tool_call_id,
+                    tool_name=entry.tool_name,
+                    args=entry.args,
+                    payload=entry.payload,
+                    resume_schema=entry.resume_schema,
+                    agent_id=agent_id,
                 )
+            )
         self.sink(self._finish("tool-calls"))
 
     async def _end_aborted(self, cause: Exception | None = None) -> None:
@@ -422,6 +422,7 @@ def _suspended_entry(outcome: ToolOutcome) -> PendingToolCall:
         suspended=True,
         payload=outcome.output,
         resume_schema=outcome.resume_schema,
+        nested=outcome.nested,
     )
 
 

@@ -22,7 +22,11 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class PendingSuspend:
-    """A tool call waiting for an answer: what it asked (``payload``) and the answer's schema."""
+    """A tool call waiting for an answer: what it asked (``payload``) and the answer's schema.
+
+    ``agent_id`` is set when a sub-agent asks (a call of a sub-agent tool's run, named as that
+    tool names it); the answer still goes to ``run_id`` with this ``tool_call_id``.
+    """
 
     run_id: str
     tool_call_id: str
@@ -30,6 +34,7 @@ class PendingSuspend:
     args: dict[str, Any]
     payload: Any
     resume_schema: dict[str, Any] | None
+    agent_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import copy
 from enum import StrEnum
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from pydantic import BaseModel, Field
 
@@ -21,7 +21,9 @@ __all__ = [
     "AgentState",
     "CheckpointStore",
     "InMemoryCheckpointStore",
+    "NestedSuspension",
     "PendingToolCall",
+    "Question",
     "RunStateManager",
     "RunStatus",
 ]
@@ -45,6 +47,28 @@ class PendingToolCall(BaseModel):
     suspended: bool
     payload: Any = None
     resume_schema: dict[str, Any] | None = None
+    nested: NestedSuspension | None = None
+    """Set when the call waits on a sub-agent it runs: the call's questions are the sub-agent's."""
+
+
+class NestedSuspension(BaseModel):
+    """A suspended sub-agent run that a tool call of its caller waits on.
+
+    ``state`` is the sub-agent's run as its own checkpoint held it, moved into the caller's
+    checkpoint so the two are saved, resumed and dropped as one; ``agent_id`` names the
+    sub-agent the way the tool that runs it does (``None``: it gives no name).
+    """
+
+    agent_id: str | None = None
+    state: AgentState
+
+
+class Question(NamedTuple):
+    """A call that waits for an answer, and the sub-agent that asks it (``None``: the run's own
+    agent)."""
+
+    agent_id: str | None
+    call: PendingToolCall
 
 
 class AgentState(BaseModel):
@@ -61,6 +85,40 @@ class AgentState(BaseModel):
     tenant_id: str | None = None
     max_iterations: int | None = None
     sub_agent_usage: list[SubAgentUsage] = Field(default_factory=list)
+
+    def questions(self) -> list[Question]:
+        """Every call that waits for an answer, its sub-agents' (at any depth) included."""
+        return open_questions(self.pending_tool_calls)
+
+    def waiting_call(self, tool_call_id: str) -> PendingToolCall | None:
+        """The run's own pending call that an answer to ``tool_call_id`` resumes: that call when
+        it waits itself, else the call whose sub-agent asks it."""
+        entry = self.pending_tool_calls.get(tool_call_id)
+        if entry is not None and entry.suspended and entry.nested is None:
+            return entry
+        for entry in self.pending_tool_calls.values():
+            nested = entry.nested
+            if nested is not None and any(
+                q.call.tool_call_id == tool_call_id for q in nested.state.questions()
+            ):
+                return entry
+        return None
+
+
+def open_questions(pending: dict[str, PendingToolCall]) -> list[Question]:
+    """The questions of ``pending``: its suspended calls, and those of the sub-agents it waits on
+    (each named by the innermost sub-agent that has a name)."""
+    found: list[Question] = []
+    for entry in pending.values():
+        nested = entry.nested
+        if nested is not None:
+            found.extend(
+                Question(q.agent_id if q.agent_id is not None else nested.agent_id, q.call)
+                for q in nested.state.questions()
+            )
+        elif entry.suspended:
+            found.append(Question(None, entry))
+    return found
 
 
 class CheckpointStore(Protocol):
@@ -104,12 +162,23 @@ class RunStateManager:
         saved = state.model_copy(update={"status": RunStatus.SUSPENDED})
         await self.store.save(state.run_id, saved.model_dump(mode="json"))
 
+    async def take(self, run_id: str) -> AgentState:
+        """Load a suspended run and forget its checkpoint: whoever took it keeps it now (a
+        sub-agent's run moves into the checkpoint of the run that called it)."""
+        state = await self.resume(run_id)
+        await self.complete(run_id)
+        return state.model_copy(update={"status": RunStatus.SUSPENDED})
+
+    async def load(self, run_id: str) -> AgentState | None:
+        """The run's checkpoint as it was saved, or None when it has none."""
+        raw = await self.store.load(run_id)
+        return None if raw is None else AgentState.model_validate(raw)
+
     async def resume(self, run_id: str) -> AgentState:
         """Load a suspended run (the checkpoint stays until ``complete``)."""
-        raw = await self.store.load(run_id)
-        if raw is None:
+        state = await self.load(run_id)
+        if state is None:
             raise ResumeError(f"No suspended run found for runId: {run_id}")
-        state = AgentState.model_validate(raw)
         if state.status is not RunStatus.SUSPENDED:
             raise ResumeError(f"Run {run_id} is not suspended. Cannot resume.")
         return state.model_copy(update={"status": RunStatus.RUNNING})
@@ -118,11 +187,12 @@ class RunStateManager:
         """True while ``run_id`` has a checkpoint, whatever state it holds."""
         return await self.store.load(run_id) is not None
 
-    async def saved(self, run_id: str) -> AgentState | None:
-        """The run's checkpoint as it was saved, whatever its status; None when it has none."""
-        raw = await self.store.load(run_id)
-        return None if raw is None else AgentState.model_validate(raw)
-
     async def complete(self, run_id: str) -> None:
         """Forget the run's checkpoint (nothing to do when it has none)."""
         await self.store.delete(run_id)
+
+
+# The three refer to each other: resolved once all exist.
+PendingToolCall.model_rebuild()
+NestedSuspension.model_rebuild()
+AgentState.model_rebuild()

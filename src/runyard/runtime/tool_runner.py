@@ -21,6 +21,8 @@ from runyard.runtime.control import RunControl
 from runyard.runtime.events import AgentEvent, AgentEventBus
 from runyard.runtime.memory import MemoryScope
 from runyard.runtime.results import AgentToolOutput, SubAgentUsage
+from runyard.runtime.state import NestedSuspension
+from runyard.runtime.sub_agent_suspension import SubAgentSuspend
 from runyard.tools import Suspend, Tool, ToolContext, ToolEvent, invoke_tool, resume_validator
 
 __all__ = ["ToolOutcome", "ToolRunner", "WindowsResult"]
@@ -36,6 +38,7 @@ class ToolOutcome:
     custom_message: CustomMessage | None = None
     sub_agent_usage: list[SubAgentUsage] = field(default_factory=list)
     resume_schema: dict[str, Any] | None = None
+    nested: NestedSuspension | None = None
 
     @property
     def settled(self) -> bool:
@@ -136,6 +139,8 @@ class ToolRunner:
             return self._error(call, f"{type(exc).__name__}: {exc}")
         if isinstance(raw, Suspend):
             return self._suspended(tool, call, raw)
+        if isinstance(raw, SubAgentSuspend):
+            return self._sub_agent_suspended(call, raw)
         return self._success(tool, call, raw)
 
     def _context(self, call: ToolCallPart, resume_data: Any) -> ToolContext:
@@ -172,6 +177,15 @@ class ToolRunner:
             output=to_jsonable_python(raw.payload),
             resume_schema=validator.json_schema,
         )
+
+    def _sub_agent_suspended(self, call: ToolCallPart, raw: SubAgentSuspend) -> ToolOutcome:
+        if not raw.state.questions():
+            # Nobody could ever answer: the call would wait for good.
+            return self._error(
+                call, f"Tool {call.tool_name}: its sub-agent suspended without a question"
+            )
+        nested = NestedSuspension(agent_id=raw.agent_id, state=raw.state)
+        return ToolOutcome(call, "suspended", nested=nested)
 
     def _success(self, tool: Tool, call: ToolCallPart, raw: Any) -> ToolOutcome:
         sub_usage: list[SubAgentUsage] = []

@@ -83,14 +83,18 @@ async def _settle(finisher: RunFinisher, run: RunRecord) -> None:
         c for c in await store.list_pending_confirmations(run.thread_id) if c.run_id == run.run_id
     ]
     if asked and await finisher.checkpoints.exists(run.run_id):
-        await _finish_suspending(finisher.events, run, asked)
+        askers = await finisher.checkpoints.askers(run.run_id)
+        await _finish_suspending(finisher.events, run, asked, askers)
         await store.update_run_status(run.run_id, "suspended", epoch=run.lease_epoch)
         return
     await finisher.finish(run.run_id, run.thread_id, _INTERRUPTED, epoch=run.lease_epoch)
 
 
-async def _finish_suspending(events: EventLog, run: RunRecord, asked: list[Confirmation]) -> None:
-    """Log the ``confirmation-request`` events a run stored but may not have logged."""
+async def _finish_suspending(
+    events: EventLog, run: RunRecord, asked: list[Confirmation], askers: dict[str, str]
+) -> None:
+    """Log the ``confirmation-request`` events a run stored but may not have logged, each under
+    the agent that asks (``askers``: a sub-agent's questions, by tool call id)."""
     async with events.writer(run.thread_id) as writer:
         logged = {
             e.data.get("payload", {}).get("requestId")
@@ -100,9 +104,8 @@ async def _finish_suspending(events: EventLog, run: RunRecord, asked: list[Confi
         for confirmation in asked:
             if confirmation.request_id not in logged:
                 payload = ConfirmationRequestPayload.model_validate(confirmation.payload)
+                asker = askers.get(confirmation.tool_call_id, ORCHESTRATOR_ID)
                 writer.emit(
-                    ConfirmationRequestEvent(
-                        run_id=run.run_id, agent_id=ORCHESTRATOR_ID, payload=payload
-                    )
+                    ConfirmationRequestEvent(run_id=run.run_id, agent_id=asker, payload=payload)
                 )
         await writer.flush()

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 
 from runyard.agent import Agent
 from runyard.models import Usage
-from runyard.runtime import RunStateManager, total_usage
+from runyard.runtime import AgentState, RunStateManager, total_usage
 
 __all__ = ["RunCheckpoints"]
 
@@ -38,10 +38,22 @@ class RunCheckpoints:
     async def usage(self, run_id: str) -> Usage | None:
         """What the run had used by its last checkpoint (its suspension), sub-agents included;
         None when it has no checkpoint."""
+        state = await self._load(run_id)
+        return None if state is None else total_usage(state.usage, state.sub_agent_usage)
+
+    async def askers(self, run_id: str) -> dict[str, str]:
+        """Which sub-agent asks each of the run's questions that a sub-agent asks: tool call id →
+        the sub-agent's agent id (the run's own questions are not in it)."""
+        state = await self._load(run_id)
+        if state is None:
+            return {}
+        return {q.call.tool_call_id: q.agent_id for q in state.questions() if q.agent_id}
+
+    async def _load(self, run_id: str) -> AgentState | None:
         for manager in self._managers:
-            state = await manager.saved(run_id)
+            state = await manager.load(run_id)
             if state is not None:
-                return total_usage(state.usage, state.sub_agent_usage)
+                return state
         return None
 
     async def drop(self, run_id: str) -> None:

@@ -161,10 +161,10 @@ class RunSegment:
                 tool_call_id=suspension.tool_call_id,
                 payload=payload.model_dump(mode="json"),
             )
+            # A sub-agent's question is asked under its own agent id, beside its tool call.
+            asker = suspension.agent_id or ORCHESTRATOR_ID
             writer.emit(
-                ConfirmationRequestEvent(
-                    run_id=run.run_id, agent_id=ORCHESTRATOR_ID, payload=payload
-                )
+                ConfirmationRequestEvent(run_id=run.run_id, agent_id=asker, payload=payload)
             )
         await writer.flush()
         await self.store.update_run_status(run.run_id, "suspended", epoch=run.epoch)

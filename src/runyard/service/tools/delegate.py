@@ -1,27 +1,26 @@
 """``delegate``: hand a task to a fresh sub-agent with a subset of the orchestrator's tools.
 
 The sub-agent is stateless (no memory), runs on the orchestrator's model with ``instructions``
-as its system prompt and ``briefing`` as its one message. Its chunks become wire events under
-its own ``agentId``, between ``agent-spawned`` and ``agent-completed``; all of them travel to
-the run as ``WireToolEvent``s on the call's event channel (``ToolContext.emit``), so they keep
-their place in the run's stream. Tools that need a person's approval cannot be
-delegated: a sub-agent has no way to wait for an answer.
+as its system prompt and one message: the ``briefing``, the ``conversationContext`` the
+orchestrator passes on, and the errors of earlier failed attempts at the same task
+(``IterationLog``). Its events appear under its own ``agentId``, between ``agent-spawned`` and
+``agent-completed`` (``Delegation``). A sub-agent that asks for an approval or an answer
+suspends the whole run; the answer resumes it, then the orchestrator.
 """
 
 from __future__ import annotations
 
 import secrets
+from typing import Any
 
-from runyard.agent import Agent
-from runyard.protocol import (
-    AgentCompletedEvent,
-    AgentCompletedPayload,
-    AgentSpawnedEvent,
-    AgentSpawnedPayload,
-)
-from runyard.runtime import AgentToolOutput, usage_as_sub_agent
-from runyard.service.chunk_events import ChunkMapper, WireToolEvent
-from runyard.service.tools.context import service_deps
+from runyard.errors import RunAbortedError
+from runyard.protocol import AgentSpawnedEvent, AgentSpawnedPayload
+from runyard.runtime import GenerateResult, SubAgentAnswer
+from runyard.service.chunk_events import WireToolEvent
+from runyard.service.tools.briefing import compose_briefing
+from runyard.service.tools.context import service_deps, thread_scope
+from runyard.service.tools.delegation import Delegation
+from runyard.service.tools.iteration_log import IterationLog
 from runyard.tools import Tool, ToolContext, tool
 
 __all__ = ["ORCHESTRATION_TOOLS", "delegate", "delegation_errors"]
@@ -39,14 +38,17 @@ def delegation_errors(names: list[str], available: dict[str, Tool]) -> list[str]
             errors.append(f'"{name}" is an orchestration tool and cannot be delegated')
         elif name not in available:
             errors.append(f'"{name}" is not a tool of this agent')
-        elif available[name].gated:
-            errors.append(f'"{name}" needs approval and cannot be delegated; call it yourself')
     return errors
 
 
 async def _delegate(
-    role: str, instructions: str, briefing: str, tools: list[str], ctx: ToolContext
-) -> dict[str, str] | AgentToolOutput:
+    role: str,
+    instructions: str,
+    briefing: str,
+    tools: list[str],
+    ctx: ToolContext,
+    conversationContext: str | None = None,
+) -> Any:
     """Give a self-contained task to a new sub-agent that only has the tools you name.
 
     Args:
@@ -54,44 +56,45 @@ async def _delegate(
         instructions: the sub-agent's system prompt for this task.
         briefing: everything the sub-agent needs to know: the task, context and expected result.
         tools: names of your tools the sub-agent may use (not plan or delegate).
+        conversationContext: what the sub-agent should know of this conversation (decisions,
+            the user's preferences, earlier results), when the briefing does not say it.
     """
     deps = service_deps(ctx)
     orchestrator = deps.agent
+    log = IterationLog(deps.store, thread_scope(ctx))
+    answer = ctx.resume_data
+    if isinstance(answer, SubAgentAnswer):
+        assert answer.agent_id is not None  # a delegation always names its sub-agent
+        resumed = Delegation.build(orchestrator, role, instructions, tools, answer.agent_id)
+        return await _ended(resumed, await resumed.resume(answer, ctx), log, ctx)
     errors = delegation_errors(tools, orchestrator.tools)
     if errors:
         return {"result": "Delegation failed: " + "; ".join(errors)}
-    agent_id = f"agent-{secrets.token_hex(3)}"
+    message = compose_briefing(briefing, conversationContext, await log.failures(role))
+    delegation = Delegation.build(
+        orchestrator, role, instructions, tools, f"agent-{secrets.token_hex(3)}"
+    )
     spawned = AgentSpawnedPayload(
         parent_id=deps.agent_id, role=role, tools=tools, kind="delegate", goal=briefing
     )
     ctx.emit(
-        WireToolEvent(AgentSpawnedEvent(run_id=ctx.run_id, agent_id=agent_id, payload=spawned))
+        WireToolEvent(
+            AgentSpawnedEvent(run_id=ctx.run_id, agent_id=delegation.agent_id, payload=spawned)
+        )
     )
-    sub = Agent(
-        name=f"{orchestrator.name}.{role}"[:64],
-        model=orchestrator.model,
-        instructions=instructions,
-        tools=[orchestrator.tools[name] for name in tools],
-    )
-    mapper = ChunkMapper(ctx.run_id, agent_id)
-    stream = await sub.stream(briefing, abort_signal=ctx.abort_signal, deps=ctx.deps)
-    async for chunk in stream:
-        for event in mapper.map(chunk):
-            ctx.emit(WireToolEvent(event))
-    result = await stream.result()
-    if result.error is not None:
-        ctx.emit(WireToolEvent(_completed(ctx.run_id, agent_id, role, "", str(result.error))))
-        return {"result": f"Sub-agent error: {result.error}"}
-    ctx.emit(WireToolEvent(_completed(ctx.run_id, agent_id, role, result.text, None)))
-    usage = usage_as_sub_agent(sub.name, sub.model_label, result)
-    return AgentToolOutput({"result": result.text}, usage)
+    return await _ended(delegation, await delegation.start(message, ctx), log, ctx)
 
 
-def _completed(
-    run_id: str, agent_id: str, role: str, result: str, error: str | None
-) -> AgentCompletedEvent:
-    payload = AgentCompletedPayload(role=role, result=result, error=error)
-    return AgentCompletedEvent(run_id=run_id, agent_id=agent_id, payload=payload)
+async def _ended(
+    delegation: Delegation, result: GenerateResult, log: IterationLog, ctx: ToolContext
+) -> Any:
+    """The call's output; a failed attempt is logged for the next one (a cancelled one did not
+    fail), a success clears the log."""
+    if result.error is not None and not isinstance(result.error, RunAbortedError):
+        await log.record_failure(delegation.role, str(result.error))
+    elif not result.suspended:
+        await log.clear(delegation.role)
+    return await delegation.output(result, ctx)
 
 
 delegate: Tool = tool(name="delegate")(_delegate)

@@ -1,0 +1,89 @@
+"""``Delegation``: one delegated sub-agent run inside a ``delegate`` call, fresh or resumed.
+
+The sub-agent's chunks become wire events under its own ``agentId`` and travel to the run as
+``WireToolEvent``s on the call's event channel (``ToolContext.emit``), keeping their place in the
+run's stream. How the sub-agent's run ended decides the call's output: an error or a result
+(each closes the sub-agent with ``agent-completed``), or a suspension — then the call returns
+``SubAgentSuspend`` and the whole run suspends on the sub-agent's questions, which name the
+sub-agent's ``agentId``; no ``agent-completed`` yet. Answering one resumes the run at the
+``delegate`` call, and ``resume`` carries the sub-agent on from the state the run's checkpoint
+kept (the sub-agent is rebuilt from the call's arguments: it has no checkpoint of its own).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from runyard.agent import Agent, StreamResult, detach_suspension
+from runyard.protocol import AgentCompletedEvent, AgentCompletedPayload
+from runyard.runtime import (
+    AgentToolOutput,
+    GenerateResult,
+    SubAgentAnswer,
+    usage_as_sub_agent,
+)
+from runyard.service.chunk_events import ChunkMapper, WireToolEvent
+from runyard.tools import ToolContext
+
+__all__ = ["Delegation"]
+
+
+@dataclass(frozen=True, slots=True)
+class Delegation:
+    """The sub-agent ``agent`` doing ``role``'s task, shown as ``agent_id`` in the tree."""
+
+    role: str
+    agent_id: str
+    agent: Agent
+
+    @classmethod
+    def build(
+        cls, orchestrator: Agent, role: str, instructions: str, tools: list[str], agent_id: str
+    ) -> Delegation:
+        """A fresh stateless sub-agent on the orchestrator's model with the named tools."""
+        sub = Agent(
+            name=f"{orchestrator.name}.{role}"[:64],
+            model=orchestrator.model,
+            instructions=instructions,
+            tools=[orchestrator.tools[name] for name in tools],
+        )
+        return cls(role, agent_id, sub)
+
+    async def start(self, briefing: str, ctx: ToolContext) -> GenerateResult:
+        """Run the sub-agent on ``briefing`` until it ends or suspends."""
+        stream = await self.agent.stream(briefing, abort_signal=ctx.abort_signal, deps=ctx.deps)
+        return await self._follow(stream, ctx)
+
+    async def resume(self, answer: SubAgentAnswer, ctx: ToolContext) -> GenerateResult:
+        """Carry the suspended sub-agent on with the answer to one of its questions."""
+        prepared = await self.agent.prepare_resume_from(
+            answer.state, answer.data, tool_call_id=answer.tool_call_id
+        )
+        stream = await self.agent.resume_prepared(
+            "stream", prepared, abort_signal=ctx.abort_signal, deps=ctx.deps
+        )
+        return await self._follow(stream, ctx)
+
+    async def output(self, result: GenerateResult, ctx: ToolContext) -> Any:
+        """The ``delegate`` call's output for how the sub-agent's run ended."""
+        if result.error is not None:
+            self._completed(ctx, "", str(result.error))
+            return {"result": f"Sub-agent error: {result.error}"}
+        if result.suspended:
+            return await detach_suspension(self.agent, result, self.agent_id)
+        self._completed(ctx, result.text, None)
+        usage = usage_as_sub_agent(self.agent.name, self.agent.model_label, result)
+        return AgentToolOutput({"result": result.text}, usage)
+
+    async def _follow(self, stream: StreamResult, ctx: ToolContext) -> GenerateResult:
+        mapper = ChunkMapper(ctx.run_id, self.agent_id)
+        async for chunk in stream:
+            for event in mapper.map(chunk):
+                ctx.emit(WireToolEvent(event))
+        return await stream.result()
+
+    def _completed(self, ctx: ToolContext, result: str, error: str | None) -> None:
+        payload = AgentCompletedPayload(role=self.role, result=result, error=error)
+        event = AgentCompletedEvent(run_id=ctx.run_id, agent_id=self.agent_id, payload=payload)
+        ctx.emit(WireToolEvent(event))
