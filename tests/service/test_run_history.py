@@ -14,8 +14,8 @@ from runyard.service import Threads
 from runyard.service.run_history import fold_runs
 from runyard.storage import RunSnapshot
 from runyard.storage.sql import SqlStore
-from runyard.storage.sql.schema import run_snapshots
 from runyard.storage.sql.engine import write
+from runyard.storage.sql.schema import run_snapshots
 
 NOTE = '/tool save_note {"text": "buy milk"}'
 
