@@ -2,8 +2,8 @@
 
 Its driver ends a run when the agent's stream finishes (with the verdict on the finish chunk);
 the run manager ends a suspended run that is cancelled and a segment that broke outside its own
-handling; the crash sweep ends a run whose process died. Each does the same four things, here, in
-this order:
+handling; the crash sweep ends a run whose process died; ``suspension_expiry`` ends a suspended run
+whose checkpoint expired. Each does the same five things, here, in this order:
 
 1. answer the run's pending confirmations ``{"approved": false, "reason"}`` — nobody may resume
    it any more;
