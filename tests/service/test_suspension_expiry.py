@@ -15,7 +15,8 @@ from service_harness import OWNER, Service, key, service
 from runyard.agent import Agent
 from runyard.ids import now_ms
 from runyard.memory import Memory
-from runyard.service import APPROVAL_EXPIRED, ConfirmationExpired
+from runyard.runtime import InMemoryCheckpointStore
+from runyard.service import APPROVAL_EXPIRED, ConfirmationExpired, RunActive
 from runyard.service.tools import save_note
 from runyard.storage import Store, StoreCheckpointStore
 
@@ -148,3 +149,38 @@ async def test_racing_replicas_end_an_expired_suspension_exactly_once(db_url: st
         assert [r for each in ended for r in each] == [run_id]
         assert await finishes(one, run_id) == [EXPIRED]
         assert await one.store.get_active_run(key("t1")) is None
+
+
+def agents_in_memory() -> Callable[[Store], list[Agent]]:
+    """The demo assistant keeping its checkpoints in this process's memory."""
+
+    def in_memory(store: Store) -> list[Agent]:
+        return [
+            Agent(
+                "assistant",
+                "runyard:demo",
+                tools=[save_note],
+                memory=Memory(store),
+                checkpoint_store=InMemoryCheckpointStore(),
+            )
+        ]
+
+    return in_memory
+
+
+async def test_checkpoints_in_another_processs_memory_are_not_judged_expired(
+    sqlite_url: str,
+) -> None:
+    async with (
+        service(sqlite_url, agents_in_memory(), instance="one") as one,
+        service(sqlite_url, agents_in_memory(), instance="two") as two,
+    ):
+        run_id, request_id = await suspend(one)
+        assert await two.runs.expire_suspensions() == []
+        with pytest.raises(RunActive):
+            await two.runs.start(OWNER, "t1", "hello")
+        assert await one.runs.expire_suspensions() == []
+        await one.runs.confirm(OWNER, request_id, {"approved": True})
+        await one.settle("t1")
+        (finish,) = await finishes(one, run_id)
+    assert finish["status"] == "completed"

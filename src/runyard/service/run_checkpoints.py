@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from runyard.agent import Agent
-from runyard.runtime import RunStateManager
+from runyard.runtime import InMemoryCheckpointStore, RunStateManager
 
 __all__ = ["RunCheckpoints"]
 
@@ -26,6 +26,12 @@ class RunCheckpoints:
         for agent in agents:
             distinct.setdefault(id(agent.checkpoints.store), agent.checkpoints)
         self._managers = tuple(distinct.values())
+
+    @property
+    def shared(self) -> bool:
+        """True when every process sees these checkpoints: none is kept in this process's memory
+        (where another process's lookup finds nothing, though the run may well have one)."""
+        return not any(isinstance(m.store, InMemoryCheckpointStore) for m in self._managers)
 
     async def exists(self, run_id: str) -> bool:
         """True when the run has a checkpoint (it suspended, or was suspending when it stopped)."""

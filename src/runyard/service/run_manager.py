@@ -305,7 +305,9 @@ class RunManager:
         """True once the thread's open run is gone: it was finishing, or its suspension had
         expired and is ended here."""
         run = await self.store.get_active_run(thread_id)
-        if run is not None and await is_expired(self.finisher.checkpoints, run):
+        if run is not None and await is_expired(
+            self.finisher.checkpoints, run, judge=self.instance_id
+        ):
             await end_expired(self.finisher, run, owner=self.instance_id, lease=self.lease)
             return True
         return await self._finished_soon(thread_id)
@@ -469,7 +471,7 @@ class RunManager:
         except ResumeDataError as exc:
             raise InvalidAnswer(f"the answer does not fit {exc.tool_name}: {exc.problem}") from exc
         except ResumeError as exc:
-            if await is_expired(self.finisher.checkpoints, run):
+            if await is_expired(self.finisher.checkpoints, run, judge=self.instance_id):
                 await end_expired(self.finisher, run, owner=self.instance_id, lease=self.lease)
                 raise ConfirmationExpired(confirmation.request_id) from exc
             raise ConfirmationAnswered(confirmation.request_id) from exc

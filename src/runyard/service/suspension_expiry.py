@@ -9,7 +9,10 @@ its row closed ``failed``, its checkpoint dropped — and the thread takes new m
 
 Whoever meets such a run first ends it: the sweep (at start-up and every
 ``SWEEP_EVERY_SECONDS``, on every replica), a confirm for it (which then answers
-``confirmation_expired``), or a new message on its thread (which then starts its own run).
+``confirmation_expired``), or a new message on its thread (which then starts its own run). A
+process judges only what it can see: with checkpoints kept in its agents' memory it judges the
+runs it holds the lease of, and those whose lease expired (their process, and its memory, are
+gone) — another live process's run may well have a checkpoint it cannot see.
 
 Exactly once, however many replicas race: the ender first answers the run's pending questions
 (each a conditional update, so a confirm that answered first wins and the run resumes), then
@@ -23,6 +26,7 @@ from __future__ import annotations
 
 import logging
 
+from runyard.ids import now_ms
 from runyard.service.leases import LeaseTerms
 from runyard.service.run_checkpoints import RunCheckpoints
 from runyard.service.run_finish import RunEnding, RunFinisher
@@ -48,10 +52,11 @@ SWEEP_EVERY_SECONDS = 3600.0
 _EXPIRED = RunEnding("error", APPROVAL_EXPIRED)
 
 
-async def is_expired(checkpoints: RunCheckpoints, run: RunRecord) -> bool:
+async def is_expired(checkpoints: RunCheckpoints, run: RunRecord, *, judge: str) -> bool:
     """True when ``run`` waits for answers it can no longer use: suspended, with no live
-    checkpoint (it expired, or the agent's store lost it)."""
-    return run.status == "suspended" and not await checkpoints.exists(run.run_id)
+    checkpoint (it expired, or the agent's store lost it) — as process ``judge`` can tell."""
+    visible = checkpoints.shared or run.lease_owner == judge or run.lease_expires_at <= now_ms()
+    return run.status == "suspended" and visible and not await checkpoints.exists(run.run_id)
 
 
 def expired_answer(confirmation: Confirmation) -> bool:
@@ -87,7 +92,7 @@ async def end_expired_suspensions(
     ended: list[str] = []
     for run in await finisher.store.list_open_runs():
         try:
-            if await is_expired(finisher.checkpoints, run) and await end_expired(
+            if await is_expired(finisher.checkpoints, run, judge=owner) and await end_expired(
                 finisher, run, owner=owner, lease=lease
             ):
                 ended.append(run.run_id)
