@@ -87,6 +87,8 @@ async def test_the_sweep_ends_an_expired_suspension_and_frees_its_thread(sqlite_
         assert (row.status, row.reason) == ("failed", APPROVAL_EXPIRED)
         assert await svc.store.load_checkpoint(run_id, now=0) is None  # dropped, not just stale
         assert not (await svc.runs.status(OWNER, "t1")).is_suspended
+        (snapshot,) = await svc.store.read_run_snapshots(key("t1"))  # ended like any run
+        assert snapshot.data["assistant"]["agentTree"]["error"] == APPROVAL_EXPIRED
         with pytest.raises(ConfirmationExpired):
             await svc.runs.confirm(OWNER, request_id, {"approved": True})
         second = await svc.runs.start(OWNER, "t1", "hello again")
