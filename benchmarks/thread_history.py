@@ -170,7 +170,9 @@ async def measure(args: argparse.Namespace, db: Path) -> None:
     print("|---|---|---|---|")
     for t in timed:
         print(f"| {t.system} | {t.mode} | {t.median:.1f} ms | {t.p90:.1f} ms |")
-    print(f"| lazy catch-up of a thread without snapshots (once) | — | {catch_up * 1000:.0f} ms | |")
+    print(
+        f"| lazy catch-up of a thread without snapshots (once) | — | {catch_up * 1000:.0f} ms | |"
+    )
 
 
 def main() -> None:
