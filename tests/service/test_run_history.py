@@ -5,8 +5,10 @@ history, and ``nextEventId`` still hands off to the event stream exactly."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+import pytest
 from service_harness import OWNER, Service, key, service
 from sqlalchemy import delete
 
@@ -130,3 +132,25 @@ async def test_a_thread_without_snapshots_is_folded_once_and_then_snapshotted(
     assert lazily["nextCursor"]
     assert [s.run_id for s in restored] == run_ids
     assert after == before
+
+
+async def test_a_failed_snapshot_write_never_fails_the_ending_and_a_read_repairs_it(
+    sqlite_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def broken(thread_id: str, snapshots: Sequence[RunSnapshot], /) -> None:
+        raise OSError("the disk is full")
+
+    async with service(sqlite_url) as svc:
+        with monkeypatch.context() as patch:
+            patch.setattr(svc.store, "save_run_snapshots", broken)
+            (run_id,) = await chat(svc, "hello")
+            row = await svc.store.get_run(run_id)
+            unread = await svc.store.read_run_snapshots(key("t1"))
+        body = await history(svc)
+        repaired = await svc.store.read_run_snapshots(key("t1"))
+
+    assert row is not None
+    assert row.status == "completed"
+    assert unread == []
+    assert [s.run_id for s in repaired] == [run_id]
+    assert [m["runId"] for m in assistants(body)] == [run_id]
