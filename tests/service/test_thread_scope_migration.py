@@ -39,6 +39,11 @@ def target_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     yield from private_database("RUNYARD_TEST_POSTGRES_URL", "runyard_migration")
 
 
+_LATER_TABLES = {"run_snapshots"}
+"""Tables of later revisions (0004): a database of revision 0001 has none; its history is then
+built from its log, the way an upgraded database's is."""
+
+
 def _engine(url: str) -> AsyncEngine:
     target = parse_database_url(url).sqlalchemy_url
     assert target is not None
@@ -65,6 +70,8 @@ async def _copy_as_revision_0001(source_url: str, target_url: str) -> None:
         async with write(target) as conn:
             await conn.run_sync(upgrade_to, "0002")  # the revision before 0003
         for table in metadata.sorted_tables:
+            if table.name in _LATER_TABLES:
+                continue
             columns = [c for c in table.columns if c.name != "seq"]  # the target numbers rows
             async with read(source) as conn:
                 rows = [dict(r._mapping) for r in await conn.execute(select(*columns))]

@@ -57,9 +57,9 @@ class CheckpointsOnly:
     ) -> None:
         self._rows[key] = (copy.deepcopy(state), expires_at)
 
-    async def load_checkpoint(self, key: str) -> dict[str, Any] | None:
+    async def load_checkpoint(self, key: str, *, now: int | None = None) -> dict[str, Any] | None:
         state, expires_at = self._rows.get(key, (None, None))
-        live = expires_at is None or expires_at > now_ms()
+        live = expires_at is None or expires_at > (now_ms() if now is None else now)
         return copy.deepcopy(state) if live else None
 
     async def delete_checkpoint(self, key: str) -> None:

@@ -49,3 +49,20 @@ async def test_adapter_speaks_the_runtimes_checkpoint_protocol(store: Checkpoint
     assert await checkpoints.sweep() == 0
     await checkpoints.delete("run-1")
     assert await checkpoints.load("run-1") is None
+
+
+async def test_expiry_is_judged_at_the_time_the_reader_gives(store: Checkpoints) -> None:
+    now = now_ms()
+    await store.save_checkpoint("run-1", STATE, expires_at=now + 1_000)
+    assert await store.load_checkpoint("run-1", now=now + 999) == STATE
+    assert await store.load_checkpoint("run-1", now=now + 1_000) is None
+
+
+async def test_adapter_expires_checkpoints_on_its_own_clock(store: Checkpoints) -> None:
+    clock = [1_000_000]
+    checkpoints = StoreCheckpointStore(store, ttl_seconds=60, clock=lambda: clock[0])
+    await checkpoints.save("run-1", STATE)
+    clock[0] += 59_999
+    assert await checkpoints.load("run-1") == STATE
+    clock[0] += 1
+    assert await checkpoints.load("run-1") is None

@@ -22,6 +22,7 @@ from runyard.storage import (
     EventLogStore,
     MemoryTiers,
     RunLedger,
+    RunSnapshots,
     Store,
     StoredEvent,
     ThreadOwnershipError,
@@ -34,6 +35,7 @@ from runyard.storage.inmemory import (
     EventLogPart,
     MemoryTiersPart,
     RunLedgerPart,
+    RunSnapshotsPart,
     VectorsPart,
 )
 
@@ -44,6 +46,7 @@ PARTS = [
     RunLedger,
     Confirmations,
     EventLogStore,
+    RunSnapshots,
     Checkpoints,
 ]
 
@@ -64,6 +67,7 @@ def test_the_store_is_its_parts_and_nothing_more() -> None:
         (RunLedgerPart, RunLedger),
         (ConfirmationsPart, Confirmations),
         (EventLogPart, EventLogStore),
+        (RunSnapshotsPart, RunSnapshots),
         (CheckpointsPart, Checkpoints),
     ],
 )

@@ -113,6 +113,17 @@ async def test_take_over_fences_the_previous_owner(store: RunLedger) -> None:
     assert closed.lease_owner == "b"
 
 
+async def test_take_over_at_an_epoch_lets_exactly_one_of_its_readers_win(
+    store: RunLedger,
+) -> None:
+    await store.open_run("r1", thread_id="t1", tenant_id="acme", owner="a", status="suspended")
+    taken = await store.take_over("r1", "b", epoch=1)
+    assert (taken.lease_owner, taken.lease_epoch, taken.status) == ("b", 2, "suspended")
+    with pytest.raises(StaleLease):
+        await store.take_over("r1", "c", epoch=1)
+    assert (await store.get_run("r1")).lease_owner == "b"  # type: ignore[union-attr]
+
+
 async def test_closed_runs_reject_every_write(store: RunLedger) -> None:
     await store.open_run("r1", thread_id="t1", tenant_id="acme", owner="a")
     await store.close_run("r1", "cancelled", epoch=1, reason="user_cancelled")

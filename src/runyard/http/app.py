@@ -10,8 +10,6 @@ HTTP concerns (body limit, error bodies, CORS) are middleware and handlers.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import importlib
 import logging
 from collections.abc import AsyncIterator, Mapping
@@ -35,8 +33,6 @@ from runyard.service import (
     RunManager,
     Threads,
     default_agent,
-    sweep_checkpoints,
-    sweep_expired,
 )
 from runyard.service.bus import EventBus, open_event_bus
 from runyard.storage import Store, open_store
@@ -136,15 +132,6 @@ async def _assemble(
     swept = await runs.keep_leases()
     if swept:
         logger.warning("settled %d run(s) whose server stopped", len(swept))
-    await sweep_expired(store)
-    sweeper = asyncio.create_task(sweep_checkpoints(store), name="runyard-checkpoint-sweep")
-    stack.push_async_callback(_stop, sweeper)
     # The first request must not pay for importing the model layer.
     importlib.import_module("pydantic_ai.models")
     return Parts(store, events, runs, Threads(events, store), dict(agents))
-
-
-async def _stop(task: asyncio.Task[None]) -> None:
-    task.cancel()
-    with contextlib.suppress(asyncio.CancelledError):
-        await task

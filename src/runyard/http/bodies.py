@@ -96,12 +96,17 @@ class ThreadMessage(_Body):
 
 
 class ThreadMessages(_Body):
-    """The last ``limit`` messages and the cursor hand-off for the event stream."""
+    """The newest whole runs' messages (at most ``limit``), the cursor hand-off for the event
+    stream, and the cursor to older runs."""
 
     threadId: str
     title: str | None
     messages: list[ThreadMessage]
     nextEventId: int = Field(description="connect with lastEventId = nextEventId - 1")
+    nextCursor: str | SkipJsonSchema[None] = Field(
+        default=None,
+        description="present while older runs remain: pass it as `cursor` for the page before",
+    )
 
 
 class ThreadStatusBody(_Body):

@@ -16,6 +16,7 @@ from starlette.exceptions import HTTPException
 
 from runyard.service import (
     ConfirmationAnswered,
+    ConfirmationExpired,
     ConfirmationNotFound,
     InvalidAnswer,
     InvalidThreadId,
@@ -40,6 +41,7 @@ STATUS_CODES: dict[type[Exception], int] = {
     RunActive: 409,
     RunBusy: 409,
     ConfirmationAnswered: 409,
+    ConfirmationExpired: 410,
 }
 """The status of each service error (a subclass not listed takes its nearest listed base's)."""
 

@@ -27,6 +27,8 @@ _ERRORS = {
     400: "a bad identity header or cursor (`field` names it)",
     404: "no such thread or confirmation for this caller",
     409: "the thread's run is active, busy, or the confirmation was answered",
+    410: "the confirmation expired (`confirmation_expired`): its run waited longer than "
+    "RUNYARD_CHECKPOINT_TTL_SECONDS and has ended",
     413: "the body is larger than RUNYARD_MAX_BODY_BYTES",
     422: "a malformed body or parameter (`fields` lists each), or a body the service refuses",
     503: "the service is starting or stopping",

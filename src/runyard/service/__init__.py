@@ -8,13 +8,13 @@ ends; ``EventLog`` numbers, persists, publishes and replays each thread's events
 """
 
 from runyard.service.active_run import ORCHESTRATOR_ID, ActiveRun, CancelReason
-from runyard.service.checkpoint_sweep import SWEEP_EVERY_SECONDS, sweep_checkpoints, sweep_expired
 from runyard.service.chunk_events import ChunkMapper, UnmappedToolEventWarning, WireToolEvent
 from runyard.service.confirmation_request import confirmation_payload
 from runyard.service.crash_sweep import RESTARTED, close_interrupted_runs
 from runyard.service.default_agent import DEFAULT_AGENT, DEMO_MODEL, choose_model, default_agent
 from runyard.service.errors import (
     ConfirmationAnswered,
+    ConfirmationExpired,
     ConfirmationNotFound,
     InvalidAnswer,
     InvalidThreadId,
@@ -36,10 +36,16 @@ from runyard.service.owner import Owner
 from runyard.service.run_checkpoints import RunCheckpoints
 from runyard.service.run_finish import RunEnding, RunFinisher
 from runyard.service.run_manager import RunManager
+from runyard.service.suspension_expiry import (
+    APPROVAL_EXPIRED,
+    SWEEP_EVERY_SECONDS,
+    end_expired_suspensions,
+)
 from runyard.service.threads import Threads, thread_json
 from runyard.service.views import ThreadStatus
 
 __all__ = [
+    "APPROVAL_EXPIRED",
     "DEFAULT_AGENT",
     "DEMO_MODEL",
     "ORCHESTRATOR_ID",
@@ -49,6 +55,7 @@ __all__ = [
     "CancelReason",
     "ChunkMapper",
     "ConfirmationAnswered",
+    "ConfirmationExpired",
     "ConfirmationNotFound",
     "EventLog",
     "EventLogWriteError",
@@ -77,9 +84,8 @@ __all__ = [
     "close_interrupted_runs",
     "confirmation_payload",
     "default_agent",
+    "end_expired_suspensions",
     "lost_leases",
     "new_instance_id",
-    "sweep_checkpoints",
-    "sweep_expired",
     "thread_json",
 ]

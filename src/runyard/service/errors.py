@@ -4,6 +4,7 @@ from __future__ import annotations
 
 __all__ = [
     "ConfirmationAnswered",
+    "ConfirmationExpired",
     "ConfirmationNotFound",
     "InvalidAnswer",
     "InvalidThreadId",
@@ -89,6 +90,20 @@ class ConfirmationAnswered(ServiceError):
 
     def __init__(self, request_id: str) -> None:
         super().__init__(f"confirmation request {request_id!r} was already answered")
+        self.request_id = request_id
+
+
+class ConfirmationExpired(ServiceError):
+    """The confirmation's run waited longer than the checkpoint TTL and was ended
+    (``run-finish`` ``approval_expired``); the thread takes new messages."""
+
+    code = "confirmation_expired"
+
+    def __init__(self, request_id: str) -> None:
+        super().__init__(
+            f"confirmation request {request_id!r} expired: its run waited longer than the "
+            "checkpoint TTL and has ended; send a new message instead"
+        )
         self.request_id = request_id
 
 

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 
 from runyard.agent import Agent
 from runyard.models import Usage
-from runyard.runtime import AgentState, RunStateManager, total_usage
+from runyard.runtime import AgentState, InMemoryCheckpointStore, RunStateManager, total_usage
 
 __all__ = ["RunCheckpoints"]
 
@@ -27,6 +27,12 @@ class RunCheckpoints:
         for agent in agents:
             distinct.setdefault(id(agent.checkpoints.store), agent.checkpoints)
         self._managers = tuple(distinct.values())
+
+    @property
+    def shared(self) -> bool:
+        """True when every process sees these checkpoints: none is kept in this process's memory
+        (where another process's lookup finds nothing, though the run may well have one)."""
+        return not any(isinstance(m.store, InMemoryCheckpointStore) for m in self._managers)
 
     async def exists(self, run_id: str) -> bool:
         """True when the run has a checkpoint (it suspended, or was suspending when it stopped)."""

@@ -2,8 +2,8 @@
 
 Its driver ends a run when the agent's stream finishes (with the verdict on the finish chunk);
 the run manager ends a suspended run that is cancelled and a segment that broke outside its own
-handling; the crash sweep ends a run whose process died. Each does the same four things, here, in
-this order:
+handling; the crash sweep ends a run whose process died; ``suspension_expiry`` ends a suspended run
+whose checkpoint expired. Each does the same five things, here, in this order:
 
 1. answer the run's pending confirmations ``{"approved": false, "reason"}`` — nobody may resume
    it any more;
@@ -12,7 +12,9 @@ this order:
    retried) does not log another;
 3. close its row with the caller's lease epoch (``StaleLease`` when the run was taken over
    meanwhile: the new owner ends it);
-4. drop its checkpoint, through the agents.
+4. drop its checkpoint, through the agents;
+5. store the thread's agent-tree snapshot of the run (``run_history``) — a failure here only
+   costs the next history read a fold, which stores it then.
 
 Every step can be repeated, so a finish that failed half-way is retried by running it again. A
 run that never started (its row opened, nothing logged, asked or checkpointed) only has its row
@@ -21,6 +23,7 @@ to close (``close``): it never tells clients about a run they never saw begin.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, replace
 
 from runyard.models import Usage
@@ -29,9 +32,12 @@ from runyard.protocol import RunStatus as FinishStatus
 from runyard.service.active_run import ORCHESTRATOR_ID
 from runyard.service.event_log import EventLog, EventWriter
 from runyard.service.run_checkpoints import RunCheckpoints
+from runyard.service.run_history import store_snapshots
 from runyard.storage import RunStatus, Store
 
 __all__ = ["RunEnding", "RunFinisher", "run_usage"]
+
+logger = logging.getLogger(__name__)
 
 _CLOSED_AS: dict[FinishStatus, RunStatus] = {
     "completed": "completed",
@@ -100,6 +106,14 @@ class RunFinisher:
                     await _log(own, run_id, ending)
         await self.close(run_id, ending, epoch=epoch)
         await self.checkpoints.drop(run_id)
+        await self.snapshot(thread_id)
+
+    async def snapshot(self, thread_id: str) -> None:
+        """Store the agent trees of the thread's newly finished runs; never fails the ending."""
+        try:
+            await store_snapshots(self.store, thread_id)
+        except Exception:
+            logger.exception("thread %s: storing run snapshots failed; a read retries", thread_id)
 
     async def answer_pending(self, run_id: str, thread_id: str, reason: str) -> bool:
         """Answer the run's pending confirmations ``{"approved": false, "reason"}``.

@@ -4,8 +4,10 @@ The database decides every race (DESIGN.md §8): ``open_run`` lets exactly one r
 thread (running *or* suspended), ``answer_confirmation`` lets exactly one answer through, and
 lease epochs fence a writer that was superseded. The manager holds the leases of the runs it
 drives under its instance id and renews them on a heartbeat; a run whose lease another process
-took over is stopped here. Within this process a per-thread lock keeps start, confirm and
-cancel of one thread from interleaving.
+took over is stopped here. A suspended run whose checkpoint expired is ended
+(``suspension_expiry``) by a slower sweep, or at once by a confirm or a message that meets it.
+Within this process a per-thread lock keeps start, confirm and cancel of one thread from
+interleaving.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from runyard.service.active_run import (
 from runyard.service.crash_sweep import close_interrupted_runs
 from runyard.service.errors import (
     ConfirmationAnswered,
+    ConfirmationExpired,
     ConfirmationNotFound,
     InvalidAnswer,
     RunActive,
@@ -43,6 +46,13 @@ from runyard.service.owner import Owner
 from runyard.service.run_checkpoints import RunCheckpoints
 from runyard.service.run_finish import RunEnding, RunFinisher
 from runyard.service.run_segment import RunSegment, SegmentStart
+from runyard.service.suspension_expiry import (
+    SWEEP_EVERY_SECONDS,
+    end_expired,
+    end_expired_suspensions,
+    expired_answer,
+    is_expired,
+)
 from runyard.service.tools import SERVICE_DEPS, ServiceDeps
 from runyard.service.views import ThreadStatus
 from runyard.storage import (
@@ -97,6 +107,7 @@ class RunManager:
         """Runs nothing drives any more whose ending failed: id → the ending, to try again."""
         self._locks = KeyedLock()
         self._heartbeat = Heartbeat(self._beat, self.lease.renew_every)
+        self._expiry_sweep = Heartbeat(self._sweep_expired, SWEEP_EVERY_SECONDS)
 
     # -- requests -----------------------------------------------------------------------------
 
@@ -124,19 +135,26 @@ class RunManager:
             await self._settle_local(confirmation.thread_id)
             run = await self.store.get_run(confirmation.run_id)
             if run is None or not run.is_open:
-                raise ConfirmationAnswered(request_id)
+                raise await self._answered(request_id)
             if run.status != "suspended":
                 raise RunBusy(f"run {run.run_id} is not waiting for an answer yet; retry")
             thread = await owned_thread(
                 self.store, owner, owner.thread_id_of(confirmation.thread_id)
             )
             chosen = self._agent(str(thread.metadata.get("agent", self.default_agent)))
-            prepared = await self._prepare_resume(chosen, confirmation, answer)
+            prepared = await self._prepare_resume(chosen, confirmation, answer, run)
             if not await self.store.answer_confirmation(request_id, answer):
-                raise ConfirmationAnswered(request_id)
-            record = await self.store.take_over(
-                run.run_id, self.instance_id, lease_until=self.lease.until()
-            )
+                raise await self._answered(request_id)
+            try:
+                # At the epoch read above: an ender of its expiry that got the run first wins.
+                record = await self.store.take_over(
+                    run.run_id,
+                    self.instance_id,
+                    lease_until=self.lease.until(),
+                    epoch=run.lease_epoch,
+                )
+            except StaleLease as exc:
+                raise ConfirmationAnswered(request_id) from exc
             record = await self.store.update_run_status(
                 run.run_id, "running", epoch=record.lease_epoch
             )
@@ -213,7 +231,9 @@ class RunManager:
         swept = await close_interrupted_runs(
             self.finisher, instance_id=self.instance_id, lease=self.lease, own=True
         )
+        await self.expire_suspensions()
         self._heartbeat.start()
+        self._expiry_sweep.start()
         return swept
 
     async def sweep_interrupted(self) -> list[str]:
@@ -221,6 +241,13 @@ class RunManager:
         (closed, or suspended when they had already asked their questions); their ids."""
         return await close_interrupted_runs(
             self.finisher, instance_id=self.instance_id, lease=self.lease
+        )
+
+    async def expire_suspensions(self) -> list[str]:
+        """End the suspended runs whose checkpoint expired (``run-finish`` ``approval_expired``),
+        of every process — exactly once however many sweep; the ids this call ended."""
+        return await end_expired_suspensions(
+            self.finisher, owner=self.instance_id, lease=self.lease
         )
 
     async def wait_idle(self, thread_key: str) -> None:
@@ -250,6 +277,7 @@ class RunManager:
             for task in pending:
                 await self._finish_stuck(tasks[task], settle_seconds)
         await self._heartbeat.stop()
+        await self._expiry_sweep.stop()
 
     async def _finish_stuck(self, run: ActiveRun, settle_seconds: float) -> None:
         logger.warning(
@@ -286,9 +314,20 @@ class RunManager:
                     lease_until=self.lease.until(),
                 )
             except RunConflict as exc:
-                if attempt == 2 or not await self._finished_soon(key):
+                if attempt == 2 or not await self._freed(key):
                     raise RunActive(thread_id) from exc
         raise AssertionError("unreachable")
+
+    async def _freed(self, thread_id: str) -> bool:
+        """True once the thread's open run is gone: it was finishing, or its suspension had
+        expired and is ended here."""
+        run = await self.store.get_active_run(thread_id)
+        if run is not None and await is_expired(
+            self.finisher.checkpoints, run, judge=self.instance_id
+        ):
+            await end_expired(self.finisher, run, owner=self.instance_id, lease=self.lease)
+            return True
+        return await self._finished_soon(thread_id)
 
     async def _finished_soon(self, thread_id: str) -> bool:
         """True once the open run, which has already told clients it finished, has closed.
@@ -407,6 +446,9 @@ class RunManager:
             run.lose_lease()
         await self.sweep_interrupted()
 
+    async def _sweep_expired(self) -> None:
+        await self.expire_suspensions()
+
     async def _settle_local(self, thread_id: str) -> None:
         """Let a segment of this process finish what it is doing (bounded)."""
         run = self._runs.get(thread_id)
@@ -423,14 +465,22 @@ class RunManager:
         if thread is None:
             raise ConfirmationNotFound(request_id)
         if confirmation.status != "pending":
-            raise ConfirmationAnswered(request_id)
+            raise _answered_error(confirmation)
         return confirmation
 
+    async def _answered(self, request_id: str) -> ConfirmationAnswered | ConfirmationExpired:
+        """The error for a confirmation found answered: expired, or answered by someone."""
+        confirmation = await self.store.get_confirmation(request_id)
+        if confirmation is None:
+            return ConfirmationAnswered(request_id)
+        return _answered_error(confirmation)
+
     async def _prepare_resume(
-        self, agent: Agent, confirmation: Confirmation, answer: dict[str, Any]
+        self, agent: Agent, confirmation: Confirmation, answer: dict[str, Any], run: RunRecord
     ) -> PreparedResume:
         """Check the answer against the waiting call before it is stored: the agent loads the
-        run's checkpoint here, once, and the resume runs from what it loaded."""
+        run's checkpoint here, once, and the resume runs from what it loaded. A checkpoint that
+        expired ends the run here (``ConfirmationExpired``): nobody can resume it any more."""
         try:
             return await agent.prepare_resume(
                 answer, run_id=confirmation.run_id, tool_call_id=confirmation.tool_call_id
@@ -438,6 +488,9 @@ class RunManager:
         except ResumeDataError as exc:
             raise InvalidAnswer(f"the answer does not fit {exc.tool_name}: {exc.problem}") from exc
         except ResumeError as exc:
+            if await is_expired(self.finisher.checkpoints, run, judge=self.instance_id):
+                await end_expired(self.finisher, run, owner=self.instance_id, lease=self.lease)
+                raise ConfirmationExpired(confirmation.request_id) from exc
             raise ConfirmationAnswered(confirmation.request_id) from exc
 
     async def _cancel_suspended(self, run: RunRecord) -> None:
@@ -454,3 +507,9 @@ class RunManager:
             return  # closed meanwhile by someone else: nothing left to cancel
         ending = RunEnding("cancelled", reason)
         await self.finisher.finish(run.run_id, run.thread_id, ending, epoch=record.lease_epoch)
+
+
+def _answered_error(confirmation: Confirmation) -> ConfirmationAnswered | ConfirmationExpired:
+    if expired_answer(confirmation):
+        return ConfirmationExpired(confirmation.request_id)
+    return ConfirmationAnswered(confirmation.request_id)

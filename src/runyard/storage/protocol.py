@@ -17,6 +17,7 @@ from runyard.storage.parts import (
     MemoryTiers,
     Message,
     RunLedger,
+    RunSnapshots,
     VectorSearch,
     VectorStore,
 )
@@ -34,6 +35,7 @@ class Store(
     RunLedger,
     Confirmations,
     EventLogStore,
+    RunSnapshots,
     Checkpoints,
     Protocol,
 ):

@@ -18,6 +18,7 @@ __all__ = [
     "ObservationCursor",
     "Plan",
     "RunRecord",
+    "RunSnapshot",
     "RunStatus",
     "StoredEvent",
     "Thread",
@@ -89,6 +90,20 @@ class RunRecord:
     def is_open(self) -> bool:
         """True while the run is running or suspended."""
         return self.status in OPEN_RUN_STATUSES
+
+
+@dataclass(frozen=True, slots=True)
+class RunSnapshot:
+    """What a finished run left, kept so a thread's history is not folded from its log again:
+    ``data`` is the service's JSON document of the run (its agent tree and what is shown with
+    it), made from the events ``first_event_id`` to ``last_event_id`` of the thread's log."""
+
+    thread_id: str
+    run_id: str
+    first_event_id: int
+    last_event_id: int
+    data: dict[str, Any]
+    created_at: int
 
 
 @dataclass(frozen=True, slots=True)

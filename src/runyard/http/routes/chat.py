@@ -48,7 +48,7 @@ async def cancel(thread_id: ThreadId, owner: OwnerDep, app: PartsDep) -> OkRespo
 @router.post(
     "/confirm/{request_id}",
     response_model=OkResponse,
-    responses=error_responses(400, 404, 409, 413, 422, 503),
+    responses=error_responses(400, 404, 409, 410, 413, 422, 503),
 )
 async def confirm(
     request_id: RequestId, body: ConfirmRequest, owner: OwnerDep, app: PartsDep

@@ -44,10 +44,19 @@ async def messages(
     owner: OwnerDep,
     app: PartsDep,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
+    cursor: Annotated[
+        str | None,
+        Query(
+            pattern=r"^[0-9]{1,18}$",
+            description="a `nextCursor` of an earlier page: the runs before it",
+        ),
+    ] = None,
 ) -> dict[str, Any]:
-    """The last ``limit`` messages with agent trees, and ``nextEventId`` for the SSE hand-off:
-    connect with ``lastEventId = nextEventId - 1`` to see every later event exactly once."""
-    return await app.threads.messages(owner, thread_id, limit=limit)
+    """The newest whole runs' messages (at most ``limit``) with agent trees, and
+    ``nextEventId`` for the SSE hand-off: connect with ``lastEventId = nextEventId - 1`` to see
+    every later event exactly once. ``nextCursor``, while older runs remain, pages back."""
+    at = None if cursor is None else int(cursor)
+    return await app.threads.messages(owner, thread_id, limit=limit, cursor=at)
 
 
 @router.get(

@@ -9,6 +9,7 @@ from runyard.storage.inmemory.confirmations import ConfirmationsPart
 from runyard.storage.inmemory.conversations import ConversationsPart
 from runyard.storage.inmemory.event_log import EventLogPart
 from runyard.storage.inmemory.memory_tiers import MemoryTiersPart
+from runyard.storage.inmemory.run_snapshots import RunSnapshotsPart
 from runyard.storage.inmemory.runs import RunLedgerPart
 from runyard.storage.inmemory.store import InMemoryStore
 from runyard.storage.inmemory.vectors import VectorsPart
@@ -21,5 +22,6 @@ __all__ = [
     "InMemoryStore",
     "MemoryTiersPart",
     "RunLedgerPart",
+    "RunSnapshotsPart",
     "VectorsPart",
 ]

@@ -20,9 +20,10 @@ class CheckpointsPart(MemoryState, Checkpoints):
     ) -> None:
         self._checkpoints[key] = (copy.deepcopy(state), expires_at)
 
-    async def load_checkpoint(self, key: str) -> dict[str, Any] | None:
+    async def load_checkpoint(self, key: str, *, now: int | None = None) -> dict[str, Any] | None:
         row = self._checkpoints.get(key)
-        if row is None or (row[1] is not None and row[1] <= now_ms()):
+        at = now_ms() if now is None else now
+        if row is None or (row[1] is not None and row[1] <= at):
             return None
         return copy.deepcopy(row[0])
 

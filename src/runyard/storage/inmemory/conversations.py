@@ -66,6 +66,7 @@ class ConversationsPart(MemoryState, Conversations):
             self._plans,
             self._embeddings,
             self._events,
+            self._snapshots,
         ):
             table.pop(thread_id, None)
         self._working.pop((tenant_id, resource_id, thread_id), None)

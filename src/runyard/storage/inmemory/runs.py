@@ -68,9 +68,17 @@ class RunLedgerPart(MemoryState, RunLedger):
         )
 
     async def take_over(
-        self, run_id: str, new_owner: str, *, lease_until: int | None = None
+        self,
+        run_id: str,
+        new_owner: str,
+        *,
+        lease_until: int | None = None,
+        epoch: int | None = None,
     ) -> RunRecord:
-        return self._take(self._open_run(run_id), new_owner, lease_end(lease_until))
+        run = self._open_run(run_id)
+        if epoch is not None and run.lease_epoch != epoch:
+            raise StaleLease(f"run {run_id!r} lease epoch {epoch} superseded by {run.lease_epoch}")
+        return self._take(run, new_owner, lease_end(lease_until))
 
     async def renew_leases(self, owner: str, until: int) -> list[str]:
         held = [r for r in self._runs.values() if r.lease_owner == owner and r.is_open]

@@ -19,6 +19,7 @@ from runyard.storage.records import (
     ObservationCursor,
     Plan,
     RunRecord,
+    RunSnapshot,
     StoredEvent,
     Thread,
     WorkingMemory,
@@ -45,6 +46,8 @@ class MemoryState:
         self._embeddings: dict[str, dict[str, tuple[tuple[float, ...], str, str]]] = {}
         self._runs: dict[str, RunRecord] = {}
         self._events: dict[str, dict[int, StoredEvent]] = {}
+        # thread id -> run id -> snapshot
+        self._snapshots: dict[str, dict[str, RunSnapshot]] = {}
         self._confirmations: dict[str, Confirmation] = {}
         self._checkpoints: dict[str, tuple[dict[str, Any], int | None]] = {}
 

@@ -7,6 +7,7 @@ from runyard.storage.inmemory.confirmations import ConfirmationsPart
 from runyard.storage.inmemory.conversations import ConversationsPart
 from runyard.storage.inmemory.event_log import EventLogPart
 from runyard.storage.inmemory.memory_tiers import MemoryTiersPart
+from runyard.storage.inmemory.run_snapshots import RunSnapshotsPart
 from runyard.storage.inmemory.runs import RunLedgerPart
 from runyard.storage.inmemory.state import MemoryState
 from runyard.storage.inmemory.vectors import VectorsPart
@@ -22,6 +23,7 @@ class InMemoryStore(
     RunLedgerPart,
     ConfirmationsPart,
     EventLogPart,
+    RunSnapshotsPart,
     CheckpointsPart,
 ):
     """A process-local ``Store``: same contract as the databases, nothing survives ``close``."""

@@ -8,8 +8,8 @@ Ownership rule of the thread-scoped parts (``Conversations``, ``MemoryTiers``, `
 their operations take ``tenant_id`` and ``resource_id``; reads of a thread owned by someone
 else find nothing, and writes to it raise ``ThreadOwnershipError`` without changing anything.
 Writes to a thread that does not exist yet create it for the caller. ``RunLedger``,
-``Confirmations``, ``EventLogStore`` and ``Checkpoints`` are keyed by run, thread or checkpoint
-id only: the service checks ownership before it touches them.
+``Confirmations``, ``EventLogStore``, ``RunSnapshots`` and ``Checkpoints`` are keyed by run,
+thread or checkpoint id only: the service checks ownership before it touches them.
 
 Methods that write a batch take the thread and the batch positionally only (``/``): callers
 pass them in order, so each backend names them as it likes (the SQL backend's own names would
@@ -27,6 +27,7 @@ from runyard.storage.parts.memory_tiers import (
     WorkingMemoryTier,
 )
 from runyard.storage.parts.run_ledger import RunLedger
+from runyard.storage.parts.run_snapshots import RunSnapshots
 from runyard.storage.parts.vectors import VectorSearch, VectorStore
 
 __all__ = [
@@ -39,6 +40,7 @@ __all__ = [
     "ObservationTier",
     "PlanTier",
     "RunLedger",
+    "RunSnapshots",
     "VectorSearch",
     "VectorStore",
     "WorkingMemoryTier",

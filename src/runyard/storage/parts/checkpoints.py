@@ -17,8 +17,9 @@ class Checkpoints(Protocol):
         """Write (overwrite) a checkpoint; ``expires_at`` in epoch ms, None = never."""
         ...
 
-    async def load_checkpoint(self, key: str) -> dict[str, Any] | None:
-        """The checkpoint's state, or None when missing or expired."""
+    async def load_checkpoint(self, key: str, *, now: int | None = None) -> dict[str, Any] | None:
+        """The checkpoint's state, or None when missing or expired at ``now`` (epoch ms;
+        default this moment)."""
         ...
 
     async def delete_checkpoint(self, key: str) -> None:

@@ -57,11 +57,17 @@ class RunLedger(Protocol):
         ...
 
     async def take_over(
-        self, run_id: str, new_owner: str, *, lease_until: int | None = None
+        self,
+        run_id: str,
+        new_owner: str,
+        *,
+        lease_until: int | None = None,
+        epoch: int | None = None,
     ) -> RunRecord:
         """Give an open run's lease to ``new_owner`` with the next epoch, until ``lease_until``
         (default 30 s from now); writes carrying the old epoch are rejected from now on.
-        ``StaleLease`` if the run is closed."""
+        ``StaleLease`` if the run is closed, or — when ``epoch`` is given — if the run's epoch is
+        no longer ``epoch``: of callers that read the same epoch, exactly one takes the run."""
         ...
 
     async def renew_leases(self, owner: str, until: int) -> list[str]:

@@ -19,6 +19,7 @@ from runyard.storage.sql.schema import (
     observation_cursors,
     observations,
     plans,
+    run_snapshots,
     threads,
     working_memory,
 )
@@ -26,7 +27,15 @@ from runyard.storage.sql.state import SqlState
 
 __all__ = ["ConversationsPart"]
 
-_THREAD_TABLES = (messages, observations, observation_cursors, plans, embeddings, events)
+_THREAD_TABLES = (
+    messages,
+    observations,
+    observation_cursors,
+    plans,
+    embeddings,
+    events,
+    run_snapshots,
+)
 
 
 def _thread(row: Row[Any]) -> Thread:

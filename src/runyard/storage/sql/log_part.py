@@ -84,10 +84,11 @@ class LogPart(SqlState):
         async with write(self._engine) as conn:
             await conn.execute(stmt, row)
 
-    async def load_checkpoint(self, key: str) -> dict[str, Any] | None:
+    async def load_checkpoint(self, key: str, *, now: int | None = None) -> dict[str, Any] | None:
+        at = now_ms() if now is None else now
         stmt = select(checkpoints.c.state).where(
             checkpoints.c.key == key,
-            or_(checkpoints.c.expires_at.is_(None), checkpoints.c.expires_at > now_ms()),
+            or_(checkpoints.c.expires_at.is_(None), checkpoints.c.expires_at > at),
         )
         async with read(self._engine) as conn:
             state: dict[str, Any] | None = (await conn.execute(stmt)).scalar_one_or_none()

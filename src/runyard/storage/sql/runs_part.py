@@ -139,11 +139,17 @@ class RunsPart(SqlState):
         return await self._fenced_update(run_id, epoch, changes)
 
     async def take_over(
-        self, run_id: str, new_owner: str, *, lease_until: int | None = None
+        self,
+        run_id: str,
+        new_owner: str,
+        *,
+        lease_until: int | None = None,
+        epoch: int | None = None,
     ) -> RunRecord:
-        row = await self._take(run_id, new_owner, lease_end(lease_until), _OPEN)
+        condition = _OPEN if epoch is None else and_(_OPEN, runs.c.lease_epoch == epoch)
+        row = await self._take(run_id, new_owner, lease_end(lease_until), condition)
         if row is None:
-            raise await self._why_not(run_id, None)
+            raise await self._why_not(run_id, epoch)
         return row
 
     async def renew_leases(self, owner: str, until: int) -> list[str]:

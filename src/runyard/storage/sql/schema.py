@@ -43,6 +43,7 @@ __all__ = [
     "observation_cursors",
     "observations",
     "plans",
+    "run_snapshots",
     "runs",
     "seq_type",
     "storable_text",
@@ -215,6 +216,19 @@ events = Table(
     Column("data", json_type(), nullable=False),
     Column("created_at", BigInteger, nullable=False),
     PrimaryKeyConstraint("thread_id", "id"),
+)
+
+run_snapshots = Table(
+    "run_snapshots",
+    metadata,
+    Column("thread_id", StorableText, nullable=False),
+    Column("run_id", StorableText, nullable=False),
+    Column("first_event_id", BigInteger, nullable=False),
+    Column("last_event_id", BigInteger, nullable=False),
+    Column("data", json_type(), nullable=False),
+    Column("created_at", BigInteger, nullable=False),
+    PrimaryKeyConstraint("thread_id", "run_id"),
+    Index("run_snapshots_by_position", "thread_id", "last_event_id"),
 )
 
 confirmations = Table(

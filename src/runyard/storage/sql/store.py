@@ -10,11 +10,14 @@ from runyard.storage.sql.embeddings_part import EmbeddingsPart
 from runyard.storage.sql.log_part import LogPart
 from runyard.storage.sql.memory_tiers import MemoryTiersPart
 from runyard.storage.sql.runs_part import RunsPart
+from runyard.storage.sql.snapshots_part import SnapshotsPart
 
 __all__ = ["SqlStore"]
 
 
-class SqlStore(ConversationsPart, MemoryTiersPart, EmbeddingsPart, RunsPart, LogPart):
+class SqlStore(
+    ConversationsPart, MemoryTiersPart, EmbeddingsPart, RunsPart, LogPart, SnapshotsPart
+):
     """A ``Store`` on SQLite or PostgreSQL. Build it with ``runyard.storage.open_store``."""
 
     @property
