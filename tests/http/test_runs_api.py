@@ -214,7 +214,11 @@ async def test_cancel_while_a_confirmation_is_pending_expires_it(url: str) -> No
         status = (await client.get("/v1/threads/t1/status")).json()
 
     assert late.status_code == 409
-    assert frames[-1].data["payload"] == {"status": "cancelled", "reason": "user_cancelled"}
+    assert frames[-1].data["payload"] == {
+        "status": "cancelled",
+        "reason": "user_cancelled",
+        "usage": ANY,  # what the run used until it suspended (its checkpoint's count)
+    }
     assert (status["hasActiveRun"], status["isSuspended"]) == (False, False)
 
 
