@@ -18,10 +18,11 @@ from runyard.agent import Agent
 from runyard.memory import Memory
 from runyard.protocol import WireEvent, parse_event
 from runyard.service import RunManager
-from runyard.service.tools import await_task, delegate, task_status
+from runyard.service.tools import await_task, delegate, delegation_errors, task_status
 from runyard.storage import Store
 from runyard.testing import Turn, call, text
 from runyard.testing.scripted import TurnSource
+from runyard.tools import tool
 
 RESEARCH = "You research."
 WRITING = "You write."
@@ -81,7 +82,7 @@ def is_call(tool_call_id: str) -> Callable[[WireEvent], bool]:
 
 
 async def test_a_background_task_runs_on_after_the_orchestrator_answers_and_ends_the_run(
-    sqlite_url: str,
+    db_url: str,
 ) -> None:
     gate = Gate("fetch")
     build = agents(
@@ -92,7 +93,7 @@ async def test_a_background_task_runs_on_after_the_orchestrator_answers_and_ends
         {RESEARCH: [call("fetch", id="call_f"), text("Found 3 sources")]},
         gate,
     )
-    async with service(sqlite_url, build) as svc:
+    async with service(db_url, build) as svc:
         run_id = await svc.runs.start(OWNER, "t1", "research this")
         await gate.reached()
         await logged_until(svc, "t1", all_of(is_orchestrator_text, is_call("call_f")))
@@ -276,3 +277,55 @@ async def test_a_run_that_fails_stops_its_background_tasks(sqlite_url: str) -> N
     assert log[-1].type == "run-finish"
     assert log[-1].payload.status == "error"
     assert log.index(completed) < len(log) - 1
+
+
+async def test_a_run_that_suspends_asks_once_its_background_tasks_have_ended(
+    sqlite_url: str,
+) -> None:
+    gate = Gate("fetch")
+
+    @tool(requires_approval=True)
+    async def publish() -> str:
+        """Publish the findings."""
+        return "published"
+
+    def build(store: Store) -> list[Agent]:
+        model = per_agent_model(
+            [
+                call("delegate", delegation(RESEARCH, "fetch", background=True)),
+                call("publish", id="call_p"),
+                text("Published"),
+            ],
+            {RESEARCH: [call("fetch", id="call_f"), text("Found 3 sources")]},
+        )
+        tools = [delegate, task_status, await_task, gate.tool, publish]
+        return [Agent("assistant", model, tools=tools, memory=Memory(store))]
+
+    async with service(sqlite_url, build) as svc:
+        await svc.runs.start(OWNER, "t1", "research and publish")
+        await gate.reached()
+        await logged_until(svc, "t1", all_of(is_call("call_p"), is_call("call_f")))
+        waiting = await svc.runs.status(OWNER, "t1")
+        asked_early = await svc.store.list_pending_confirmations(key("t1"))
+        gate.open()
+        await svc.settle("t1")
+        suspended = await svc.runs.status(OWNER, "t1")
+        await svc.runs.confirm(OWNER, await svc.request_id("t1"), {"approved": True})
+        await svc.settle("t1")
+        log = [e for _, e in await svc.log("t1")]
+
+    assert (waiting.has_active_run, waiting.is_suspended, asked_early) == (True, False, [])
+    assert suspended.is_suspended
+    assert [t.status for t in suspended.background_tasks] == ["completed"]
+    types = [e.type for e in log]
+    assert types.index("agent-completed") < types.index("confirmation-request")
+    assert log[-1].type == "run-finish"
+    assert log[-1].payload.status == "completed"
+
+
+def test_the_task_tools_cannot_be_delegated() -> None:
+    available = {t.name: t for t in [task_status, await_task]}
+    assert delegation_errors(["task_status", "await_task"], available) == [
+        '"task_status" is an orchestration tool and cannot be delegated',
+        '"await_task" is an orchestration tool and cannot be delegated',
+    ]
