@@ -20,12 +20,13 @@ from runyard.protocol import WireEvent, parse_event
 from runyard.service import RunManager
 from runyard.service.tools import await_task, delegate, delegation_errors, task_status
 from runyard.storage import Store
-from runyard.testing import Turn, call, text
+from runyard.testing import Turn, TurnUsage, call, text
 from runyard.testing.scripted import TurnSource
 from runyard.tools import tool
 
 RESEARCH = "You research."
 WRITING = "You write."
+SUB_USAGE = TurnUsage(input_tokens=5000, output_tokens=5)
 
 
 def delegation(instructions: str, tool_name: str, *, background: bool) -> dict[str, Any]:
@@ -90,7 +91,7 @@ async def test_a_background_task_runs_on_after_the_orchestrator_answers_and_ends
             call("delegate", delegation(RESEARCH, "fetch", background=True), id="call_d"),
             text("On it"),
         ],
-        {RESEARCH: [call("fetch", id="call_f"), text("Found 3 sources")]},
+        {RESEARCH: [call("fetch", id="call_f"), text("Found 3 sources", usage=SUB_USAGE)]},
         gate,
     )
     async with service(db_url, build) as svc:
@@ -128,8 +129,11 @@ async def test_a_background_task_runs_on_after_the_orchestrator_answers_and_ends
     (completed,) = [e for e in log if e.type == "agent-completed"]
     assert completed.payload.model_dump() == {"role": "researcher", "result": "Found 3 sources"}
     assert log.index(completed) > max(i for i, e in enumerate(log) if is_orchestrator_text(e))
-    assert log[-1].type == "run-finish"
-    assert log[-1].payload.status == "completed"
+    finish = log[-1]
+    assert finish.type == "run-finish"
+    assert finish.payload.status == "completed"
+    assert finish.payload.usage is not None
+    assert finish.payload.usage.input_tokens > SUB_USAGE.input_tokens  # the task's, and more
     assert after.to_json() == {"hasActiveRun": False, "isSuspended": False, "backgroundTasks": []}
 
 
@@ -141,14 +145,18 @@ async def test_the_orchestrator_polls_and_awaits_its_background_task(sqlite_url:
         task_ids.append(last_tool_return(messages)["taskId"])
         return call("task_status", {"task_id": task_ids[0]}, id="call_s")
 
+    def wait_briefly(messages: list[pai.ModelMessage]) -> Turn:
+        return call("await_task", {"task_id": task_ids[0], "timeout_seconds": 0}, id="call_t")
+
     def wait(messages: list[pai.ModelMessage]) -> Turn:
-        gate.open()  # the task could not end before the poll above was answered
+        gate.open()  # the task could not end before the calls above were answered
         return call("await_task", {"task_id": task_ids[0]}, id="call_a")
 
     build = agents(
         [
             call("delegate", delegation(RESEARCH, "fetch", background=True)),
             poll,
+            wait_briefly,
             wait,
             text("The researcher found 3 sources"),
         ],
@@ -168,6 +176,7 @@ async def test_the_orchestrator_polls_and_awaits_its_background_task(sqlite_url:
     (child,) = [e.agent_id for e in log if e.type == "agent-spawned"]
     task = {"taskId": task_ids[0], "role": "researcher", "agentId": child}
     assert results["call_s"] == {**task, "status": "running"}
+    assert results["call_t"] == {**task, "status": "running"}
     assert results["call_a"] == {**task, "status": "completed", "result": "Found 3 sources"}
     assert log[-1].type == "run-finish"
     assert log[-1].payload.status == "completed"

@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import Annotated, Any
-
-from pydantic import Field
+from typing import Any
 
 from runyard.service.background_tasks import BackgroundTask, background_tasks
 from runyard.tools import Tool, ToolContext, tool
@@ -45,20 +43,21 @@ async def _task_status(ctx: ToolContext, task_id: str = "") -> dict[str, Any]:
 async def _await_task(
     task_id: str,
     ctx: ToolContext,
-    timeout_seconds: Annotated[float, Field(gt=0, le=AWAIT_LIMIT_SECONDS)] = 120.0,
+    timeout_seconds: float = 120.0,
 ) -> dict[str, Any]:
     """Wait until a background task ends and get its result.
 
     Args:
         task_id: the id `delegate` gave you for the task.
-        timeout_seconds: how long to wait at most; the task keeps running if the wait times out.
+        timeout_seconds: how long to wait at most (up to 600); the task keeps running if the
+            wait times out.
     """
     tasks = background_tasks(ctx)
     found: BackgroundTask | None = tasks.get(task_id)
     if found is None:
         return _unknown(task_id)
     with contextlib.suppress(TimeoutError):
-        async with asyncio.timeout(timeout_seconds):
+        async with asyncio.timeout(min(max(timeout_seconds, 0.0), AWAIT_LIMIT_SECONDS)):
             await tasks.wait(found)
     return found.to_json()
 
