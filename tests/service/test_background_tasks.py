@@ -17,12 +17,12 @@ from concurrent_agents import Gate, last_tool_return, per_agent_model
 from runyard.agent import Agent
 from runyard.memory import Memory
 from runyard.protocol import WireEvent, parse_event
-from runyard.service import RunManager
+from runyard.service import BackgroundTasks, RunManager
 from runyard.service.tools import await_task, delegate, delegation_errors, task_status
 from runyard.storage import Store
 from runyard.testing import Turn, TurnUsage, call, text
 from runyard.testing.scripted import TurnSource
-from runyard.tools import tool
+from runyard.tools import ToolContext, tool
 
 RESEARCH = "You research."
 WRITING = "You write."
@@ -338,3 +338,56 @@ def test_the_task_tools_cannot_be_delegated() -> None:
         '"task_status" is an orchestration tool and cannot be delegated',
         '"await_task" is an orchestration tool and cannot be delegated',
     ]
+
+
+async def test_a_shutdown_stops_background_tasks_before_run_finish(sqlite_url: str) -> None:
+    gate = Gate("fetch")
+    build = agents(
+        [call("delegate", delegation(RESEARCH, "fetch", background=True)), text("On it")],
+        {RESEARCH: [call("fetch", id="call_f"), text("unreachable")]},
+        gate,
+    )
+    async with service(sqlite_url, build) as svc:
+        await svc.runs.start(OWNER, "t1", "research this")
+        await gate.reached()
+        await svc.runs.aclose()
+        log = [e for _, e in await svc.log("t1")]
+
+    types = [e.type for e in log if e.type != "text-delta"]
+    assert types[-3:] == ["tool-error", "agent-completed", "run-finish"]
+    assert log[-2].payload.status == "cancelled"
+    assert log[-1].payload.reason == "server_shutdown"
+
+
+async def test_work_that_breaks_ends_its_task_with_an_error() -> None:
+    tasks = BackgroundTasks("run_1", asyncio.Event())
+    sent: list[WireEvent] = []
+    tasks.attach(sent.append)
+
+    async def broken(ctx: ToolContext, agent_id: str, task_id: str | None) -> None:
+        raise RuntimeError("no model")
+
+    task = tasks.start(ToolContext("run_1", "call_d", "delegate"), "researcher", broken)
+    await tasks.settle()
+
+    assert (task.status, task.error) == ("error", "no model")
+    (completed,) = sent
+    assert completed.type == "agent-completed"
+    assert completed.agent_id == task.agent_id
+    assert completed.payload.model_dump() == {
+        "role": "researcher",
+        "result": "",
+        "error": "no model",
+    }
+
+
+async def test_the_task_tools_answer_only_inside_the_service() -> None:
+    agent = Agent(
+        "solo",
+        per_agent_model([call("task_status", id="call_s"), text("ok")], {}),
+        tools=[task_status],
+    )
+    result = await agent.generate("how are my tasks?")
+
+    (failed,) = [m for m in result.messages if m.role == "tool"]
+    assert "task_status only runs inside a run of the runyard service" in str(failed.parts)
