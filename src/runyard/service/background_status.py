@@ -11,23 +11,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from runyard.protocol import AgentCompletedPayload, parse_event
+from runyard.protocol import parse_event
 from runyard.storage import EventLogStore, StoredEvent
 
-__all__ = ["BackgroundTaskView", "TaskStatus", "read_background_tasks", "task_outcome"]
+__all__ = ["BackgroundTaskView", "TaskStatus", "fold_background_tasks", "read_background_tasks"]
 
 TaskStatus = Literal["running", "completed", "error", "cancelled"]
 """A background task's state: ``running`` until its sub-agent's ``agent-completed``."""
 
 _SLICE = 500
 """How many events one store read covers while the log is read back to the run's start."""
-
-
-def task_outcome(payload: AgentCompletedPayload) -> TaskStatus:
-    """How a sub-agent ended, by its ``agent-completed``."""
-    if payload.status is not None:
-        return payload.status
-    return "error" if payload.error is not None else "completed"
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +72,7 @@ def fold_background_tasks(events: list[StoredEvent]) -> list[BackgroundTaskView]
                 started.task_id,
                 started.role,
                 started.agent_id,
-                task_outcome(event.payload),
+                event.payload.outcome,
                 started.started_at,
             )
     return list(tasks.values())

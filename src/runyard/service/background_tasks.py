@@ -26,7 +26,7 @@ from runyard.protocol import (
     WireEvent,
 )
 from runyard.runtime import AgentToolOutput, SubAgentUsage, ToolEventChunk
-from runyard.service.background_status import TaskStatus, task_outcome
+from runyard.service.background_status import TaskStatus
 from runyard.service.chunk_events import ChunkMapper
 from runyard.tools import ToolContext, ToolEvent
 
@@ -85,7 +85,7 @@ class BackgroundTask:
     def observe(self, event: WireEvent) -> None:
         """Take the task's ending from its ``agent-completed``."""
         if isinstance(event, AgentCompletedEvent) and event.agent_id == self.agent_id:
-            self.status = task_outcome(event.payload)
+            self.status = event.payload.outcome
             self.result, self.error = event.payload.result, event.payload.error
 
 
