@@ -250,7 +250,15 @@ async def test_health_readiness_agents_and_openapi(url: str) -> None:
         {
             "name": "assistant",
             "model": "runyard:demo",
-            "tools": ["calculator", "delegate", "list_notes", "plan", "save_note"],
+            "tools": [
+                "await_task",
+                "calculator",
+                "delegate",
+                "list_notes",
+                "plan",
+                "save_note",
+                "task_status",
+            ],
             "default": True,
         }
     ]

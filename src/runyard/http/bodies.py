@@ -18,6 +18,7 @@ from runyard.protocol import AgentNode, RunUsage
 __all__ = [
     "AgentInfo",
     "AgentList",
+    "BackgroundTaskBody",
     "ErrorBody",
     "ErrorDetail",
     "FieldError",
@@ -109,14 +110,24 @@ class ThreadMessages(_Body):
     )
 
 
+class BackgroundTaskBody(_Body):
+    """A sub-agent the open run started with ``delegate`` and ``background: true``."""
+
+    taskId: str
+    role: str
+    agentId: str = Field(description="the sub-agent's agentId in the run's events")
+    status: Literal["running", "completed", "error", "cancelled"]
+    startedAt: int = Field(description="epoch milliseconds")
+
+
 class ThreadStatusBody(_Body):
-    """Whether the thread runs now or waits for a confirmation."""
+    """Whether the thread runs now or waits for a confirmation, and its background tasks."""
 
     hasActiveRun: bool
     isSuspended: bool
     runId: str | SkipJsonSchema[None] = Field(default=None, description="the open run, if any")
-    backgroundTasks: list[dict[str, str]] = Field(
-        max_length=0, description="always empty: sub-agents run in the foreground of their run"
+    backgroundTasks: list[BackgroundTaskBody] = Field(
+        description="the open run's background sub-agents, running or ended; empty without a run"
     )
 
 

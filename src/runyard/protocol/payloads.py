@@ -145,6 +145,13 @@ class AgentCompletedPayload(WireModel):
     error: str | None = omitted_if_none()
     status: RunStatus | None = omitted_if_none()
 
+    @property
+    def outcome(self) -> RunStatus:
+        """How the sub-agent ended: ``status`` when given, else what ``error`` implies."""
+        if self.status is not None:
+            return self.status
+        return "error" if self.error is not None else "completed"
+
 
 class TaskItem(WireModel):
     """One entry of a task checklist."""

@@ -3,11 +3,14 @@
 ``RunManager`` starts, confirms and cancels runs (one open run per thread, decided by the
 database) and keeps the leases of those it drives alive; ``RunFinisher`` is the one way any run
 ends; ``EventLog`` numbers, persists, publishes and replays each thread's events;
-``Threads`` reads an owner's threads and their rich history. ``default_agent`` builds the
-``assistant`` that ``runyard serve`` offers without a catalog.
+``Threads`` reads an owner's threads and their rich history; ``BackgroundTasks`` runs a run's
+background sub-agents, and ``read_background_tasks`` reports them from the log.
+``default_agent`` builds the ``assistant`` that ``runyard serve`` offers without a catalog.
 """
 
 from runyard.service.active_run import ORCHESTRATOR_ID, ActiveRun, CancelReason
+from runyard.service.background_status import BackgroundTaskView, read_background_tasks
+from runyard.service.background_tasks import BackgroundTask, BackgroundTasks
 from runyard.service.chunk_events import ChunkMapper, UnmappedToolEventWarning, WireToolEvent
 from runyard.service.confirmation_request import confirmation_payload
 from runyard.service.crash_sweep import RESTARTED, close_interrupted_runs
@@ -52,6 +55,9 @@ __all__ = [
     "RESTARTED",
     "SWEEP_EVERY_SECONDS",
     "ActiveRun",
+    "BackgroundTask",
+    "BackgroundTaskView",
+    "BackgroundTasks",
     "CancelReason",
     "ChunkMapper",
     "ConfirmationAnswered",
@@ -87,5 +93,6 @@ __all__ = [
     "end_expired_suspensions",
     "lost_leases",
     "new_instance_id",
+    "read_background_tasks",
     "thread_json",
 ]

@@ -6,6 +6,7 @@ import asyncio
 from dataclasses import dataclass, field
 
 from runyard.agent import Agent
+from runyard.service.background_tasks import BackgroundTasks
 from runyard.service.owner import Owner
 
 __all__ = ["ORCHESTRATOR_ID", "ActiveRun", "CancelReason"]
@@ -41,6 +42,11 @@ class ActiveRun:
     """Set once the run is being finished: it only has to log ``run-finish`` and close its row."""
     lease_lost: bool = False
     """Set once another process has taken the run over: this one stops and writes nothing more."""
+    background: BackgroundTasks = field(init=False)
+    """The sub-agents this segment runs in the background; they follow the run's ``abort``."""
+
+    def __post_init__(self) -> None:
+        self.background = BackgroundTasks(self.run_id, self.abort)
 
     def cancel(self, reason: CancelReason) -> None:
         """Abort the agent's stream; the segment then ends the run with ``reason``."""

@@ -8,7 +8,15 @@ import os
 from runyard.agent import Agent
 from runyard.config import Settings
 from runyard.memory import Memory, SemanticRecallConfig
-from runyard.service.tools import calculator, delegate, list_notes, plan, save_note
+from runyard.service.tools import (
+    await_task,
+    calculator,
+    delegate,
+    list_notes,
+    plan,
+    save_note,
+    task_status,
+)
 from runyard.storage import Store
 
 __all__ = ["DEFAULT_AGENT", "DEMO_MODEL", "PROVIDER_DEFAULTS", "choose_model", "default_agent"]
@@ -33,7 +41,8 @@ INSTRUCTIONS = """You are runyard's assistant. Answer briefly and exactly.
 - Use `save_note` to remember something for the user (they approve each note) and `list_notes`
   to read what was saved.
 - For work with several steps, write a checklist with `plan` and update it as tasks progress.
-- Use `delegate` to hand a self-contained task to a sub-agent with a subset of your tools."""
+- Use `delegate` to hand a self-contained task to a sub-agent with a subset of your tools; with
+  `background: true` it works while you go on: follow it with `task_status` or `await_task`."""
 
 
 def choose_model(settings: Settings) -> str:
@@ -52,7 +61,7 @@ def choose_model(settings: Settings) -> str:
 
 
 def default_agent(store: Store, settings: Settings) -> Agent:
-    """``assistant`` with calculator, notes, plan and delegate; memory and checkpoints in ``store``.
+    """``assistant`` with calculator, notes, plan, delegate and its task tools; memory and checkpoints in ``store``.
 
     Semantic recall follows ``settings.embedder_model`` (empty = off), the same setting the
     start-up report states.
@@ -66,6 +75,6 @@ def default_agent(store: Store, settings: Settings) -> Agent:
         name=DEFAULT_AGENT,
         model=choose_model(settings),
         instructions=INSTRUCTIONS,
-        tools=[calculator, list_notes, save_note, plan, delegate],
+        tools=[calculator, list_notes, save_note, plan, delegate, task_status, await_task],
         memory=Memory(store, last_messages=settings.last_messages, semantic_recall=recall),
     )

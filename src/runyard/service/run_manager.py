@@ -28,6 +28,8 @@ from runyard.service.active_run import (
     USER_CANCELLED,
     ActiveRun,
 )
+from runyard.service.background_status import read_background_tasks
+from runyard.service.background_tasks import BACKGROUND_TASKS
 from runyard.service.crash_sweep import close_interrupted_runs
 from runyard.service.errors import (
     ConfirmationAnswered,
@@ -165,7 +167,7 @@ class RunManager:
                     "stream",
                     prepared,
                     abort_signal=active.abort,
-                    deps=self._deps(chosen, owner, run.thread_id),
+                    deps=self._deps(active),
                 )
 
             self._launch(active, SegmentStart(open_stream))
@@ -195,7 +197,9 @@ class RunManager:
             return True
 
     async def status(self, owner: Owner, thread_id: str) -> ThreadStatus:
-        """Whether the thread runs or waits; ``ThreadNotFound`` like every other read."""
+        """Whether the thread runs or waits, and its open run's background tasks (from the
+        stored log, so every replica and a reloaded page see the same); ``ThreadNotFound``
+        like every other read."""
         thread = await owned_thread(self.store, owner, thread_id)
         run = await self.store.get_active_run(thread.id)
         if run is None:
@@ -207,7 +211,8 @@ class RunManager:
             for c in await self.store.list_pending_confirmations(run.thread_id)
         )
         waiting = run.status == "suspended" or asked
-        return ThreadStatus(not waiting, waiting, run.run_id)
+        tasks = await read_background_tasks(self.store, run.thread_id, run.run_id)
+        return ThreadStatus(not waiting, waiting, run.run_id, tuple(tasks))
 
     async def delete_thread(self, owner: Owner, thread_id: str) -> None:
         """Cancel whatever runs on the thread, then delete it with its messages and events."""
@@ -297,9 +302,9 @@ class RunManager:
             raise UnknownAgent(name, sorted(self.agents))
         return found
 
-    def _deps(self, agent: Agent, owner: Owner, key: str) -> dict[str, Any]:
-        deps = ServiceDeps(self.store, agent, ORCHESTRATOR_ID, owner.scope(key))
-        return {SERVICE_DEPS: deps}
+    def _deps(self, run: ActiveRun) -> dict[str, Any]:
+        deps = ServiceDeps(self.store, run.agent, ORCHESTRATOR_ID, run.owner.scope(run.thread_id))
+        return {SERVICE_DEPS: deps, BACKGROUND_TASKS: run.background}
 
     async def _open_run(self, owner: Owner, thread_id: str, run_id: str) -> RunRecord:
         """Open the thread's run; a run that already logged its ``run-finish`` is waited for."""
@@ -400,7 +405,7 @@ class RunManager:
                 tenant_id=owner.tenant_id,
                 run_id=record.run_id,
                 abort_signal=run.abort,
-                deps=self._deps(chosen, owner, thread_id),
+                deps=self._deps(run),
             )
 
         title_from = message if self.titles and thread.title is None else None

@@ -5,7 +5,8 @@ ends is the runtime's verdict on the stream's ``finish`` chunk (plus, for a canc
 only the service knows: the user, or a shutdown). The run suspends (confirmations stored,
 ``confirmation-request`` events, status ``suspended``; no ``run-finish``), or it is finished the
 one way every run is (``run_finish``): ``run-finish`` persisted, *then* the row closed, so a run
-is never reported finished before its last event is durable.
+is never reported finished before its last event is durable. Background sub-agents the segment
+started are settled before either (awaited, or stopped when the run was cancelled or failed).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from runyard.protocol import (
     RunStartPayload,
     ThreadTitleUpdatedEvent,
     ThreadTitleUpdatedPayload,
+    WireEvent,
 )
 from runyard.runtime import (
     FinishChunk,
@@ -45,6 +47,9 @@ from runyard.storage import Store
 __all__ = ["RunSegment", "SegmentStart"]
 
 logger = logging.getLogger(__name__)
+
+_GOING_ON = (RunStatus.SUCCESS, RunStatus.SUSPENDED)
+"""How the orchestrator's stream may end for the run's background tasks to be awaited."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,11 +90,7 @@ class RunSegment:
                 if self.start.message_id is not None:
                     writer.emit(self._run_start())
                     await self._restore_tasks(writer)
-                try:
-                    await self._stream(writer)
-                    ending = self._ending()
-                except Exception as exc:
-                    ending = RunEnding("error", _describe(exc), error=exc)
+                ending = await self._run_to_end(writer)
                 if run.lease_lost:
                     logger.warning("run %s: taken over by another process; stopped", run.run_id)
                     return
@@ -105,6 +106,35 @@ class RunSegment:
             finally:
                 if title is not None and not title.done():
                     title.cancel()
+                await run.background.close()
+
+    async def _run_to_end(self, writer: EventWriter) -> RunEnding | None:
+        """Stream the agent, then settle its background tasks; the run's ending (None: it
+        suspends). A run that goes on (it completed, or it waits for an answer) waits for its
+        tasks; one that was cancelled or failed stops them. Either way each task has sent its
+        ``agent-completed`` before the run says anything more."""
+        self.run.background.attach(self._live(writer))
+        failure: Exception | None = None
+        try:
+            await self._stream(writer)
+        except Exception as exc:
+            failure = exc
+        finish = self.finish
+        if failure is not None or finish is None or finish.status not in _GOING_ON:
+            self.run.background.cancel()
+        await self.run.background.settle()
+        if failure is not None:
+            return RunEnding("error", _describe(failure), error=failure)
+        return self._ending()
+
+    def _live(self, writer: EventWriter) -> Callable[[WireEvent], None]:
+        """``writer.emit`` while the run is this process's (background tasks write through it)."""
+
+        def emit(event: WireEvent) -> None:
+            if not self.run.lease_lost:
+                writer.emit(event)
+
+        return emit
 
     async def _stream(self, writer: EventWriter) -> None:
         stream = await self.start.open_stream()
@@ -130,10 +160,13 @@ class RunSegment:
         finish = self.finish
         if finish is None:
             return RunEnding("error", "the run's stream ended without finishing")
-        usage = run_usage(finish.total_usage)
+        usage = run_usage(sum((u.usage for u in self.run.background.usage), finish.total_usage))
         match finish.status:
             case RunStatus.SUSPENDED:
                 return None
+            case RunStatus.SUCCESS if self.run.cancel_reason is not None:
+                # Cancelled while the run waited for its background tasks.
+                return RunEnding("cancelled", self.run.cancel_reason.reason, usage=usage)
             case RunStatus.SUCCESS:
                 return RunEnding("completed", usage=usage)
             case RunStatus.CANCELLED:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from runyard.service.background_status import BackgroundTaskView
+
 __all__ = ["ThreadStatus"]
 
 
@@ -12,20 +14,21 @@ __all__ = ["ThreadStatus"]
 class ThreadStatus:
     """``has_active_run``: a run is running now; ``is_suspended``: one waits for a confirmation.
 
-    Sub-agents run in the foreground of their run, so a thread has no background tasks: the
-    list in the JSON body is always empty (the seed's field is kept for clients).
+    ``background_tasks``: the sub-agents the open run started with ``delegate(background=true)``,
+    running or ended; none once the run is over.
     """
 
     has_active_run: bool
     is_suspended: bool
     run_id: str | None = None
+    background_tasks: tuple[BackgroundTaskView, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """The camelCase body."""
         body: dict[str, Any] = {
             "hasActiveRun": self.has_active_run,
             "isSuspended": self.is_suspended,
-            "backgroundTasks": [],
+            "backgroundTasks": [task.to_json() for task in self.background_tasks],
         }
         if self.run_id is not None:
             body["runId"] = self.run_id

@@ -249,7 +249,7 @@ class AgentTreeBuilder:
         agent, payload = self._agents.get(event.agent_id), event.payload
         if agent is None:
             return
-        agent.status = payload.status or ("error" if payload.error else "completed")
+        agent.status = payload.outcome
         agent.result, agent.error = payload.result, payload.error
 
     def _annotate(self, event: TasksUpdateEvent | StatusEvent | ErrorEvent) -> None:

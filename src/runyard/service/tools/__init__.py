@@ -1,5 +1,7 @@
-"""The default agent's tools: ``calculator``, ``list_notes``, ``save_note``, ``plan``, ``delegate``."""
+"""The default agent's tools: ``calculator``, ``list_notes``, ``save_note``, ``plan``, ``delegate``,
+``task_status``, ``await_task``."""
 
+from runyard.service.tools.background import await_task, task_status
 from runyard.service.tools.calculator import calculator, evaluate
 from runyard.service.tools.context import SERVICE_DEPS, ServiceDeps, service_deps, thread_scope
 from runyard.service.tools.delegate import ORCHESTRATION_TOOLS, delegate, delegation_errors
@@ -10,6 +12,7 @@ __all__ = [
     "ORCHESTRATION_TOOLS",
     "SERVICE_DEPS",
     "ServiceDeps",
+    "await_task",
     "calculator",
     "delegate",
     "delegation_errors",
@@ -19,6 +22,7 @@ __all__ = [
     "plan",
     "save_note",
     "service_deps",
+    "task_status",
     "tasks_update",
     "thread_scope",
 ]

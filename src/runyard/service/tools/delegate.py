@@ -5,17 +5,22 @@ as its system prompt and one message: the ``briefing``, the ``conversationContex
 orchestrator passes on, and the errors of earlier failed attempts at the same task
 (``IterationLog``). Its events appear under its own ``agentId``, between ``agent-spawned`` and
 ``agent-completed`` (``Delegation``). A sub-agent that asks for an approval or an answer
-suspends the whole run; the answer resumes it, then the orchestrator.
+suspends the whole run; the answer resumes it, then the orchestrator. With ``background: true``
+the call answers at once with a ``taskId`` and the sub-agent runs as a background task of the
+run (``background_tasks``); such a sub-agent may not ask (no segment would be left to hold the
+question), so tools that need approval are refused for it. A cancel of the run ends every
+sub-agent with ``agent-completed`` ``{"status": "cancelled"}``.
 """
 
 from __future__ import annotations
 
-import secrets
+from functools import partial
 from typing import Any
 
 from runyard.errors import RunAbortedError
 from runyard.protocol import AgentSpawnedEvent, AgentSpawnedPayload
 from runyard.runtime import GenerateResult, SubAgentAnswer
+from runyard.service.background_tasks import background_tasks, new_agent_id
 from runyard.service.chunk_events import WireToolEvent
 from runyard.service.tools.briefing import compose_briefing
 from runyard.service.tools.context import service_deps, thread_scope
@@ -25,10 +30,12 @@ from runyard.tools import Tool, ToolContext, tool
 
 __all__ = ["ORCHESTRATION_TOOLS", "delegate", "delegation_errors"]
 
-ORCHESTRATION_TOOLS = frozenset({"plan", "delegate"})
+ORCHESTRATION_TOOLS = frozenset({"plan", "delegate", "task_status", "await_task"})
 
 
-def delegation_errors(names: list[str], available: dict[str, Tool]) -> list[str]:
+def delegation_errors(
+    names: list[str], available: dict[str, Tool], *, background: bool = False
+) -> list[str]:
     """Why these tool names cannot be given to a sub-agent (empty when they all can)."""
     if not names:
         return ['"tools" must contain at least one tool name']
@@ -38,6 +45,8 @@ def delegation_errors(names: list[str], available: dict[str, Tool]) -> list[str]
             errors.append(f'"{name}" is an orchestration tool and cannot be delegated')
         elif name not in available:
             errors.append(f'"{name}" is not a tool of this agent')
+        elif background and available[name].gated:
+            errors.append(f'"{name}" needs approval and cannot run in the background')
     return errors
 
 
@@ -48,6 +57,7 @@ async def _delegate(
     tools: list[str],
     ctx: ToolContext,
     conversationContext: str | None = None,
+    background: bool = False,
 ) -> Any:
     """Give a self-contained task to a new sub-agent that only has the tools you name.
 
@@ -58,6 +68,8 @@ async def _delegate(
         tools: names of your tools the sub-agent may use (not plan or delegate).
         conversationContext: what the sub-agent should know of this conversation (decisions,
             the user's preferences, earlier results), when the briefing does not say it.
+        background: true to go on while the sub-agent works: you get its taskId at once; check
+            it with task_status or wait for its result with await_task.
     """
     deps = service_deps(ctx)
     orchestrator = deps.agent
@@ -67,20 +79,36 @@ async def _delegate(
         assert answer.agent_id is not None  # a delegation always names its sub-agent
         resumed = Delegation.build(orchestrator, role, instructions, tools, answer.agent_id)
         return await _ended(resumed, await resumed.resume(answer, ctx), log, ctx)
-    errors = delegation_errors(tools, orchestrator.tools)
+    errors = delegation_errors(tools, orchestrator.tools, background=background)
     if errors:
         return {"result": "Delegation failed: " + "; ".join(errors)}
     message = compose_briefing(briefing, conversationContext, await log.failures(role))
-    delegation = Delegation.build(
-        orchestrator, role, instructions, tools, f"agent-{secrets.token_hex(3)}"
-    )
+    work = partial(_run_sub_agent, role, instructions, briefing, message, tools, log)
+    if background:
+        task = background_tasks(ctx).start(ctx, role, work)
+        return {"taskId": task.task_id, "agentId": task.agent_id, "status": task.status}
+    return await work(ctx, new_agent_id(), None)
+
+
+async def _run_sub_agent(
+    role: str,
+    instructions: str,
+    goal: str,
+    message: str,
+    tools: list[str],
+    log: IterationLog,
+    ctx: ToolContext,
+    agent_id: str,
+    task_id: str | None,
+) -> Any:
+    """Run a new sub-agent on ``message`` from its ``agent-spawned`` until it ends or asks."""
+    deps = service_deps(ctx)
+    delegation = Delegation.build(deps.agent, role, instructions, tools, agent_id)
     spawned = AgentSpawnedPayload(
-        parent_id=deps.agent_id, role=role, tools=tools, kind="delegate", goal=briefing
+        parent_id=deps.agent_id, role=role, tools=tools, task_id=task_id, kind="delegate", goal=goal
     )
     ctx.emit(
-        WireToolEvent(
-            AgentSpawnedEvent(run_id=ctx.run_id, agent_id=delegation.agent_id, payload=spawned)
-        )
+        WireToolEvent(AgentSpawnedEvent(run_id=ctx.run_id, agent_id=agent_id, payload=spawned))
     )
     return await _ended(delegation, await delegation.start(message, ctx), log, ctx)
 

@@ -7,15 +7,19 @@ run's stream. How the sub-agent's run ended decides the call's output: an error 
 ``SubAgentSuspend`` and the whole run suspends on the sub-agent's questions, which name the
 sub-agent's ``agentId``; no ``agent-completed`` yet. Answering one resumes the run at the
 ``delegate`` call, and ``resume`` carries the sub-agent on from the state the run's checkpoint
-kept (the sub-agent is rebuilt from the call's arguments: it has no checkpoint of its own).
+kept (the sub-agent is rebuilt from the call's arguments: it has no checkpoint of its own). A
+cancel of the run stops the sub-agent too: its open calls get ``tool-error`` and it ends with
+``agent-completed`` ``{"status": "cancelled"}``, before the run's ``run-finish``.
 """
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import Any
 
 from runyard.agent import Agent, StreamResult, detach_suspension
+from runyard.errors import RunAbortedError
 from runyard.protocol import AgentCompletedEvent, AgentCompletedPayload
 from runyard.runtime import (
     AgentToolOutput,
@@ -67,6 +71,8 @@ class Delegation:
 
     async def output(self, result: GenerateResult, ctx: ToolContext) -> Any:
         """The ``delegate`` call's output for how the sub-agent's run ended."""
+        if isinstance(result.error, RunAbortedError):
+            return {"result": "Sub-agent cancelled"}  # it said so as it stopped (``_follow``)
         if result.error is not None:
             self._completed(ctx, "", str(result.error))
             return {"result": f"Sub-agent error: {result.error}"}
@@ -78,10 +84,28 @@ class Delegation:
 
     async def _follow(self, stream: StreamResult, ctx: ToolContext) -> GenerateResult:
         mapper = ChunkMapper(ctx.run_id, self.agent_id)
-        async for chunk in stream:
-            for event in mapper.map(chunk):
-                ctx.emit(WireToolEvent(event))
-        return await stream.result()
+        try:
+            async for chunk in stream:
+                for event in mapper.map(chunk):
+                    ctx.emit(WireToolEvent(event))
+            result = await stream.result()
+        except asyncio.CancelledError:
+            # The orchestrator's call is cancelled with the run: the sub-agent stops with it and
+            # still says so before the run's end.
+            stream.abort()
+            self._cancelled(ctx, mapper)
+            raise
+        if isinstance(result.error, RunAbortedError):
+            self._cancelled(ctx, mapper)
+        return result
+
+    def _cancelled(self, ctx: ToolContext, mapper: ChunkMapper) -> None:
+        """Close the sub-agent's open calls and end it ``cancelled``."""
+        for event in mapper.cancel_open_calls():
+            ctx.emit(WireToolEvent(event))
+        payload = AgentCompletedPayload(role=self.role, result="", status="cancelled")
+        event = AgentCompletedEvent(run_id=ctx.run_id, agent_id=self.agent_id, payload=payload)
+        ctx.emit(WireToolEvent(event))
 
     def _completed(self, ctx: ToolContext, result: str, error: str | None) -> None:
         payload = AgentCompletedPayload(role=self.role, result=result, error=error)
