@@ -335,6 +335,8 @@ def test_bad_configuration_is_refused_early() -> None:
         Agent("x", model, tool_call_concurrency=1.5)
     with pytest.raises(ConfigurationError, match="Two tools are named 'add'"):
         Agent("x", model, tools=[add, add])
+    with pytest.raises(ConfigurationError, match="stream_buffer"):
+        Agent("x", model, stream_buffer=0)
 
 
 async def test_run_dependencies_reach_the_tool_context() -> None:

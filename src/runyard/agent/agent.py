@@ -12,7 +12,7 @@ from pydantic_ai.models import Model
 from typing_extensions import Unpack
 
 from runyard.agent.prepared_resume import PreparedResume
-from runyard.agent.stream import StreamResult
+from runyard.agent.stream import DEFAULT_STREAM_BUFFER, StreamResult
 from runyard.agent.sub_agent import agent_as_tool
 from runyard.errors import ConfigurationError, ResumeDataError, ResumeError
 from runyard.ids import new_id
@@ -89,6 +89,7 @@ class Agent:
         output_type: type[BaseModel] | None = None,
         model_settings: Mapping[str, Any] | None = None,
         title_model: str | Model | None = None,
+        stream_buffer: int = DEFAULT_STREAM_BUFFER,
     ) -> None:
         if not name:
             raise ConfigurationError("An agent needs a name")
@@ -98,6 +99,8 @@ class Agent:
             raise ConfigurationError("tool_call_concurrency must be a positive integer or math.inf")
         if max_iterations < 1:
             raise ConfigurationError("max_iterations must be at least 1")
+        if stream_buffer < 1:
+            raise ConfigurationError("stream_buffer must be at least 1")
         self.name = name
         self.model = resolve_model(model)
         self.model_label = model_label(self.model)
@@ -131,6 +134,7 @@ class Agent:
             model_settings=model_settings,
             on_turn_saved=self._schedule_title if memory is not None else None,
         )
+        self.stream_buffer = stream_buffer
         self._active: set[RunControl] = set()
         self._background: set[asyncio.Task[Any]] = set()
         self._last: AgentRuntime | None = None
@@ -367,7 +371,7 @@ class Agent:
     def _stream(self, body: RunBody, run_id: str | None, options: ResumeOptions) -> StreamResult:
         """Run ``body`` in a task the returned stream owns."""
         control = RunControl(options.get("abort_signal"))
-        result = StreamResult(control)
+        result = StreamResult(control, self.stream_buffer)
         runtime, _ = self._runtime(result.sink, run_id, options, streaming=True, control=control)
 
         async def produce() -> None:

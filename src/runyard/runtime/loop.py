@@ -171,7 +171,7 @@ class AgentRuntime:
         windows = await runner.run_windows([_as_call(p) for p in waiting], {})
         outcomes.update((o.call.tool_call_id, o) for o in windows.outcomes)
         left = {c.tool_call_id for c in windows.unexecuted}
-        self._settle([outcomes[i] for i in pending if i in outcomes])
+        await self._settle([outcomes[i] for i in pending if i in outcomes])
         still: dict[str, PendingToolCall] = {}
         for call_id, entry in pending.items():
             outcome = outcomes.get(call_id)
@@ -210,7 +210,7 @@ class AgentRuntime:
             self.usage += turn.usage
             (message,) = self.list.add_response([turn.message])
             assert isinstance(message, AgentMessage)
-            self.sink(MessageChunk(message))
+            await self.sink.send(MessageChunk(message))
             calls = message.tool_calls
             if not calls:
                 self.finish_reason = turn.finish_reason
@@ -220,7 +220,7 @@ class AgentRuntime:
                 return
             invalid = message.metadata.get("invalid_tool_args", {})
             windows = await runner.run_windows(calls, invalid)
-            self._settle([o for o in windows.outcomes if o.settled])
+            await self._settle([o for o in windows.outcomes if o.settled])
             if windows.suspended:
                 pending = {
                     o.call.tool_call_id: _suspended_entry(o)
@@ -246,13 +246,15 @@ class AgentRuntime:
         turn: ModelTurn | None = None
         async for item in stream_model(self.spec.model, messages, **arguments):
             if isinstance(item, TextDelta):
-                self.sink(TextDeltaChunk(item.text))
+                await self.sink.send(TextDeltaChunk(item.text))
             elif isinstance(item, ReasoningDelta):
-                self.sink(ReasoningDeltaChunk(item.text))
+                await self.sink.send(ReasoningDeltaChunk(item.text))
             elif isinstance(item, ModelTurn):
                 turn = item
             else:
-                self.sink(ToolCallDeltaChunk(item.tool_call_id, item.tool_name, item.args_delta))
+                await self.sink.send(
+                    ToolCallDeltaChunk(item.tool_call_id, item.tool_name, item.args_delta)
+                )
         if turn is None:
             raise RunError("The model stream ended without a response")
         return turn
@@ -269,7 +271,7 @@ class AgentRuntime:
             deps=self.deps,
         )
 
-    def _settle(self, outcomes: Sequence[ToolOutcome]) -> None:
+    async def _settle(self, outcomes: Sequence[ToolOutcome]) -> None:
         """Record settled calls: one tool message with their results, then any custom rows."""
         settled = [o for o in outcomes if o.settled]
         if not settled:
@@ -289,7 +291,7 @@ class AgentRuntime:
         customs = [o.custom_message for o in settled if o.custom_message is not None]
         stamped_customs = self.list.add_response([results, *customs])[1:]
         for o in settled:
-            self.sink(
+            await self.sink.send(
                 ToolResultChunk(o.call.tool_call_id, o.call.tool_name, o.output, o.kind == "error")
             )
             if o.kind == "success":
@@ -300,7 +302,7 @@ class AgentRuntime:
                 )
                 self.sub_agent_usage.extend(o.sub_agent_usage)
         for custom in stamped_customs:
-            self.sink(MessageChunk(custom))
+            await self.sink.send(MessageChunk(custom))
 
     def _structured_output(self, turn: ModelTurn) -> Any:
         output_type = self.spec.output_type
@@ -337,7 +339,7 @@ class AgentRuntime:
         self.spec.events.emit(
             AgentEvent.AGENT_END, self.run_id, messages=self.list.response_delta()
         )
-        self.sink(self._finish(self.finish_reason or "stop"))
+        await self.sink.send(self._finish(self.finish_reason or "stop"))
         hook, scope = self.spec.on_turn_saved, self.scope
         if hook is not None and scope is not None and self.spec.memory is not None:
             hook(scope, self.list.turn_delta())
@@ -351,7 +353,7 @@ class AgentRuntime:
         await self._save_turn()
         for entry in pending.values():
             if entry.suspended:
-                self.sink(
+                await self.sink.send(
                     ToolCallSuspendedChunk(
                         run_id=self.run_id,
                         tool_call_id=entry.tool_call_id,
@@ -361,7 +363,7 @@ class AgentRuntime:
                         resume_schema=entry.resume_schema,
                     )
                 )
-        self.sink(self._finish("tool-calls"))
+        await self.sink.send(self._finish("tool-calls"))
 
     async def _end_aborted(self, cause: Exception | None = None) -> None:
         self.status = RunStatus.CANCELLED
@@ -385,8 +387,8 @@ class AgentRuntime:
         except Exception:
             log.exception("run %s: could not store the unfinished turn", self.run_id)
         assert self.error is not None
-        self.sink(ErrorChunk(self.error))
-        self.sink(self._finish("error"))
+        await self.sink.send(ErrorChunk(self.error))
+        await self.sink.send(self._finish("error"))
 
     async def _save_turn(self) -> None:
         memory, scope = self.spec.memory, self.scope

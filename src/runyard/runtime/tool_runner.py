@@ -72,6 +72,7 @@ class ToolRunner:
         self.control = control
         self.events = events
         self.sink = sink
+        self.loop = asyncio.get_running_loop()
         # None: every call of the turn in one window.
         self.window: int | None = None if math.isinf(concurrency) else int(concurrency)
 
@@ -112,7 +113,7 @@ class ToolRunner:
             toolName=name,
             args=call.args,
         )
-        self.sink(ToolExecutionStartChunk(call_id, name, call.args))
+        await self.sink.send(ToolExecutionStartChunk(call_id, name, call.args))
         tool = self.tools.get(name)
         if tool is None:
             return self._error(call, f"Tool {name} not found")
@@ -141,7 +142,14 @@ class ToolRunner:
     def _context(self, call: ToolCallPart, resume_data: Any) -> ToolContext:
         def emitted(event: ToolEvent) -> None:
             # Straight into the sink: the event keeps its place among the run's chunks.
-            self.sink(ToolEventChunk(call.tool_call_id, call.tool_name, event))
+            chunk = ToolEventChunk(call.tool_call_id, call.tool_name, event)
+            if _running_on(self.loop):
+                # An async tool: waiting here would stall the loop the reader needs.
+                self.sink.send_nowait(chunk)
+            else:
+                # A sync tool in a worker thread: hand the chunk to the loop (the sink is not
+                # thread-safe) and hold the thread until the stream has room for it.
+                asyncio.run_coroutine_threadsafe(self.sink.send(chunk), self.loop).result()
 
         scope = self.scope
         return ToolContext(
@@ -203,3 +211,10 @@ class ToolRunner:
             result=result,
             isError=is_error,
         )
+
+
+def _running_on(loop: asyncio.AbstractEventLoop) -> bool:
+    try:
+        return asyncio.get_running_loop() is loop
+    except RuntimeError:  # a worker thread runs no loop
+        return False
