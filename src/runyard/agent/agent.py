@@ -37,6 +37,7 @@ from runyard.runtime import (
     RuntimeSpec,
     title_thread,
 )
+from runyard.telemetry import NO_TELEMETRY, Telemetry
 from runyard.tools import Tool, resume_validator, tool
 
 __all__ = ["ENDED_RUNS_KEPT", "Agent", "AgentInput", "Method", "ResumeOptions", "RunOptions"]
@@ -56,6 +57,9 @@ class ResumeOptions(TypedDict, total=False):
     """Set it to abort the run, as ``agent.abort()`` does."""
     deps: Mapping[str, Any] | None
     """Handed to tools as ``ToolContext.deps`` (shared clients, never read from the environment)."""
+    telemetry: Telemetry | None
+    """Where this run reports its spans instead of the agent's telemetry (a sub-agent's run gets
+    its caller's tool span: ``ToolContext.telemetry``)."""
 
 
 class RunOptions(ResumeOptions, total=False):
@@ -94,6 +98,7 @@ class Agent:
         model_settings: Mapping[str, Any] | None = None,
         title_model: str | Model | None = None,
         stream_buffer: int = DEFAULT_STREAM_BUFFER,
+        telemetry: Telemetry | None = None,
     ) -> None:
         if not name:
             raise ConfigurationError("An agent needs a name")
@@ -137,6 +142,7 @@ class Agent:
             output=OutputSpec(output_type.model_json_schema()) if output_type else None,
             model_settings=model_settings,
             on_turn_saved=self._schedule_title if memory is not None else None,
+            telemetry=telemetry or NO_TELEMETRY,
         )
         self.stream_buffer = stream_buffer
         self._runs: dict[str, AgentRuntime] = {}
@@ -428,6 +434,7 @@ class Agent:
             sink=sink,
             streaming=streaming,
             deps=options.get("deps"),
+            telemetry=options.get("telemetry"),
         )
         self._runs[runtime.run_id] = runtime
         self._last = runtime

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from runyard.errors import ToolError
 from runyard.messages import AgentMessage
 from runyard.runtime import AgentToolOutput, usage_as_sub_agent
-from runyard.tools import Tool
+from runyard.tools import Tool, ToolContext
 
 if TYPE_CHECKING:
     from runyard.agent.agent import Agent
@@ -23,13 +23,14 @@ def agent_as_tool(agent: Agent, description: str, name: str | None = None) -> To
     ``sub_agent_usage`` and ``total_cost``.
     """
 
-    async def run_sub_agent(input: str) -> AgentToolOutput:
+    async def run_sub_agent(input: str, ctx: ToolContext) -> AgentToolOutput:
         """Ask the sub-agent.
 
         Args:
             input: the task or question for the sub-agent, with everything it needs to know.
         """
-        result = await agent.generate(input)
+        # The sub-agent's spans nest under this call's.
+        result = await agent.generate(input, telemetry=ctx.telemetry)
         if result.error is not None:
             raise ToolError(f"Sub-agent {agent.name} failed: {result.error}")
         if result.pending_suspend:

@@ -45,6 +45,7 @@ from runyard.runtime.results import SubAgentUsage, ToolCallRecord, total_cost
 from runyard.runtime.spec import RuntimeSpec
 from runyard.runtime.state import AgentState, PendingToolCall, RunStatus
 from runyard.runtime.tool_runner import ToolOutcome, ToolRunner
+from runyard.telemetry import NO_TELEMETRY, Telemetry, TelemetrySpan
 from runyard.tools import Tool
 
 __all__ = ["AgentRuntime"]
@@ -62,8 +63,12 @@ class AgentRuntime:
         sink: ChunkSink,
         streaming: bool,
         deps: Mapping[str, Any] | None = None,
+        telemetry: Telemetry | None = None,
     ) -> None:
         self.spec = spec
+        self.telemetry = telemetry or spec.telemetry
+        self.span: TelemetrySpan = NO_TELEMETRY
+        """This segment's run span, once it started; model and tool spans are its children."""
         self.deps: Mapping[str, Any] = deps or {}
         self.run_id = run_id
         self.control = control
@@ -91,7 +96,7 @@ class AgentRuntime:
         self, messages: Sequence[AgentMessage], scope: MemoryScope | None, max_iterations: int
     ) -> None:
         self.scope, self.max_iterations = scope, max_iterations
-        await self._guarded(self._start(messages))
+        await self._traced("start", self._start(messages))
 
     async def resume(self, state: AgentState, tool_call_id: str, data: Any) -> None:
         self.list = AgentMessageList.deserialize(state.message_list)
@@ -103,7 +108,7 @@ class AgentRuntime:
                 state.thread_id, state.resource_id, state.tenant_id or "default"
             )
         self._checkpointed = True
-        await self._guarded(self._resume(state.pending_tool_calls, tool_call_id, data))
+        await self._traced("resume", self._resume(state.pending_tool_calls, tool_call_id, data))
 
     def snapshot(self) -> AgentState:
         scope = self.scope
@@ -122,6 +127,26 @@ class AgentRuntime:
         )
 
     # -- the run ------------------------------------------------------------------------------
+
+    async def _traced(self, segment: str, body: Awaitable[None]) -> None:
+        """Run the segment inside its run span, which ends with the segment's verdict."""
+        attributes = {
+            "run_id": self.run_id,
+            "segment": segment,
+            "agent": self.spec.name,
+            "model": self.spec.model_label,
+        }
+        self.span = self.telemetry.start_span("run", self.spec.name, attributes)
+        try:
+            await self._guarded(body)
+        finally:
+            ended = {
+                "status": self.status.value,
+                "finish_reason": self.finish_reason,
+                "input_tokens": self.usage.input_tokens,
+                "output_tokens": self.usage.output_tokens,
+            }
+            self.span.end(error=self.error, attributes=ended)
 
     async def _guarded(self, body: Awaitable[None]) -> None:
         """Run ``body``; turn an abort, a failure or an outside cancellation into the end state."""
@@ -203,10 +228,10 @@ class AgentRuntime:
 
     async def _loop(self) -> None:
         runner = self._runner()
-        for _ in range(self.max_iterations):
+        for iteration in range(1, self.max_iterations + 1):
             self.control.check()
             self.spec.events.emit(AgentEvent.TURN_START, self.run_id)
-            turn = await self._call_model()
+            turn = await self._traced_model_call(iteration)
             self.usage += turn.usage
             (message,) = self.list.add_response([turn.message])
             assert isinstance(message, AgentMessage)
@@ -232,6 +257,24 @@ class AgentRuntime:
                 return
             self._emit_turn_end(message, windows.outcomes)
         raise MaxIterationsError(self.max_iterations)
+
+    async def _traced_model_call(self, iteration: int) -> ModelTurn:
+        """One model call inside its span, a child of the run's."""
+        attributes = {"run_id": self.run_id, "iteration": iteration}
+        span = self.span.start_span("model", self.spec.model_label, attributes)
+        try:
+            turn = await self._call_model()
+        except BaseException as exc:
+            span.end(error=exc)
+            raise
+        usage = turn.usage
+        ended = {
+            "finish_reason": turn.finish_reason,
+            "input_tokens": usage.input_tokens,
+            "output_tokens": usage.output_tokens,
+        }
+        span.end(attributes=ended)
+        return turn
 
     async def _call_model(self) -> ModelTurn:
         arguments: dict[str, Any] = {
@@ -269,6 +312,7 @@ class AgentRuntime:
             sink=self.sink,
             concurrency=self.spec.tool_call_concurrency,
             deps=self.deps,
+            telemetry=self.span,
         )
 
     async def _settle(self, outcomes: Sequence[ToolOutcome]) -> None:

@@ -21,6 +21,7 @@ from runyard.runtime.control import RunControl
 from runyard.runtime.events import AgentEvent, AgentEventBus
 from runyard.runtime.memory import MemoryScope
 from runyard.runtime.results import AgentToolOutput, SubAgentUsage
+from runyard.telemetry import Telemetry, TelemetrySpan
 from runyard.tools import Suspend, Tool, ToolContext, ToolEvent, invoke_tool, resume_validator
 
 __all__ = ["ToolOutcome", "ToolRunner", "WindowsResult"]
@@ -64,8 +65,10 @@ class ToolRunner:
         sink: ChunkSink,
         concurrency: float,
         deps: Mapping[str, Any],
+        telemetry: Telemetry,
     ) -> None:
         self.deps = deps
+        self.telemetry = telemetry
         self.tools = tools
         self.run_id = run_id
         self.scope = scope
@@ -105,6 +108,27 @@ class ToolRunner:
         resume_data: Any = None,
         invalid_args: Mapping[str, str] | None = None,
     ) -> ToolOutcome:
+        """Run one call inside its telemetry span; the span ends with the outcome's kind."""
+        attributes = {"run_id": self.run_id, "tool_call_id": call.tool_call_id}
+        span = self.telemetry.start_span("tool", call.tool_name, attributes)
+        try:
+            outcome = await self._execute(call, span, resume_data, invalid_args)
+        except BaseException as exc:  # an abort cancels the call
+            span.end(error=exc)
+            raise
+        ended: dict[str, object] = {"outcome": outcome.kind}
+        if outcome.kind == "error":
+            ended["error"] = outcome.output
+        span.end(attributes=ended)
+        return outcome
+
+    async def _execute(
+        self,
+        call: ToolCallPart,
+        span: TelemetrySpan,
+        resume_data: Any,
+        invalid_args: Mapping[str, str] | None,
+    ) -> ToolOutcome:
         name, call_id = call.tool_name, call.tool_call_id
         self.events.emit(
             AgentEvent.TOOL_EXECUTION_START,
@@ -125,7 +149,7 @@ class ToolRunner:
             args = tool.validate_args(call.args)
         except ValueError as exc:
             return self._error(call, f"Invalid tool input: {exc}")
-        ctx = self._context(call, resume_data)
+        ctx = self._context(call, resume_data, span)
         try:
             async with asyncio.timeout(tool.timeout):
                 raw = await invoke_tool(tool, args, ctx)
@@ -139,7 +163,7 @@ class ToolRunner:
             return self._suspended(tool, call, raw)
         return self._success(tool, call, raw)
 
-    def _context(self, call: ToolCallPart, resume_data: Any) -> ToolContext:
+    def _context(self, call: ToolCallPart, resume_data: Any, span: TelemetrySpan) -> ToolContext:
         def emitted(event: ToolEvent) -> None:
             # Straight into the sink: the event keeps its place among the run's chunks.
             chunk = ToolEventChunk(call.tool_call_id, call.tool_name, event)
@@ -163,6 +187,7 @@ class ToolRunner:
             abort_signal=self.control.signal,
             on_event=emitted,
             deps=dict(self.deps),
+            telemetry=span,
         )
 
     def _suspended(self, tool: Tool, call: ToolCallPart, raw: Suspend) -> ToolOutcome:
