@@ -360,3 +360,12 @@ def test_a_new_agent_reports_an_idle_state_with_an_empty_message_list() -> None:
         "response_ids": [],
     }
     assert state.pending_tool_calls == {}
+
+
+async def test_an_agent_stops_a_tool_loop_after_20_iterations_by_default() -> None:
+    model = scripted_model([call("add", {"a": 1, "b": 1}) for _ in range(20)])
+    result = await Agent("l", model, tools=[add]).generate("loop")
+    assert isinstance(result.error, MaxIterationsError)
+    assert result.error.max_iterations == 20
+    assert len(model.requests) == 20
+    model.expect_no_more_turns()
