@@ -9,6 +9,7 @@ from runyard.agent.chunk_buffer import ChunkBuffer
 from runyard.runtime import (
     AgentRuntime,
     AgentState,
+    ChunkSink,
     GenerateResult,
     ResultCollector,
     RunControl,
@@ -50,7 +51,8 @@ class StreamResult:
         self._control = control
         self._buffer = ChunkBuffer(buffer_size)
         self._collector = ResultCollector()
-        self.sink = _StreamSink(self._collector, self._buffer)
+        self.sink: ChunkSink = _StreamSink(self._collector, self._buffer)
+        """Where the runtime writes this run's chunks."""
         self._runtime: AgentRuntime | None = None
         self._task: asyncio.Task[None] | None = None
         self._reading = False
