@@ -45,6 +45,7 @@ from runyard.runtime import (
     StreamChunk,
     SubAgentUsage,
 )
+from runyard.telemetry import Telemetry, TelemetrySpan
 from runyard.tools import Suspend, Tool, ToolContext, ToolEvent, ToolProgress, tool
 
 __all__ = [
@@ -76,6 +77,8 @@ __all__ = [
     "StreamResult",
     "SubAgentUsage",
     "Suspend",
+    "Telemetry",
+    "TelemetrySpan",
     "TextPart",
     "TitleConfig",
     "Tool",

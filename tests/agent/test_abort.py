@@ -5,10 +5,11 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 
+import pytest
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from runyard.agent import Agent
+from runyard.agent import ENDED_RUNS_KEPT, Agent, StreamResult
 from runyard.errors import RunAbortedError
 from runyard.runtime import AgentEvent, AgentEventData, RunStatus
 from runyard.testing import call, scripted_model, text
@@ -125,3 +126,88 @@ async def test_cancelling_the_callers_task_is_not_mistaken_for_an_abort() -> Non
     assert running in done
     assert running.cancelled()
     assert agent.get_state().status is RunStatus.CANCELLED
+
+
+def _gated_model(release: asyncio.Event, started: list[str]) -> FunctionModel:
+    """Streams "thinking", then waits for ``release`` before it answers "done"."""
+
+    async def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        raise AssertionError("only streamed here")
+
+    async def stream(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str]:
+        started.append("run")
+        yield "thinking "
+        await release.wait()
+        yield "done"
+
+    return FunctionModel(respond, stream_function=stream)
+
+
+async def _first_chunk(stream: StreamResult) -> None:
+    async for chunk in stream:
+        assert chunk.type == "text-delta"
+        return
+
+
+async def test_abort_by_run_id_stops_only_that_run_of_a_shared_agent() -> None:
+    release, started = asyncio.Event(), []
+    agent = Agent("shared", _gated_model(release, started))
+    first, second = await agent.stream("one"), await agent.stream("two")
+    await _first_chunk(first)
+    await _first_chunk(second)
+
+    assert agent.abort(run_id=first.run_id) is True
+    release.set()
+    aborted, finished = await first.result(), await second.result()
+
+    assert isinstance(aborted.error, RunAbortedError)
+    assert (finished.error, finished.text) == (None, "thinking done")
+    assert agent.get_state(run_id=first.run_id).status is RunStatus.CANCELLED
+    assert agent.get_state(run_id=second.run_id).status is RunStatus.SUCCESS
+
+
+async def test_a_streams_handle_aborts_and_reports_its_own_run() -> None:
+    release, started = asyncio.Event(), []
+    agent = Agent("shared", _gated_model(release, started))
+    first, second = await agent.stream("one"), await agent.stream("two")
+    await _first_chunk(first)
+    await _first_chunk(second)
+    assert first.state.status is second.state.status is RunStatus.RUNNING
+    assert agent.get_state(run_id=second.run_id).status is RunStatus.RUNNING
+
+    second.abort()
+    release.set()
+    await first.result()
+    await second.result()
+
+    assert (first.state.status, second.state.status) == (RunStatus.SUCCESS, RunStatus.CANCELLED)
+    assert first.state.run_id == first.run_id
+
+
+async def test_abort_without_a_run_id_still_stops_every_run_of_the_agent() -> None:
+    release, started = asyncio.Event(), []
+    agent = Agent("shared", _gated_model(release, started))
+    streams = [await agent.stream("one"), await agent.stream("two")]
+    for stream in streams:
+        await _first_chunk(stream)
+    assert agent.abort() is True
+    results = [await s.result() for s in streams]
+    assert all(isinstance(r.error, RunAbortedError) for r in results)
+    assert agent.abort() is False
+
+
+async def test_a_run_id_the_agent_does_not_know_aborts_nothing_and_has_no_state() -> None:
+    agent = Agent("a", scripted_model([text("hi")]))
+    assert agent.abort(run_id="run_unknown") is False
+    with pytest.raises(KeyError, match="run_unknown"):
+        agent.get_state(run_id="run_unknown")
+
+
+async def test_get_state_by_run_id_knows_the_last_runs_that_ended() -> None:
+    agent = Agent("a", scripted_model([text("hi")] * (ENDED_RUNS_KEPT + 1)))
+    results = [await agent.generate("hi") for _ in range(ENDED_RUNS_KEPT + 1)]
+    newest = results[-1].run_id
+    assert agent.get_state(run_id=newest).status is RunStatus.SUCCESS
+    assert agent.get_state(run_id=results[1].run_id).status is RunStatus.SUCCESS
+    with pytest.raises(KeyError):
+        agent.get_state(run_id=results[0].run_id)

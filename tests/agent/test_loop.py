@@ -335,6 +335,8 @@ def test_bad_configuration_is_refused_early() -> None:
         Agent("x", model, tool_call_concurrency=1.5)
     with pytest.raises(ConfigurationError, match="Two tools are named 'add'"):
         Agent("x", model, tools=[add, add])
+    with pytest.raises(ConfigurationError, match="stream_buffer"):
+        Agent("x", model, stream_buffer=0)
 
 
 async def test_run_dependencies_reach_the_tool_context() -> None:
@@ -358,3 +360,12 @@ def test_a_new_agent_reports_an_idle_state_with_an_empty_message_list() -> None:
         "response_ids": [],
     }
     assert state.pending_tool_calls == {}
+
+
+async def test_an_agent_stops_a_tool_loop_after_20_iterations_by_default() -> None:
+    model = scripted_model([call("add", {"a": 1, "b": 1}) for _ in range(20)])
+    result = await Agent("l", model, tools=[add]).generate("loop")
+    assert isinstance(result.error, MaxIterationsError)
+    assert result.error.max_iterations == 20
+    assert len(model.requests) == 20
+    model.expect_no_more_turns()

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
 from typing import Any
 
 from runyard.agent import Agent
 from runyard.messages import AgentMessage
-from runyard.testing import Turn, call, scripted_model
-from runyard.tools import tool
+from runyard.runtime import RunStatus, ToolEventChunk
+from runyard.testing import Turn, call, scripted_model, text
+from runyard.tools import ToolContext, ToolProgress, tool
 
 
 @tool
@@ -84,3 +87,97 @@ async def test_the_stream_result_can_be_awaited_without_reading_the_chunks() -> 
     result = await stream.result()
     assert result.text == "The sum is 5."
     assert result.run_id == stream.run_id
+
+
+async def _until(predicate: Callable[[], bool], rounds: int = 1000) -> None:
+    """Let every ready task run (no clock involved) until ``predicate`` holds."""
+    for _ in range(rounds):
+        if predicate():
+            return
+        await asyncio.sleep(0)
+    raise AssertionError("the condition never held")
+
+
+async def _idle(rounds: int = 200) -> None:
+    for _ in range(rounds):
+        await asyncio.sleep(0)
+
+
+_WORDS = " ".join(f"w{i}" for i in range(40))
+
+
+async def test_a_slow_reader_bounds_the_stream_and_holds_the_loop() -> None:
+    agent = Agent("talker", scripted_model([Turn(text=_WORDS)]), stream_buffer=4)
+    stream = await agent.stream("talk")
+
+    await _until(lambda: stream.buffered == 4)
+    await _idle()
+    assert stream.buffered == 4
+    assert stream.state.status is RunStatus.RUNNING
+
+    chunks = []
+    async for chunk in stream:
+        chunks.append(chunk)
+        assert stream.buffered <= 4
+        await _idle(5)
+    assert [c.type for c in chunks] == ["text-delta"] * 40 + ["message", "finish"]
+    assert "".join(c.delta for c in chunks[:40]) == _WORDS  # type: ignore[union-attr]
+    assert stream.state.status is RunStatus.SUCCESS
+
+
+async def test_a_sync_tool_waits_in_emit_while_the_stream_is_full() -> None:
+    @tool
+    def count(ctx: ToolContext) -> str:
+        """Count to ten, reporting each step."""
+        for step in range(10):
+            ctx.progress(f"step {step}")
+        return "counted"
+
+    model = scripted_model([call("count", id="c"), text("done")])
+    agent = Agent("counter", model, tools=[count], stream_buffer=2)
+    stream = await agent.stream("count")
+    chunks = []
+    async for chunk in stream:
+        chunks.append(chunk)
+        assert stream.buffered <= 2
+    of_call = [c.type for c in chunks if getattr(c, "tool_call_id", None) == "c"]
+    assert of_call == ["tool-call-delta", "tool-execution-start"] + ["tool-event"] * 10 + [
+        "tool-result"
+    ]
+    events = [c.event for c in chunks if isinstance(c, ToolEventChunk)]
+    assert events == [ToolProgress(f"step {step}") for step in range(10)]
+
+
+async def test_events_an_async_tool_emits_past_the_bound_all_arrive_in_order() -> None:
+    @tool
+    async def count(ctx: ToolContext) -> str:
+        """Count to ten, reporting each step."""
+        for step in range(10):
+            ctx.progress(f"step {step}")
+        return "counted"
+
+    model = scripted_model([call("count", id="c"), text("done")])
+    agent = Agent("counter", model, tools=[count], stream_buffer=2)
+    chunks = [c async for c in await agent.stream("count")]
+    events = [c.event for c in chunks if isinstance(c, ToolEventChunk)]
+    assert events == [ToolProgress(f"step {step}") for step in range(10)]
+    assert chunks[-1].type == "finish"
+
+
+async def test_a_reader_that_stops_early_does_not_hold_the_run() -> None:
+    agent = Agent("talker", scripted_model([Turn(text=_WORDS)]), stream_buffer=2)
+    stream = await agent.stream("talk")
+    async for _ in stream:
+        break
+    result = await stream.result()
+    assert result.text == _WORDS
+    assert stream.state.status is RunStatus.SUCCESS
+
+
+async def test_awaiting_the_result_unread_gives_up_the_chunks_of_a_small_buffer() -> None:
+    stream = await Agent("talker", scripted_model([Turn(text=_WORDS)]), stream_buffer=1).stream(
+        "talk"
+    )
+    result = await stream.result()
+    assert result.text == _WORDS
+    assert [c async for c in stream] == []

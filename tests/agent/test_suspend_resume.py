@@ -11,6 +11,7 @@ from pydantic_ai.messages import ModelRequest, ToolReturnPart
 from runyard.agent import Agent
 from runyard.errors import ResumeDataError, ResumeError
 from runyard.runtime import (
+    AgentState,
     FinishChunk,
     InMemoryCheckpointStore,
     PendingSuspend,
@@ -56,10 +57,21 @@ def _returns(history: list[object]) -> list[tuple[str, object]]:
     return trailing
 
 
+async def _stored_state(store: InMemoryCheckpointStore, run_id: str) -> AgentState:
+    """The run's checkpoint as the store holds it (what a new process would resume from)."""
+    raw = await store.load(run_id)
+    assert raw is not None, f"no checkpoint stored for {run_id}"
+    return AgentState.model_validate(raw)
+
+
 async def test_a_call_needing_approval_suspends_the_run() -> None:
     runs: list[str] = []
+    store = InMemoryCheckpointStore()
     agent = Agent(
-        "a", scripted_model([call("delete", {"item": "x"}, id="d")]), tools=_make_tools(runs)
+        "a",
+        scripted_model([call("delete", {"item": "x"}, id="d")]),
+        tools=_make_tools(runs),
+        checkpoint_store=store,
     )
     result = await agent.generate("delete x")
     assert result.finish_reason == "tool-calls"
@@ -73,9 +85,11 @@ async def test_a_call_needing_approval_suspends_the_run() -> None:
             resume_schema=APPROVAL_SCHEMA,
         )
     ]
-    state = agent.get_state()
-    assert state.status is RunStatus.SUSPENDED
-    assert list(state.pending_tool_calls) == ["d"]
+    assert agent.get_state().status is RunStatus.SUSPENDED
+    stored = await _stored_state(store, result.run_id)
+    assert stored.status is RunStatus.SUSPENDED
+    assert list(stored.pending_tool_calls) == ["d"]
+    assert stored.pending_tool_calls["d"].payload == result.pending_suspend[0].payload
     assert runs == []
 
 
@@ -87,14 +101,18 @@ async def test_later_windows_stay_pending_when_a_call_suspends() -> None:
         ToolCall("note", {"text": "c"}, id="C"),
     ]
     model = scripted_model([Turn(tool_calls=calls), text("all done")])
-    agent = Agent("a", model, tools=_make_tools(runs), tool_call_concurrency=2)
+    store = InMemoryCheckpointStore()
+    agent = Agent(
+        "a", model, tools=_make_tools(runs), tool_call_concurrency=2, checkpoint_store=store
+    )
 
     result = await agent.generate("go")
 
     assert runs == ["note b"]
     assert [p.tool_call_id for p in result.pending_suspend] == ["A"]
-    pending = agent.get_state().pending_tool_calls
+    pending = (await _stored_state(store, result.run_id)).pending_tool_calls
     assert {k: v.suspended for k, v in pending.items()} == {"A": True, "C": False}
+    assert pending["C"].args == {"text": "c"}
 
     resumed = await agent.approve("generate", run_id=result.run_id, tool_call_id="A")
 
@@ -307,3 +325,21 @@ async def test_a_prepared_resume_checks_the_data_then_runs_without_loading_again
     assert checkpoints.loads - before == 1
     assert done.text == "gone"
     assert len(checkpoints) == 0
+
+
+async def test_a_tool_that_suspends_without_a_resume_schema_gets_a_tool_error() -> None:
+    @tool
+    async def ask() -> Suspend:
+        """Ask the user something."""
+        return Suspend({"question": "which one?"})
+
+    model = scripted_model([call("ask", id="q"), text("could not ask")])
+    store = InMemoryCheckpointStore()
+    agent = Agent("a", model, tools=[ask], checkpoint_store=store)
+    result = await agent.generate("go")
+
+    assert result.pending_suspend == []
+    assert (result.finish_reason, result.text) == ("stop", "could not ask")
+    assert _returns(model.requests[1]) == [("q", "Tool ask has no resume schema")]
+    assert len(store) == 0
+    assert agent.get_state().status is RunStatus.SUCCESS

@@ -61,8 +61,9 @@ async def test_history_then_stream_from_next_event_id_sees_everything_exactly_on
                 later = await live.until("run-finish")
             whole = await watcher.until("run-finish")
 
-    # The user's message is stored with the turn: while the run streams, only its answer shows.
-    assistant = history["messages"][-1]
+    # The user's message is stored as the run starts; the answer streaming so far comes after it.
+    user, assistant = history["messages"][-2:]
+    assert (user["role"], user["content"]) == ("user", SLOW)
     assert assistant["isStreaming"] is True
     assert later[0].id == history["nextEventId"]
     streamed = "".join(f.data["payload"]["text"] for f in later if f.data["type"] == "text-delta")

@@ -1,5 +1,6 @@
 """What clients learn about a run over HTTP: a provider failure's status code and provider on
-the SSE ``error`` event, and the run's usage on ``run-finish`` and on its row of ``/messages``.
+the SSE ``error`` event, and the run's usage on ``run-finish`` and on its row of ``/messages``;
+a tool's progress as a ``status`` event; any run failure as an ``error`` event.
 """
 
 from __future__ import annotations
@@ -8,6 +9,12 @@ from pathlib import Path
 
 import pytest
 from http_harness import asgi_client, asgi_sse, running_app, settled
+
+from runyard.agent import Agent
+from runyard.memory import Memory
+from runyard.storage import Store
+from runyard.testing import call, scripted_model, text
+from runyard.tools import ToolContext, tool
 
 
 @pytest.fixture
@@ -46,3 +53,59 @@ async def test_run_finish_and_the_messages_carry_the_runs_usage(url: str) -> Non
     assert set(usage) == {"inputTokens", "outputTokens", "totalTokens", "cost"}
     assert usage["totalTokens"] == usage["inputTokens"] + usage["outputTokens"] > 0
     assert [m.get("usage") for m in messages["messages"]] == [None, usage]
+
+
+@tool
+async def survey(ctx: ToolContext) -> str:
+    """Survey the field, reporting progress."""
+    ctx.progress("halfway there")
+    return "surveyed"
+
+
+async def test_a_tools_progress_streams_as_a_status_event(url: str) -> None:
+    def build(store: Store) -> list[Agent]:
+        model = scripted_model([call("survey", id="call_s"), text("Done")])
+        return [Agent("assistant", model, tools=[survey], memory=Memory(store))]
+
+    async with running_app(url, build) as app, asgi_client(app) as client:
+        await client.post("/v1/chat/t1", json={"message": "survey"})
+        async with asgi_sse(app, "/v1/events/t1") as stream:
+            frames = await stream.until("run-finish")
+
+    events = [f.data for f in frames if f.data is not None]
+    assert [e["type"] for e in events] == [
+        "run-start",
+        "tool-call",
+        "status",
+        "tool-result",
+        "text-delta",
+        "run-finish",
+    ]
+    status = events[2]
+    assert (status["agentId"], status["payload"]) == ("agent-001", {"message": "halfway there"})
+    assert events[-1]["payload"]["status"] == "completed"
+
+
+async def test_a_runaway_tool_loop_streams_an_error_after_the_default_20_iterations(
+    url: str,
+) -> None:
+    def build(store: Store) -> list[Agent]:
+        model = scripted_model([call("survey") for _ in range(20)])
+        return [Agent("assistant", model, tools=[survey], memory=Memory(store))]
+
+    async with running_app(url, build) as app, asgi_client(app) as client:
+        await client.post("/v1/chat/t1", json={"message": "survey forever"})
+        async with asgi_sse(app, "/v1/events/t1") as stream:
+            frames = await stream.until("run-finish")
+
+    events = [f.data for f in frames if f.data is not None]
+    assert [e["type"] for e in events].count("tool-call") == 20
+    error, finish = events[-2:]
+    content = "Agent loop exceeded 20 iterations without reaching a stop condition"
+    assert (error["type"], error["agentId"], error["payload"]) == (
+        "error",
+        "agent-001",
+        {"content": content},
+    )
+    assert (finish["type"], finish["payload"]["status"]) == ("run-finish", "error")
+    assert finish["payload"]["reason"] == content

@@ -203,6 +203,24 @@ async def test_cancel_is_idempotent_and_ends_the_run_cancelled(url: str) -> None
     assert after.status_code == 200
 
 
+async def test_cancel_stops_only_its_own_threads_run_on_the_shared_agent(url: str) -> None:
+    slow = "/delay 20\nmany slow words to say in turn"
+    async with running_app(url) as app, asgi_client(app) as client:
+        await client.post("/v1/chat/t1", json={"message": slow})
+        await client.post("/v1/chat/t2", json={"message": slow})
+        async with asgi_sse(app, "/v1/events/t2") as other:
+            await other.next_event()  # t2's run has started on the agent t1's run uses too
+            await client.post("/v1/chat/t1/cancel")
+            async with asgi_sse(app, "/v1/events/t1") as cancelled:
+                mine = await cancelled.until("run-finish")
+            theirs = await other.until("run-finish")
+
+    assert mine[-1].data["payload"]["status"] == "cancelled"
+    assert theirs[-1].data["payload"]["status"] == "completed"
+    said = "".join(f.data["payload"]["text"] for f in theirs if f.data["type"] == "text-delta")
+    assert said.endswith('"many slow words to say in turn"')
+
+
 async def test_cancel_while_a_confirmation_is_pending_expires_it(url: str) -> None:
     async with running_app(url) as app, asgi_client(app) as client:
         await client.post("/v1/chat/t1", json={"message": NOTE})

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal, TypedDict, overload
 
@@ -12,7 +13,7 @@ from pydantic_ai.models import Model
 from typing_extensions import Unpack
 
 from runyard.agent.prepared_resume import PreparedResume, nested_answer
-from runyard.agent.stream import StreamResult
+from runyard.agent.stream import DEFAULT_STREAM_BUFFER, StreamResult
 from runyard.agent.sub_agent import agent_as_tool
 from runyard.errors import ConfigurationError, ResumeDataError, ResumeError
 from runyard.ids import new_id
@@ -36,13 +37,17 @@ from runyard.runtime import (
     RuntimeSpec,
     title_thread,
 )
+from runyard.telemetry import NO_TELEMETRY, Telemetry
 from runyard.tools import Tool, resume_validator, tool
 
-__all__ = ["Agent", "AgentInput", "Method", "ResumeOptions", "RunOptions"]
+__all__ = ["ENDED_RUNS_KEPT", "Agent", "AgentInput", "Method", "ResumeOptions", "RunOptions"]
 
 AgentInput = str | AgentMessage | Sequence[AgentMessage]
 Method = Literal["generate", "stream"]
 RunBody = Callable[[AgentRuntime], Awaitable[None]]
+
+ENDED_RUNS_KEPT = 64
+"""How many of the runs that ended ``agent.get_state(run_id=...)`` still knows (the newest)."""
 
 
 class ResumeOptions(TypedDict, total=False):
@@ -52,6 +57,9 @@ class ResumeOptions(TypedDict, total=False):
     """Set it to abort the run, as ``agent.abort()`` does."""
     deps: Mapping[str, Any] | None
     """Handed to tools as ``ToolContext.deps`` (shared clients, never read from the environment)."""
+    telemetry: Telemetry | None
+    """Where this run reports its spans instead of the agent's telemetry (a sub-agent's run gets
+    its caller's tool span: ``ToolContext.telemetry``)."""
 
 
 class RunOptions(ResumeOptions, total=False):
@@ -89,6 +97,8 @@ class Agent:
         output_type: type[BaseModel] | None = None,
         model_settings: Mapping[str, Any] | None = None,
         title_model: str | Model | None = None,
+        stream_buffer: int = DEFAULT_STREAM_BUFFER,
+        telemetry: Telemetry | None = None,
     ) -> None:
         if not name:
             raise ConfigurationError("An agent needs a name")
@@ -98,6 +108,8 @@ class Agent:
             raise ConfigurationError("tool_call_concurrency must be a positive integer or math.inf")
         if max_iterations < 1:
             raise ConfigurationError("max_iterations must be at least 1")
+        if stream_buffer < 1:
+            raise ConfigurationError("stream_buffer must be at least 1")
         self.name = name
         self.model = resolve_model(model)
         self.model_label = model_label(self.model)
@@ -130,8 +142,13 @@ class Agent:
             output=OutputSpec(output_type.model_json_schema()) if output_type else None,
             model_settings=model_settings,
             on_turn_saved=self._schedule_title if memory is not None else None,
+            telemetry=telemetry or NO_TELEMETRY,
         )
-        self._active: set[RunControl] = set()
+        self.stream_buffer = stream_buffer
+        self._runs: dict[str, AgentRuntime] = {}
+        """The runs in progress on this object, by run id."""
+        self._ended: OrderedDict[str, AgentRuntime] = OrderedDict()
+        """The last ``ENDED_RUNS_KEPT`` runs that ended here, oldest first (``get_state``)."""
         self._background: set[asyncio.Task[Any]] = set()
         self._last: AgentRuntime | None = None
 
@@ -315,14 +332,35 @@ class Agent:
     def off(self, event: AgentEvent, handler: EventHandler) -> None:
         self.events.off(event, handler)
 
-    def abort(self) -> None:
-        """Abort every run of this agent now in progress; each ends ``cancelled``."""
-        for control in tuple(self._active):
-            control.abort()
+    def abort(self, run_id: str | None = None) -> bool:
+        """Abort the run ``run_id``, or without it every run of this agent now in progress; each
+        ends ``cancelled``. True when a run was aborted.
 
-    def get_state(self) -> AgentState:
-        """A snapshot of the latest run (``idle`` before the first)."""
-        return self._last.snapshot() if self._last is not None else AgentState()
+        One agent object shared by concurrent runs (a server) aborts one of them by its id, or
+        with its own ``abort_signal`` (docs/runtime.md, Per-run control).
+        """
+        if run_id is not None:
+            runtimes = [self._runs[run_id]] if run_id in self._runs else []
+        else:
+            runtimes = list(self._runs.values())
+        for runtime in runtimes:
+            runtime.control.abort()
+        return bool(runtimes)
+
+    def get_state(self, run_id: str | None = None) -> AgentState:
+        """A snapshot of the run ``run_id``, or without it of the latest run (``idle`` before
+        the first).
+
+        ``run_id`` finds a run in progress on this agent or one of the last ``ENDED_RUNS_KEPT``
+        that ended here; ``KeyError`` for any other (a stream's ``state`` keeps its run's state
+        for as long as the caller keeps the stream).
+        """
+        if run_id is None:
+            return self._last.snapshot() if self._last is not None else AgentState()
+        runtime = self._runs.get(run_id) or self._ended.get(run_id)
+        if runtime is None:
+            raise KeyError(f"No run {run_id} is known to agent {self.name!r}")
+        return runtime.snapshot()
 
     def as_tool(self, description: str, *, name: str | None = None) -> Tool:
         return agent_as_tool(self, description, name)
@@ -359,24 +397,24 @@ class Agent:
     ) -> GenerateResult:
         """Run ``body`` in the caller's task, folding its chunks into a result."""
         collector = ResultCollector()
-        runtime, control = self._runtime(collector, run_id, options, streaming=False)
+        runtime = self._runtime(collector, run_id, options, streaming=False)
         try:
             await body(runtime)
         finally:
-            await self._release(control)
+            await self._release(runtime)
         return collector.result(runtime)
 
     def _stream(self, body: RunBody, run_id: str | None, options: ResumeOptions) -> StreamResult:
         """Run ``body`` in a task the returned stream owns."""
         control = RunControl(options.get("abort_signal"))
-        result = StreamResult(control)
-        runtime, _ = self._runtime(result.sink, run_id, options, streaming=True, control=control)
+        result = StreamResult(control, self.stream_buffer)
+        runtime = self._runtime(result.sink, run_id, options, streaming=True, control=control)
 
         async def produce() -> None:
             try:
                 await body(runtime)
             finally:
-                await self._release(control)
+                await self._release(runtime)
 
         result.start(runtime, produce)
         return result
@@ -389,7 +427,7 @@ class Agent:
         *,
         streaming: bool,
         control: RunControl | None = None,
-    ) -> tuple[AgentRuntime, RunControl]:
+    ) -> AgentRuntime:
         control = control or RunControl(options.get("abort_signal"))
         runtime = AgentRuntime(
             self._spec,
@@ -398,14 +436,20 @@ class Agent:
             sink=sink,
             streaming=streaming,
             deps=options.get("deps"),
+            telemetry=options.get("telemetry"),
         )
-        self._active.add(control)
+        self._runs[runtime.run_id] = runtime
         self._last = runtime
-        return runtime, control
+        return runtime
 
-    async def _release(self, control: RunControl) -> None:
-        self._active.discard(control)
-        await control.close()
+    async def _release(self, runtime: AgentRuntime) -> None:
+        if self._runs.get(runtime.run_id) is runtime:
+            del self._runs[runtime.run_id]
+        self._ended[runtime.run_id] = runtime
+        self._ended.move_to_end(runtime.run_id)
+        while len(self._ended) > ENDED_RUNS_KEPT:
+            self._ended.popitem(last=False)
+        await runtime.control.close()
 
     def _scope(
         self, thread_id: str | None, resource_id: str | None, tenant_id: str | None

@@ -42,9 +42,10 @@ def agent_as_tool(agent: Agent, description: str, name: str | None = None) -> To
             prepared = await agent.prepare_resume_from(
                 answer.state, answer.data, tool_call_id=answer.tool_call_id
             )
-            result = await agent.resume_prepared("generate", prepared)
+            result = await agent.resume_prepared("generate", prepared, telemetry=ctx.telemetry)
         else:
-            result = await agent.generate(input)
+            # The sub-agent's spans nest under this call's.
+            result = await agent.generate(input, telemetry=ctx.telemetry)
         if result.error is not None:
             raise ToolError(f"Sub-agent {agent.name} failed: {result.error}")
         if result.suspended:

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field, fields
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, Protocol
 
 from runyard.messages import AgentMessage, CustomMessage
 from runyard.models import Usage
@@ -155,4 +154,13 @@ StreamChunk = (
     | ErrorChunk
 )
 
-ChunkSink = Callable[[StreamChunk], None]
+
+class ChunkSink(Protocol):
+    """Where a run writes its chunks: ``generate``'s collector, or ``stream``'s bounded buffer."""
+
+    async def send(self, chunk: StreamChunk) -> None:
+        """Write ``chunk``; waits while the reader is behind (the stream's back-pressure)."""
+
+    def send_nowait(self, chunk: StreamChunk) -> None:
+        """Write ``chunk`` at once, past the bound if need be: for a tool's event sent from the
+        event loop's own thread, which cannot wait without stalling the run."""

@@ -16,14 +16,17 @@ __all__ = ["ResultCollector"]
 
 
 class ResultCollector:
-    """A chunk sink that keeps what a ``GenerateResult`` needs."""
+    """A chunk sink that keeps what a ``GenerateResult`` needs; it never makes the run wait."""
 
     def __init__(self) -> None:
         self.pending_suspend: list[PendingSuspend] = []
         self.finish: FinishChunk | None = None
         self.error: BaseException | None = None
 
-    def __call__(self, chunk: StreamChunk) -> None:
+    async def send(self, chunk: StreamChunk) -> None:
+        self.send_nowait(chunk)
+
+    def send_nowait(self, chunk: StreamChunk) -> None:
         if isinstance(chunk, ToolCallSuspendedChunk):
             self.pending_suspend.append(chunk.pending_suspend())
         elif isinstance(chunk, FinishChunk):

@@ -45,6 +45,7 @@ from runyard.runtime.results import SubAgentUsage, ToolCallRecord, total_cost
 from runyard.runtime.spec import RuntimeSpec
 from runyard.runtime.state import AgentState, PendingToolCall, RunStatus, open_questions
 from runyard.runtime.tool_runner import ToolOutcome, ToolRunner
+from runyard.telemetry import NO_TELEMETRY, Telemetry, TelemetrySpan
 from runyard.tools import Tool
 
 __all__ = ["AgentRuntime"]
@@ -62,8 +63,12 @@ class AgentRuntime:
         sink: ChunkSink,
         streaming: bool,
         deps: Mapping[str, Any] | None = None,
+        telemetry: Telemetry | None = None,
     ) -> None:
         self.spec = spec
+        self.telemetry = telemetry or spec.telemetry
+        self.span: TelemetrySpan = NO_TELEMETRY
+        """This segment's run span, once it started; model and tool spans are its children."""
         self.deps: Mapping[str, Any] = deps or {}
         self.run_id = run_id
         self.control = control
@@ -91,7 +96,7 @@ class AgentRuntime:
         self, messages: Sequence[AgentMessage], scope: MemoryScope | None, max_iterations: int
     ) -> None:
         self.scope, self.max_iterations = scope, max_iterations
-        await self._guarded(self._start(messages))
+        await self._traced("start", self._start(messages))
 
     async def resume(self, state: AgentState, tool_call_id: str, data: Any) -> None:
         self.list = AgentMessageList.deserialize(state.message_list)
@@ -103,7 +108,7 @@ class AgentRuntime:
                 state.thread_id, state.resource_id, state.tenant_id or "default"
             )
         self._checkpointed = True
-        await self._guarded(self._resume(state.pending_tool_calls, tool_call_id, data))
+        await self._traced("resume", self._resume(state.pending_tool_calls, tool_call_id, data))
 
     def snapshot(self) -> AgentState:
         scope = self.scope
@@ -122,6 +127,26 @@ class AgentRuntime:
         )
 
     # -- the run ------------------------------------------------------------------------------
+
+    async def _traced(self, segment: str, body: Awaitable[None]) -> None:
+        """Run the segment inside its run span, which ends with the segment's verdict."""
+        attributes = {
+            "run_id": self.run_id,
+            "segment": segment,
+            "agent": self.spec.name,
+            "model": self.spec.model_label,
+        }
+        self.span = self.telemetry.start_span("run", self.spec.name, attributes)
+        try:
+            await self._guarded(body)
+        finally:
+            ended = {
+                "status": self.status.value,
+                "finish_reason": self.finish_reason,
+                "input_tokens": self.usage.input_tokens,
+                "output_tokens": self.usage.output_tokens,
+            }
+            self.span.end(error=self.error, attributes=ended)
 
     async def _guarded(self, body: Awaitable[None]) -> None:
         """Run ``body``; turn an abort, a failure or an outside cancellation into the end state."""
@@ -171,7 +196,7 @@ class AgentRuntime:
         windows = await runner.run_windows([_as_call(p) for p in waiting], {})
         outcomes.update((o.call.tool_call_id, o) for o in windows.outcomes)
         left = {c.tool_call_id for c in windows.unexecuted}
-        self._settle([outcomes[i] for i in pending if i in outcomes])
+        await self._settle([outcomes[i] for i in pending if i in outcomes])
         still: dict[str, PendingToolCall] = {}
         for call_id, entry in pending.items():
             outcome = outcomes.get(call_id)
@@ -203,14 +228,14 @@ class AgentRuntime:
 
     async def _loop(self) -> None:
         runner = self._runner()
-        for _ in range(self.max_iterations):
+        for iteration in range(1, self.max_iterations + 1):
             self.control.check()
             self.spec.events.emit(AgentEvent.TURN_START, self.run_id)
-            turn = await self._call_model()
+            turn = await self._traced_model_call(iteration)
             self.usage += turn.usage
             (message,) = self.list.add_response([turn.message])
             assert isinstance(message, AgentMessage)
-            self.sink(MessageChunk(message))
+            await self.sink.send(MessageChunk(message))
             calls = message.tool_calls
             if not calls:
                 self.finish_reason = turn.finish_reason
@@ -220,7 +245,7 @@ class AgentRuntime:
                 return
             invalid = message.metadata.get("invalid_tool_args", {})
             windows = await runner.run_windows(calls, invalid)
-            self._settle([o for o in windows.outcomes if o.settled])
+            await self._settle([o for o in windows.outcomes if o.settled])
             if windows.suspended:
                 pending = {
                     o.call.tool_call_id: _suspended_entry(o)
@@ -232,6 +257,24 @@ class AgentRuntime:
                 return
             self._emit_turn_end(message, windows.outcomes)
         raise MaxIterationsError(self.max_iterations)
+
+    async def _traced_model_call(self, iteration: int) -> ModelTurn:
+        """One model call inside its span, a child of the run's."""
+        attributes = {"run_id": self.run_id, "iteration": iteration}
+        span = self.span.start_span("model", self.spec.model_label, attributes)
+        try:
+            turn = await self._call_model()
+        except BaseException as exc:
+            span.end(error=exc)
+            raise
+        usage = turn.usage
+        ended = {
+            "finish_reason": turn.finish_reason,
+            "input_tokens": usage.input_tokens,
+            "output_tokens": usage.output_tokens,
+        }
+        span.end(attributes=ended)
+        return turn
 
     async def _call_model(self) -> ModelTurn:
         arguments: dict[str, Any] = {
@@ -246,13 +289,15 @@ class AgentRuntime:
         turn: ModelTurn | None = None
         async for item in stream_model(self.spec.model, messages, **arguments):
             if isinstance(item, TextDelta):
-                self.sink(TextDeltaChunk(item.text))
+                await self.sink.send(TextDeltaChunk(item.text))
             elif isinstance(item, ReasoningDelta):
-                self.sink(ReasoningDeltaChunk(item.text))
+                await self.sink.send(ReasoningDeltaChunk(item.text))
             elif isinstance(item, ModelTurn):
                 turn = item
             else:
-                self.sink(ToolCallDeltaChunk(item.tool_call_id, item.tool_name, item.args_delta))
+                await self.sink.send(
+                    ToolCallDeltaChunk(item.tool_call_id, item.tool_name, item.args_delta)
+                )
         if turn is None:
             raise RunError("The model stream ended without a response")
         return turn
@@ -267,9 +312,10 @@ class AgentRuntime:
             sink=self.sink,
             concurrency=self.spec.tool_call_concurrency,
             deps=self.deps,
+            telemetry=self.span,
         )
 
-    def _settle(self, outcomes: Sequence[ToolOutcome]) -> None:
+    async def _settle(self, outcomes: Sequence[ToolOutcome]) -> None:
         """Record settled calls: one tool message with their results, then any custom rows."""
         settled = [o for o in outcomes if o.settled]
         if not settled:
@@ -289,7 +335,7 @@ class AgentRuntime:
         customs = [o.custom_message for o in settled if o.custom_message is not None]
         stamped_customs = self.list.add_response([results, *customs])[1:]
         for o in settled:
-            self.sink(
+            await self.sink.send(
                 ToolResultChunk(o.call.tool_call_id, o.call.tool_name, o.output, o.kind == "error")
             )
             if o.kind == "success":
@@ -300,7 +346,7 @@ class AgentRuntime:
                 )
                 self.sub_agent_usage.extend(o.sub_agent_usage)
         for custom in stamped_customs:
-            self.sink(MessageChunk(custom))
+            await self.sink.send(MessageChunk(custom))
 
     def _structured_output(self, turn: ModelTurn) -> Any:
         output_type = self.spec.output_type
@@ -337,7 +383,7 @@ class AgentRuntime:
         self.spec.events.emit(
             AgentEvent.AGENT_END, self.run_id, messages=self.list.response_delta()
         )
-        self.sink(self._finish(self.finish_reason or "stop"))
+        await self.sink.send(self._finish(self.finish_reason or "stop"))
         hook, scope = self.spec.on_turn_saved, self.scope
         if hook is not None and scope is not None and self.spec.memory is not None:
             hook(scope, self.list.turn_delta())
@@ -350,7 +396,7 @@ class AgentRuntime:
         self._checkpointed = True
         await self._save_turn()
         for agent_id, entry in open_questions(pending):
-            self.sink(
+            await self.sink.send(
                 ToolCallSuspendedChunk(
                     run_id=self.run_id,
                     tool_call_id=entry.tool_call_id,
@@ -361,7 +407,7 @@ class AgentRuntime:
                     agent_id=agent_id,
                 )
             )
-        self.sink(self._finish("tool-calls"))
+        await self.sink.send(self._finish("tool-calls"))
 
     async def _end_aborted(self, cause: Exception | None = None) -> None:
         self.status = RunStatus.CANCELLED
@@ -385,8 +431,8 @@ class AgentRuntime:
         except Exception:
             log.exception("run %s: could not store the unfinished turn", self.run_id)
         assert self.error is not None
-        self.sink(ErrorChunk(self.error))
-        self.sink(self._finish("error"))
+        await self.sink.send(ErrorChunk(self.error))
+        await self.sink.send(self._finish("error"))
 
     async def _save_turn(self) -> None:
         memory, scope = self.spec.memory, self.scope

@@ -14,6 +14,7 @@ from runyard.models import OutputSpec
 from runyard.runtime.events import AgentEventBus
 from runyard.runtime.memory import MemoryProtocol, MemoryScope
 from runyard.runtime.state import RunStateManager
+from runyard.telemetry import NO_TELEMETRY, Telemetry
 from runyard.tools import Tool
 
 __all__ = ["RuntimeSpec", "TurnSavedHook"]
@@ -38,3 +39,5 @@ class RuntimeSpec:
     """The output tool for ``output_type``, built once per agent (its schema is not free)."""
     model_settings: Mapping[str, Any] | None = None
     on_turn_saved: TurnSavedHook | None = None
+    telemetry: Telemetry = NO_TELEMETRY
+    """Where runs report their spans unless a run brings its own (``telemetry=``)."""

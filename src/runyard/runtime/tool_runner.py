@@ -23,6 +23,7 @@ from runyard.runtime.memory import MemoryScope
 from runyard.runtime.results import AgentToolOutput, SubAgentUsage
 from runyard.runtime.state import NestedSuspension
 from runyard.runtime.sub_agent_suspension import SubAgentSuspend
+from runyard.telemetry import Telemetry, TelemetrySpan
 from runyard.tools import Suspend, Tool, ToolContext, ToolEvent, invoke_tool, resume_validator
 
 __all__ = ["ToolOutcome", "ToolRunner", "WindowsResult"]
@@ -67,14 +68,17 @@ class ToolRunner:
         sink: ChunkSink,
         concurrency: float,
         deps: Mapping[str, Any],
+        telemetry: Telemetry,
     ) -> None:
         self.deps = deps
+        self.telemetry = telemetry
         self.tools = tools
         self.run_id = run_id
         self.scope = scope
         self.control = control
         self.events = events
         self.sink = sink
+        self.loop = asyncio.get_running_loop()
         # None: every call of the turn in one window.
         self.window: int | None = None if math.isinf(concurrency) else int(concurrency)
 
@@ -107,6 +111,27 @@ class ToolRunner:
         resume_data: Any = None,
         invalid_args: Mapping[str, str] | None = None,
     ) -> ToolOutcome:
+        """Run one call inside its telemetry span; the span ends with the outcome's kind."""
+        attributes = {"run_id": self.run_id, "tool_call_id": call.tool_call_id}
+        span = self.telemetry.start_span("tool", call.tool_name, attributes)
+        try:
+            outcome = await self._execute(call, span, resume_data, invalid_args)
+        except BaseException as exc:  # an abort cancels the call
+            span.end(error=exc)
+            raise
+        ended: dict[str, object] = {"outcome": outcome.kind}
+        if outcome.kind == "error":
+            ended["error"] = outcome.output
+        span.end(attributes=ended)
+        return outcome
+
+    async def _execute(
+        self,
+        call: ToolCallPart,
+        span: TelemetrySpan,
+        resume_data: Any,
+        invalid_args: Mapping[str, str] | None,
+    ) -> ToolOutcome:
         name, call_id = call.tool_name, call.tool_call_id
         self.events.emit(
             AgentEvent.TOOL_EXECUTION_START,
@@ -115,7 +140,7 @@ class ToolRunner:
             toolName=name,
             args=call.args,
         )
-        self.sink(ToolExecutionStartChunk(call_id, name, call.args))
+        await self.sink.send(ToolExecutionStartChunk(call_id, name, call.args))
         tool = self.tools.get(name)
         if tool is None:
             return self._error(call, f"Tool {name} not found")
@@ -127,7 +152,7 @@ class ToolRunner:
             args = tool.validate_args(call.args)
         except ValueError as exc:
             return self._error(call, f"Invalid tool input: {exc}")
-        ctx = self._context(call, resume_data)
+        ctx = self._context(call, resume_data, span)
         try:
             async with asyncio.timeout(tool.timeout):
                 raw = await invoke_tool(tool, args, ctx)
@@ -143,10 +168,17 @@ class ToolRunner:
             return self._sub_agent_suspended(call, raw)
         return self._success(tool, call, raw)
 
-    def _context(self, call: ToolCallPart, resume_data: Any) -> ToolContext:
+    def _context(self, call: ToolCallPart, resume_data: Any, span: TelemetrySpan) -> ToolContext:
         def emitted(event: ToolEvent) -> None:
             # Straight into the sink: the event keeps its place among the run's chunks.
-            self.sink(ToolEventChunk(call.tool_call_id, call.tool_name, event))
+            chunk = ToolEventChunk(call.tool_call_id, call.tool_name, event)
+            if _running_on(self.loop):
+                # An async tool: waiting here would stall the loop the reader needs.
+                self.sink.send_nowait(chunk)
+            else:
+                # A sync tool in a worker thread: hand the chunk to the loop (the sink is not
+                # thread-safe) and hold the thread until the stream has room for it.
+                asyncio.run_coroutine_threadsafe(self.sink.send(chunk), self.loop).result()
 
         scope = self.scope
         return ToolContext(
@@ -160,6 +192,7 @@ class ToolRunner:
             abort_signal=self.control.signal,
             on_event=emitted,
             deps=dict(self.deps),
+            telemetry=span,
         )
 
     def _suspended(self, tool: Tool, call: ToolCallPart, raw: Suspend) -> ToolOutcome:
@@ -217,3 +250,10 @@ class ToolRunner:
             result=result,
             isError=is_error,
         )
+
+
+def _running_on(loop: asyncio.AbstractEventLoop) -> bool:
+    try:
+        return asyncio.get_running_loop() is loop
+    except RuntimeError:  # a worker thread runs no loop
+        return False

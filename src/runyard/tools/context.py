@@ -7,6 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from runyard.telemetry import NO_TELEMETRY, Telemetry
+
 __all__ = ["ToolContext", "ToolEvent", "ToolEventSink", "ToolProgress"]
 
 
@@ -53,6 +55,8 @@ class ToolContext:
     abort_signal: asyncio.Event = field(default_factory=asyncio.Event)
     on_event: ToolEventSink = _ignore_event
     deps: dict[str, Any] = field(default_factory=dict)
+    telemetry: Telemetry = NO_TELEMETRY
+    """This call's span: pass it as ``telemetry=`` to a sub-agent's run to nest its spans here."""
 
     @property
     def idempotency_key(self) -> str:

@@ -56,7 +56,9 @@ class Delegation:
 
     async def start(self, briefing: str, ctx: ToolContext) -> GenerateResult:
         """Run the sub-agent on ``briefing`` until it ends or suspends."""
-        stream = await self.agent.stream(briefing, abort_signal=ctx.abort_signal, deps=ctx.deps)
+        stream = await self.agent.stream(
+            briefing, abort_signal=ctx.abort_signal, deps=ctx.deps, telemetry=ctx.telemetry
+        )
         return await self._follow(stream, ctx)
 
     async def resume(self, answer: SubAgentAnswer, ctx: ToolContext) -> GenerateResult:
@@ -65,7 +67,11 @@ class Delegation:
             answer.state, answer.data, tool_call_id=answer.tool_call_id
         )
         stream = await self.agent.resume_prepared(
-            "stream", prepared, abort_signal=ctx.abort_signal, deps=ctx.deps
+            "stream",
+            prepared,
+            abort_signal=ctx.abort_signal,
+            deps=ctx.deps,
+            telemetry=ctx.telemetry,
         )
         return await self._follow(stream, ctx)
 
