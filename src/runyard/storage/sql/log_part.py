@@ -1,25 +1,23 @@
-"""The event log and checkpoints of ``SqlStore``: append-heavy, keyed rows."""
+"""The event log of ``SqlStore``: append-only rows per thread, numbered by the writer."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
-from sqlalchemy import Text, cast, delete, func, insert, or_, select, type_coerce
+from sqlalchemy import Text, cast, func, insert, select, type_coerce
 from sqlalchemy.exc import IntegrityError
 
-from runyard.ids import now_ms
 from runyard.storage.errors import EventIdConflict
 from runyard.storage.records import StoredEvent
 from runyard.storage.sql.engine import read, write
-from runyard.storage.sql.schema import checkpoints, events
+from runyard.storage.sql.schema import events
 from runyard.storage.sql.state import SqlState
 
 __all__ = ["LogPart"]
 
 
 class LogPart(SqlState):
-    """Replayable per-thread events, and run checkpoints with an expiry."""
+    """Replayable per-thread events."""
 
     async def append_events(self, thread_id: str, events_: Sequence[StoredEvent]) -> None:
         if not events_:
@@ -75,31 +73,3 @@ class LogPart(SqlState):
         stmt = select(func.max(events.c.id)).where(events.c.thread_id == thread_id)
         async with read(self._engine) as conn:
             return int((await conn.execute(stmt)).scalar_one() or 0)
-
-    async def save_checkpoint(
-        self, key: str, state: dict[str, Any], *, expires_at: int | None = None
-    ) -> None:
-        row = {"key": key, "state": state, "expires_at": expires_at, "updated_at": now_ms()}
-        stmt = self._upsert(checkpoints, ["key"], ["state", "expires_at", "updated_at"])
-        async with write(self._engine) as conn:
-            await conn.execute(stmt, row)
-
-    async def load_checkpoint(self, key: str, *, now: int | None = None) -> dict[str, Any] | None:
-        at = now_ms() if now is None else now
-        stmt = select(checkpoints.c.state).where(
-            checkpoints.c.key == key,
-            or_(checkpoints.c.expires_at.is_(None), checkpoints.c.expires_at > at),
-        )
-        async with read(self._engine) as conn:
-            state: dict[str, Any] | None = (await conn.execute(stmt)).scalar_one_or_none()
-        return state
-
-    async def delete_checkpoint(self, key: str) -> None:
-        async with write(self._engine) as conn:
-            await conn.execute(delete(checkpoints).where(checkpoints.c.key == key))
-
-    async def sweep_expired_checkpoints(self, now: int) -> int:
-        stmt = delete(checkpoints).where(checkpoints.c.expires_at <= now)
-        async with write(self._engine) as conn:
-            result = await conn.execute(stmt)
-        return int(result.rowcount)

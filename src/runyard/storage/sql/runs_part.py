@@ -1,5 +1,4 @@
-"""Runs (one open per thread, leases with an expiry and an epoch) and confirmations (answered
-once) of ``SqlStore``."""
+"""Runs of ``SqlStore``: one open per thread, leases with an expiry and an epoch."""
 
 from __future__ import annotations
 
@@ -12,13 +11,12 @@ from runyard.ids import now_ms
 from runyard.storage.errors import RunConflict, RunNotFound, StaleLease, StorageError
 from runyard.storage.records import (
     OPEN_RUN_STATUSES,
-    Confirmation,
     RunRecord,
     RunStatus,
 )
 from runyard.storage.run_rules import check_close_status, check_open_status, lease_end, new_run
 from runyard.storage.sql.engine import read, write
-from runyard.storage.sql.schema import confirmations, runs
+from runyard.storage.sql.schema import runs
 from runyard.storage.sql.state import SqlState
 
 __all__ = ["RunsPart"]
@@ -39,20 +37,6 @@ def _run(row: Row[Any]) -> RunRecord:
     )
 
 
-def _confirmation(row: Row[Any]) -> Confirmation:
-    return Confirmation(
-        row.request_id,
-        row.thread_id,
-        row.run_id,
-        row.tool_call_id,
-        row.payload,
-        row.status,
-        row.answer,
-        row.created_at,
-        row.answered_at,
-    )
-
-
 _OPEN = runs.c.status.in_(OPEN_RUN_STATUSES)
 
 
@@ -66,7 +50,7 @@ _OPEN_ATTEMPTS = 5
 
 
 class RunsPart(SqlState):
-    """Run rows with leases, and the confirmations a run waits on."""
+    """Run rows with leases."""
 
     async def open_run(
         self,
@@ -211,58 +195,6 @@ class RunsPart(SqlState):
         if not run.is_open:
             return StaleLease(f"run {run_id!r} is already {run.status}")
         return StaleLease(f"run {run_id!r} lease epoch {epoch} superseded by {run.lease_epoch}")
-
-    async def create_confirmation(
-        self,
-        request_id: str,
-        *,
-        thread_id: str,
-        run_id: str,
-        tool_call_id: str,
-        payload: dict[str, Any],
-    ) -> Confirmation:
-        row = Confirmation(
-            request_id, thread_id, run_id, tool_call_id, payload, "pending", None, now_ms(), None
-        )
-        values = {
-            "request_id": request_id,
-            "thread_id": thread_id,
-            "run_id": run_id,
-            "tool_call_id": tool_call_id,
-            "payload": payload,
-            "status": "pending",
-            "answer": None,
-            "created_at": row.created_at,
-            "answered_at": None,
-        }
-        async with write(self._engine) as conn:
-            await conn.execute(insert(confirmations).values(values))
-        return row
-
-    async def get_confirmation(self, request_id: str) -> Confirmation | None:
-        stmt = select(confirmations).where(confirmations.c.request_id == request_id)
-        async with read(self._engine) as conn:
-            row = (await conn.execute(stmt)).one_or_none()
-        return None if row is None else _confirmation(row)
-
-    async def answer_confirmation(self, request_id: str, answer: dict[str, Any]) -> bool:
-        stmt = (
-            update(confirmations)
-            .where(confirmations.c.request_id == request_id, confirmations.c.status == "pending")
-            .values(status="answered", answer=answer, answered_at=now_ms())
-        )
-        async with write(self._engine) as conn:
-            result = await conn.execute(stmt)
-        return result.rowcount == 1
-
-    async def list_pending_confirmations(self, thread_id: str) -> list[Confirmation]:
-        stmt = (
-            select(confirmations)
-            .where(confirmations.c.thread_id == thread_id, confirmations.c.status == "pending")
-            .order_by(confirmations.c.created_at, confirmations.c.request_id)
-        )
-        async with read(self._engine) as conn:
-            return [_confirmation(row) for row in await conn.execute(stmt)]
 
 
 def _run_values(run: RunRecord) -> dict[str, Any]:

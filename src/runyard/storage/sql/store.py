@@ -5,6 +5,8 @@ from __future__ import annotations
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from runyard.storage.protocol import Backend, VectorSearch
+from runyard.storage.sql.checkpoints_part import CheckpointsPart
+from runyard.storage.sql.confirmations_part import ConfirmationsPart
 from runyard.storage.sql.conversations import ConversationsPart
 from runyard.storage.sql.embeddings_part import EmbeddingsPart
 from runyard.storage.sql.log_part import LogPart
@@ -16,7 +18,14 @@ __all__ = ["SqlStore"]
 
 
 class SqlStore(
-    ConversationsPart, MemoryTiersPart, EmbeddingsPart, RunsPart, LogPart, SnapshotsPart
+    ConversationsPart,
+    MemoryTiersPart,
+    EmbeddingsPart,
+    RunsPart,
+    ConfirmationsPart,
+    LogPart,
+    CheckpointsPart,
+    SnapshotsPart,
 ):
     """A ``Store`` on SQLite or PostgreSQL. Build it with ``runyard.storage.open_store``."""
 
