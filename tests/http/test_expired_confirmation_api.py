@@ -5,51 +5,20 @@ a clock the test moves."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from http_harness import asgi_client, asgi_sse, running_app, settled
 
-from runyard.agent import Agent
-from runyard.ids import now_ms
-from runyard.memory import Memory
-from runyard.service.tools import save_note
-from runyard.storage import Store, StoreCheckpointStore
+from expiring_agents import NOTE, TTL, Clock, agents_on
 
-NOTE = '/tool save_note {"text": "buy milk"}'
-TTL = 60
 EXPIRED = {"status": "error", "reason": "approval_expired"}
 
 
 @pytest.fixture
 def url(tmp_path: Path) -> str:
     return f"sqlite:///{tmp_path / 'runyard.db'}"
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.ms = now_ms()
-
-    def __call__(self) -> int:
-        return self.ms
-
-
-def agents_on(clock: Clock) -> Callable[[Store], list[Agent]]:
-    def build(store: Store) -> list[Agent]:
-        checkpoints = StoreCheckpointStore(store, ttl_seconds=TTL, clock=clock)
-        return [
-            Agent(
-                "assistant",
-                "runyard:demo",
-                tools=[save_note],
-                memory=Memory(store),
-                checkpoint_store=checkpoints,
-            )
-        ]
-
-    return build
 
 
 async def test_a_late_confirm_is_410_and_the_stream_gets_the_run_finish(url: str) -> None:

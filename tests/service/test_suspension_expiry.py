@@ -12,47 +12,13 @@ from collections.abc import Callable
 import pytest
 from service_harness import OWNER, Service, key, service
 
+from expiring_agents import NOTE, TTL, Clock, agents_on
 from runyard.agent import Agent
-from runyard.ids import now_ms
 from runyard.memory import Memory
 from runyard.runtime import InMemoryCheckpointStore
 from runyard.service import APPROVAL_EXPIRED, ConfirmationExpired, RunActive
 from runyard.service.tools import save_note
-from runyard.storage import Store, StoreCheckpointStore
-
-NOTE = '/tool save_note {"text": "buy milk"}'
-TTL = 60
-
-
-class Clock:
-    """Epoch milliseconds that move only when the test says so."""
-
-    def __init__(self) -> None:
-        self.ms = now_ms()
-
-    def __call__(self) -> int:
-        return self.ms
-
-    def advance(self, seconds: float) -> None:
-        self.ms += round(seconds * 1000)
-
-
-def agents_on(clock: Clock) -> Callable[[Store], list[Agent]]:
-    """The demo assistant with ``save_note``; its checkpoints expire ``TTL`` s on ``clock``."""
-
-    def build(store: Store) -> list[Agent]:
-        checkpoints = StoreCheckpointStore(store, ttl_seconds=TTL, clock=clock)
-        return [
-            Agent(
-                "assistant",
-                "runyard:demo",
-                tools=[save_note],
-                memory=Memory(store),
-                checkpoint_store=checkpoints,
-            )
-        ]
-
-    return build
+from runyard.storage import Store
 
 
 async def suspend(svc: Service, thread_id: str = "t1") -> tuple[str, str]:
