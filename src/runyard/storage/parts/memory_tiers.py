@@ -95,6 +95,25 @@ class ObservationTier(Protocol):
         """Move the observer's cursor."""
         ...
 
+    async def advance_observations(
+        self,
+        thread_id: str,
+        observations: Sequence[Observation],
+        /,
+        *,
+        cursor: MessageCursor,
+        expected: MessageCursor | None,
+        tenant_id: str,
+        resource_id: str,
+    ) -> bool:
+        """Append observations and move the cursor to ``cursor``, in one transaction, only if
+        the cursor is still ``expected`` (None: no cursor yet).
+
+        False, with nothing written, when another writer moved the cursor first: the
+        compare-and-set that keeps two observers of one thread from both writing.
+        """
+        ...
+
 
 @runtime_checkable
 class PlanTier(Protocol):
