@@ -36,6 +36,7 @@ from runyard.service.owner import Owner
 from runyard.service.run_checkpoints import RunCheckpoints
 from runyard.service.run_finish import RunEnding, RunFinisher
 from runyard.service.run_manager import RunManager
+from runyard.service.served_memory import served_memory
 from runyard.service.threads import Threads, thread_json
 from runyard.service.views import ThreadStatus
 
@@ -81,5 +82,6 @@ __all__ = [
     "new_instance_id",
     "sweep_checkpoints",
     "sweep_expired",
+    "served_memory",
     "thread_json",
 ]
