@@ -9,6 +9,7 @@ from memory_support import ALICE
 from runyard.errors import ConfigurationError
 from runyard.memory import ObservationalConfig
 from runyard.memory.observational.buffer import BufferedChunk, ObservationBuffer
+from runyard.runtime import MemoryScope
 from runyard.storage import MessageCursor, Observation
 
 A, B, C = MessageCursor(10, "a"), MessageCursor(20, "b"), MessageCursor(30, "c")
@@ -21,12 +22,11 @@ def _chunk(after: MessageCursor | None, until: MessageCursor) -> BufferedChunk:
 
 def test_chunks_chain_from_the_cursor_and_the_next_starts_where_the_chain_ends() -> None:
     buffer = ObservationBuffer()
-    assert buffer.end(ALICE, None) is None
+    assert buffer.chain(ALICE, None) == []
     assert buffer.add(ALICE, None, _chunk(None, A))
     assert buffer.add(ALICE, None, _chunk(A, B))
 
     assert [c.until for c in buffer.chain(ALICE, None)] == [A, B]
-    assert buffer.end(ALICE, None) == B
 
 
 def test_a_chunk_that_does_not_continue_the_chain_is_refused() -> None:
@@ -38,13 +38,34 @@ def test_a_chunk_that_does_not_continue_the_chain_is_refused() -> None:
     assert [c.until for c in buffer.chain(ALICE, None)] == [A]
 
 
-def test_a_chain_that_no_longer_starts_at_the_cursor_is_dropped() -> None:
+def test_a_reader_with_another_cursor_sees_no_chain_and_leaves_it_alone() -> None:
     buffer = ObservationBuffer()
     buffer.add(ALICE, None, _chunk(None, A))
     buffer.add(ALICE, None, _chunk(A, B))
 
-    assert buffer.chain(ALICE, C) == []  # someone else moved the cursor to C
-    assert buffer.chain(ALICE, None) == []  # and the chain is gone for good
+    assert buffer.chain(ALICE, C) == []  # a cursor read elsewhere, or later
+    assert [c.until for c in buffer.chain(ALICE, None)] == [A, B]
+
+
+def test_a_chunk_from_a_newer_cursor_replaces_a_stale_chain() -> None:
+    buffer = ObservationBuffer()
+    buffer.add(ALICE, None, _chunk(None, A))
+
+    assert buffer.add(ALICE, B, _chunk(B, C))  # someone else moved the cursor to B
+
+    assert buffer.chain(ALICE, None) == []
+    assert [c.until for c in buffer.chain(ALICE, B)] == [C]
+
+
+def test_only_the_most_recently_extended_threads_keep_a_chain() -> None:
+    buffer = ObservationBuffer(threads=2)
+    scopes = [MemoryScope(f"t{i}", "alice") for i in range(3)]
+    buffer.add(scopes[0], None, _chunk(None, A))
+    buffer.add(scopes[1], None, _chunk(None, A))
+    buffer.add(scopes[0], None, _chunk(A, B))  # t0 is now the most recent
+    buffer.add(scopes[2], None, _chunk(None, A))
+
+    assert [len(buffer.chain(scope, None)) for scope in scopes] == [2, 0, 1]
 
 
 def test_discarding_activated_chunks_keeps_the_ones_that_follow() -> None:

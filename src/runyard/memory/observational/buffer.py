@@ -29,29 +29,36 @@ class BufferedChunk:
 
 
 class ObservationBuffer:
-    """Per thread, the chain of buffered chunks that continues from the thread's cursor."""
+    """Per thread, the chain of buffered chunks that continues from the thread's cursor.
 
-    def __init__(self) -> None:
+    At most ``threads`` threads keep a chain; past that the least recently extended is
+    forgotten (which costs that thread, at worst, one wait when it crosses its threshold).
+    """
+
+    def __init__(self, threads: int = 1024) -> None:
         self._chains: dict[MemoryScope, list[BufferedChunk]] = {}
+        self._threads = threads
 
     def chain(self, scope: MemoryScope, cursor: MessageCursor | None) -> list[BufferedChunk]:
-        """The chunks that continue from ``cursor``; a chain that starts elsewhere is dropped."""
-        chain = self._chains.get(scope, [])
-        if chain and chain[0].after != cursor:
-            del self._chains[scope]
-            return []
-        return list(chain)
+        """The chunks that continue from ``cursor``; none when the chain starts elsewhere.
 
-    def end(self, scope: MemoryScope, cursor: MessageCursor | None) -> MessageCursor | None:
-        """Where the next chunk starts: the end of the chain, or ``cursor`` without one."""
-        chain = self.chain(scope, cursor)
-        return chain[-1].until if chain else cursor
+        A chain that does not start at ``cursor`` is left alone: the caller's cursor may be the
+        stale one (read just before the job activated the chain). ``add`` replaces a chain that
+        is really stale.
+        """
+        chain = self._chains.get(scope, [])
+        return list(chain) if chain and chain[0].after == cursor else []
 
     def add(self, scope: MemoryScope, cursor: MessageCursor | None, chunk: BufferedChunk) -> bool:
-        """Append ``chunk`` if it continues the chain from ``cursor``; False when it is stale."""
-        if chunk.after != self.end(scope, cursor):
+        """Keep ``chunk`` if it continues the chain from ``cursor`` (the thread's cursor as just
+        read), or starts a new chain at it; False when the chunk is stale."""
+        chain = self.chain(scope, cursor)
+        if chunk.after != (chain[-1].until if chain else cursor):
             return False
-        self._chains.setdefault(scope, []).append(chunk)
+        self._chains.pop(scope, None)  # re-inserted last: the most recently extended
+        self._chains[scope] = [*chain, chunk]
+        if len(self._chains) > self._threads:
+            del self._chains[next(iter(self._chains))]
         return True
 
     def discard(self, scope: MemoryScope, count: int) -> None:

@@ -127,6 +127,9 @@ class ObservationalMemory:
         """The log as a run starts with it: activated past the threshold, waited for past
         ``block_tokens`` (the last resort)."""
         snapshot, pending = await self._activate_if_due(scope)
+        if pending > self.config.block_tokens:
+            # Once more: the background job may have activated the buffer since it was read.
+            snapshot, pending = await self._activate_if_due(scope)
         if pending <= self.config.block_tokens:
             return snapshot
         self.waits += 1

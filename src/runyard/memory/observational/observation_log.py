@@ -71,10 +71,16 @@ class ObservationLog:
         self.config = config
 
     async def snapshot(self, scope: MemoryScope) -> LogSnapshot:
-        """The thread's observations and cursor."""
+        """The thread's observations and cursor.
+
+        Two reads, cursor first: the cursor and the observations covering the messages up to it
+        move together, so the log read after the cursor covers at least that far. (Read the
+        other way round, a write landing in between gives a cursor past the observations read,
+        and the messages in between would be neither raw nor observed.)
+        """
         owner = _owner(scope)
-        observations = await self._store.list_observations(scope.thread_id, **owner)
         cursor = await self._store.get_observation_cursor(scope.thread_id, **owner)
+        observations = await self._store.list_observations(scope.thread_id, **owner)
         return LogSnapshot(observations, cursor)
 
     async def unobserved(
