@@ -6,17 +6,17 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 import pytest
 from memory_support import ALICE, Observer, instructions, sent, sent_texts, words
 
 from runyard.agent import Agent
 from runyard.memory import Memory, ObservationalConfig
-from runyard.memory.observational import count_tokens
+from runyard.memory.observational import ObservationLog, count_tokens
 from runyard.memory.observational.prompts import BLOCK_CLOSE
 from runyard.messages import AgentMessage
-from runyard.storage import MessageCursor, Store
+from runyard.storage import MessageCursor, Observation, Store
 from runyard.testing import scripted_model, text
 
 OWNER = {"tenant_id": "default", "resource_id": "alice"}
@@ -328,3 +328,50 @@ def test_thresholds_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -
     assert (config.observer_message_tokens, config.reflector_observation_tokens) == (1000, 2000)
     assert config.model == "runyard:demo"
     assert (config.buffer_tokens, config.retain_tokens, config.block_tokens) == (200, 200, 1000)
+
+
+class _WriterBetweenReads:
+    """A store on which another writer advances the log right after each observation listing."""
+
+    def __init__(self, store: Store, write: Callable[[], Awaitable[object]]) -> None:
+        self._store = store
+        self._write: Callable[[], Awaitable[object]] | None = write
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._store, name)
+
+    async def list_observations(self, thread_id: str, **owner: str) -> list[Observation]:
+        listed = await self._store.list_observations(thread_id, **owner)
+        if self._write is not None:
+            write, self._write = self._write, None
+            await write()
+        return listed
+
+
+async def test_a_snapshot_never_pairs_a_newer_cursor_with_older_observations(
+    store: Store,
+) -> None:
+    first, second = _turn(0), _turn(1)
+    await store.save_messages("t-alice", [*first, *second], **OWNER)
+    start = MessageCursor(first[-1].created_at, first[-1].id)
+    await store.advance_observations(
+        "t-alice", [Observation("o1", "t-alice", "q0", 1)], cursor=start, expected=None, **OWNER
+    )
+    moved = MessageCursor(second[-1].created_at, second[-1].id)
+    racing = _WriterBetweenReads(
+        store,
+        lambda: store.advance_observations(
+            "t-alice",
+            [Observation("o2", "t-alice", "q1", 2)],
+            cursor=moved,
+            expected=start,
+            **OWNER,
+        ),
+    )
+    log = ObservationLog(racing, ObservationalConfig(model=None))
+
+    snapshot = await log.snapshot(ALICE)
+
+    # Either state is fine; a mix would hide the second turn (not raw, not observed).
+    assert snapshot.position == start
+    assert [o.id for o in snapshot.observations] == ["o1"]
