@@ -1,23 +1,29 @@
 """``runyard serve``'s settings turn observational memory on: a long tool-heavy session through
 the HTTP app (the default ``assistant``, as ``create_app`` builds it) crosses the threshold many
-times, and every model request starts from a raw block under it."""
+times, and every model request starts from a raw block under it; and a real ``runyard serve``
+process observes with the model ``RUNYARD_OBSERVER_MODEL`` names."""
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import re
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
-from http_harness import ALICE_OWNER, asgi_client, running_app, settled
+from http_harness import ALICE_OWNER, FrameParser, asgi_client, free_port, running_app, settled
 from pydantic_ai import messages as pai
+from server_process import client_for, server, stop
 
+from local_openai_server import local_openai_server
 from runyard.memory import Memory
 from runyard.memory.observational import count_tokens
 from runyard.messages import AgentMessage
 from runyard.models import estimate_tokens, from_model_messages
 from runyard.service import DEFAULT_AGENT
+from runyard.storage import open_store
 from runyard.testing import ScriptedModel, Turn, call, scripted_model, text
 
 THRESHOLD = 12_000
@@ -118,3 +124,57 @@ async def test_a_long_tool_heavy_session_keeps_every_request_bounded(
     for request in requests:
         sent = count_tokens(from_model_messages(request)) + estimate_tokens(_instructions(request))
         assert sent <= THRESHOLD + REFLECT_AT + turn
+
+
+def _observer_answer(body: dict[str, Any]) -> str:
+    """The observer behind a real endpoint: one line per user message of the transcript."""
+    prompt = body["messages"][-1]["content"]
+    asked = re.findall(r"^\[\S+ (\d\d:\d\d)\] user: (.*)$", prompt, re.MULTILINE)
+    return "\n".join(f"* IMPORTANT ({at}) user asked: {said[:40]}" for at, said in asked)
+
+
+async def _finished(client: httpx.AsyncClient, thread: str, runs: int) -> None:
+    """Wait until the thread's event stream has shown ``runs`` run-finish events."""
+    parser, seen = FrameParser(), 0
+    async with asyncio.timeout(30), client.stream("GET", f"/v1/events/{thread}") as response:
+        async for chunk in response.aiter_bytes():
+            for frame in parser.feed(chunk):
+                if frame.data is not None and frame.data["type"] == "run-finish":
+                    seen += 1
+                    if seen == runs:
+                        return
+
+
+@pytest.mark.slow
+async def test_runyard_serve_as_a_process_observes_with_the_model_its_settings_name(
+    tmp_path: Path,
+) -> None:
+    db, port = tmp_path / "runyard.db", free_port()
+    message = '/tool calculator {"expression": "6*7"}\n' * 3 + "context: " + "detail " * 60
+    async with local_openai_server() as observer:
+        observer.answer = _observer_answer
+        environment = {
+            "RUNYARD_OBSERVATIONAL_MEMORY": "true",
+            "RUNYARD_OBSERVER_MODEL": "openai-compatible:observer",
+            "RUNYARD_OBSERVER_MESSAGE_TOKENS": "400",
+            "RUNYARD_OPENAI_BASE_URL": observer.base_url,
+        }
+        with server(f"sqlite:///{db}", port, **environment) as process:
+            async with client_for(port) as client:
+                for turn in range(1, 7):
+                    response = await client.post("/v1/chat/t1", json={"message": message})
+                    assert response.status_code == 200
+                    await _finished(client, "t1", turn)
+            assert await stop(process) == 0
+
+    store = await open_store(f"sqlite:///{db}")
+    try:
+        owner = {"tenant_id": "acme", "resource_id": "alice"}
+        observations = await store.list_observations(ALICE_OWNER.thread_key("t1"), **owner)
+        cursor = await store.get_observation_cursor(ALICE_OWNER.thread_key("t1"), **owner)
+    finally:
+        await store.close()
+    assert observer.paths
+    assert all(body["model"] == "observer" for body in observer.bodies)
+    assert observations
+    assert cursor is not None
