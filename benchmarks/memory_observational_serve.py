@@ -53,6 +53,7 @@ from runyard.tools import tool
 OWNER = Owner("bench", "alice")
 HEADERS = {"X-Runyard-Tenant": OWNER.tenant_id, "X-Runyard-User": OWNER.user_id}
 THREAD = "session"
+DEFAULT_REFLECTOR = Settings.model_fields["reflector_observation_tokens"].default
 START, END = "<!-- memory_observational_serve:start -->", "<!-- memory_observational_serve:end -->"
 
 
@@ -266,9 +267,12 @@ def report(sessions: list[Session]) -> str:
         f"{s.turns} messages posted one after the other (the next as soon as a run ends) to",
         "runyard's HTTP app, in-process over ASGI on a SQLite file, its memory built by",
         "`runyard.service.served_memory` from `RUNYARD_OBSERVATIONAL_MEMORY=true`, the default",
-        f"observer threshold ({s.threshold} tokens) and a reflector threshold of {s.reflector}.",
-        f"Each turn the agent calls `run_workflow` {s.steps} times (~1,600 tokens per result),",
-        "then answers. One scripted model plays the agent and the observer",
+        f"observer threshold ({s.threshold} tokens) and a reflector threshold of {s.reflector}",
+        "(under the default 40 000, so that the reflector runs within the session). Each turn"
+        if s.reflector < DEFAULT_REFLECTOR
+        else "(the default). Each turn",
+        f"the agent calls `run_workflow` {s.steps} times (~1,600 tokens per result), then",
+        "answers. One scripted model plays the agent and the observer",
         "(`benchmarks/_workflow_session.py`); each column makes their calls take the time given,",
         "so the background observer competes with the runs as a real one would. Tokens are",
         "runyard's offline estimates of what the model was sent.",
@@ -278,7 +282,34 @@ def report(sessions: list[Session]) -> str:
     ]
     for index, (label, _) in enumerate(columns[0]):
         lines.append(f"| {label} | " + " | ".join(c[index][1] for c in columns) + " |")
-    return "\n".join(lines)
+    waited = sum(x.waits for x in sessions)
+    verdict = (
+        "so no run waited for the observer."
+        if waited == 0
+        else f"yet {waited} runs in all waited for it (the observer fell behind)."
+    )
+    return "\n".join([*lines, "", *_bound_note(sessions), f"  {verdict}", *NOTES])
+
+
+def _bound_note(sessions: list[Session]) -> list[str]:
+    kept = all(max(x.raw) <= x.threshold for x in sessions)
+    return [
+        "- The raw history a run starts with "
+        + ("never passed" if kept else "passed")
+        + " the threshold; the observer's chunks were",
+        "  buffered while earlier turns ran and activated when a turn crossed the threshold,",
+    ]
+
+
+NOTES = [
+    "- A request is bounded by the raw history, the observation block and the run's own tool",
+    "  calls (the runtime saves a run's messages, and so can observe them, when it ends).",
+    "- The reflector compares its threshold with the observations' stored token counts, which",
+    "  are scaled to the output tokens the observer model reported (here pydantic-ai's estimate",
+    "  for a scripted model, well under runyard's); the block column is runyard's estimate of",
+    "  the rendered block, markers and times included. The scripted reflector keeps every user",
+    "  request and drops the tool lines, so the block keeps growing slowly between reflections.",
+]
 
 
 def main() -> None:
@@ -291,7 +322,7 @@ def main() -> None:
         metavar="MODEL_MS:OBSERVER_MS",
         help="one session per value (default 0:0): how long each model / observer call takes",
     )
-    parser.add_argument("--reflector-tokens", type=int, default=40_000)
+    parser.add_argument("--reflector-tokens", type=int, default=DEFAULT_REFLECTOR)
     parser.add_argument("--write-docs", action="store_true", help="update docs/benchmarks.md")
     args = parser.parse_args()
     sessions = []
