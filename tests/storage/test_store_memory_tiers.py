@@ -138,6 +138,43 @@ async def test_of_concurrent_advances_from_one_cursor_exactly_one_wins(store: St
     assert kept.text == f"writer {won.index(True)}"
 
 
+async def test_condensing_replaces_only_the_observations_it_names(store: Store) -> None:
+    old = [Observation("o1", "t1", "one", 10), Observation("o2", "t1", "two", 11)]
+    await store.append_observations("t1", old, **ALICE)
+    await store.append_observations("t1", [Observation("o3", "t1", "new", 12)], **ALICE)
+
+    merged = [Observation("r1", "t1", "one and two", 10)]
+    assert await store.condense_observations("t1", merged, replaces=["o1", "o2"], **ALICE)
+
+    assert [o.id for o in await store.list_observations("t1", **ALICE)] == ["r1", "o3"]
+    again = [Observation("r2", "t1", "stale", 10)]
+    assert not await store.condense_observations("t1", again, replaces=["o1", "o2"], **ALICE)
+    assert [o.id for o in await store.list_observations("t1", **ALICE)] == ["r1", "o3"]
+    with pytest.raises(ThreadOwnershipError):
+        await store.condense_observations("t1", again, replaces=["r1"], **BOB)
+
+
+async def test_of_concurrent_condensers_of_one_log_exactly_one_wins(store: Store) -> None:
+    old = [Observation(f"o{i}", "t1", f"note {i}", 10 + i) for i in range(3)]
+    await store.append_observations("t1", old, **ALICE)
+
+    won = await asyncio.gather(
+        *(
+            store.condense_observations(
+                "t1",
+                [Observation(f"r{i}", "t1", f"condensed by {i}", 10)],
+                replaces=[o.id for o in old],
+                **ALICE,
+            )
+            for i in range(4)
+        )
+    )
+
+    assert won.count(True) == 1
+    (kept,) = await store.list_observations("t1", **ALICE)
+    assert kept.text == f"condensed by {won.index(True)}"
+
+
 @pytest.mark.part_fakes("plans-only")
 async def test_plans_are_replaced_and_private(store: PlanTier) -> None:
     assert await store.get_plan("t1", **ALICE) is None

@@ -156,12 +156,12 @@ class ObservationLog:
         if not lines:
             log.warning("reflector wrote no observations for thread %s", scope.thread_id)
             return False
-        current = (await self.snapshot(scope)).observations
-        if [o.id for o in current] != [o.id for o in observations]:
-            return False  # the log changed while the reflector ran; the next pass reflects it
         entries = _entries(scope, lines, observations[0].created_at, turn)
-        await self._store.replace_observations(scope.thread_id, entries, **_owner(scope))
-        return True
+        # Replaces exactly what the reflector read: observations activated meanwhile stay, and
+        # when another process condensed the same ones first, this result is dropped.
+        return await self._store.condense_observations(
+            scope.thread_id, entries, replaces=[o.id for o in observations], **_owner(scope)
+        )
 
     async def _observe_chunk(
         self,

@@ -90,6 +90,25 @@ class MemoryTiersPart(MemoryState, MemoryTiers):
             thread_id, observations, tenant_id=tenant_id, resource_id=resource_id
         )
 
+    async def condense_observations(
+        self,
+        thread_id: str,
+        observations: Sequence[Observation],
+        *,
+        replaces: Sequence[str],
+        tenant_id: str,
+        resource_id: str,
+    ) -> bool:
+        self._claim(thread_id, tenant_id, resource_id)
+        rows = self._observations.setdefault(thread_id, {})
+        wanted = set(replaces)
+        if not wanted <= rows.keys():
+            return False
+        for key in wanted:
+            del rows[key]
+        self._add_observations(thread_id, observations)
+        return True
+
     async def get_observation_cursor(
         self, thread_id: str, *, tenant_id: str, resource_id: str
     ) -> ObservationCursor | None:

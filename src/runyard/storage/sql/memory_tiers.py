@@ -29,6 +29,10 @@ __all__ = ["MemoryTiersPart"]
 _OBSERVATION_FIELDS = ("text", "created_at", "tokens", "marker", "parent_id", "metadata")
 
 
+class _Condensed(Exception):
+    """Raised inside a transaction to roll it back: another writer condensed these first."""
+
+
 def _observation(row: Row[Any]) -> Observation:
     return Observation(
         row.id,
@@ -134,6 +138,31 @@ class MemoryTiersPart(SqlState):
             await self._claim(conn, thread_id, tenant_id, resource_id)
             await conn.execute(delete(observations).where(observations.c.thread_id == thread_id))
             await self._insert_observations(conn, thread_id, observations_)
+
+    async def condense_observations(
+        self,
+        thread_id: str,
+        observations_: Sequence[Observation],
+        *,
+        replaces: Sequence[str],
+        tenant_id: str,
+        resource_id: str,
+    ) -> bool:
+        wanted = set(replaces)
+        stmt = delete(observations).where(
+            observations.c.thread_id == thread_id, observations.c.id.in_(wanted)
+        )
+        try:
+            async with write(self._engine) as conn:
+                await self._claim(conn, thread_id, tenant_id, resource_id)
+                # A concurrent condenser's DELETE waits for this one's row locks, then finds
+                # the rows gone: its count falls short and it rolls back.
+                if (await conn.execute(stmt)).rowcount != len(wanted):
+                    raise _Condensed
+                await self._insert_observations(conn, thread_id, observations_)
+        except _Condensed:
+            return False
+        return True
 
     async def _insert_observations(
         self, conn: AsyncConnection, thread_id: str, rows: Sequence[Observation]
