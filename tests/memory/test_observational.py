@@ -375,3 +375,24 @@ async def test_a_snapshot_never_pairs_a_newer_cursor_with_older_observations(
     # Either state is fine; a mix would hide the second turn (not raw, not observed).
     assert snapshot.position == start
     assert [o.id for o in snapshot.observations] == ["o1"]
+
+
+async def test_observations_activated_while_the_reflector_runs_are_kept(store: Store) -> None:
+    observer = Observer()
+    observer.gate = asyncio.Event()
+    old = [Observation(f"o{i}", "t-alice", f"note {i} " + "word " * 10, 10 + i) for i in range(3)]
+    await store.append_observations("t-alice", old, **OWNER)
+    config = ObservationalConfig(model=None, reflector_observation_tokens=5)
+    log = ObservationLog(store, config)
+    reflecting = asyncio.create_task(log.reflect(ALICE, observer.model))
+    await observer.started.wait()
+
+    late = [Observation("late", "t-alice", "activated meanwhile", 100)]
+    assert await store.advance_observations(
+        "t-alice", late, cursor=MessageCursor(100, "m-last"), expected=None, **OWNER
+    )
+    observer.gate.set()
+
+    assert await reflecting
+    kept = await store.list_observations("t-alice", **OWNER)
+    assert [o.text for o in kept] == ["condensed history", "activated meanwhile"]
