@@ -26,6 +26,8 @@ from runyard.service import DEFAULT_AGENT
 from runyard.storage import open_store
 from runyard.testing import ScriptedModel, Turn, call, scripted_model, text
 
+pytestmark = pytest.mark.slow
+
 THRESHOLD = 12_000
 REFLECT_AT = 200  # small, so the reflector runs too
 TURNS = 40
@@ -145,7 +147,6 @@ async def _finished(client: httpx.AsyncClient, thread: str, runs: int) -> None:
                         return
 
 
-@pytest.mark.slow
 async def test_runyard_serve_as_a_process_observes_with_the_model_its_settings_name(
     tmp_path: Path,
 ) -> None:
