@@ -15,48 +15,21 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
-import re
 from pathlib import Path
 
-from pydantic_ai import messages as pai
+from _workflow_session import observe, workflow
 
 from runyard.memory import Memory, ObservationalConfig
 from runyard.memory.observational import count_tokens
 from runyard.messages import AgentMessage, ToolCallPart, ToolResultPart
-from runyard.models import estimate_tokens, from_model_messages
+from runyard.models import estimate_tokens
 from runyard.runtime import MemoryScope
 from runyard.storage import open_store
-from runyard.testing import Turn, scripted_model
+from runyard.testing import scripted_model
 
 SCOPE = MemoryScope("bench-thread", "bench-user")
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "benchmarks.md"
 START, END = "<!-- memory_observational:start -->", "<!-- memory_observational:end -->"
-
-
-def _workflow(turn: int, step: int) -> dict[str, object]:
-    nodes = [
-        {
-            "id": f"node-{n}",
-            "type": ["httpRequest", "set", "if", "slack", "code"][n % 5],
-            "parameters": {
-                "url": f"https://api.example.com/v1/items/{turn}/{step}/{n}",
-                "jsCode": f"return items.map(item => ({{ ...item.json, step: {step}, n: {n} }}));",
-                "options": {"timeout": 30_000, "retry": {"count": 3, "delayMs": 500}},
-            },
-            "position": [n * 220, 300],
-        }
-        for n in range(12)
-    ]
-    runs = [
-        {"node": f"node-{n}", "status": "success", "items": 25, "ms": 40 + n} for n in range(12)
-    ]
-    return {
-        "id": f"wf-{turn}-{step}",
-        "name": f"Sync batch {turn}.{step}",
-        "nodes": nodes,
-        "runs": runs,
-    }
 
 
 def _turn(turn: int, steps: int, clock: list[int]) -> list[AgentMessage]:
@@ -81,7 +54,7 @@ def _turn(turn: int, steps: int, clock: list[int]) -> list[AgentMessage]:
             )
         )
         result = ToolResultPart(
-            tool_call_id=call_id, tool_name="run_workflow", result=_workflow(turn, step)
+            tool_call_id=call_id, tool_name="run_workflow", result=workflow(turn, step)
         )
         out.append(AgentMessage(role="tool", parts=[result], created_at=at()))
     out.append(
@@ -90,26 +63,9 @@ def _turn(turn: int, steps: int, clock: list[int]) -> list[AgentMessage]:
     return out
 
 
-def _observe(messages: list[pai.ModelMessage]) -> Turn:
-    prompt = from_model_messages(messages)[-1].text
-    if "Observation log:" in prompt:  # the reflector: keep the requests, drop the tool detail
-        kept = [line for line in prompt.splitlines() if line.startswith(("Date:", "* "))]
-        return Turn(text="\n".join(kept))
-    lines: list[str] = []
-    for stamp, role, body in re.findall(r"^\[\S+ (\d\d:\d\d)\] (\w+): (.*)$", prompt, re.MULTILINE):
-        if role == "user":
-            lines.append(f"* CRITICAL ({stamp}) User asked: {body}")
-        elif body.startswith("tool_call "):
-            name, _, args = body.removeprefix("tool_call ").partition(" input=")
-            lines.append(
-                f"  * INFO ({stamp}) ran {name} {json.loads(args)['id']}: 12 nodes, all succeeded"
-            )
-    return Turn(text="\n".join(lines))
-
-
 async def run(turns: int, steps: int) -> dict[str, float]:
     store = await open_store("memory://")
-    observer = scripted_model([_observe] * 1_000, model_name="scripted-observer")
+    observer = scripted_model([observe] * 1_000, model_name="scripted-observer")
     memory = Memory(store, observational=ObservationalConfig(model=observer))
     clock, everything = [1_767_268_800_000], []
     try:
@@ -169,13 +125,14 @@ def report(turns: int, steps: int, r: dict[str, float]) -> str:
     )
 
 
-def write_docs(section: str) -> None:
-    """Replace this benchmark's section of docs/benchmarks.md, leaving other sections alone."""
-    block = f"{START}\n{section}\n{END}"
+def write_docs(section: str, start: str = START, end: str = END) -> None:
+    """Replace one benchmark's section of docs/benchmarks.md (between ``start`` and ``end``),
+    leaving other sections alone."""
+    block = f"{start}\n{section}\n{end}"
     text = DOCS.read_text() if DOCS.exists() else "# Benchmarks\n"
-    if START in text and END in text:
-        head, _, rest = text.partition(START)
-        _, _, tail = rest.partition(END)
+    if start in text and end in text:
+        head, _, rest = text.partition(start)
+        _, _, tail = rest.partition(end)
         text = head + block + tail
     else:
         text = text.rstrip("\n") + "\n\n" + block + "\n"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from http import HTTPStatus
 from typing import Any
@@ -38,13 +38,18 @@ CHUNKS: list[dict[str, Any]] = [
 
 
 class LocalServer:
-    """Answers chat completions with ``CHUNKS`` as SSE, embeddings with fixed vectors, else 404."""
+    """Answers chat completions with ``CHUNKS`` as SSE, embeddings with fixed vectors, else 404.
+
+    A chat completion asked for without streaming is answered by ``answer`` (the request body
+    in, the reply's text out) as one JSON completion.
+    """
 
     def __init__(self) -> None:
         self.bodies: list[dict[str, Any]] = []
         self.paths: list[str] = []
         self.base_url = ""
         self.failure: tuple[int, dict[str, Any]] | None = None
+        self.answer: Callable[[dict[str, Any]], str] = lambda _body: "ok"
 
     def fail_with(self, status: int, message: str, code: str | None = None) -> None:
         """Answer every later chat completion with HTTP ``status`` and OpenAI's error body."""
@@ -69,6 +74,8 @@ class LocalServer:
             status, error = self.failure
             # The SDK would otherwise retry a 429 or a 5xx after a back-off.
             writer.write(_json_response({"error": error}, _status_line(status), no_retry=True))
+        elif not body.get("stream"):
+            writer.write(_json_response(_completion(self.answer(body))))
         else:
             writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n")
             writer.write(b"Connection: close\r\n\r\n")
@@ -86,6 +93,18 @@ def _stream_chunks() -> list[dict[str, Any]]:
     usage = {"prompt_tokens": 12, "completion_tokens": 7, "total_tokens": 19}
     chunks.append({**base, "choices": [], "usage": usage})
     return chunks
+
+
+def _completion(content: str) -> dict[str, Any]:
+    message = {"role": "assistant", "content": content}
+    return {
+        "id": "chatcmpl-2",
+        "object": "chat.completion",
+        "created": 1,
+        "model": "local",
+        "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 12, "completion_tokens": 7, "total_tokens": 19},
+    }
 
 
 def _embeddings(inputs: list[str]) -> dict[str, Any]:

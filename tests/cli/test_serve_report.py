@@ -32,11 +32,12 @@ def test_the_report_names_url_docs_database_bus_agents_and_grpc(tmp_path: Path) 
     lines = text.splitlines()
     assert lines[0].startswith("runyard ")
     assert lines[0].endswith("serving http://127.0.0.1:8400")
-    assert lines[1:7] == [
+    assert lines[1:8] == [
         "API docs   http://127.0.0.1:8400/docs",
         f"database   SQLite file {tmp_path / 'r.db'}",
         "event bus  in-process (one server; set RUNYARD_REDIS_URL to share events between replicas)",
         "memory     semantic recall off (set RUNYARD_EMBEDDER_MODEL to turn it on)",
+        "           observational memory off (set RUNYARD_OBSERVATIONAL_MEMORY=true to turn it on)",
         "agent      assistant (calculator, save_note), model runyard:demo",
         "gRPC       port 9001 requested; gRPC is not served yet",
     ]
@@ -124,3 +125,22 @@ def test_the_top_level_help_lists_the_commands() -> None:
     assert result.exit_code == 0
     for command in ("serve", "chat", "db"):
         assert command in result.output
+
+
+def test_the_report_says_whether_observational_memory_is_on_and_how_it_is_tuned() -> None:
+    settings = Settings(
+        observational_memory=True,
+        observer_model="openai:gpt-4o-mini",
+        observer_message_tokens=8000,
+        reflector_observation_tokens=12000,
+    )
+    text = _printed(ServeReport.of(settings, "127.0.0.1", 8400, (ASSISTANT,)))
+    assert (
+        "           observational memory on, observer openai:gpt-4o-mini, raw messages kept "
+        "under 8000 tokens, observations condensed past 12000" in text.splitlines()
+    )
+    default = Settings(observational_memory=True, observer_model="")
+    text = _printed(ServeReport.of(default, "127.0.0.1", 8400, (ASSISTANT,)))
+    assert (
+        "observational memory on, observer the agent's model, raw messages kept under 30000" in text
+    )

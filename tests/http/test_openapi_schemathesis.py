@@ -28,7 +28,11 @@ from runyard.http import create_app
 
 pytestmark = pytest.mark.slow
 
-CONFIG = {"seed": 7, "generation": {"max-examples": 20, "database": "none"}}
+# No NUL characters in generated strings: the API refuses them in any text by design
+# (http.md, "Text"), which JSON Schema cannot say, so schema-valid data with one is no bug.
+# Hypothesis draws constants from runyard's own source, so any change to the code reshuffles
+# the examples; without this, whether a NUL lands in an accepted field was luck.
+CONFIG = {"seed": 7, "generation": {"max-examples": 20, "database": "none", "allow-x00": False}}
 
 
 def test_every_response_matches_the_openapi_document(tmp_path: Path) -> None:

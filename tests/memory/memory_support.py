@@ -48,6 +48,9 @@ class Observer:
 
     def __init__(self) -> None:
         self.calls = 0
+        self.active = 0
+        self.most_active = 0
+        """The most calls that were ever in flight at once."""
         self.reflections = 0
         self.failures_left = 0
         self.gate: asyncio.Event | None = None
@@ -58,6 +61,14 @@ class Observer:
     async def _respond(
         self, messages: list[pai.ModelMessage], info: AgentInfo
     ) -> pai.ModelResponse:
+        self.active += 1
+        self.most_active = max(self.most_active, self.active)
+        try:
+            return await self._answer(messages, info)
+        finally:
+            self.active -= 1
+
+    async def _answer(self, messages: list[pai.ModelMessage], info: AgentInfo) -> pai.ModelResponse:
         self.started.set()
         if self.gate is not None:
             await self.gate.wait()

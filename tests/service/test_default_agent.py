@@ -1,4 +1,4 @@
-"""The default ``assistant``: its memory follows the settings it is given, as the start-up report says."""
+"""The default ``assistant``: its memory tiers follow the settings it is given, as the start-up report says."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from runyard.config import Settings
+from runyard.memory import Memory
 from runyard.service import default_agent
 from runyard.storage import Store, open_store
 
@@ -42,3 +43,29 @@ async def test_no_embedder_in_the_settings_means_no_semantic_recall(
     memory = default_agent(store, Settings(model="runyard:demo", embedder_model="")).memory
     assert memory is not None
     assert memory.recall is None
+
+
+async def test_observational_memory_follows_the_settings(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings = Settings(
+        model="runyard:demo",
+        observational_memory=True,
+        observer_model="runyard:demo",
+        observer_message_tokens=8000,
+        reflector_observation_tokens=12000,
+    )
+    memory = default_agent(store, settings).memory
+    assert isinstance(memory, Memory)
+    assert memory.observational is not None
+    config = memory.observational.config
+    assert (config.model, config.observer_message_tokens, config.reflector_observation_tokens) == (
+        "runyard:demo",
+        8000,
+        12000,
+    )
+    # Off unless the settings say so; the environment behind them is not consulted.
+    monkeypatch.setenv("RUNYARD_OBSERVATIONAL_MEMORY", "true")
+    off = default_agent(store, Settings(model="runyard:demo", observational_memory=False)).memory
+    assert isinstance(off, Memory)
+    assert off.observational is None

@@ -3,6 +3,8 @@ isolated per owner. The plans test runs on a plans-only fake too."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from store_parts import assert_implements
 
@@ -92,6 +94,85 @@ async def test_observation_cursor_moves_forward(store: Store) -> None:
     assert got is not None
     assert (got.message_created_at, got.message_id) == (20, "m2")
     assert await store.get_observation_cursor("t1", **BOB) is None
+
+
+async def test_advancing_observations_is_a_compare_and_set_on_the_cursor(store: Store) -> None:
+    first, second = MessageCursor(10, "m1"), MessageCursor(20, "m2")
+    one = [Observation("o1", "t1", "one", 10)]
+    assert await store.advance_observations("t1", one, cursor=first, expected=None, **ALICE)
+    # A second writer that read "no cursor yet" loses, and writes nothing.
+    stale = [Observation("o9", "t1", "stale", 10)]
+    assert not await store.advance_observations("t1", stale, cursor=second, expected=None, **ALICE)
+    assert not await store.advance_observations(
+        "t1", stale, cursor=second, expected=MessageCursor(10, "other"), **ALICE
+    )
+    two = [Observation("o2", "t1", "two", 20)]
+    assert await store.advance_observations("t1", two, cursor=second, expected=first, **ALICE)
+    assert [o.id for o in await store.list_observations("t1", **ALICE)] == ["o1", "o2"]
+    got = await store.get_observation_cursor("t1", **ALICE)
+    assert got is not None
+    assert (got.message_created_at, got.message_id) == (20, "m2")
+    with pytest.raises(ThreadOwnershipError):
+        await store.advance_observations("t1", stale, cursor=first, expected=second, **BOB)
+
+
+async def test_of_concurrent_advances_from_one_cursor_exactly_one_wins(store: Store) -> None:
+    start = MessageCursor(10, "m1")
+    await store.set_observation_cursor("t1", start, **ALICE)
+
+    won = await asyncio.gather(
+        *(
+            store.advance_observations(
+                "t1",
+                [Observation(f"o{i}", "t1", f"writer {i}", 20)],
+                cursor=MessageCursor(20 + i, f"m{i}"),
+                expected=start,
+                **ALICE,
+            )
+            for i in range(4)
+        )
+    )
+
+    assert won.count(True) == 1
+    (kept,) = await store.list_observations("t1", **ALICE)
+    assert kept.text == f"writer {won.index(True)}"
+
+
+async def test_condensing_replaces_only_the_observations_it_names(store: Store) -> None:
+    old = [Observation("o1", "t1", "one", 10), Observation("o2", "t1", "two", 11)]
+    await store.append_observations("t1", old, **ALICE)
+    await store.append_observations("t1", [Observation("o3", "t1", "new", 12)], **ALICE)
+
+    merged = [Observation("r1", "t1", "one and two", 10)]
+    assert await store.condense_observations("t1", merged, replaces=["o1", "o2"], **ALICE)
+
+    assert [o.id for o in await store.list_observations("t1", **ALICE)] == ["r1", "o3"]
+    again = [Observation("r2", "t1", "stale", 10)]
+    assert not await store.condense_observations("t1", again, replaces=["o1", "o2"], **ALICE)
+    assert [o.id for o in await store.list_observations("t1", **ALICE)] == ["r1", "o3"]
+    with pytest.raises(ThreadOwnershipError):
+        await store.condense_observations("t1", again, replaces=["r1"], **BOB)
+
+
+async def test_of_concurrent_condensers_of_one_log_exactly_one_wins(store: Store) -> None:
+    old = [Observation(f"o{i}", "t1", f"note {i}", 10 + i) for i in range(3)]
+    await store.append_observations("t1", old, **ALICE)
+
+    won = await asyncio.gather(
+        *(
+            store.condense_observations(
+                "t1",
+                [Observation(f"r{i}", "t1", f"condensed by {i}", 10)],
+                replaces=[o.id for o in old],
+                **ALICE,
+            )
+            for i in range(4)
+        )
+    )
+
+    assert won.count(True) == 1
+    (kept,) = await store.list_observations("t1", **ALICE)
+    assert kept.text == f"condensed by {won.index(True)}"
 
 
 @pytest.mark.part_fakes("plans-only")

@@ -42,7 +42,7 @@ class ServeReport:
     url: str
     database: str
     event_bus: str
-    memory: str
+    memory: tuple[str, ...]
     agents: tuple[AgentSummary, ...]
     grpc_port: int
     notices: tuple[str, ...] = ()
@@ -85,7 +85,7 @@ def print_report(console: Console, report: ServeReport) -> None:
     )
     rows = [("API docs", f"{report.url}/docs"), ("database", report.database)]
     rows.append(("event bus", report.event_bus))
-    rows.append(("memory", report.memory))
+    rows.extend(("" if i else "memory", tier) for i, tier in enumerate(report.memory))
     for agent in report.agents:
         tools = f" ({', '.join(agent.tools)})" if agent.tools else ""
         rows.append(("agent", f"{agent.name}{tools}, model {agent.model}"))
@@ -110,12 +110,28 @@ def _demo_notice(settings: Settings, agents: tuple[AgentSummary, ...]) -> tuple[
     )
 
 
-def _memory(settings: Settings) -> str:
+def _memory(settings: Settings) -> tuple[str, ...]:
+    """One line per optional tier, as ``runyard.service.served_memory`` builds them."""
+    return (_recall(settings), _observational(settings))
+
+
+def _recall(settings: Settings) -> str:
     if not settings.embedder_model:
         return "semantic recall off (set RUNYARD_EMBEDDER_MODEL to turn it on)"
     return (
         f"semantic recall on, embedder {settings.embedder_model}, "
         f"top {settings.semantic_recall_top_k} matches"
+    )
+
+
+def _observational(settings: Settings) -> str:
+    if not settings.observational_memory:
+        return "observational memory off (set RUNYARD_OBSERVATIONAL_MEMORY=true to turn it on)"
+    observer = settings.observer_model or "the agent's model"
+    return (
+        f"observational memory on, observer {observer}, raw messages kept under "
+        f"{settings.observer_message_tokens} tokens, observations condensed past "
+        f"{settings.reflector_observation_tokens}"
     )
 
 

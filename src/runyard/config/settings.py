@@ -27,6 +27,10 @@ class Settings(BaseSettings):
         default="", description="embedding model; empty = semantic recall off"
     )
     semantic_recall_top_k: int = Field(default=5, ge=1, description="semantic recall matches")
+    observational_memory: bool = Field(
+        default=False,
+        description="observational memory for the served agents (tuned by the three below)",
+    )
     observer_model: str = Field(
         default="", description="observer/reflector model; empty = the agent's"
     )

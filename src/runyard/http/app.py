@@ -27,6 +27,7 @@ from runyard.http.openapi import install_openapi
 from runyard.http.routes import ROUTERS
 from runyard.http.shutdown import Shutdown
 from runyard.http.state import AppState, Parts
+from runyard.memory import Memory
 from runyard.service import (
     DEFAULT_AGENT,
     EventLog,
@@ -116,6 +117,8 @@ async def _assemble(
     stack.push_async_callback(events.close)
     if agents is None:
         assistant = default_agent(store, settings)
+        if isinstance(assistant.memory, Memory):  # stops its background observation, after runs
+            stack.push_async_callback(assistant.memory.aclose)
         stack.push_async_callback(assistant.aclose)
         agents = {assistant.name: assistant}
     default = DEFAULT_AGENT if DEFAULT_AGENT in agents else next(iter(agents))

@@ -39,6 +39,7 @@ from runyard.service.owner import Owner
 from runyard.service.run_checkpoints import RunCheckpoints
 from runyard.service.run_finish import RunEnding, RunFinisher
 from runyard.service.run_manager import RunManager
+from runyard.service.served_memory import served_memory
 from runyard.service.suspension_expiry import (
     APPROVAL_EXPIRED,
     SWEEP_EVERY_SECONDS,
@@ -94,5 +95,6 @@ __all__ = [
     "lost_leases",
     "new_instance_id",
     "read_background_tasks",
+    "served_memory",
     "thread_json",
 ]

@@ -7,7 +7,7 @@ import os
 
 from runyard.agent import Agent
 from runyard.config import Settings
-from runyard.memory import Memory, SemanticRecallConfig
+from runyard.service.served_memory import served_memory
 from runyard.service.tools import (
     await_task,
     calculator,
@@ -63,18 +63,13 @@ def choose_model(settings: Settings) -> str:
 def default_agent(store: Store, settings: Settings) -> Agent:
     """``assistant`` with calculator, notes, plan, delegate and its task tools; memory and checkpoints in ``store``.
 
-    Semantic recall follows ``settings.embedder_model`` (empty = off), the same setting the
-    start-up report states.
+    Its memory has the tiers ``settings`` ask for (``served_memory``), as the start-up report
+    states; whoever closes the agent closes its memory too (``agent.memory.aclose()``).
     """
-    recall = (
-        SemanticRecallConfig(embedder=settings.embedder_model, top_k=settings.semantic_recall_top_k)
-        if settings.embedder_model
-        else False
-    )
     return Agent(
         name=DEFAULT_AGENT,
         model=choose_model(settings),
         instructions=INSTRUCTIONS,
         tools=[calculator, list_notes, save_note, plan, delegate, task_status, await_task],
-        memory=Memory(store, last_messages=settings.last_messages, semantic_recall=recall),
+        memory=served_memory(store, settings),
     )

@@ -33,10 +33,12 @@ class ObservationalConfig:
       tokens (``RUNYARD_OBSERVER_MESSAGE_TOKENS``, 30 000).
     - ``reflector_observation_tokens``: past this, the observation log is condensed
       (``RUNYARD_REFLECTOR_OBSERVATION_TOKENS``, 40 000).
-    - ``buffer_ratio``: the observer starts in the background once unobserved messages reach this
-      share of the threshold, so no turn waits for it.
-    - ``block_ratio``: only when unobserved messages pass this multiple of the threshold (the
-      background observer fell behind or failed) does a run wait for an observation first.
+    - ``buffer_ratio``: async buffering. Each time this share of the threshold has arrived in
+      messages not observed or buffered yet, the observer runs on them in the background and
+      its result waits, ready, until the threshold is crossed (then it is activated at once).
+    - ``block_ratio``: only when unobserved messages pass this multiple of the threshold after
+      the buffer was activated (the background observer fell behind or failed) does a run wait
+      for an observation first. 1.0: the raw block never starts a run above the threshold.
     - ``retain_ratio``: the newest messages worth this share of the threshold stay raw after an
       observation, so the model always sees the latest exchange verbatim.
     """
@@ -44,8 +46,8 @@ class ObservationalConfig:
     model: str | Model | None = field(default_factory=_observer_model)
     observer_message_tokens: int = field(default_factory=_observer_tokens)
     reflector_observation_tokens: int = field(default_factory=_reflector_tokens)
-    buffer_ratio: float = 0.8
-    block_ratio: float = 1.5
+    buffer_ratio: float = 0.2
+    block_ratio: float = 1.0
     retain_ratio: float = 0.2
 
     def __post_init__(self) -> None:
@@ -55,12 +57,13 @@ class ObservationalConfig:
             raise ConfigurationError("buffer_ratio must be in (0, 1]")
         if self.block_ratio < 1:
             raise ConfigurationError("block_ratio must be at least 1")
-        if not 0 <= self.retain_ratio < self.buffer_ratio:
-            raise ConfigurationError("retain_ratio must be in [0, buffer_ratio)")
+        if self.retain_ratio < 0 or self.retain_ratio + self.buffer_ratio > 1:
+            # Beyond that, nothing would be buffered before the threshold is crossed.
+            raise ConfigurationError("retain_ratio must be 0 or more, and at most 1 - buffer_ratio")
 
     @property
     def buffer_tokens(self) -> int:
-        """Unobserved tokens at which a background observation starts."""
+        """New tokens (not observed, not buffered) that make the background observer run."""
         return int(self.observer_message_tokens * self.buffer_ratio)
 
     @property

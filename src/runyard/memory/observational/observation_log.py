@@ -1,21 +1,23 @@
 """``ObservationLog``: one thread's observations and cursor, and the observer and reflector steps.
 
-Nothing here schedules or locks; ``ObservationalMemory`` decides when a step runs. Each step
-re-reads what it depends on before writing, so a step that another process already took is
-dropped instead of written twice. The cursor moves only after the observations are stored: a
-failed or empty observation leaves every message raw and in the window.
+Nothing here schedules or locks; ``ObservationalMemory`` decides when a step runs. The observer
+either buffers (its result is returned, not written) or observes now; either way observations
+reach the log with the cursor in one compare-and-set (``Store.advance_observations``), so when
+two processes observe one thread only the first write lands and nothing is written twice. A
+failed or empty observation writes nothing: every message stays raw and in the window.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 from pydantic_ai.models import Model
 
 from runyard.ids import new_id
+from runyard.memory.observational.buffer import BufferedChunk
 from runyard.memory.observational.config import ObservationalConfig
 from runyard.memory.observational.log_format import ParsedLine, parse_log, render_lines
 from runyard.memory.observational.prompts import (
@@ -51,6 +53,11 @@ class LogSnapshot:
     cursor: ObservationCursor | None
 
     @property
+    def position(self) -> MessageCursor | None:
+        """The cursor as a position in the thread's message order."""
+        return _position(self.cursor)
+
+    @property
     def replaces_history(self) -> bool:
         """True when the log stands in for the messages up to the cursor."""
         return self.cursor is not None and bool(self.observations)
@@ -64,50 +71,77 @@ class ObservationLog:
         self.config = config
 
     async def snapshot(self, scope: MemoryScope) -> LogSnapshot:
-        """The thread's observations and cursor."""
+        """The thread's observations and cursor.
+
+        Two reads, cursor first: the cursor and the observations covering the messages up to it
+        move together, so the log read after the cursor covers at least that far. (Read the
+        other way round, a write landing in between gives a cursor past the observations read,
+        and the messages in between would be neither raw nor observed.)
+        """
         owner = _owner(scope)
-        observations = await self._store.list_observations(scope.thread_id, **owner)
         cursor = await self._store.get_observation_cursor(scope.thread_id, **owner)
+        observations = await self._store.list_observations(scope.thread_id, **owner)
         return LogSnapshot(observations, cursor)
 
     async def unobserved(
-        self, scope: MemoryScope, cursor: ObservationCursor | None
+        self, scope: MemoryScope, cursor: ObservationCursor | MessageCursor | None
     ) -> list[Message]:
         """The thread's messages after ``cursor`` (all of them without one)."""
-        after = MessageCursor(cursor.message_created_at, cursor.message_id) if cursor else None
         return await self._store.get_messages(
-            scope.thread_id, tenant_id=scope.tenant_id, resource_id=scope.resource_id, after=after
+            scope.thread_id,
+            tenant_id=scope.tenant_id,
+            resource_id=scope.resource_id,
+            after=_position(cursor),
         )
 
-    async def observe(self, scope: MemoryScope, model: Model, min_tokens: int) -> bool:
-        """Compress the oldest unobserved messages when they reach ``min_tokens``.
+    async def buffer(
+        self,
+        scope: MemoryScope,
+        model: Model,
+        after: MessageCursor | None,
+        known: Sequence[Observation],
+    ) -> BufferedChunk | None:
+        """Observe the messages after ``after`` once they reach the buffer interval, leaving
+        the newest ``retain_tokens`` of them; nothing is written. ``known`` are the observations
+        already made (stored and buffered), shown to the observer so it does not repeat them.
+        """
+        messages = await self.unobserved(scope, after)
+        chunk = _oldest_chunk(messages, self.config.retain_tokens)
+        if not chunk or count_tokens(chunk) < self.config.buffer_tokens:
+            return None
+        entries = await self._observe_chunk(scope, model, chunk, known)
+        if not entries:
+            return None
+        until = MessageCursor(chunk[-1].created_at, chunk[-1].id)
+        return BufferedChunk(after, until, tuple(entries))
+
+    async def activate(self, scope: MemoryScope, chain: Sequence[BufferedChunk]) -> bool:
+        """Make buffered chunks part of the log: one compare-and-set from where they start.
+
+        False when the cursor is no longer there (another writer got first); nothing is written.
+        """
+        if not chain:
+            return False
+        before = await self.snapshot(scope)
+        observations = [o for chunk in chain for o in chunk.observations]
+        return await self._advance(scope, before, observations, chain[0].after, chain[-1].until)
+
+    async def observe(self, scope: MemoryScope, model: Model) -> bool:
+        """Compress the oldest unobserved messages now, leaving the newest ``retain_tokens``.
 
         Returns True when observations were stored and the cursor moved. Model errors propagate
         (the caller logs them); nothing has been written then.
         """
         before = await self.snapshot(scope)
         messages = await self.unobserved(scope, before.cursor)
-        if count_tokens(messages) < min_tokens:
-            return False
         chunk = _oldest_chunk(messages, self.config.retain_tokens)
         if not chunk:
             return False
-        tail = render_lines(before.observations[-_TAIL:])
-        prompt = observer_input(_now(), tail, render_transcript(chunk))
-        turn = await _ask(model, OBSERVER_INSTRUCTIONS, prompt)
-        lines = parse_log(turn.message.text, chunk[-1].created_at)
-        if not lines:
-            log.warning("observer wrote no observations for thread %s", scope.thread_id)
+        entries = await self._observe_chunk(scope, model, chunk, before.observations)
+        if not entries:
             return False
-        now = await self._store.get_observation_cursor(scope.thread_id, **_owner(scope))
-        if now != before.cursor:
-            return False  # another process observed these messages meanwhile
-        last = before.observations[-1].created_at + 1 if before.observations else 0
-        entries = _entries(scope, lines, max(last, chunk[-1].created_at), turn)
-        await self._store.append_observations(scope.thread_id, entries, **_owner(scope))
-        cursor = MessageCursor(chunk[-1].created_at, chunk[-1].id)
-        await self._store.set_observation_cursor(scope.thread_id, cursor, **_owner(scope))
-        return True
+        until = MessageCursor(chunk[-1].created_at, chunk[-1].id)
+        return await self._advance(scope, before, entries, _position(before.cursor), until)
 
     async def reflect(self, scope: MemoryScope, model: Model) -> bool:
         """Condense the log when it passes the reflector threshold; True when it was replaced."""
@@ -122,12 +156,57 @@ class ObservationLog:
         if not lines:
             log.warning("reflector wrote no observations for thread %s", scope.thread_id)
             return False
-        current = (await self.snapshot(scope)).observations
-        if [o.id for o in current] != [o.id for o in observations]:
-            return False  # the log changed while the reflector ran; the next pass reflects it
         entries = _entries(scope, lines, observations[0].created_at, turn)
-        await self._store.replace_observations(scope.thread_id, entries, **_owner(scope))
-        return True
+        # Replaces exactly what the reflector read: observations activated meanwhile stay, and
+        # when another process condensed the same ones first, this result is dropped.
+        return await self._store.condense_observations(
+            scope.thread_id, entries, replaces=[o.id for o in observations], **_owner(scope)
+        )
+
+    async def _observe_chunk(
+        self,
+        scope: MemoryScope,
+        model: Model,
+        chunk: Sequence[Message],
+        known: Sequence[Observation],
+    ) -> list[Observation]:
+        prompt = observer_input(_now(), render_lines(known[-_TAIL:]), render_transcript(chunk))
+        turn = await _ask(model, OBSERVER_INSTRUCTIONS, prompt)
+        lines = parse_log(turn.message.text, chunk[-1].created_at)
+        if not lines:
+            log.warning("observer wrote no observations for thread %s", scope.thread_id)
+            return []
+        return _entries(scope, lines, chunk[-1].created_at, turn)
+
+    async def _advance(
+        self,
+        scope: MemoryScope,
+        before: LogSnapshot,
+        observations: Sequence[Observation],
+        expected: MessageCursor | None,
+        until: MessageCursor,
+    ) -> bool:
+        # Stamped after the log's last entry so the rendered block only grows at its end.
+        last = before.observations[-1].created_at if before.observations else -1
+        stamped = _after(observations, last)
+        return await self._store.advance_observations(
+            scope.thread_id, stamped, cursor=until, expected=expected, **_owner(scope)
+        )
+
+
+def _position(cursor: ObservationCursor | MessageCursor | None) -> MessageCursor | None:
+    if isinstance(cursor, ObservationCursor):
+        return MessageCursor(cursor.message_created_at, cursor.message_id)
+    return cursor
+
+
+def _after(observations: Sequence[Observation], last_ms: int) -> list[Observation]:
+    """The observations in order, each ``created_at`` at least one millisecond past the last."""
+    stamped: list[Observation] = []
+    for observation in observations:
+        last_ms = max(observation.created_at, last_ms + 1)
+        stamped.append(replace(observation, created_at=last_ms))
+    return stamped
 
 
 def _owner(scope: MemoryScope) -> dict[str, str]:

@@ -63,10 +63,7 @@ class MemoryTiersPart(MemoryState, MemoryTiers):
         resource_id: str,
     ) -> None:
         self._claim(thread_id, tenant_id, resource_id)
-        rows = self._observations.setdefault(thread_id, {})
-        for obs in observations:
-            seq = rows[obs.id][0] if obs.id in rows else next(self._seq)
-            rows[obs.id] = (seq, copy.deepcopy(obs))
+        self._add_observations(thread_id, observations)
 
     async def list_observations(
         self, thread_id: str, *, tenant_id: str, resource_id: str
@@ -93,6 +90,25 @@ class MemoryTiersPart(MemoryState, MemoryTiers):
             thread_id, observations, tenant_id=tenant_id, resource_id=resource_id
         )
 
+    async def condense_observations(
+        self,
+        thread_id: str,
+        observations: Sequence[Observation],
+        *,
+        replaces: Sequence[str],
+        tenant_id: str,
+        resource_id: str,
+    ) -> bool:
+        self._claim(thread_id, tenant_id, resource_id)
+        rows = self._observations.setdefault(thread_id, {})
+        wanted = set(replaces)
+        if not wanted <= rows.keys():
+            return False
+        for key in wanted:
+            del rows[key]
+        self._add_observations(thread_id, observations)
+        return True
+
     async def get_observation_cursor(
         self, thread_id: str, *, tenant_id: str, resource_id: str
     ) -> ObservationCursor | None:
@@ -108,6 +124,32 @@ class MemoryTiersPart(MemoryState, MemoryTiers):
         self._cursors[thread_id] = row
         return row
 
+    async def advance_observations(
+        self,
+        thread_id: str,
+        observations: Sequence[Observation],
+        *,
+        cursor: MessageCursor,
+        expected: MessageCursor | None,
+        tenant_id: str,
+        resource_id: str,
+    ) -> bool:
+        self._claim(thread_id, tenant_id, resource_id)
+        current = self._cursors.get(thread_id)
+        if _position(current) != expected:
+            return False
+        # No await between the check and the writes: nothing else runs in between.
+        self._add_observations(thread_id, observations)
+        row = ObservationCursor(thread_id, cursor.created_at, cursor.message_id, now_ms())
+        self._cursors[thread_id] = row
+        return True
+
+    def _add_observations(self, thread_id: str, observations: Sequence[Observation]) -> None:
+        rows = self._observations.setdefault(thread_id, {})
+        for obs in observations:
+            seq = rows[obs.id][0] if obs.id in rows else next(self._seq)
+            rows[obs.id] = (seq, copy.deepcopy(obs))
+
     async def get_plan(self, thread_id: str, *, tenant_id: str, resource_id: str) -> Plan | None:
         if not self._owned(thread_id, tenant_id, resource_id):
             return None
@@ -120,3 +162,7 @@ class MemoryTiersPart(MemoryState, MemoryTiers):
         plan = Plan(thread_id, copy.deepcopy(data), now_ms())
         self._plans[thread_id] = plan
         return copy.deepcopy(plan)
+
+
+def _position(cursor: ObservationCursor | None) -> MessageCursor | None:
+    return None if cursor is None else MessageCursor(cursor.message_created_at, cursor.message_id)

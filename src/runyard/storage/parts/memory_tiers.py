@@ -83,6 +83,24 @@ class ObservationTier(Protocol):
         """Atomically swap the thread's whole observation log (what reflection does)."""
         ...
 
+    async def condense_observations(
+        self,
+        thread_id: str,
+        observations: Sequence[Observation],
+        /,
+        *,
+        replaces: Sequence[str],
+        tenant_id: str,
+        resource_id: str,
+    ) -> bool:
+        """Swap the observations ``replaces`` names for ``observations``, in one transaction,
+        only if all of them are still in the log (what reflection does).
+
+        Observations appended meanwhile are kept. False, with nothing written, when another
+        writer condensed any of them first.
+        """
+        ...
+
     async def get_observation_cursor(
         self, thread_id: str, *, tenant_id: str, resource_id: str
     ) -> ObservationCursor | None:
@@ -93,6 +111,25 @@ class ObservationTier(Protocol):
         self, thread_id: str, cursor: MessageCursor, *, tenant_id: str, resource_id: str
     ) -> ObservationCursor:
         """Move the observer's cursor."""
+        ...
+
+    async def advance_observations(
+        self,
+        thread_id: str,
+        observations: Sequence[Observation],
+        /,
+        *,
+        cursor: MessageCursor,
+        expected: MessageCursor | None,
+        tenant_id: str,
+        resource_id: str,
+    ) -> bool:
+        """Append observations and move the cursor to ``cursor``, in one transaction, only if
+        the cursor is still ``expected`` (None: no cursor yet).
+
+        False, with nothing written, when another writer moved the cursor first: the
+        compare-and-set that keeps two observers of one thread from both writing.
+        """
         ...
 
 

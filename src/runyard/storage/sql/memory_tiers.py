@@ -6,7 +6,7 @@ import copy
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Row, delete, select
+from sqlalchemy import Row, delete, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from runyard.ids import now_ms
@@ -22,10 +22,15 @@ from runyard.storage.scopes import thread_key
 from runyard.storage.sql.engine import read, write
 from runyard.storage.sql.schema import observation_cursors, observations, plans, working_memory
 from runyard.storage.sql.state import SqlState
+from runyard.storage.sql.upserts import insert_ignore
 
 __all__ = ["MemoryTiersPart"]
 
 _OBSERVATION_FIELDS = ("text", "created_at", "tokens", "marker", "parent_id", "metadata")
+
+
+class _Condensed(Exception):
+    """Raised inside a transaction to roll it back: another writer condensed these first."""
 
 
 def _observation(row: Row[Any]) -> Observation:
@@ -134,6 +139,31 @@ class MemoryTiersPart(SqlState):
             await conn.execute(delete(observations).where(observations.c.thread_id == thread_id))
             await self._insert_observations(conn, thread_id, observations_)
 
+    async def condense_observations(
+        self,
+        thread_id: str,
+        observations_: Sequence[Observation],
+        *,
+        replaces: Sequence[str],
+        tenant_id: str,
+        resource_id: str,
+    ) -> bool:
+        wanted = set(replaces)
+        stmt = delete(observations).where(
+            observations.c.thread_id == thread_id, observations.c.id.in_(wanted)
+        )
+        try:
+            async with write(self._engine) as conn:
+                await self._claim(conn, thread_id, tenant_id, resource_id)
+                # A concurrent condenser's DELETE waits for this one's row locks, then finds
+                # the rows gone: its count falls short and it rolls back.
+                if (await conn.execute(stmt)).rowcount != len(wanted):
+                    raise _Condensed
+                await self._insert_observations(conn, thread_id, observations_)
+        except _Condensed:
+            return False
+        return True
+
     async def _insert_observations(
         self, conn: AsyncConnection, thread_id: str, rows: Sequence[Observation]
     ) -> None:
@@ -189,6 +219,52 @@ class MemoryTiersPart(SqlState):
                 },
             )
         return saved
+
+    async def advance_observations(
+        self,
+        thread_id: str,
+        observations_: Sequence[Observation],
+        *,
+        cursor: MessageCursor,
+        expected: MessageCursor | None,
+        tenant_id: str,
+        resource_id: str,
+    ) -> bool:
+        async with write(self._engine) as conn:
+            await self._claim(conn, thread_id, tenant_id, resource_id)
+            if not await self._swap_cursor(conn, thread_id, cursor, expected):
+                return False
+            await self._insert_observations(conn, thread_id, observations_)
+        return True
+
+    async def _swap_cursor(
+        self,
+        conn: AsyncConnection,
+        thread_id: str,
+        cursor: MessageCursor,
+        expected: MessageCursor | None,
+    ) -> bool:
+        """Move the cursor only from ``expected``: one conditional statement, atomic in both
+        dialects (a concurrent writer's row lock makes PostgreSQL re-check the condition)."""
+        values = {
+            "message_created_at": cursor.created_at,
+            "message_id": cursor.message_id,
+            "updated_at": now_ms(),
+        }
+        if expected is None:
+            insert = insert_ignore(self._engine.dialect.name, observation_cursors)
+            result = await conn.execute(insert, {"thread_id": thread_id, **values})
+        else:
+            result = await conn.execute(
+                update(observation_cursors)
+                .where(
+                    observation_cursors.c.thread_id == thread_id,
+                    observation_cursors.c.message_created_at == expected.created_at,
+                    observation_cursors.c.message_id == expected.message_id,
+                )
+                .values(**values)
+            )
+        return bool(result.rowcount == 1)
 
     async def get_plan(self, thread_id: str, *, tenant_id: str, resource_id: str) -> Plan | None:
         stmt = select(plans).where(plans.c.thread_id == thread_id)
