@@ -73,7 +73,7 @@ class AgentSpec(SpecModel):
     """An agent definition. ``tenant`` absent = offered to every tenant; a tenant's own spec with
     the same ``id`` takes its place for that tenant."""
 
-    kind: Literal["agent"] = "agent"
+    kind: Literal["agent"]
     id: SpecId
     tenant: TenantId | None = None
     description: str = ""

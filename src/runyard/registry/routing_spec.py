@@ -30,7 +30,7 @@ class RoutingRule(SpecModel):
 class RoutingSpec(SpecModel):
     """The routing of one tenant; ``tenant`` absent = every tenant without a routing of its own."""
 
-    kind: Literal["routing"] = "routing"
+    kind: Literal["routing"]
     tenant: TenantId | None = None
     default_agent: SpecId
     rules: list[RoutingRule] = Field(default_factory=list)

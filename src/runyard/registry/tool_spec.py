@@ -19,7 +19,7 @@ class ToolInstanceSpec(SpecModel):
     place for that tenant.
     """
 
-    kind: Literal["tool"] = "tool"
+    kind: Literal["tool"]
     id: SpecId
     tenant: TenantId | None = None
     factory: SpecId

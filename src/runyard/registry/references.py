@@ -1,0 +1,144 @@
+"""Checks across specs: every name a spec uses exists, and no id is defined twice in one scope.
+
+A spec shared by every tenant (no ``tenant``) may only name shared specs, because some tenant
+has nothing else; a tenant's spec may name its tenant's specs and the shared ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterator
+from dataclasses import dataclass
+
+from runyard.registry.agent_spec import AgentSpec
+from runyard.registry.catalog import CatalogEntry, ScopedKey
+from runyard.registry.errors import CatalogError
+from runyard.registry.routing_spec import RoutingSpec
+from runyard.registry.specs import CatalogSpec
+from runyard.registry.tool_spec import ToolInstanceSpec
+from runyard.registry.yaml_documents import Path, field_name
+
+__all__ = ["reference_errors"]
+
+Entry = CatalogEntry[CatalogSpec]
+
+
+def reference_errors(entries: list[Entry], known_tools: Collection[str]) -> list[CatalogError]:
+    """Everything wrong between ``entries``; ``known_tools`` are the tool factories installed."""
+    names = _Names.of(entries, known_tools)
+    errors = list(_duplicates(entries))
+    for entry in entries:
+        spec = entry.spec
+        if isinstance(spec, AgentSpec):
+            errors += _agent_errors(entry, spec, names)
+        elif isinstance(spec, ToolInstanceSpec):
+            errors += _tool_errors(entry, spec, names)
+        else:
+            errors += _routing_errors(entry, spec, names)
+    return errors
+
+
+@dataclass(frozen=True, slots=True)
+class _Names:
+    """What a spec may refer to."""
+
+    agents: frozenset[ScopedKey]
+    tools: frozenset[ScopedKey]
+    factories: frozenset[str]
+
+    @classmethod
+    def of(cls, entries: list[Entry], known_tools: Collection[str]) -> _Names:
+        agents = {(e.spec.tenant, e.spec.id) for e in entries if isinstance(e.spec, AgentSpec)}
+        tools = {
+            (e.spec.tenant, e.spec.id) for e in entries if isinstance(e.spec, ToolInstanceSpec)
+        }
+        return cls(frozenset(agents), frozenset(tools), frozenset(known_tools))
+
+    def has_agent(self, tenant: str | None, agent_id: str) -> bool:
+        return (tenant, agent_id) in self.agents or (None, agent_id) in self.agents
+
+    def has_tool(self, tenant: str | None, name: str) -> bool:
+        return name in self.factories or (tenant, name) in self.tools or (None, name) in self.tools
+
+    def factory_list(self) -> str:
+        return ", ".join(sorted(self.factories)) or "none"
+
+
+def _error(entry: Entry, path: Path, message: str) -> CatalogError:
+    return CatalogError(entry.source, entry.line_of(path), field_name(path), message)
+
+
+def _scope(tenant: str | None) -> str:
+    return f"tenant {tenant!r}" if tenant is not None else "every tenant"
+
+
+def _duplicates(entries: list[Entry]) -> Iterator[CatalogError]:
+    first: dict[tuple[str, str | None, str], Entry] = {}
+    for entry in entries:
+        spec = entry.spec
+        name = "" if isinstance(spec, RoutingSpec) else spec.id
+        key = (spec.kind, spec.tenant, name)
+        if (earlier := first.setdefault(key, entry)) is entry:
+            continue
+        what = f"a second routing for {_scope(spec.tenant)}"
+        if name:
+            what = f"a second {spec.kind} {name!r} for {_scope(spec.tenant)}"
+        path: Path = ("tenant",) if spec.tenant is not None else ("kind",)
+        yield _error(
+            entry,
+            ("id",) if name else path,
+            f"{what} (the first is at {earlier.source}:{earlier.line})",
+        )
+
+
+def _agent_errors(entry: Entry, spec: AgentSpec, names: _Names) -> Iterator[CatalogError]:
+    tool_names = [ref.name for ref in spec.tools]
+    for index, name in enumerate(tool_names):
+        if not names.has_tool(spec.tenant, name):
+            message = (
+                f"unknown tool {name!r}: neither a built-in tool ({names.factory_list()}) "
+                f"nor a kind: tool for {_scope(spec.tenant)}"
+            )
+            yield _error(entry, ("tools", index, "name"), message)
+    yield from _repeated(entry, "tools", tool_names, "tool")
+    for index, agent_id in enumerate(spec.sub_agents):
+        path: Path = ("sub_agents", index)
+        if agent_id == spec.id:
+            yield _error(entry, path, "an agent cannot be its own sub-agent")
+        elif not names.has_agent(spec.tenant, agent_id):
+            yield _error(entry, path, f"no agent {agent_id!r} for {_scope(spec.tenant)}")
+    yield from _repeated(entry, "sub_agents", spec.sub_agents, "sub-agent")
+
+
+def _tool_errors(entry: Entry, spec: ToolInstanceSpec, names: _Names) -> Iterator[CatalogError]:
+    if spec.factory not in names.factories:
+        message = f"unknown tool factory {spec.factory!r}: expected one of {names.factory_list()}"
+        yield _error(entry, ("factory",), message)
+    if spec.id in names.factories:
+        yield _error(entry, ("id",), f"{spec.id!r} is a built-in tool's name; choose another id")
+
+
+def _routing_errors(entry: Entry, spec: RoutingSpec, names: _Names) -> Iterator[CatalogError]:
+    if not names.has_agent(spec.tenant, spec.default_agent):
+        message = f"no agent {spec.default_agent!r} for {_scope(spec.tenant)}"
+        yield _error(entry, ("default_agent",), message)
+    for index, rule in enumerate(spec.rules):
+        if not names.has_agent(spec.tenant, rule.agent):
+            message = f"rule {rule.id!r} names no agent {rule.agent!r} for {_scope(spec.tenant)}"
+            yield _error(entry, ("rules", index, "agent"), message)
+    rule_ids = [rule.id for rule in spec.rules]
+    for index, rule_id in _later_repeats(rule_ids):
+        yield _error(entry, ("rules", index, "id"), f"a second rule {rule_id!r}")
+
+
+def _repeated(entry: Entry, field: str, values: list[str], what: str) -> Iterator[CatalogError]:
+    for index, value in _later_repeats(values):
+        yield _error(entry, (field, index), f"{what} {value!r} is listed twice")
+
+
+def _later_repeats(values: list[str]) -> Iterator[tuple[int, str]]:
+    """Each value that already appeared earlier in ``values``, with its index."""
+    seen: set[str] = set()
+    for index, value in enumerate(values):
+        if value in seen:
+            yield index, value
+        seen.add(value)
