@@ -26,8 +26,4 @@ def error_lines(loaded: CatalogLoad) -> list[str]:
     return [str(error) for error in loaded.errors]
 
 
-AGENT = """
-kind: agent
-id: {id}
-model: runyard:demo
-"""
+AGENT = "kind: agent\nid: {id}\nmodel: runyard:demo\n"

@@ -138,7 +138,7 @@ def errors_of(text: str) -> list[str]:
         ),
         pytest.param(
             AGENT + "output_schema: {type: array}\n",
-            "f.yaml:4: output_schema: an output schema must describe an object (\"type\": \"object\")",
+            'f.yaml:4: output_schema: an output schema must describe an object ("type": "object")',
             id="output-not-object",
         ),
         pytest.param(
@@ -158,7 +158,7 @@ def errors_of(text: str) -> list[str]:
         ),
         pytest.param(
             AGENT + "limits:\n  tool_call_concurrency: all\n",
-            "f.yaml:5: limits.tool_call_concurrency: a positive integer, or \"unlimited\"",
+            'f.yaml:5: limits.tool_call_concurrency: a positive integer, or "unlimited"',
             id="bad-concurrency",
         ),
         pytest.param(

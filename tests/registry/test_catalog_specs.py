@@ -20,7 +20,9 @@ MINIMAL = {"kind": "agent", "id": "a", "model": "runyard:demo"}
 
 
 def test_the_hash_of_a_spec_is_pinned_so_versions_survive_restarts_and_releases() -> None:
-    spec = AgentSpec.model_validate(MINIMAL | {"instructions": "Be brief.", "tools": ["calculator"]})
+    spec = AgentSpec.model_validate(
+        MINIMAL | {"instructions": "Be brief.", "tools": ["calculator"]}
+    )
 
     assert canonical_json(spec) == (
         '{"description":"","id":"a","instructions":"Be brief.","kind":"agent",'
@@ -36,7 +38,9 @@ def test_the_hash_of_a_spec_is_pinned_so_versions_survive_restarts_and_releases(
 
 
 def test_the_same_meaning_written_differently_has_the_same_hash() -> None:
-    short = AgentSpec.model_validate(MINIMAL | {"tools": ["calculator"], "memory": {"titles": False}})
+    short = AgentSpec.model_validate(
+        MINIMAL | {"tools": ["calculator"], "memory": {"titles": False}}
+    )
     spelled_out = AgentSpec.model_validate(
         {
             "limits": {"max_iterations": 20, "tool_call_concurrency": 1},
@@ -71,7 +75,10 @@ def test_any_change_of_meaning_changes_the_hash(change: dict[str, object]) -> No
         AgentSpec.model_validate(
             MINIMAL
             | {
-                "memory": {"working_memory": {"schema": {"type": "object"}}, "semantic_recall": True},
+                "memory": {
+                    "working_memory": {"schema": {"type": "object"}},
+                    "semantic_recall": True,
+                },
                 "output_schema": {"type": "object", "properties": {"total": {"type": "number"}}},
                 "limits": {"tool_call_concurrency": "unlimited"},
             }
@@ -128,7 +135,12 @@ def test_conditions_nest_all_any_and_not() -> None:
                 {
                     "id": "r",
                     "agent": "a",
-                    "when": {"all": [{"any": [{"field": "tenant", "eq": "t"}]}, {"not": {"field": "user", "exists": True}}]},
+                    "when": {
+                        "all": [
+                            {"any": [{"field": "tenant", "eq": "t"}]},
+                            {"not": {"field": "user", "exists": True}},
+                        ]
+                    },
                 }
             ],
         }
