@@ -45,3 +45,23 @@ def test_the_second_agent_has_another_prompt_and_tool_set() -> None:
     assert bookkeeper is not None
     assert bookkeeper.spec.instructions != assistant.spec.instructions
     assert {t.name for t in bookkeeper.spec.tools} < {t.name for t in assistant.spec.tools}
+
+
+def _docs_example() -> str:
+    text = (EXAMPLES.parents[1] / "docs" / "catalog.md").read_text(encoding="utf-8")
+    return text.split("```yaml\n", 1)[1].split("```", 1)[0]
+
+
+def test_the_complete_example_of_the_docs_loads_once_http_request_exists(tmp_path: Path) -> None:
+    path = tmp_path / "assistant.yaml"
+    path.write_text(_docs_example(), encoding="utf-8")
+
+    loaded = load_catalog(tmp_path, known_tools=[*BUILTIN_TOOL_NAMES, "http_request"])
+    today = load_catalog(tmp_path, known_tools=BUILTIN_TOOL_NAMES)
+
+    assert loaded.errors == []
+    assert len(loaded.catalog.agents) == 3
+    assert [error.message for error in today.errors] == [
+        "unknown tool factory 'http_request': expected one of "
+        "calculator, delegate, list_notes, plan, save_note"
+    ]

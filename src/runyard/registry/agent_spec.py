@@ -53,7 +53,7 @@ class LimitsSpec(SpecModel):
 
     max_iterations: Annotated[int, Field(ge=1)] = 20
     timeout_s: Annotated[float, Field(gt=0)] | None = None
-    """The whole run, suspensions excluded."""
+    """The whole run."""
     tool_timeout_s: Annotated[float, Field(gt=0)] | None = None
     tool_call_concurrency: Annotated[
         int | Literal["unlimited"],
