@@ -122,6 +122,7 @@ def test_a_field_test_keeps_only_its_operator_so_eq_null_differs_from_ne_null() 
     assert eq_null.model_dump(by_alias=True) == {"field": "user", "eq": None}
     assert (eq_null.operator, eq_null.operand) == ("eq", None)
     assert (ne_null.operator, ne_null.operand) == ("ne", None)
+    assert eq_null != ne_null
     membership = FieldTest.model_validate({"field": "ui_page", "in": ["/a", "/b"]})
     assert (membership.operator, membership.operand) == ("in", ["/a", "/b"])
 

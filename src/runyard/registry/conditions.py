@@ -20,6 +20,7 @@ from pydantic import (
     AfterValidator,
     Discriminator,
     Field,
+    PrivateAttr,
     SerializerFunctionWrapHandler,
     Tag,
     WithJsonSchema,
@@ -100,32 +101,31 @@ class FieldTest(SpecModel):
                 raise ValueError(f"not a valid regular expression: {exc}") from exc
         return pattern
 
+    # Which operator was written: ``eq: null`` and an absent ``eq`` are both None in the fields.
+    # A private attribute takes part in ``==``, so ``eq: null`` never equals ``ne: null``.
+    _operator: Operator = PrivateAttr()
+
     @model_validator(mode="after")
     def _one_operator(self) -> FieldTest:
-        given = self.operators_given()
+        fields = self.model_fields_set
+        given = [op for op in OPERATORS if ("in_" if op == "in" else op) in fields]
         if len(given) != 1:
             raise ValueError(
                 f"a field test needs exactly one operator of {', '.join(OPERATORS)}"
                 + (f"; it has {', '.join(given)}" if given else "")
             )
+        self._operator = given[0]
         return self
 
     @model_serializer(mode="wrap")
     def _given_only(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        # Only the operator that was given: ``eq: null`` and an absent ``eq`` differ.
         data: dict[str, Any] = handler(self)
-        kept = {"field", *self.operators_given()}
-        return {key: value for key, value in data.items() if key.rstrip("_") in kept}
-
-    def operators_given(self) -> list[Operator]:
-        """The operators this test sets (``eq: null`` counts: it tests for an explicit null)."""
-        fields = self.model_fields_set
-        return [op for op in OPERATORS if ("in_" if op == "in" else op) in fields]
+        return {key: data[key] for key in data if key.rstrip("_") in ("field", self._operator)}
 
     @property
     def operator(self) -> Operator:
         """The one operator of this test."""
-        return self.operators_given()[0]
+        return self._operator
 
     @property
     def operand(self) -> Any:
