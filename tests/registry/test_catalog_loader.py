@@ -183,7 +183,7 @@ def test_a_shared_spec_may_not_name_a_tenant_only_spec(tmp_path: Path) -> None:
             AGENT.format(id="a")
             + "---\nkind: routing\ntenant: acme\ndefault_agent: a\nrules:\n"
             + "  - {id: r, when: {field: user, exists: true}, agent: ghost}\n",
-            "9: rules[0].agent: rule 'r' names no agent 'ghost' for tenant 'acme'",
+            "9: rules[0].agent: rule 'r': no agent 'ghost' for tenant 'acme'",
             id="rule-names-a-missing-agent",
         ),
         pytest.param(
@@ -240,8 +240,10 @@ def test_a_rejected_file_takes_the_files_that_name_its_agents_with_it(tmp_path: 
 
     assert [rejected.file for rejected in loaded.rejected] == [str(broken), str(boss), str(routing)]
     assert error_lines(loaded)[1:] == [
-        f"{boss}:4: sub_agents[0]: no agent 'helper' for every tenant",
-        f"{routing}:2: default_agent: no agent 'boss' for every tenant",
+        f"{boss}:4: sub_agents[0]: no agent 'helper' for every tenant "
+        f"({broken}:1 defines it, but that file was rejected)",
+        f"{routing}:2: default_agent: no agent 'boss' for every tenant "
+        f"({boss}:1 defines it, but that file was rejected)",
     ]
     assert list(loaded.catalog.agents) == [(None, "other")]
     assert str(fine) not in {rejected.file for rejected in loaded.rejected}
@@ -299,3 +301,16 @@ def test_an_unreadable_file_is_rejected_with_its_reason(tmp_path: Path) -> None:
     assert (error.file, error.line, error.field) == (str(path), 1, "file")
     assert error.message.startswith("cannot read it: ")
     assert isinstance(error, CatalogError)
+
+
+def test_a_name_defined_in_a_file_with_a_broken_document_says_where_it_went(tmp_path: Path) -> None:
+    broken = write(tmp_path, "a.yaml", AGENT.format(id="helper") + "---\nkind: tool\nid: t\n")
+    boss = write(
+        tmp_path, "b.yaml", AGENT.format(id="boss") + "tenant: acme\nsub_agents: [helper]\n"
+    )
+
+    assert error_lines(load(tmp_path)) == [
+        f"{broken}:5: factory: required field is missing",
+        f"{boss}:5: sub_agents[0]: no agent 'helper' for tenant 'acme' "
+        f"({broken}:1 defines it, but that file was rejected)",
+    ]

@@ -61,13 +61,15 @@ def load_catalog(path: Path, *, known_tools: Collection[str]) -> CatalogLoad:
         raise FileNotFoundError(f"no catalog at {path}")
     by_file: dict[str, list[CatalogEntry[CatalogSpec]]] = {}
     rejected: dict[str, tuple[CatalogError, ...]] = {}
+    withdrawn: list[CatalogEntry[CatalogSpec]] = []
     for file in catalog_files(path):
         entries, errors = read_spec_file(file)
         if errors:
             rejected[str(file)] = tuple(errors)
+            withdrawn += entries
         else:
             by_file[str(file)] = entries
-    _reject_dangling(by_file, rejected, known_tools)
+    _reject_dangling(by_file, rejected, withdrawn, known_tools)
     accepted = [entry for entries in by_file.values() for entry in entries]
     order = sorted(rejected)
     return CatalogLoad(Catalog.of(accepted), tuple(RejectedFile(f, rejected[f]) for f in order))
@@ -76,6 +78,7 @@ def load_catalog(path: Path, *, known_tools: Collection[str]) -> CatalogLoad:
 def _reject_dangling(
     by_file: dict[str, list[CatalogEntry[CatalogSpec]]],
     rejected: dict[str, tuple[CatalogError, ...]],
+    withdrawn: list[CatalogEntry[CatalogSpec]],
     known_tools: Collection[str],
 ) -> None:
     """Reject, one at a time and in path order, the first file with a reference error.
@@ -85,7 +88,7 @@ def _reject_dangling(
     """
     while True:
         accepted = [entry for entries in by_file.values() for entry in entries]
-        errors = reference_errors(accepted, known_tools)
+        errors = reference_errors(accepted, known_tools, withdrawn)
         if not errors:
             return
         faulty = {error.file for error in errors}
@@ -93,4 +96,4 @@ def _reject_dangling(
         rejected[first] = tuple(
             sorted((e for e in errors if e.file == first), key=lambda e: e.line)
         )
-        del by_file[first]
+        withdrawn += by_file.pop(first)

@@ -6,7 +6,7 @@ has nothing else; a tenant's spec may name its tenant's specs and the shared one
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from runyard.registry.agent_spec import AgentSpec
@@ -22,9 +22,15 @@ __all__ = ["reference_errors"]
 Entry = CatalogEntry[CatalogSpec]
 
 
-def reference_errors(entries: list[Entry], known_tools: Collection[str]) -> list[CatalogError]:
-    """Everything wrong between ``entries``; ``known_tools`` are the tool factories installed."""
-    names = _Names.of(entries, known_tools)
+def reference_errors(
+    entries: list[Entry], known_tools: Collection[str], withdrawn: Sequence[Entry] = ()
+) -> list[CatalogError]:
+    """Everything wrong between ``entries``; ``known_tools`` are the tool factories installed.
+
+    ``withdrawn`` are valid specs of rejected files: never names to rely on, but an error about a
+    name one of them defines says where, so the operator fixes the cause, not the symptom.
+    """
+    names = _Names.of(entries, known_tools, withdrawn)
     errors = list(_duplicates(entries))
     for entry in entries:
         spec = entry.spec
@@ -39,19 +45,27 @@ def reference_errors(entries: list[Entry], known_tools: Collection[str]) -> list
 
 @dataclass(frozen=True, slots=True)
 class _Names:
-    """What a spec may refer to."""
+    """What a spec may refer to, and what rejected files would have defined."""
 
     agents: frozenset[ScopedKey]
     tools: frozenset[ScopedKey]
     factories: frozenset[str]
+    withdrawn: Mapping[tuple[str, str | None, str], Entry]
 
     @classmethod
-    def of(cls, entries: list[Entry], known_tools: Collection[str]) -> _Names:
+    def of(
+        cls, entries: list[Entry], known_tools: Collection[str], withdrawn: Sequence[Entry]
+    ) -> _Names:
         agents = {(e.spec.tenant, e.spec.id) for e in entries if isinstance(e.spec, AgentSpec)}
         tools = {
             (e.spec.tenant, e.spec.id) for e in entries if isinstance(e.spec, ToolInstanceSpec)
         }
-        return cls(frozenset(agents), frozenset(tools), frozenset(known_tools))
+        gone: dict[tuple[str, str | None, str], Entry] = {
+            (e.spec.kind, e.spec.tenant, e.spec.id): e
+            for e in reversed(withdrawn)  # the first file that defined it is the one named
+            if not isinstance(e.spec, RoutingSpec)
+        }
+        return cls(frozenset(agents), frozenset(tools), frozenset(known_tools), gone)
 
     def has_agent(self, tenant: str | None, agent_id: str) -> bool:
         return (tenant, agent_id) in self.agents or (None, agent_id) in self.agents
@@ -59,8 +73,25 @@ class _Names:
     def has_tool(self, tenant: str | None, name: str) -> bool:
         return name in self.factories or (tenant, name) in self.tools or (None, name) in self.tools
 
+    def missing_agent(self, tenant: str | None, agent_id: str) -> str:
+        return f"no agent {agent_id!r} for {_scope(tenant)}" + self._rejected(
+            "agent", tenant, agent_id
+        )
+
+    def missing_tool(self, tenant: str | None, name: str) -> str:
+        return (
+            f"unknown tool {name!r}: neither a built-in tool ({self.factory_list()}) "
+            f"nor a kind: tool for {_scope(tenant)}" + self._rejected("tool", tenant, name)
+        )
+
     def factory_list(self) -> str:
         return ", ".join(sorted(self.factories)) or "none"
+
+    def _rejected(self, kind: str, tenant: str | None, name: str) -> str:
+        entry = self.withdrawn.get((kind, tenant, name)) or self.withdrawn.get((kind, None, name))
+        if entry is None:
+            return ""
+        return f" ({entry.source}:{entry.line} defines it, but that file was rejected)"
 
 
 def _error(entry: Entry, path: Path, message: str) -> CatalogError:
@@ -94,18 +125,14 @@ def _agent_errors(entry: Entry, spec: AgentSpec, names: _Names) -> Iterator[Cata
     tool_names = [ref.name for ref in spec.tools]
     for index, name in enumerate(tool_names):
         if not names.has_tool(spec.tenant, name):
-            message = (
-                f"unknown tool {name!r}: neither a built-in tool ({names.factory_list()}) "
-                f"nor a kind: tool for {_scope(spec.tenant)}"
-            )
-            yield _error(entry, ("tools", index, "name"), message)
+            yield _error(entry, ("tools", index, "name"), names.missing_tool(spec.tenant, name))
     yield from _repeated(entry, "tools", tool_names, "tool")
     for index, agent_id in enumerate(spec.sub_agents):
         path: Path = ("sub_agents", index)
         if agent_id == spec.id:
             yield _error(entry, path, "an agent cannot be its own sub-agent")
         elif not names.has_agent(spec.tenant, agent_id):
-            yield _error(entry, path, f"no agent {agent_id!r} for {_scope(spec.tenant)}")
+            yield _error(entry, path, names.missing_agent(spec.tenant, agent_id))
     yield from _repeated(entry, "sub_agents", spec.sub_agents, "sub-agent")
 
 
@@ -119,11 +146,11 @@ def _tool_errors(entry: Entry, spec: ToolInstanceSpec, names: _Names) -> Iterato
 
 def _routing_errors(entry: Entry, spec: RoutingSpec, names: _Names) -> Iterator[CatalogError]:
     if not names.has_agent(spec.tenant, spec.default_agent):
-        message = f"no agent {spec.default_agent!r} for {_scope(spec.tenant)}"
+        message = names.missing_agent(spec.tenant, spec.default_agent)
         yield _error(entry, ("default_agent",), message)
     for index, rule in enumerate(spec.rules):
         if not names.has_agent(spec.tenant, rule.agent):
-            message = f"rule {rule.id!r} names no agent {rule.agent!r} for {_scope(spec.tenant)}"
+            message = f"rule {rule.id!r}: {names.missing_agent(spec.tenant, rule.agent)}"
             yield _error(entry, ("rules", index, "agent"), message)
     rule_ids = [rule.id for rule in spec.rules]
     for index, rule_id in _later_repeats(rule_ids):
