@@ -15,12 +15,22 @@ from rich.console import Console
 from rich.table import Table
 
 from runyard.registry import AgentSpec, CatalogEntry, CatalogLoad, load_catalog
-from runyard.service.tools import calculator, delegate, list_notes, plan, save_note
+from runyard.service import tools as service_tools
+from runyard.tools import Tool
 
 __all__ = ["BUILTIN_TOOL_NAMES", "DEFAULT_CATALOG_DIR", "agents_app"]
 
-BUILTIN_TOOL_NAMES = tuple(t.name for t in (calculator, list_notes, save_note, plan, delegate))
-"""The tools the service has today; a catalog agent may list these and its catalog's tools."""
+
+def _builtin_tool_names() -> tuple[str, ...]:
+    # Read from what the service exports rather than listed again here, so a new built-in tool
+    # is known to the catalog the day it ships.
+    exported = (getattr(service_tools, name) for name in service_tools.__all__)
+    return tuple(sorted(tool.name for tool in exported if isinstance(tool, Tool)))
+
+
+BUILTIN_TOOL_NAMES = _builtin_tool_names()
+"""The tools the service has (``runyard.service.tools``); catalog agents may list these and
+their catalog's ``kind: tool`` ids."""
 
 DEFAULT_CATALOG_DIR = Path("agents")
 
