@@ -18,7 +18,7 @@ from runyard.registry.agent_spec import AgentSpec
 from runyard.registry.routing_spec import RoutingSpec
 from runyard.registry.specs import CatalogSpec, content_hash
 from runyard.registry.tool_spec import ToolInstanceSpec
-from runyard.registry.yaml_documents import Path, line_at
+from runyard.registry.yaml_documents import FieldPath, line_at
 
 __all__ = ["Catalog", "CatalogEntry", "ScopedKey"]
 
@@ -40,14 +40,14 @@ class CatalogEntry(Generic[S]):
     """The line its document starts at."""
     version: str = ""
     """The spec's content hash (filled in from the spec when not given)."""
-    lines: Mapping[Path, int] = field(default_factory=dict, compare=False, repr=False)
+    lines: Mapping[FieldPath, int] = field(default_factory=dict, compare=False, repr=False)
     """The line of every key and item of its document, for errors found after parsing."""
 
     def __post_init__(self) -> None:
         if not self.version:
             object.__setattr__(self, "version", content_hash(self.spec))
 
-    def line_of(self, path: Path) -> int:
+    def line_of(self, path: FieldPath) -> int:
         """The line of ``path`` in the document, or of its nearest enclosing key."""
         return line_at(self.lines, path, self.line)
 

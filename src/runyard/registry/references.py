@@ -15,7 +15,7 @@ from runyard.registry.errors import CatalogError
 from runyard.registry.routing_spec import RoutingSpec
 from runyard.registry.specs import CatalogSpec
 from runyard.registry.tool_spec import ToolInstanceSpec
-from runyard.registry.yaml_documents import Path, field_name
+from runyard.registry.yaml_documents import FieldPath, field_name
 
 __all__ = ["reference_errors"]
 
@@ -94,7 +94,7 @@ class _Names:
         return f" ({entry.source}:{entry.line} defines it, but that file was rejected)"
 
 
-def _error(entry: Entry, path: Path, message: str) -> CatalogError:
+def _error(entry: Entry, path: FieldPath, message: str) -> CatalogError:
     return CatalogError(entry.source, entry.line_of(path), field_name(path), message)
 
 
@@ -113,7 +113,7 @@ def _duplicates(entries: list[Entry]) -> Iterator[CatalogError]:
         what = f"a second routing for {_scope(spec.tenant)}"
         if name:
             what = f"a second {spec.kind} {name!r} for {_scope(spec.tenant)}"
-        path: Path = ("tenant",) if spec.tenant is not None else ("kind",)
+        path: FieldPath = ("tenant",) if spec.tenant is not None else ("kind",)
         yield _error(
             entry,
             ("id",) if name else path,
@@ -128,7 +128,7 @@ def _agent_errors(entry: Entry, spec: AgentSpec, names: _Names) -> Iterator[Cata
             yield _error(entry, ("tools", index, "name"), names.missing_tool(spec.tenant, name))
     yield from _repeated(entry, "tools", tool_names, "tool")
     for index, agent_id in enumerate(spec.sub_agents):
-        path: Path = ("sub_agents", index)
+        path: FieldPath = ("sub_agents", index)
         if agent_id == spec.id:
             yield _error(entry, path, "an agent cannot be its own sub-agent")
         elif not names.has_agent(spec.tenant, agent_id):

@@ -6,7 +6,7 @@ so an operator never gets half of an edit.
 
 from __future__ import annotations
 
-from pathlib import Path as FilePath
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
@@ -16,7 +16,7 @@ from runyard.registry.catalog import CatalogEntry
 from runyard.registry.errors import CatalogError
 from runyard.registry.specs import SPEC_KINDS, CatalogSpec
 from runyard.registry.yaml_documents import (
-    Path,
+    FieldPath,
     YamlDocument,
     YamlError,
     field_name,
@@ -29,7 +29,7 @@ __all__ = ["read_spec_file", "read_spec_text"]
 _KINDS = ", ".join(SPEC_KINDS)
 
 
-def read_spec_file(path: FilePath) -> tuple[list[CatalogEntry[CatalogSpec]], list[CatalogError]]:
+def read_spec_file(path: Path) -> tuple[list[CatalogEntry[CatalogSpec]], list[CatalogError]]:
     """The specs of one file and everything wrong with it; ``path`` names it in errors."""
     source = str(path)
     try:
@@ -100,7 +100,7 @@ def _merged(errors: list[CatalogError]) -> list[CatalogError]:
     return list(by_field.values())
 
 
-def _data_path(error: ErrorDetails, value: Any) -> Path:
+def _data_path(error: ErrorDetails, value: Any) -> FieldPath:
     """The part of pydantic's ``loc`` that is keys and indexes of the document itself.
 
     ``loc`` also names union members and tags (``FieldTest``, ``int``); those are not in the data

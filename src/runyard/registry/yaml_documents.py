@@ -14,7 +14,7 @@ from typing import Any
 import yaml  # type: ignore[import-untyped]  # types-PyYAML is not installed yet
 
 __all__ = [
-    "Path",
+    "FieldPath",
     "YamlDocument",
     "YamlError",
     "field_name",
@@ -22,14 +22,14 @@ __all__ = [
     "read_documents",
 ]
 
-Path = tuple[str | int, ...]
+FieldPath = tuple[str | int, ...]
 """Where a value sits in a document: mapping keys and list indexes, outermost first."""
 
 
 class YamlError(Exception):
     """The file is not valid YAML (or repeats a key); ``line`` is where the parser stopped."""
 
-    def __init__(self, line: int, message: str, path: Path = ()) -> None:
+    def __init__(self, line: int, message: str, path: FieldPath = ()) -> None:
         super().__init__(message)
         self.line = line
         self.message = message
@@ -41,10 +41,10 @@ class YamlDocument:
     """One document of a file: its value and the line of every key and list item in it."""
 
     value: Any
-    lines: Mapping[Path, int]
+    lines: Mapping[FieldPath, int]
 
 
-def line_at(lines: Mapping[Path, int], path: Path, default: int = 1) -> int:
+def line_at(lines: Mapping[FieldPath, int], path: FieldPath, default: int = 1) -> int:
     """The line of ``path``, or of the nearest enclosing key or item that was written."""
     for end in range(len(path), -1, -1):
         if (line := lines.get(path[:end])) is not None:
@@ -69,7 +69,7 @@ def read_documents(text: str) -> Iterator[YamlDocument]:
         loader.dispose()
 
 
-def field_name(path: Path) -> str:
+def field_name(path: FieldPath) -> str:
     """``tools[2].name`` for ``("tools", 2, "name")``."""
     text = ""
     for part in path:
@@ -77,9 +77,9 @@ def field_name(path: Path) -> str:
     return text
 
 
-def _lines(root: yaml.Node) -> dict[Path, int]:
-    lines: dict[Path, int] = {(): root.start_mark.line + 1}
-    pending: list[tuple[Path, yaml.Node, frozenset[int]]] = [((), root, frozenset())]
+def _lines(root: yaml.Node) -> dict[FieldPath, int]:
+    lines: dict[FieldPath, int] = {(): root.start_mark.line + 1}
+    pending: list[tuple[FieldPath, yaml.Node, frozenset[int]]] = [((), root, frozenset())]
     while pending:
         path, node, seen = pending.pop()
         if id(node) in seen:  # an alias that contains itself
@@ -91,7 +91,7 @@ def _lines(root: yaml.Node) -> dict[Path, int]:
     return lines
 
 
-def _children(path: Path, node: yaml.Node) -> Iterator[tuple[Path, int, yaml.Node]]:
+def _children(path: FieldPath, node: yaml.Node) -> Iterator[tuple[FieldPath, int, yaml.Node]]:
     if isinstance(node, yaml.SequenceNode):
         for index, item in enumerate(node.value):
             yield (*path, index), item.start_mark.line + 1, item
