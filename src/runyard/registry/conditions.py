@@ -178,5 +178,6 @@ Condition = Annotated[
     ),
 ]
 
+# The three refer to ``Condition``, which is defined after them.
 for _model in (AllOf, AnyOf, Not):
     _model.model_rebuild()
