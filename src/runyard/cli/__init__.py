@@ -1,4 +1,5 @@
-"""The ``runyard`` command line: ``serve`` the service, ``chat`` with it, ``db upgrade`` its database.
+"""The ``runyard`` command line: ``serve`` the service, ``chat`` with it, ``db upgrade`` its database,
+``agents`` to check a catalog.
 
 Layer 8: it may import every other layer, and nothing imports it.
 """

@@ -1,9 +1,10 @@
-"""The ``runyard`` command: one typer app with ``serve``, ``chat`` and ``db``."""
+"""The ``runyard`` command: one typer app with ``serve``, ``chat``, ``db`` and ``agents``."""
 
 from __future__ import annotations
 
 import typer
 
+from runyard.cli.agents import agents_app
 from runyard.cli.chat import chat
 from runyard.cli.db import db_app
 from runyard.cli.serve import serve
@@ -20,6 +21,7 @@ app = typer.Typer(
 app.command("serve")(serve)
 app.command("chat")(chat)
 app.add_typer(db_app, name="db")
+app.add_typer(agents_app, name="agents")
 
 
 def main() -> None:

@@ -10,10 +10,15 @@ from pydantic_ai.models import Model
 from runyard.errors import ConfigurationError
 from runyard.models.conversion import from_model_messages, from_model_response, to_model_messages
 from runyard.models.demo import DemoModel
-from runyard.models.embedders import Embedder, ModelEmbedder, resolve_embedder
+from runyard.models.embedders import (
+    Embedder,
+    ModelEmbedder,
+    check_embedder_name,
+    resolve_embedder,
+)
 from runyard.models.errors import ModelProviderError, provider_errors
 from runyard.models.request import request_model, stream_model
-from runyard.models.resolve import KNOWN_PROVIDERS, model_label, resolve_model
+from runyard.models.resolve import KNOWN_PROVIDERS, check_model_name, model_label, resolve_model
 from runyard.models.specs import OutputSpec, ToolSpec
 from runyard.models.tokens import estimate_message_tokens, estimate_tokens
 from runyard.models.turn import (
@@ -43,6 +48,8 @@ __all__ = [
     "ToolCallDelta",
     "ToolSpec",
     "Usage",
+    "check_embedder_name",
+    "check_model_name",
     "estimate_message_tokens",
     "estimate_tokens",
     "from_model_messages",

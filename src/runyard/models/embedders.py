@@ -19,7 +19,7 @@ from runyard.errors import ConfigurationError
 from runyard.models.providers import OPENAI_COMPATIBLE, build_provider, configuration_errors
 from runyard.models.usage import Usage
 
-__all__ = ["Embedder", "ModelEmbedder", "resolve_embedder"]
+__all__ = ["Embedder", "ModelEmbedder", "check_embedder_name", "resolve_embedder"]
 
 _EMBEDDING_PROVIDERS = (
     "openai",
@@ -65,12 +65,7 @@ def resolve_embedder(
     spec: str, *, base_url: str | None = None, api_key: str | None = None
 ) -> ModelEmbedder:
     """The embedder ``spec`` names, e.g. ``"openai:text-embedding-3-small"``; no network is used."""
-    provider, _, name = spec.partition(":")
-    if not name or provider not in _EMBEDDING_PROVIDERS:
-        raise ConfigurationError(
-            f'Unknown embedder {spec!r}: expected "provider:model" with one of these providers: '
-            + ", ".join(_EMBEDDING_PROVIDERS)
-        )
+    provider, name = check_embedder_name(spec)
     with configuration_errors(spec, provider):
         if provider == "sentence-transformers":
             return ModelEmbedder(infer_embedding_model(spec))
@@ -79,6 +74,20 @@ def resolve_embedder(
         return ModelEmbedder(
             infer_embedding_model(f"{kind}:{name}", provider_factory=lambda _name: instance)
         )
+
+
+def check_embedder_name(spec: str) -> tuple[str, str]:
+    """The provider and model of an embedder name ``resolve_embedder`` accepts; nothing is built.
+
+    Raises ``ConfigurationError`` for a name without a known embedding provider.
+    """
+    provider, _, name = spec.partition(":")
+    if not name or provider not in _EMBEDDING_PROVIDERS:
+        raise ConfigurationError(
+            f'Unknown embedder {spec!r}: expected "provider:model" with one of these providers: '
+            + ", ".join(_EMBEDDING_PROVIDERS)
+        )
+    return provider, name
 
 
 def _result_usage(result: Any) -> Usage:

@@ -19,7 +19,7 @@ from runyard.models.providers import (
     configuration_errors,
 )
 
-__all__ = ["KNOWN_PROVIDERS", "model_label", "resolve_model"]
+__all__ = ["KNOWN_PROVIDERS", "check_model_name", "model_label", "resolve_model"]
 
 KNOWN_PROVIDERS: tuple[str, ...] = (
     "runyard",
@@ -42,19 +42,31 @@ def resolve_model(
     """
     if isinstance(model, Model):
         return model
+    provider, name = check_model_name(model)
+    if provider == "runyard":
+        return DemoModel()
+    with configuration_errors(model, provider):
+        instance = build_provider(provider, base_url=base_url, api_key=api_key)
+        # An OpenAI-compatible server speaks Chat Completions, pydantic-ai's "openai-chat".
+        kind = "openai-chat" if provider == OPENAI_COMPATIBLE else provider
+        return infer_model(f"{kind}:{name}", provider_factory=lambda _name: instance)
+
+
+def check_model_name(model: str) -> tuple[str, str]:
+    """The provider and model of a ``"provider:model"`` string that ``resolve_model`` accepts.
+
+    Checks the name only (nothing is built, no credential is read), so a catalog can refuse an
+    unknown provider before any agent is made. Raises ``ConfigurationError`` otherwise.
+    """
     provider, _, name = model.partition(":")
     if not name or provider not in KNOWN_PROVIDERS:
         raise ConfigurationError(
             f'Unknown model {model!r}: expected "provider:model" with one of these providers: '
             + ", ".join(KNOWN_PROVIDERS)
         )
-    if provider == "runyard":
-        return _runyard_model(name)
-    with configuration_errors(model, provider):
-        instance = build_provider(provider, base_url=base_url, api_key=api_key)
-        # An OpenAI-compatible server speaks Chat Completions, pydantic-ai's "openai-chat".
-        kind = "openai-chat" if provider == OPENAI_COMPATIBLE else provider
-        return infer_model(f"{kind}:{name}", provider_factory=lambda _name: instance)
+    if provider == "runyard" and name != "demo":
+        raise ConfigurationError(f'Unknown runyard model {name!r}; the only one is "runyard:demo".')
+    return provider, name
 
 
 def model_label(model: Model) -> str:
@@ -81,9 +93,3 @@ def _speaks_chat_completions(model: Model) -> bool:
     except ImportError:  # without the openai extra no such model can exist
         return False
     return isinstance(model, OpenAIChatModel)
-
-
-def _runyard_model(name: str) -> Model:
-    if name != "demo":
-        raise ConfigurationError(f'Unknown runyard model {name!r}; the only one is "runyard:demo".')
-    return DemoModel()

@@ -1,0 +1,57 @@
+"""The catalog: agents, tools and routing defined as data (YAML files today), validated, versioned.
+
+``load_catalog(path, known_tools=...)`` reads a directory of YAML files into an immutable
+``Catalog`` and a list of rejected files, each error naming its file, line and field. Specs are
+pydantic models (``AgentSpec``, ``ToolInstanceSpec``, ``RoutingSpec``); each version is the
+content hash of its canonical JSON. See docs/catalog.md for the format.
+
+Layer 5: imports layers 0 to 4 only, and neither ``runyard.protocol`` nor ``runyard.routing``.
+"""
+
+from runyard.registry.agent_spec import AgentSpec, LimitsSpec, ToolRef
+from runyard.registry.catalog import Catalog, CatalogEntry, ScopedKey
+from runyard.registry.conditions import AllOf, AnyOf, Condition, FieldTest, Not, Operator
+from runyard.registry.errors import CatalogError, RejectedFile
+from runyard.registry.loader import CatalogLoad, catalog_files, load_catalog
+from runyard.registry.memory_spec import (
+    MemorySpec,
+    ObservationalSpec,
+    SemanticRecallSpec,
+    TitlesSpec,
+    WorkingMemorySpec,
+)
+from runyard.registry.routing_spec import RoutingRule, RoutingSpec
+from runyard.registry.specs import SPEC_KINDS, CatalogSpec, canonical_json, content_hash
+from runyard.registry.tool_spec import ToolInstanceSpec
+
+__all__ = [
+    "SPEC_KINDS",
+    "AgentSpec",
+    "AllOf",
+    "AnyOf",
+    "Catalog",
+    "CatalogEntry",
+    "CatalogError",
+    "CatalogLoad",
+    "CatalogSpec",
+    "Condition",
+    "FieldTest",
+    "LimitsSpec",
+    "MemorySpec",
+    "Not",
+    "ObservationalSpec",
+    "Operator",
+    "RejectedFile",
+    "RoutingRule",
+    "RoutingSpec",
+    "ScopedKey",
+    "SemanticRecallSpec",
+    "TitlesSpec",
+    "ToolInstanceSpec",
+    "ToolRef",
+    "WorkingMemorySpec",
+    "canonical_json",
+    "catalog_files",
+    "content_hash",
+    "load_catalog",
+]

@@ -1,0 +1,88 @@
+"""``kind: agent``: one agent of the catalog — model, instructions, tools, sub-agents, memory,
+structured output and limits — as validated data. Building an ``Agent`` from it is later work."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BeforeValidator, Field
+
+from runyard.registry.memory_spec import MemorySpec, known_model
+from runyard.registry.spec_base import JsonSchema, SpecId, SpecModel, TenantId
+
+__all__ = ["AgentSpec", "LimitsSpec", "ToolRef"]
+
+
+class ToolRef(SpecModel):
+    """A tool the agent may call: a built-in tool, a ``kind: tool`` of the catalog, or a toolkit,
+    by name, with optional parameters for its factory."""
+
+    name: SpecId
+    parameters: dict[str, Any] = Field(default_factory=dict)
+
+
+def _name_alone(value: Any) -> Any:
+    """``- calculator`` is short for ``- {name: calculator}``."""
+    if isinstance(value, str):
+        return {"name": value}
+    if not isinstance(value, dict | ToolRef):
+        raise ValueError("a tool is a name, or a mapping with name and parameters")
+    return value
+
+
+ToolEntry = Annotated[ToolRef, BeforeValidator(_name_alone, json_schema_input_type=str | ToolRef)]
+
+
+def _object_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    # The model returns structured output as the arguments of one tool call: an object.
+    if schema.get("type") != "object":
+        raise ValueError('an output schema must describe an object ("type": "object")')
+    return schema
+
+
+def _concurrency(value: Any) -> Any:
+    if value == "unlimited" or (
+        isinstance(value, int) and not isinstance(value, bool) and value >= 1
+    ):
+        return value
+    raise ValueError('a positive integer, or "unlimited"')
+
+
+class LimitsSpec(SpecModel):
+    """What one run of the agent may use. None = no limit of that kind."""
+
+    max_iterations: Annotated[int, Field(ge=1)] = 20
+    timeout_s: Annotated[float, Field(gt=0)] | None = None
+    """The whole run."""
+    tool_timeout_s: Annotated[float, Field(gt=0)] | None = None
+    tool_call_concurrency: Annotated[
+        int | Literal["unlimited"],
+        BeforeValidator(
+            _concurrency,
+            json_schema_input_type=Annotated[int, Field(ge=1)] | Literal["unlimited"],
+        ),
+    ] = 1
+    """How many tool calls of one turn run at once; ``unlimited`` runs them all together."""
+    max_output_tokens: Annotated[int, Field(ge=1)] | None = None
+    """Summed over every model call of the run."""
+    requests_per_minute: Annotated[int, Field(ge=1)] | None = None
+    """Per tenant and agent."""
+
+
+class AgentSpec(SpecModel):
+    """An agent definition. ``tenant`` absent = offered to every tenant; a tenant's own spec with
+    the same ``id`` takes its place for that tenant."""
+
+    kind: Literal["agent"]
+    id: SpecId
+    tenant: TenantId | None = None
+    description: str = ""
+    model: Annotated[str, AfterValidator(known_model)]
+    instructions: str = ""
+    tools: list[ToolEntry] = Field(default_factory=list)
+    sub_agents: list[SpecId] = Field(default_factory=list)
+    """Catalog agents it may delegate to or call as tools."""
+    memory: MemorySpec = Field(default_factory=MemorySpec)
+    output_schema: Annotated[JsonSchema, AfterValidator(_object_schema)] | None = None
+    """A JSON Schema object: the run ends with structured output of this shape."""
+    limits: LimitsSpec = Field(default_factory=LimitsSpec)
