@@ -83,7 +83,10 @@ class HttpRequestFactory:
         try:
             params = HttpRequestParameters.model_validate(dict(context.parameters))
         except ValidationError as exc:
-            raise ConfigurationError(f"tool {context.name!r} (http_request): {exc}") from exc
+            problems = "; ".join(
+                f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()
+            )
+            raise ConfigurationError(f"tool {context.name!r} (http_request): {problems}") from exc
         call = _HttpCall(context.name, params, deps.http, exec_ctx)
 
         async def http_request(ctx: ToolContext, **arguments: Any) -> Any:
