@@ -89,9 +89,7 @@ def _origin(point: EntryPoint) -> str:
 
 def _load(point: EntryPoint, origin: str) -> ToolBuilder:
     try:
-        loaded: Any = point.load()
-        # A class or a function makes the builder; anything with ``build`` already is one.
-        builder = loaded() if isinstance(loaded, type) or not hasattr(loaded, "build") else loaded
+        builder = _made(point.load())
     except Exception as exc:
         raise ConfigurationError(f"tool factory from {origin} failed to load: {exc}") from exc
     if not isinstance(builder, ToolBuilder):
@@ -99,3 +97,10 @@ def _load(point: EntryPoint, origin: str) -> ToolBuilder:
             f"tool factory from {origin} is a {type(builder).__name__}, not a ToolBuilder"
         )
     return builder
+
+
+def _made(loaded: Any) -> Any:
+    """A class or a function makes the builder; anything else is meant to be one already."""
+    if isinstance(loaded, type) or (callable(loaded) and not hasattr(loaded, "build")):
+        return loaded()
+    return loaded
