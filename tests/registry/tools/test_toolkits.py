@@ -61,11 +61,12 @@ def test_a_single_tool_reports_its_catalog_entry_and_not_a_toolkit() -> None:
 
 def test_toolkit_tools_report_the_toolkit_and_keep_their_approval_gate() -> None:
     toolkit = StaticToolkit("github", [list_issues, close_issue])
-    built = ToolConfiguration.from_toolkit(toolkit, BuildContext("github"))
+    built = ToolConfiguration.from_toolkit(toolkit, BuildContext("team_github"))
     assert [t.name for t in built.tools] == ["list_issues", "close_issue"]
     assert all(
-        t.metadata == {SOURCE_NODE_NAME: "github", IS_FROM_TOOLKIT: True} for t in built.tools
+        t.metadata == {SOURCE_NODE_NAME: "team_github", IS_FROM_TOOLKIT: True} for t in built.tools
     )
+    assert built.source_node_name == "team_github"
     assert [t.gated for t in built.tools] == [False, True]
     assert built.tools[0].parameters == list_issues.parameters
 

@@ -8,12 +8,11 @@ routes or shows a call can tell where it came from.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from runyard.registry.tools.build_context import BuildContext
 from runyard.registry.tools.toolkit import Toolkit, ToolkitExecutor
-from runyard.registry.tools.wrapping import with_metadata
 from runyard.tools import Tool
 
 __all__ = ["IS_FROM_TOOLKIT", "SOURCE_NODE_NAME", "ToolConfiguration"]
@@ -40,9 +39,8 @@ class ToolConfiguration:
 
     @classmethod
     def single(cls, tool: Tool, context: BuildContext) -> ToolConfiguration:
-        """One tool, reported as coming from ``context.name``."""
-        marked = with_metadata(tool, **{SOURCE_NODE_NAME: context.name, IS_FROM_TOOLKIT: False})
-        return cls(context.name, (marked,), dict(context.parameters))
+        """One tool, reported as coming from the catalog entry ``context.name``."""
+        return cls(context.name, (_marked(tool, context, False),), dict(context.parameters))
 
     @classmethod
     def from_toolkit(cls, toolkit: Toolkit, context: BuildContext) -> ToolConfiguration:
@@ -52,8 +50,11 @@ class ToolConfiguration:
         that was not granted, is a tool error rather than a call to something stale.
         """
         executor = ToolkitExecutor(toolkit, context.grant)
-        marked = tuple(
-            with_metadata(tool, **{SOURCE_NODE_NAME: toolkit.name, IS_FROM_TOOLKIT: True})
-            for tool in executor.offered_tools()
-        )
-        return cls(toolkit.name, marked, dict(context.parameters), executor)
+        marked = tuple(_marked(tool, context, True) for tool in executor.offered_tools())
+        return cls(context.name, marked, dict(context.parameters), executor)
+
+
+def _marked(tool: Tool, context: BuildContext, from_toolkit: bool) -> Tool:
+    """``tool`` with its origin added to (a copy of) its metadata."""
+    origin = {SOURCE_NODE_NAME: context.name, IS_FROM_TOOLKIT: from_toolkit}
+    return replace(tool, metadata={**tool.metadata, **origin})

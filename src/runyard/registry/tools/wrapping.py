@@ -32,8 +32,3 @@ def wrap_call(tool: Tool, around: Around) -> Tool:
         return await around(arguments, ctx, tool.call)
 
     return replace(tool, function=wrapped, context_param=_CONTEXT)
-
-
-def with_metadata(tool: Tool, **metadata: Any) -> Tool:
-    """``tool`` with ``metadata`` added to (a copy of) its metadata."""
-    return replace(tool, metadata={**tool.metadata, **metadata})
