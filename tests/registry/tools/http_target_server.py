@@ -30,14 +30,23 @@ class HttpTarget:
         self._body = b'{"ok": true}'
         self._content_type = "application/json"
         self._declare_length = True
+        self._status = "200 OK"
+        self._extra_headers = ""
 
     def url(self, host: str, path: str = "/") -> str:
         return f"http://{host}:{self.port}{path}"
 
     def respond(
-        self, body: bytes, content_type: str = "text/plain", *, declare_length: bool = True
+        self,
+        body: bytes,
+        content_type: str = "text/plain",
+        *,
+        declare_length: bool = True,
+        status: str = "200 OK",
+        extra_headers: str = "",
     ) -> None:
         self._body, self._content_type, self._declare_length = body, content_type, declare_length
+        self._status, self._extra_headers = status, extra_headers
 
     def hang(self) -> None:
         """Take every later request and never answer it (until the server stops)."""
@@ -63,7 +72,8 @@ class HttpTarget:
 
     def _response(self) -> bytes:
         length = f"Content-Length: {len(self._body)}\r\n" if self._declare_length else ""
-        head = f"HTTP/1.1 200 OK\r\nContent-Type: {self._content_type}\r\n{length}"
+        head = f"HTTP/1.1 {self._status}\r\nContent-Type: {self._content_type}\r\n{length}"
+        head += self._extra_headers
         return f"{head}Connection: close\r\n\r\n".encode() + self._body
 
     def stop(self) -> None:

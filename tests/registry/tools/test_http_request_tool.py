@@ -129,6 +129,20 @@ async def test_another_host_denied_is_never_reached(
     assert target.requests == []
 
 
+async def test_a_redirect_is_returned_not_followed(
+    target: HttpTarget, deps: ToolDependencies
+) -> None:
+    elsewhere = target.url(OTHER, "/trap")
+    target.respond(b"", status="302 Found", extra_headers=f"Location: {elsewhere}\r\n")
+    agent = agent_calling(
+        fetch_tool(deps).tools, ("fetch", {"method": "GET", "url": target.url(ALLOWED)})
+    )
+    outcome = results(await agent.generate("go"))["c0"]
+
+    assert (outcome.result["status"], outcome.result["headers"]["location"]) == (302, elsewhere)
+    assert [r.path for r in target.requests] == ["/"]
+
+
 @pytest.mark.parametrize("declared", [True, False], ids=["content-length", "streamed"])
 async def test_a_response_over_the_size_limit_is_a_tool_error(
     target: HttpTarget, deps: ToolDependencies, declared: bool
