@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 from tool_runs import agent_calling, results
 
+from runyard.protocol import StatusEvent, StatusPayload
 from runyard.registry.tools import (
     BuildContext,
     ExecutionContext,
@@ -18,6 +19,7 @@ from runyard.registry.tools import (
     ToolFactories,
 )
 from runyard.runtime import ToolEventChunk
+from runyard.service.chunk_events import ChunkMapper
 from runyard.tools import ToolProgress, tool
 
 
@@ -88,6 +90,18 @@ async def test_concurrent_calls_each_report_progress_on_their_own_call() -> None
         "thread counted 7",
         "counted 1 sheep",
     ]
+
+
+async def test_progress_becomes_a_status_event_on_the_thread() -> None:
+    async with ToolDependencies() as deps:
+        _, tools = build(deps, unit="steps")
+        stream = await agent_calling(tools, ("count", {"n": 1})).stream("go")
+        chunks = [chunk async for chunk in stream]
+
+    mapper = ChunkMapper("run-1", "agent-001")
+    events = [e for c in chunks if isinstance(c, ToolEventChunk) for e in mapper.map(c)]
+    payload = StatusPayload(message="1/1 steps")
+    assert events == [StatusEvent(run_id="run-1", agent_id="agent-001", payload=payload)]
 
 
 async def test_binaries_are_read_in_chunks_from_the_injected_source() -> None:

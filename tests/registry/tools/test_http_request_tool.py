@@ -93,6 +93,16 @@ async def test_a_method_that_is_not_allowed_is_a_tool_error(
     assert target.requests == []
 
 
+@pytest.mark.parametrize("url", ["ftp://127.0.0.1/x", "/relative", "http://[::1"])
+async def test_a_url_that_is_not_absolute_http_is_a_tool_error(
+    deps: ToolDependencies, url: str
+) -> None:
+    agent = agent_calling(fetch_tool(deps).tools, ("fetch", {"method": "GET", "url": url}))
+    outcome = results(await agent.generate("go"))["c0"]
+    assert outcome.is_error
+    assert outcome.result == f"not an absolute http(s) URL: {url!r}"
+
+
 async def test_another_host_asks_for_approval_and_runs_once_approved(
     target: HttpTarget, deps: ToolDependencies
 ) -> None:

@@ -171,3 +171,28 @@ async def test_the_store_is_asked_for_by_name_when_missing() -> None:
     async with ToolDependencies() as deps:
         with pytest.raises(ConfigurationError, match="needs the store"):
             _ = deps.store
+
+
+async def test_a_factory_that_fails_or_returns_something_else_is_named() -> None:
+    class Failing:
+        def build(
+            self, context: BuildContext, deps: ToolDependencies, exec_ctx: ExecutionContext
+        ) -> ToolConfiguration:
+            raise KeyError("token")
+
+    class Odd:
+        def build(
+            self, context: BuildContext, deps: ToolDependencies, exec_ctx: ExecutionContext
+        ) -> ToolConfiguration:
+            return []  # type: ignore[return-value]
+
+    factories = ToolFactories({"failing": Failing(), "odd": Odd()})
+    async with ToolDependencies() as deps:
+        with pytest.raises(
+            ConfigurationError, match="tool factory 'failing' failed to build 'f': 'token'"
+        ):
+            factories.build("failing", BuildContext("f"), deps)
+        with pytest.raises(
+            ConfigurationError, match="'odd' returned list, not a ToolConfiguration"
+        ):
+            factories.build("odd", BuildContext("o"), deps)

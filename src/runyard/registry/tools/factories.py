@@ -59,7 +59,14 @@ class ToolFactories(Mapping[str, ToolBuilder]):
         """Build ``context`` with ``factory``; each built tool is bound to its execution context."""
         builder = self[factory]
         exec_ctx = CallExecutionContext(context.parameters, deps.binaries)
-        built = builder.build(context, deps, exec_ctx)
+        try:
+            built = builder.build(context, deps, exec_ctx)
+        except ConfigurationError:
+            raise
+        except Exception as exc:
+            raise ConfigurationError(
+                f"tool factory {factory!r} failed to build {context.name!r}: {exc}"
+            ) from exc
         if not isinstance(built, ToolConfiguration):
             raise ConfigurationError(
                 f"tool factory {factory!r} returned {type(built).__name__}, not a ToolConfiguration"

@@ -152,9 +152,7 @@ class _HttpCall:
         return await self._send(request)
 
     def _request(self, arguments: dict[str, Any]) -> _Request:
-        url = httpx.URL(arguments["url"])
-        if url.scheme not in ("http", "https") or not url.host:
-            raise ToolError(f"not an absolute http(s) URL: {arguments['url']!r}")
+        url = _absolute_url(arguments["url"])
         if "json" in arguments and "text" in arguments:
             raise ToolError("give either a json or a text body, not both")
         headers = httpx.Headers(arguments.get("headers", {}))
@@ -200,6 +198,16 @@ class _HttpCall:
             if len(content) > limit:
                 raise too_large
         return bytes(content)
+
+
+def _absolute_url(text: str) -> httpx.URL:
+    try:
+        url = httpx.URL(text)
+    except httpx.InvalidURL:
+        url = httpx.URL()
+    if url.scheme not in ("http", "https") or not url.host:
+        raise ToolError(f"not an absolute http(s) URL: {text!r}")
+    return url
 
 
 def _result(response: httpx.Response, content: bytes) -> dict[str, Any]:
