@@ -27,9 +27,12 @@ __all__ = [
 
 
 class Toolkit(Protocol):
-    """Several tools from one source; ``name`` is the source the tools report."""
+    """Several tools from one source."""
 
-    name: str
+    @property
+    def name(self) -> str:
+        """What errors call the toolkit."""
+        ...
 
     def get_tools(self) -> Sequence[Tool]:
         """The tools the toolkit offers now."""
