@@ -97,6 +97,7 @@ async def test_every_build_gets_the_one_shared_client_closed_at_shutdown(install
         factories.build("echo_kit", BuildContext("second", tenant="other"), deps)
         shared = deps.http
         assert not shared.is_closed
+        assert not shared.trust_env  # no proxy or CA setting read from the environment
 
     clients = sys.modules["runyard_echo_plugin"].CLIENTS
     assert len(clients) == 2
