@@ -3,7 +3,8 @@
 ``load_catalog(path, known_tools=...)`` reads a directory of YAML files into an immutable
 ``Catalog`` and a list of rejected files, each error naming its file, line and field. Specs are
 pydantic models (``AgentSpec``, ``ToolInstanceSpec``, ``RoutingSpec``); each version is the
-content hash of its canonical JSON. See docs/catalog.md for the format.
+content hash of its canonical JSON. See docs/catalog.md for the format. Tool factories, their
+dependency injection and toolkits live in ``runyard.registry.tools`` (docs/tools.md).
 
 Layer 5: imports layers 0 to 4 only, and neither ``runyard.protocol`` nor ``runyard.routing``.
 """

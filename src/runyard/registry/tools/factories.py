@@ -1,0 +1,113 @@
+"""``ToolFactories``: tool builders by name, from the built-ins and the ``runyard.tools`` entry points.
+
+A package adds tools by declaring an entry point in the group ``runyard.tools`` whose name is
+the factory's name and whose object is a ``ToolBuilder`` (or a class or function that makes one
+with no arguments); installing the package is enough. A broken or clashing plugin fails
+discovery with an error naming its distribution, rather than disappearing silently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from importlib.metadata import EntryPoint, entry_points
+from typing import Any
+
+from runyard.errors import ConfigurationError
+from runyard.registry.tools.build_context import BuildContext
+from runyard.registry.tools.builder import ToolBuilder
+from runyard.registry.tools.configuration import ToolConfiguration
+from runyard.registry.tools.dependencies import ToolDependencies
+from runyard.registry.tools.execution_context import CallExecutionContext
+from runyard.registry.tools.http_request import HttpRequestFactory
+
+__all__ = ["ENTRY_POINT_GROUP", "ToolFactories", "builtin_factories"]
+
+ENTRY_POINT_GROUP = "runyard.tools"
+
+
+def builtin_factories() -> dict[str, ToolBuilder]:
+    """The factories runyard ships, by name."""
+    return {"http_request": HttpRequestFactory()}
+
+
+class ToolFactories(Mapping[str, ToolBuilder]):
+    """Tool builders by factory name; ``build`` makes a ``ToolConfiguration`` from a spec."""
+
+    def __init__(self, builders: Mapping[str, ToolBuilder]) -> None:
+        self._builders = dict(builders)
+
+    @classmethod
+    def discover(cls, found: Iterable[EntryPoint] | None = None) -> ToolFactories:
+        """The built-ins plus every ``runyard.tools`` entry point installed (or ``found``)."""
+        builders = builtin_factories()
+        origins = dict.fromkeys(builders, "runyard (built in)")
+        points = entry_points(group=ENTRY_POINT_GROUP) if found is None else found
+        for point in points:
+            origin = _origin(point)
+            if point.name in builders:
+                raise ConfigurationError(
+                    f"tool factory {point.name!r} from {origin} clashes with the one from "
+                    f"{origins[point.name]}"
+                )
+            builders[point.name] = _load(point, origin)
+            origins[point.name] = origin
+        return cls(builders)
+
+    def build(
+        self, factory: str, context: BuildContext, deps: ToolDependencies
+    ) -> ToolConfiguration:
+        """Build ``context`` with ``factory``; each built tool is bound to its execution context."""
+        builder = self[factory]
+        exec_ctx = CallExecutionContext(context.parameters, deps.binaries)
+        try:
+            built = builder.build(context, deps, exec_ctx)
+        except ConfigurationError:
+            raise
+        except Exception as exc:
+            raise ConfigurationError(
+                f"tool factory {factory!r} failed to build {context.name!r}: {exc}"
+            ) from exc
+        if not isinstance(built, ToolConfiguration):
+            raise ConfigurationError(
+                f"tool factory {factory!r} returned {type(built).__name__}, not a ToolConfiguration"
+            )
+        tools = tuple(exec_ctx.bind(tool) for tool in built.tools)
+        return ToolConfiguration(built.source_node_name, tools, built.parameters, built.toolkit)
+
+    def __getitem__(self, factory: str) -> ToolBuilder:
+        try:
+            return self._builders[factory]
+        except KeyError:
+            known = ", ".join(sorted(self._builders)) or "none"
+            raise ConfigurationError(f"unknown tool factory {factory!r} (known: {known})") from None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._builders)
+
+    def __len__(self) -> int:
+        return len(self._builders)
+
+
+def _origin(point: EntryPoint) -> str:
+    dist = point.dist
+    where = f"{dist.name} {dist.version}" if dist is not None else "an unknown distribution"
+    return f"{where} (entry point {point.name} = {point.value})"
+
+
+def _load(point: EntryPoint, origin: str) -> ToolBuilder:
+    try:
+        builder = _made(point.load())
+    except Exception as exc:
+        raise ConfigurationError(f"tool factory from {origin} failed to load: {exc}") from exc
+    if not isinstance(builder, ToolBuilder):
+        raise ConfigurationError(
+            f"tool factory from {origin} is a {type(builder).__name__}, not a ToolBuilder"
+        )
+    return builder
+
+
+def _made(loaded: Any) -> Any:
+    """A class or a function makes the builder; anything else is meant to be one already."""
+    if isinstance(loaded, type) or (callable(loaded) and not hasattr(loaded, "build")):
+        return loaded()
+    return loaded
