@@ -77,7 +77,19 @@ async def test_cancelling_a_run_that_waits_on_a_sub_agent_ends_it_and_frees_the_
         checkpoint = await svc.runs.finisher.checkpoints.exists(run_id)
         status = await svc.runs.status(OWNER, "t1")
         confirmation = await svc.store.get_confirmation(request_id)
+        log = [e for _, e in await svc.log("t1")]
 
+    # The waiting sub-agent ends with the run, before its run-finish.
+    (spawned,) = [e for e in log if e.type == "agent-spawned"]
+    assert [(e.type, e.agent_id) for e in log[-2:]] == [
+        ("agent-completed", spawned.agent_id),
+        ("run-finish", "agent-001"),
+    ]
+    assert log[-2].payload.model_dump() == {
+        "role": "note keeper",
+        "result": "",
+        "status": "cancelled",
+    }
     assert cancelled is True
     assert checkpoint is False
     assert (status.has_active_run, status.is_suspended) == (False, False)

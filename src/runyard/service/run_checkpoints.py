@@ -10,7 +10,7 @@ checkpoint can answer.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from runyard.agent import Agent
 from runyard.models import Usage
@@ -55,6 +55,12 @@ class RunCheckpoints:
             return {}
         return {q.call.tool_call_id: q.agent_id for q in state.questions() if q.agent_id}
 
+    async def waiting_sub_agents(self, run_id: str) -> list[tuple[str, str]]:
+        """The sub-agents the run's suspension waits on, at any depth, innermost first: their
+        agent id and role (a delegation's ``role``, else the name the tool gives the agent)."""
+        state = await self._load(run_id)
+        return [] if state is None else list(_waiting(state))
+
     async def _load(self, run_id: str) -> AgentState | None:
         for manager in self._managers:
             state = await manager.load(run_id)
@@ -66,3 +72,14 @@ class RunCheckpoints:
         """Forget the run's checkpoint: the run is over and can never be resumed."""
         for manager in self._managers:
             await manager.complete(run_id)
+
+
+def _waiting(state: AgentState) -> Iterator[tuple[str, str]]:
+    for entry in state.pending_tool_calls.values():
+        nested = entry.nested
+        if nested is None:
+            continue
+        yield from _waiting(nested.state)
+        if nested.agent_id is not None:
+            role = entry.args.get("role")
+            yield nested.agent_id, role if isinstance(role, str) else nested.agent_id

@@ -27,7 +27,13 @@ import logging
 from dataclasses import dataclass, replace
 
 from runyard.models import Usage
-from runyard.protocol import RunFinishEvent, RunFinishPayload, RunUsage
+from runyard.protocol import (
+    AgentCompletedEvent,
+    AgentCompletedPayload,
+    RunFinishEvent,
+    RunFinishPayload,
+    RunUsage,
+)
 from runyard.protocol import RunStatus as FinishStatus
 from runyard.service.active_run import ORCHESTRATOR_ID
 from runyard.service.event_log import EventLog, EventWriter
@@ -101,8 +107,12 @@ class RunFinisher:
         if writer is not None:
             await _log(writer, run_id, ending)
         else:
+            # A suspended run may wait on sub-agents: they end with it, before its run-finish.
+            waiting = await self.checkpoints.waiting_sub_agents(run_id)
             async with self.events.writer(thread_id) as own:
                 if not await self._logged(own, run_id):
+                    for agent_id, role in waiting:
+                        own.emit(_sub_agent_ended(run_id, agent_id, role, ending))
                     await _log(own, run_id, ending)
         await self.close(run_id, ending, epoch=epoch)
         await self.checkpoints.drop(run_id)
@@ -137,6 +147,15 @@ class RunFinisher:
         """True when the run's ``run-finish`` is the newest event of its thread's log."""
         last = await self.store.read_events(writer.thread_id, after_id=max(writer.last_id - 1, 0))
         return any(e.type == "run-finish" and e.run_id == run_id for e in last)
+
+
+def _sub_agent_ended(
+    run_id: str, agent_id: str, role: str, ending: RunEnding
+) -> AgentCompletedEvent:
+    """``agent-completed`` for a waiting sub-agent whose run ends from outside: as its run."""
+    error = ending.reason if ending.status == "error" else None
+    payload = AgentCompletedPayload(role=role, result="", error=error, status=ending.status)
+    return AgentCompletedEvent(run_id=run_id, agent_id=agent_id, payload=payload)
 
 
 async def _log(writer: EventWriter, run_id: str, ending: RunEnding) -> None:
