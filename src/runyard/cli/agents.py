@@ -18,7 +18,7 @@ from runyard.registry import AgentSpec, CatalogEntry, CatalogLoad, load_catalog
 from runyard.service import tools as service_tools
 from runyard.tools import Tool
 
-__all__ = ["BUILTIN_TOOL_NAMES", "DEFAULT_CATALOG_DIR", "agents_app"]
+__all__ = ["BUILTIN_TOOL_NAMES", "DEFAULT_CATALOG_DIR", "agents_app", "read_catalog"]
 
 
 def _builtin_tool_names() -> tuple[str, ...]:
@@ -50,7 +50,7 @@ OptionalCatalogPath = Annotated[
 @agents_app.command("validate")
 def validate(path: CatalogPath) -> None:
     """Check every file; print each error as file:line: field: message and exit 1 if any."""
-    loaded = _load(path)
+    loaded = read_catalog(path)
     for error in loaded.errors:
         typer.echo(str(error))
     catalog = loaded.catalog
@@ -67,7 +67,7 @@ def validate(path: CatalogPath) -> None:
 @agents_app.command("list")
 def list_agents(path: OptionalCatalogPath = DEFAULT_CATALOG_DIR) -> None:
     """Every agent of the catalog with its tenant, model, tools and version."""
-    loaded = _load(path)
+    loaded = read_catalog(path)
     table = Table("tenant", "id", "model", "tools", "version", "file")
     for (tenant, agent_id), entry in sorted(loaded.catalog.agents.items(), key=_by_scope):
         spec = entry.spec
@@ -88,7 +88,7 @@ def show(
     ] = None,
 ) -> None:
     """One agent's spec as the catalog holds it (defaults filled in), with its version."""
-    loaded = _load(path)
+    loaded = read_catalog(path)
     entry = loaded.catalog.agent(agent_id, tenant)
     if entry is None:
         scope = f" for tenant {tenant!r}" if tenant else ""
@@ -100,7 +100,8 @@ def show(
     typer.echo(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), nl=False)
 
 
-def _load(path: Path) -> CatalogLoad:
+def read_catalog(path: Path) -> CatalogLoad:
+    """The catalog at ``path`` with the service's built-in tools; a missing path exits 1."""
     try:
         return load_catalog(path, known_tools=BUILTIN_TOOL_NAMES)
     except FileNotFoundError:

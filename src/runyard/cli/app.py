@@ -1,4 +1,4 @@
-"""The ``runyard`` command: one typer app with ``serve``, ``chat``, ``db`` and ``agents``."""
+"""The ``runyard`` command: one typer app with ``serve``, ``chat``, ``db``, ``agents`` and ``route``."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import typer
 from runyard.cli.agents import agents_app
 from runyard.cli.chat import chat
 from runyard.cli.db import db_app
+from runyard.cli.route import route
 from runyard.cli.serve import serve
 
 __all__ = ["app", "main"]
@@ -22,6 +23,7 @@ app.command("serve")(serve)
 app.command("chat")(chat)
 app.add_typer(db_app, name="db")
 app.add_typer(agents_app, name="agents")
+app.command("route")(route)
 
 
 def main() -> None:
