@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from routing_catalogs import agents, catalog_of, context
 
-from runyard.registry import Catalog
+from runyard.registry import AgentSpec, Catalog, CatalogEntry, RoutingSpec
 from runyard.routing import (
     InvocationContext,
     NoRoutingError,
@@ -141,6 +141,31 @@ def test_an_explicit_agent_the_tenant_does_not_have_is_an_unknown_agent(
 
     assert (error.value.agent_id, error.value.tenant) == ("vip", "default")
     assert route(catalog, context(tenant="globex"), agent_id="vip").agent_id == "vip"
+
+
+def test_a_rule_or_default_naming_an_agent_the_tenant_lacks_is_an_unknown_agent() -> None:
+    # load_catalog rejects such a file; a catalog built by hand can still hold one.
+    helper = AgentSpec.model_validate({"kind": "agent", "id": "helper", "model": "runyard:demo"})
+    routing = RoutingSpec.model_validate(
+        {
+            "kind": "routing",
+            "default_agent": "gone",
+            "rules": [
+                {
+                    "id": "pinned",
+                    "when": {"field": "flags.x", "exists": True},
+                    "agent": "missing",
+                    "version": PINNED,
+                }
+            ],
+        }
+    )
+    catalog = Catalog.of([CatalogEntry(helper, "a.yaml", 1), CatalogEntry(routing, "r.yaml", 1)])
+
+    with pytest.raises(UnknownAgentError, match="no agent 'missing' for tenant 'default'"):
+        route(catalog, context(flags={"x": 1}))
+    with pytest.raises(UnknownAgentError, match="no agent 'gone' for tenant 'default'"):
+        route(catalog, context())
 
 
 def test_without_any_routing_only_an_explicit_agent_can_be_chosen(tmp_path: Path) -> None:

@@ -27,8 +27,12 @@ __all__ = ["explain_route", "route", "rules_in_order"]
 def route(
     catalog: Catalog, context: InvocationContext, *, agent_id: str | None = None
 ) -> RouteDecision:
-    """The agent for this request. Raises ``UnknownAgentError`` for a named agent the tenant
-    does not have, ``NoRoutingError`` when nothing names one and the tenant has no routing."""
+    """The agent for this request.
+
+    Raises ``UnknownAgentError`` when the agent chosen does not exist for the tenant: one the
+    request names, or (in a catalog the loader did not check) a rule's or the default;
+    ``NoRoutingError`` when the request names none and the tenant has no routing.
+    """
     return explain_route(catalog, context, agent_id=agent_id).decision
 
 
@@ -59,7 +63,8 @@ def _by_rules(
         outcome: RuleOutcome = "matched" if check.matched else "no-match"
         evaluations.append(_evaluation(rule, outcome, check.reasons))
         if check.matched:
-            version = rule.version or _version(catalog, rule.agent, tenant)
+            current = _version(catalog, rule.agent, tenant)  # the agent must exist, pinned or not
+            version = rule.version or current
             skipped = [_evaluation(later, "skipped") for later in rules[index + 1 :]]
             return RouteDecision(rule.agent, version, rule.id, "rule"), (*evaluations, *skipped)
     default = routing.default_agent
