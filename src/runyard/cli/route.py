@@ -14,6 +14,7 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -79,7 +80,7 @@ def _context(tenant: str, text: str) -> InvocationContext:
         _fail("\n".join(_context_error(detail) for detail in error.errors()))
 
 
-def _context_error(detail: Any) -> str:
+def _context_error(detail: ErrorDetails) -> str:
     location = ".".join(str(part) for part in detail["loc"])
     option = "--tenant" if location == "tenant" else f"--context: {location}"
     return f"{option}: {detail['msg']}"
