@@ -117,11 +117,15 @@ async def test_bad_identity_headers_and_cursors_are_400(url: str) -> None:
     assert cursor.json()["error"]["field"] == "lastEventId"
 
 
-async def test_an_unknown_agent_is_422(url: str) -> None:
+async def test_an_unknown_agent_is_404_agent_not_found(url: str) -> None:
     async with running_app(url) as app, asgi_client(app) as client:
-        response = await client.post("/v1/chat/t1", json={"message": "hi", "agent": "ghost"})
+        older = await client.post("/v1/chat/t1", json={"message": "hi", "agent": "ghost"})
+        named = await client.post("/v1/chat/t1", json={"message": "hi", "agentId": "ghost"})
+        status = await client.get("/v1/threads/t1/status")
 
-    assert (response.status_code, response.json()["error"]["code"]) == (422, "unknown_agent")
+    for response in (older, named):
+        assert (response.status_code, response.json()["error"]["code"]) == (404, "agent_not_found")
+    assert status.status_code == 404  # refused before the thread was created
 
 
 def test_the_error_table_is_one_mapping() -> None:

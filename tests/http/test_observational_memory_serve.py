@@ -101,7 +101,7 @@ async def test_a_long_tool_heavy_session_keeps_every_request_bounded(
             response = await client.post("/v1/chat/long", json={"message": f"Sync batch {i}"})
             assert response.status_code == 200
             await settled(app, "long")
-        memory = app.state.runyard.parts.agents[DEFAULT_AGENT].memory
+        memory = app.state.runyard.parts.agents.agents[DEFAULT_AGENT].memory
         assert isinstance(memory, Memory)
         assert memory.observational is not None
         await memory.wait_idle()

@@ -99,7 +99,7 @@ async def test_a_background_task_runs_on_after_the_orchestrator_answers_and_ends
         await gate.reached()
         await logged_until(svc, "t1", all_of(is_orchestrator_text, is_call("call_f")))
         running = await svc.runs.status(OWNER, "t1")
-        elsewhere = RunManager(svc.store, svc.events, svc.runs.agents, default_agent="assistant")
+        elsewhere = RunManager(svc.store, svc.events, svc.runs.directory)
         reloaded = await elsewhere.status(OWNER, "t1")
         gate.open()
         await svc.settle("t1")

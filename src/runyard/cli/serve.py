@@ -56,7 +56,8 @@ class _Server(uvicorn.Server):
         if self.should_exit:
             return
         port = self.servers[0].sockets[0].getsockname()[1] if self.servers else self._settings.port
-        report = ServeReport.of(self._settings, self._settings.host, port, _agents(self._app))
+        agents, rejected = _agents(self._app), _rejected(self._app)
+        report = ServeReport.of(self._settings, self._settings.host, port, agents, rejected)
         print_report(self._console, report)
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
@@ -74,9 +75,19 @@ def _agents(app: FastAPI) -> tuple[AgentSummary, ...]:
     if not isinstance(state, AppState) or state.parts is None:
         return ()
     return tuple(
-        AgentSummary(name, agent.model_label, tuple(agent.tools))
-        for name, agent in state.parts.agents.items()
+        AgentSummary(
+            f"{agent.name}@{agent.tenant}" if agent.tenant else agent.name, agent.model, agent.tools
+        )
+        for agent in state.parts.agents.served(None)
     )
+
+
+def _rejected(app: FastAPI) -> tuple[str, ...]:
+    """Each error of each catalog file the started app refused, as ``file:line: field: message``."""
+    state = app.state.runyard
+    if not isinstance(state, AppState) or state.parts is None or state.parts.catalog is None:
+        return ()
+    return tuple(str(error) for error in state.parts.catalog.load.errors)
 
 
 def serve(

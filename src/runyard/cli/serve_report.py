@@ -54,9 +54,11 @@ class ServeReport:
         host: str,
         port: int,
         agents: tuple[AgentSummary, ...],
+        rejected: tuple[str, ...] = (),
         environ: Mapping[str, str] = os.environ,
     ) -> ServeReport:
-        """The report for a server bound to ``host:port`` with ``settings`` (and ``environ``)."""
+        """The report for a server bound to ``host:port`` with ``settings`` (and ``environ``);
+        ``rejected`` are the errors of the catalog files it refused."""
         bus = (
             f"Redis {redact_url(settings.redis_url)}"
             if settings.redis_url
@@ -70,6 +72,7 @@ class ServeReport:
             agents=agents,
             grpc_port=settings.grpc_port,
             notices=(
+                *(f"catalog file rejected: {error}" for error in rejected),
                 *_demo_notice(settings, agents),
                 *_responses_api_warnings(agents, environ.get("OPENAI_BASE_URL", "")),
             ),

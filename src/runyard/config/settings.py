@@ -22,6 +22,11 @@ class Settings(BaseSettings):
         default="",
         description='"provider:model" for the default agent; empty = first configured provider, else the demo model',
     )
+    catalog_dir: str = Field(
+        default="",
+        description="the catalog of agents to serve (docs/catalog.md), read at start-up; "
+        "empty = ./agents when it exists, else the built-in assistant",
+    )
     last_messages: int = Field(default=20, ge=0, description="recent-window size")
     embedder_model: str = Field(
         default="", description="embedding model; empty = semantic recall off"

@@ -1,7 +1,8 @@
 """``create_app``: the FastAPI application of ``runyard serve``.
 
 Its lifespan opens what was not given (the store from ``RUNYARD_DATABASE_URL``, the bus from
-``RUNYARD_REDIS_URL``, the default ``assistant``), runs the crash sweep and starts the lease
+``RUNYARD_REDIS_URL``, the agents of the catalog ``RUNYARD_CATALOG_DIR`` names, else the default
+``assistant``), runs the crash sweep and starts the lease
 heartbeat, loads the model layer, and only then reports ready; on shutdown it drains
 (``runyard.http.shutdown``: 503 for new requests, every run ended, every event stream told the
 server is going away and ended), stops the heartbeat and closes what it opened, in reverse order.
@@ -14,6 +15,7 @@ import importlib
 import logging
 from collections.abc import AsyncIterator, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass
 
 from fastapi import FastAPI
 
@@ -28,12 +30,18 @@ from runyard.http.routes import ROUTERS
 from runyard.http.shutdown import Shutdown
 from runyard.http.state import AppState, Parts
 from runyard.memory import Memory
+from runyard.models import resolve_model
 from runyard.service import (
     DEFAULT_AGENT,
+    AgentDirectory,
+    CatalogAgents,
     EventLog,
+    FixedAgents,
+    ModelFor,
     RunManager,
     Threads,
     default_agent,
+    open_catalog,
 )
 from runyard.service.bus import EventBus, open_event_bus
 from runyard.storage import Store, open_store
@@ -53,6 +61,7 @@ def create_app(
     sse_follow: bool = True,
     titles: bool = True,
     instance: str | None = None,
+    model_for: ModelFor | None = None,
 ) -> FastAPI:
     """The runyard HTTP app; pass ``store``/``agents``/``bus`` to use yours (you close them).
 
@@ -61,6 +70,9 @@ def create_app(
     ends each event stream once it has sent what is stored (tests, one-shot exports);
     ``titles`` turns thread titles on; ``instance`` is this process's instance id, the owner of
     its run leases (default: ``RUNYARD_INSTANCE_ID``, else ``<host name>-<random hex>``).
+    Without ``agents``, the catalog ``RUNYARD_CATALOG_DIR`` names (``open_catalog``) is served,
+    else the built-in ``assistant``; ``model_for`` maps the catalog's model names to models
+    (default ``resolve_model``; tests map them to ``FunctionModel``s).
     """
     config = settings or Settings()
     state = AppState(config, sse_ping_seconds, sse_follow)
@@ -69,7 +81,8 @@ def create_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         state.shutdown = Shutdown()
         async with AsyncExitStack() as stack:
-            state.parts = await _assemble(stack, config, store, agents, bus, titles, instance)
+            given = _Given(store, agents, bus, model_for or resolve_model)
+            state.parts = await _assemble(stack, config, given, titles, instance)
             try:
                 yield
             finally:
@@ -90,23 +103,32 @@ def create_app(
         app.include_router(router)
     install_error_handlers(app)
     install_api_docs(app)
-    install_openapi(app, agents if agents is not None else [DEFAULT_AGENT])
+    install_openapi(app)
     app.add_middleware(BodyLimit, max_bytes=config.max_body_bytes)
     # Outermost: a 413 or any error a browser page receives carries the CORS headers too.
     add_cors(app, parse_origins(config.cors_origins))
     return app
 
 
+@dataclass(frozen=True, slots=True)
+class _Given:
+    """What the caller of ``create_app`` passed in (None: the app opens its own)."""
+
+    store: Store | None
+    agents: Mapping[str, Agent] | None
+    bus: EventBus | None
+    model_for: ModelFor
+
+
 async def _assemble(
     stack: AsyncExitStack,
     settings: Settings,
-    store: Store | None,
-    agents: Mapping[str, Agent] | None,
-    bus: EventBus | None,
+    given: _Given,
     titles: bool,
     instance: str | None,
 ) -> Parts:
     """Open what was not given (each closed by ``stack``), sweep, and warm the model layer."""
+    store, bus = given.store, given.bus
     if store is None:
         store = await open_store(settings.database_url)
         stack.push_async_callback(store.close)
@@ -115,18 +137,11 @@ async def _assemble(
         stack.push_async_callback(bus.close)
     events = EventLog(store, bus)
     stack.push_async_callback(events.close)
-    if agents is None:
-        assistant = default_agent(store, settings)
-        if isinstance(assistant.memory, Memory):  # stops its background observation, after runs
-            stack.push_async_callback(assistant.memory.aclose)
-        stack.push_async_callback(assistant.aclose)
-        agents = {assistant.name: assistant}
-    default = DEFAULT_AGENT if DEFAULT_AGENT in agents else next(iter(agents))
+    directory = _agents(stack, settings, store, given)
     runs = RunManager(
         store,
         events,
-        agents,
-        default_agent=default,
+        directory,
         instance=instance or settings.instance_id,
         lease_seconds=settings.lease_seconds,
         titles=titles,
@@ -137,4 +152,24 @@ async def _assemble(
         logger.warning("settled %d run(s) whose server stopped", len(swept))
     # The first request must not pay for importing the model layer.
     importlib.import_module("pydantic_ai.models")
-    return Parts(store, events, runs, Threads(events, store), dict(agents))
+    catalog = directory if isinstance(directory, CatalogAgents) else None
+    return Parts(store, events, runs, Threads(events, store), directory, catalog)
+
+
+def _agents(
+    stack: AsyncExitStack, settings: Settings, store: Store, given: _Given
+) -> AgentDirectory:
+    """The agents given, else the catalog's (every one compiled now), else ``assistant``."""
+    if given.agents is not None:
+        default = DEFAULT_AGENT if DEFAULT_AGENT in given.agents else next(iter(given.agents))
+        return FixedAgents(given.agents, default)
+    catalog = open_catalog(settings, store, given.model_for)
+    if catalog is not None:
+        stack.push_async_callback(catalog.aclose)
+        catalog.compile_all()
+        return catalog
+    assistant = default_agent(store, settings)
+    if isinstance(assistant.memory, Memory):  # stops its background observation, after runs
+        stack.push_async_callback(assistant.memory.aclose)
+    stack.push_async_callback(assistant.aclose)
+    return FixedAgents({assistant.name: assistant}, DEFAULT_AGENT)

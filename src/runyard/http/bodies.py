@@ -138,6 +138,13 @@ class AgentInfo(_Body):
     model: str
     tools: list[str]
     default: bool
+    version: str | SkipJsonSchema[None] = Field(
+        default=None, description="the spec's content hash (catalog agents)"
+    )
+    tenant: str | SkipJsonSchema[None] = Field(
+        default=None, description="the tenant whose own spec it is; absent: shared"
+    )
+    description: str | SkipJsonSchema[None] = None
 
 
 class AgentList(_Body):
@@ -156,3 +163,77 @@ class Readiness(_Body):
     """Whether the service serves (``ready``, 200) or not yet / no more (503)."""
 
     status: Literal["ready", "starting", "stopping"]
+
+
+class CatalogSpecBody(_Body):
+    """One spec the catalog loaded."""
+
+    kind: Literal["agent", "tool", "routing"]
+    id: str | SkipJsonSchema[None] = Field(default=None, description="absent for routing")
+    tenant: str | SkipJsonSchema[None] = Field(default=None, description="absent: shared")
+    version: str = Field(description="the spec's content hash")
+    source: str = Field(description="file:line of its document")
+
+
+class CatalogErrorBody(_Body):
+    """One error of a rejected file: ``file:line: field: message``."""
+
+    file: str
+    line: int
+    field: str
+    message: str
+
+
+class RejectedFileBody(_Body):
+    """A file of the catalog that was not loaded, with every reason."""
+
+    file: str
+    errors: list[CatalogErrorBody]
+
+
+class CatalogBody(_Body):
+    """What the server loaded from its catalog at start-up, and what it refused."""
+
+    directory: str
+    revision: str = Field(description="a hash of every loaded spec's kind, scope and version")
+    specs: list[CatalogSpecBody]
+    rejected: list[RejectedFileBody]
+
+
+class RouteDecisionBody(_Body):
+    """The agent a request goes to (``runyard.routing.RouteDecision``)."""
+
+    agentId: str
+    version: str
+    ruleId: str | None
+    reason: Literal["explicit", "rule", "default"]
+
+
+class FieldCheckBody(_Body):
+    """One field test of a rule and its outcome."""
+
+    path: str = Field(description="where the test is in the rule (`when.all[1]`)")
+    field: str
+    matched: bool
+    explanation: str = Field(description="what the field held and how it compared")
+
+
+class RuleEvaluationBody(_Body):
+    """One rule of the routing, in evaluation order, and what became of it."""
+
+    ruleId: str
+    priority: int
+    agentId: str
+    version: str | None
+    outcome: Literal["matched", "no-match", "skipped"]
+    reasons: list[FieldCheckBody]
+
+
+class RouteBody(_Body):
+    """The dry run: the decision and every rule it read."""
+
+    decision: RouteDecisionBody
+    tenant: str
+    routingTenant: str | None = Field(description="whose routing was read; null: the shared one")
+    routingSource: str | None = Field(description="file:line of that routing")
+    rules: list[RuleEvaluationBody]

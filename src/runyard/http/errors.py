@@ -15,6 +15,8 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
 from runyard.service import (
+    AgentRequired,
+    AgentVersionUnavailable,
     ConfirmationAnswered,
     ConfirmationExpired,
     ConfirmationNotFound,
@@ -35,7 +37,9 @@ logger = logging.getLogger("runyard.http")
 STATUS_CODES: dict[type[Exception], int] = {
     ThreadNotFound: 404,
     ConfirmationNotFound: 404,
-    UnknownAgent: 422,
+    UnknownAgent: 404,
+    AgentRequired: 422,
+    AgentVersionUnavailable: 409,
     InvalidAnswer: 422,
     InvalidThreadId: 422,
     RunActive: 409,

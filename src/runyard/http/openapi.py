@@ -3,7 +3,6 @@
 - Every error is the ``ErrorBody`` envelope; each route lists the statuses it can answer with
   ``error_responses``. FastAPI adds a 422 with its ``{"detail": …}`` body to every route with
   parameters, which runyard never sends: those are removed, with their schemas.
-- The chat request's ``agent`` is an enum of the agents this app runs.
 - An event stream is ``text/event-stream``, its schema describing one event (as OpenAPI 3.2's
   ``itemSchema`` does, and as tools read ``schema`` for event streams under 3.1).
 
@@ -13,7 +12,6 @@ app (a test fails while the committed copy is stale).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 from fastapi import FastAPI
@@ -25,8 +23,10 @@ __all__ = ["EVENT_STREAM", "error_responses", "install_openapi"]
 
 _ERRORS = {
     400: "a bad identity header or cursor (`field` names it)",
-    404: "no such thread or confirmation for this caller",
-    409: "the thread's run is active, busy, or the confirmation was answered",
+    404: "no such thread, confirmation or agent for this caller (`agent_not_found`), or no "
+    "catalog served (`catalog_not_served`)",
+    409: "the thread's run is active, busy, or the confirmation was answered; or the agent "
+    "version the run needs left the catalog (`agent_version_unavailable`)",
     410: "the confirmation expired (`confirmation_expired`): its run waited longer than "
     "RUNYARD_CHECKPOINT_TTL_SECONDS and has ended",
     413: "the body is larger than RUNYARD_MAX_BODY_BYTES",
@@ -78,19 +78,18 @@ def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
     return {status: {"model": ErrorBody, "description": _ERRORS[status]} for status in statuses}
 
 
-def install_openapi(app: FastAPI, agent_names: Iterable[str]) -> None:
+def install_openapi(app: FastAPI) -> None:
     """Make ``app.openapi()`` (and ``/openapi.json``) serve the corrected document."""
-    names = sorted(agent_names)
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
-            app.openapi_schema = _document(app, names)
+            app.openapi_schema = _document(app)
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]  # FastAPI's documented override
 
 
-def _document(app: FastAPI, agent_names: list[str]) -> dict[str, Any]:
+def _document(app: FastAPI) -> dict[str, Any]:
     document = get_openapi(
         title=app.title,
         version=app.version,
@@ -105,10 +104,6 @@ def _document(app: FastAPI, agent_names: list[str]) -> dict[str, Any]:
     schemas = document["components"]["schemas"]
     for name in _FASTAPI_SCHEMAS:
         schemas.pop(name, None)
-    schemas["ChatRequest"]["properties"]["agent"] = {
-        "enum": [*agent_names, None],
-        "description": "the agent to run (one this server runs); default: the thread's",
-    }
     return document
 
 

@@ -6,11 +6,10 @@ from dataclasses import dataclass, field
 
 from fastapi import Request
 
-from runyard.agent import Agent
 from runyard.config import Settings
 from runyard.http.errors import ApiError
 from runyard.http.shutdown import Shutdown
-from runyard.service import EventLog, RunManager, Threads
+from runyard.service import AgentDirectory, CatalogAgents, EventLog, RunManager, Threads
 from runyard.storage import Store
 
 __all__ = ["AppState", "Parts", "parts"]
@@ -24,7 +23,10 @@ class Parts:
     events: EventLog
     runs: RunManager
     threads: Threads
-    agents: dict[str, Agent]
+    agents: AgentDirectory
+    """Who chooses each run's agent: ``FixedAgents``, or the catalog's ``CatalogAgents``."""
+    catalog: CatalogAgents | None = None
+    """The catalog served; None when the agents were given or are the built-in ``assistant``."""
 
 
 @dataclass

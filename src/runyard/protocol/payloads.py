@@ -51,6 +51,12 @@ class RunStartPayload(WireModel):
     message_id: str
     trace_id: str | None = omitted_if_none()
     message_group_id: str | None = omitted_if_none()
+    agent_id: str | None = omitted_if_none()
+    """The catalog agent routing chose (only when the server serves a catalog)."""
+    version: str | None = omitted_if_none()
+    """That agent's version: the content hash of its spec."""
+    rule_id: str | None = omitted_if_none()
+    """The routing rule that chose it; absent for a named agent or the default."""
 
 
 class RunUsage(WireModel):

@@ -9,13 +9,23 @@ background sub-agents, and ``read_background_tasks`` reports them from the log.
 """
 
 from runyard.service.active_run import ORCHESTRATOR_ID, ActiveRun, CancelReason
+from runyard.service.agent_choice import (
+    AgentChoice,
+    AgentDirectory,
+    AgentRequest,
+    FixedAgents,
+    ServedAgent,
+)
 from runyard.service.background_status import BackgroundTaskView, read_background_tasks
 from runyard.service.background_tasks import BackgroundTask, BackgroundTasks
+from runyard.service.catalog_agents import BUILTIN_TOOLS, CatalogAgents, ModelFor, compile_agent
 from runyard.service.chunk_events import ChunkMapper, UnmappedToolEventWarning, WireToolEvent
 from runyard.service.confirmation_request import confirmation_payload
 from runyard.service.crash_sweep import RESTARTED, close_interrupted_runs
 from runyard.service.default_agent import DEFAULT_AGENT, DEMO_MODEL, choose_model, default_agent
 from runyard.service.errors import (
+    AgentRequired,
+    AgentVersionUnavailable,
     ConfirmationAnswered,
     ConfirmationExpired,
     ConfirmationNotFound,
@@ -39,6 +49,7 @@ from runyard.service.owner import Owner
 from runyard.service.run_checkpoints import RunCheckpoints
 from runyard.service.run_finish import RunEnding, RunFinisher
 from runyard.service.run_manager import RunManager
+from runyard.service.served_catalog import DEFAULT_CATALOG_DIR, catalog_directory, open_catalog
 from runyard.service.served_memory import served_memory
 from runyard.service.suspension_expiry import (
     APPROVAL_EXPIRED,
@@ -49,6 +60,20 @@ from runyard.service.threads import Threads, thread_json
 from runyard.service.views import ThreadStatus
 
 __all__ = [
+    "BUILTIN_TOOLS",
+    "DEFAULT_CATALOG_DIR",
+    "AgentChoice",
+    "AgentDirectory",
+    "AgentRequest",
+    "AgentRequired",
+    "AgentVersionUnavailable",
+    "CatalogAgents",
+    "FixedAgents",
+    "ServedAgent",
+    "ModelFor",
+    "catalog_directory",
+    "compile_agent",
+    "open_catalog",
     "APPROVAL_EXPIRED",
     "DEFAULT_AGENT",
     "DEMO_MODEL",

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 __all__ = [
+    "AgentRequired",
+    "AgentVersionUnavailable",
     "ConfirmationAnswered",
     "ConfirmationExpired",
     "ConfirmationNotFound",
@@ -45,13 +47,37 @@ class InvalidThreadId(ServiceError):
 
 
 class UnknownAgent(ServiceError):
-    """The request named an agent this service does not serve."""
+    """The request named an agent this service does not serve (for the caller's tenant)."""
 
-    code = "unknown_agent"
+    code = "agent_not_found"
 
-    def __init__(self, name: str, known: list[str]) -> None:
-        super().__init__(f"unknown agent {name!r}; this service has: {', '.join(known)}")
+    def __init__(
+        self, name: str, known: list[str] | None = None, tenant: str | None = None
+    ) -> None:
+        where = f" for tenant {tenant!r}" if tenant is not None else ""
+        has = f"; this service has: {', '.join(known)}" if known is not None else ""
+        super().__init__(f"no agent {name!r}{where}{has}")
         self.name = name
+
+
+class AgentRequired(ServiceError):
+    """The request named no agent, and the catalog has no routing for its tenant to choose one."""
+
+    code = "agent_required"
+
+
+class AgentVersionUnavailable(ServiceError):
+    """The version of an agent a run or a routing rule needs is no longer in the catalog."""
+
+    code = "agent_version_unavailable"
+
+    def __init__(self, name: str, version: str) -> None:
+        super().__init__(
+            f"agent {name!r} version {version[:12]} is not in the catalog any more (it changed "
+            "since the run started, and only the versions loaded by this process are kept)"
+        )
+        self.name = name
+        self.version = version
 
 
 class RunActive(ServiceError):

@@ -28,6 +28,7 @@ from runyard.service.active_run import (
     USER_CANCELLED,
     ActiveRun,
 )
+from runyard.service.agent_choice import AgentChoice, AgentDirectory, AgentRequest, FixedAgents
 from runyard.service.background_status import read_background_tasks
 from runyard.service.background_tasks import BACKGROUND_TASKS
 from runyard.service.crash_sweep import close_interrupted_runs
@@ -38,7 +39,6 @@ from runyard.service.errors import (
     InvalidAnswer,
     RunActive,
     RunBusy,
-    UnknownAgent,
 )
 from runyard.service.event_log import EventLog
 from runyard.service.keyed_lock import KeyedLock
@@ -76,8 +76,10 @@ _SETTLE_SECONDS = 10.0
 class RunManager:
     """Starts, resumes and cancels runs; every run's task belongs to this object.
 
-    ``agents`` maps names to agents; a thread runs ``default_agent`` unless a message names
-    another. ``instance`` is this process's instance id, the owner of its leases (default:
+    ``agents`` chooses each run's agent: an ``AgentDirectory`` (``CatalogAgents`` routes by the
+    catalog), or a mapping of names to agents where a thread runs ``default_agent`` unless a
+    message names another. The choice is stored with the thread, and a confirm resumes on the
+    agent the thread's run started with. ``instance`` is this process's instance id, the owner of its leases (default:
     ``<host name>-<random hex>``); a lease lasts ``lease_seconds`` unless renewed (see
     ``keep_leases``). ``titles`` turns thread-title generation on (it costs one small model
     call per thread).
@@ -87,23 +89,22 @@ class RunManager:
         self,
         store: Store,
         events: EventLog,
-        agents: Mapping[str, Agent],
+        agents: Mapping[str, Agent] | AgentDirectory,
         *,
-        default_agent: str,
+        default_agent: str | None = None,
         instance: str | None = None,
         lease_seconds: float = 30.0,
         titles: bool = True,
     ) -> None:
-        if default_agent not in agents:
-            raise ValueError(f"default agent {default_agent!r} is not among the agents")
+        if isinstance(agents, Mapping):
+            agents = FixedAgents(agents, default_agent or next(iter(agents), ""))
         self.store = store
         self.events = events
-        self.agents = dict(agents)
-        self.default_agent = default_agent
+        self.directory: AgentDirectory = agents
         self.instance_id = new_instance_id(instance or "")
         self.lease = LeaseTerms(lease_seconds)
         self.titles = titles
-        self.finisher = RunFinisher(store, events, RunCheckpoints(self.agents.values()))
+        self.finisher = RunFinisher(store, events, RunCheckpoints(agents.loaded()))
         self._runs: dict[str, ActiveRun] = {}
         self._unended: dict[str, Callable[[], Awaitable[None]]] = {}
         """Runs nothing drives any more whose ending failed: id → the ending, to try again."""
@@ -114,16 +115,27 @@ class RunManager:
     # -- requests -----------------------------------------------------------------------------
 
     async def start(
-        self, owner: Owner, thread_id: str, message: str, *, agent: str | None = None
+        self,
+        owner: Owner,
+        thread_id: str,
+        message: str,
+        *,
+        agent: str | None = None,
+        context: Mapping[str, Any] | None = None,
     ) -> str:
-        """Start a run for ``message``; its id. ``RunActive`` while the thread has an open run."""
-        name = agent or self.default_agent
-        self._agent(name)  # an unknown agent is refused before any run is opened
-        async with self._locks.hold(owner.thread_key(thread_id)):
+        """Start a run for ``message``; its id. ``RunActive`` while the thread has an open run.
+
+        ``agent`` names the agent (``UnknownAgent`` when there is none for the owner's tenant);
+        ``context`` is the caller's routing context (docs/catalog.md, "The invocation context").
+        """
+        key = owner.thread_key(thread_id)
+        # Chosen before any run is opened, so an unknown agent leaves nothing behind.
+        chosen = await self._choose(owner, key, AgentRequest(agent, context or {}))
+        async with self._locks.hold(key):
             thread = await claim_thread(self.store, owner, thread_id)
             record = await self._open_run(owner, thread_id, new_id("run"))
             try:
-                await self._begin(record, owner, thread, name, message)
+                await self._begin(record, owner, thread, chosen, message)
             except BaseException as exc:
                 # Nothing drives the run yet: close its row, or the thread stays blocked.
                 await self._fail_unlaunched(record, exc)
@@ -143,7 +155,7 @@ class RunManager:
             thread = await owned_thread(
                 self.store, owner, owner.thread_id_of(confirmation.thread_id)
             )
-            chosen = self._agent(str(thread.metadata.get("agent", self.default_agent)))
+            chosen = self._thread_agent(owner, thread)
             prepared = await self._prepare_resume(chosen, confirmation, answer, run)
             if not await self.store.answer_confirmation(request_id, answer):
                 raise await self._answered(request_id)
@@ -296,11 +308,23 @@ class RunManager:
 
     # -- internals ----------------------------------------------------------------------------
 
-    def _agent(self, name: str) -> Agent:
-        found = self.agents.get(name)
-        if found is None:
-            raise UnknownAgent(name, sorted(self.agents))
-        return found
+    async def _choose(
+        self, owner: Owner, key: str, request: AgentRequest
+    ) -> tuple[AgentChoice, Agent]:
+        """The agent of a new run on the thread stored under ``key``, and why."""
+        thread = await self.store.get_thread(
+            key, tenant_id=owner.tenant_id, resource_id=owner.user_id
+        )
+        stored = AgentChoice.stored(thread.metadata) if thread is not None else None
+        choice = self.directory.choose(owner.tenant_id, owner.user_id, request, stored)
+        return choice, self.directory.agent(owner.tenant_id, choice)
+
+    def _thread_agent(self, owner: Owner, thread: Thread) -> Agent:
+        """The agent the thread's open run started with, at its version."""
+        stored = AgentChoice.stored(thread.metadata)
+        if stored is None:  # a thread from before choices were stored: the directory's default
+            stored = self.directory.choose(owner.tenant_id, owner.user_id, AgentRequest(), None)
+        return self.directory.agent(owner.tenant_id, stored)
 
     def _deps(self, run: ActiveRun) -> dict[str, Any]:
         deps = ServiceDeps(self.store, run.agent, ORCHESTRATOR_ID, run.owner.scope(run.thread_id))
@@ -380,15 +404,20 @@ class RunManager:
         run.task = asyncio.create_task(body(), name=f"runyard-run-{run.run_id}")
 
     async def _begin(
-        self, record: RunRecord, owner: Owner, thread: Thread, name: str, message: str
+        self,
+        record: RunRecord,
+        owner: Owner,
+        thread: Thread,
+        agent: tuple[AgentChoice, Agent],
+        message: str,
     ) -> None:
         """Store the thread's agent and the user's message, then launch the first segment."""
-        chosen, thread_id = self.agents[name], record.thread_id
+        (choice, chosen), thread_id = agent, record.thread_id
         await self.store.save_thread(
             thread_id,
             tenant_id=owner.tenant_id,
             resource_id=owner.user_id,
-            metadata={**thread.metadata, "agent": name},
+            metadata={**thread.metadata, **choice.metadata()},
         )
         user = AgentMessage.user(message)
         # Stored now, not only with the turn: a client reloading mid-run sees what it asked.
@@ -409,7 +438,7 @@ class RunManager:
             )
 
         title_from = message if self.titles and thread.title is None else None
-        self._launch(run, SegmentStart(open_stream, user.id, title_from))
+        self._launch(run, SegmentStart(open_stream, user.id, title_from, choice))
 
     async def _finish_broken(self, run: ActiveRun, cause: Exception) -> None:
         """Finish a run whose segment broke outside its own error handling: its clients still

@@ -36,6 +36,7 @@ from runyard.runtime import (
     generate_title,
 )
 from runyard.service.active_run import ORCHESTRATOR_ID, USER_CANCELLED, ActiveRun
+from runyard.service.agent_choice import AgentChoice
 from runyard.service.chunk_events import ChunkMapper
 from runyard.service.confirmation_request import confirmation_payload
 from runyard.service.event_log import EventLog, EventWriter
@@ -59,6 +60,8 @@ class SegmentStart:
     open_stream: Callable[[], Awaitable[StreamResult]]
     message_id: str | None = None
     title_from: str | None = None
+    choice: AgentChoice | None = None
+    """Which agent runs and why; its catalog version and rule go into ``run-start``."""
 
 
 class RunSegment:
@@ -222,7 +225,14 @@ class RunSegment:
 
     def _run_start(self) -> RunStartEvent:
         assert self.start.message_id is not None
-        payload = RunStartPayload(message_id=self.start.message_id)
+        choice = self.start.choice
+        routed = choice is not None and choice.version is not None  # served from a catalog
+        payload = RunStartPayload(
+            message_id=self.start.message_id,
+            agent_id=choice.agent_id if routed and choice else None,
+            version=choice.version if choice else None,
+            rule_id=choice.rule_id if routed and choice else None,
+        )
         return RunStartEvent(run_id=self.run.run_id, agent_id=ORCHESTRATOR_ID, payload=payload)
 
     def _start_title(self) -> asyncio.Task[str | None] | None:

@@ -29,8 +29,14 @@ PartsDep = Annotated[Parts, Depends(parts)]
 async def chat(
     thread_id: ThreadId, body: ChatRequest, owner: OwnerDep, app: PartsDep
 ) -> ChatResponse:
-    """Start a run for the message; events arrive on ``GET /v1/events/{threadId}``."""
-    run_id = await app.runs.start(owner, thread_id, body.message, agent=body.agent)
+    """Start a run for the message; events arrive on ``GET /v1/events/{threadId}``.
+
+    A new thread's agent is ``agentId``, else the one the catalog's routing chooses from
+    ``context``; a thread keeps its agent unless ``agentId`` names another."""
+    context = body.context.fields() if body.context is not None else None
+    run_id = await app.runs.start(
+        owner, thread_id, body.message, agent=body.agent_id(), context=context
+    )
     return ChatResponse(runId=run_id)
 
 

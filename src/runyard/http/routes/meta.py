@@ -8,8 +8,10 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
 
 from runyard.http.bodies import AgentList, Health, Readiness
+from runyard.http.identity import request_owner
 from runyard.http.openapi import error_responses
 from runyard.http.state import AppState, Parts, parts
+from runyard.service import Owner
 
 __all__ = ["router"]
 
@@ -17,21 +19,27 @@ router = APIRouter(tags=["meta"])
 
 
 @router.get(
-    "/v1/agents", response_model=None, responses={200: {"model": AgentList}, **error_responses(503)}
+    "/v1/agents",
+    response_model=None,
+    responses={200: {"model": AgentList}, **error_responses(400, 503)},
 )
-async def agents(app: Annotated[Parts, Depends(parts)]) -> dict[str, Any]:
-    """The agents this service runs, the default first."""
-    default = app.runs.default_agent
-    ordered = sorted(app.agents.values(), key=lambda a: (a.name != default, a.name))
+async def agents(
+    app: Annotated[Parts, Depends(parts)], owner: Annotated[Owner, Depends(request_owner)]
+) -> dict[str, Any]:
+    """The agents the caller's tenant may run, the default first (with a catalog: the tenant's
+    own specs and the shared ones it does not override, with their versions)."""
     return {
         "agents": [
             {
                 "name": agent.name,
-                "model": agent.model_label,
-                "tools": sorted(agent.tools),
-                "default": agent.name == default,
+                "model": agent.model,
+                "tools": list(agent.tools),
+                "default": agent.default,
+                **({"version": agent.version} if agent.version else {}),
+                **({"tenant": agent.tenant} if agent.tenant else {}),
+                **({"description": agent.description} if agent.description else {}),
             }
-            for agent in ordered
+            for agent in app.agents.served(owner.tenant_id)
         ]
     }
 

@@ -1,0 +1,120 @@
+"""``GET /v1/catalog`` (what the served catalog loaded and refused) and ``POST /v1/route`` (the
+dry run of routing: the decision, and every rule with why it did or did not match)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends
+
+from runyard.http.bodies import CatalogBody, RouteBody
+from runyard.http.errors import ApiError
+from runyard.http.identity import request_owner
+from runyard.http.openapi import error_responses
+from runyard.http.routes.schemas import RouteRequest
+from runyard.http.state import Parts, parts
+from runyard.registry import CatalogEntry, CatalogError, CatalogSpec, RoutingSpec
+from runyard.routing import (
+    InvocationContext,
+    NoRoutingError,
+    RouteExplanation,
+    RuleEvaluation,
+    UnknownAgentError,
+    explain_route,
+)
+from runyard.service import AgentRequired, CatalogAgents, Owner, UnknownAgent
+
+__all__ = ["router"]
+
+router = APIRouter(prefix="/v1", tags=["catalog"])
+
+PartsDep = Annotated[Parts, Depends(parts)]
+OwnerDep = Annotated[Owner, Depends(request_owner)]
+
+
+def _catalog(app: Parts) -> CatalogAgents:
+    if app.catalog is None:
+        raise ApiError(
+            404, "catalog_not_served", "this server serves no catalog (RUNYARD_CATALOG_DIR)"
+        )
+    return app.catalog
+
+
+@router.get("/catalog", response_model=CatalogBody, responses=error_responses(404, 503))
+async def catalog(app: PartsDep) -> dict[str, Any]:
+    """Every spec loaded at start-up (kind, id, tenant, version) and every rejected file with
+    its errors; 404 when the server serves no catalog."""
+    served = _catalog(app)
+    return {
+        "directory": served.source,
+        "revision": served.catalog.revision,
+        "specs": [_spec(entry) for entry in served.catalog.entries()],
+        "rejected": [
+            {"file": rejected.file, "errors": [_error(e) for e in rejected.errors]}
+            for rejected in served.load.rejected
+        ],
+    }
+
+
+@router.post("/route", response_model=RouteBody, responses=error_responses(400, 404, 413, 422, 503))
+async def route(body: RouteRequest, owner: OwnerDep, app: PartsDep) -> dict[str, Any]:
+    """The agent a chat with this context would get, and why: every rule of the tenant's
+    routing, whether it matched and the field tests that decided it. Nothing runs."""
+    served = _catalog(app)
+    context = InvocationContext.model_validate(
+        {**body.context.fields(), "tenant": owner.tenant_id, "user": owner.user_id}
+    )
+    try:
+        explanation = explain_route(served.catalog, context, agent_id=body.agentId)
+    except UnknownAgentError as exc:
+        raise UnknownAgent(exc.agent_id, tenant=owner.tenant_id) from exc
+    except NoRoutingError as exc:
+        raise AgentRequired(str(exc)) from exc
+    return _explanation(explanation)
+
+
+def _spec(entry: CatalogEntry[CatalogSpec]) -> dict[str, Any]:
+    spec = entry.spec
+    named = {} if isinstance(spec, RoutingSpec) else {"id": spec.id}
+    tenant = {"tenant": spec.tenant} if spec.tenant else {}
+    source = f"{entry.source}:{entry.line}"
+    return {"kind": spec.kind, **named, **tenant, "version": entry.version, "source": source}
+
+
+def _error(error: CatalogError) -> dict[str, Any]:
+    return {"file": error.file, "line": error.line, "field": error.field, "message": error.message}
+
+
+def _explanation(explanation: RouteExplanation) -> dict[str, Any]:
+    decision = explanation.decision
+    return {
+        "decision": {
+            "agentId": decision.agent_id,
+            "version": decision.version,
+            "ruleId": decision.rule_id,
+            "reason": decision.reason,
+        },
+        "tenant": explanation.tenant,
+        "routingTenant": explanation.routing_tenant,
+        "routingSource": explanation.routing_source,
+        "rules": [_rule(rule) for rule in explanation.rules],
+    }
+
+
+def _rule(rule: RuleEvaluation) -> dict[str, Any]:
+    return {
+        "ruleId": rule.rule_id,
+        "priority": rule.priority,
+        "agentId": rule.agent_id,
+        "version": rule.version,
+        "outcome": rule.outcome,
+        "reasons": [
+            {
+                "path": check.path,
+                "field": check.field,
+                "matched": check.matched,
+                "explanation": str(check),
+            }
+            for check in rule.reasons
+        ],
+    }

@@ -1,0 +1,140 @@
+"""Which agent runs a thread's run: ``AgentChoice``, and the ``AgentDirectory`` seam that makes it.
+
+A thread's choice is stored in its metadata (``agent``, ``agentVersion``, ``ruleId``,
+``routeReason``), so a confirm after a restart resumes on the agent, and the version, the run
+started with. Two directories: ``FixedAgents`` (agents given in code, the built-in ``assistant``)
+and ``CatalogAgents`` (a catalog, routed by ``runyard.routing``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from runyard.agent import Agent
+from runyard.service.errors import UnknownAgent
+
+__all__ = ["AgentChoice", "AgentDirectory", "AgentRequest", "FixedAgents", "ServedAgent"]
+
+
+@dataclass(frozen=True, slots=True)
+class AgentChoice:
+    """The agent of a run, at which version (None: agents given in code have none), and why."""
+
+    agent_id: str
+    version: str | None = None
+    rule_id: str | None = None
+    reason: str = "default"
+    """``explicit``, ``rule``, ``default`` (routing's reasons) or ``thread`` (the thread's own)."""
+
+    def metadata(self) -> dict[str, Any]:
+        """The thread metadata that records the choice."""
+        return {
+            "agent": self.agent_id,
+            "agentVersion": self.version,
+            "ruleId": self.rule_id,
+            "routeReason": self.reason,
+        }
+
+    @classmethod
+    def stored(cls, metadata: Mapping[str, Any]) -> AgentChoice | None:
+        """The choice recorded in a thread's metadata; None when it has none."""
+        agent_id = metadata.get("agent")
+        if not isinstance(agent_id, str):
+            return None
+        version, rule_id = metadata.get("agentVersion"), metadata.get("ruleId")
+        return cls(
+            agent_id,
+            version if isinstance(version, str) else None,
+            rule_id if isinstance(rule_id, str) else None,
+            str(metadata.get("routeReason", "default")),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class AgentRequest:
+    """What a chat request says about its agent: a name, and the routing context of the caller
+    (``user_role``, ``ui_page``, ``flags``, ``metadata``; tenant and user come from its owner)."""
+
+    agent_id: str | None = None
+    context: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class ServedAgent:
+    """One agent as listings show it (``GET /v1/agents``, the start-up report)."""
+
+    name: str
+    model: str
+    tools: tuple[str, ...]
+    default: bool = False
+    """The agent a request gets when it names none and no rule matches."""
+    tenant: str | None = None
+    """Whose spec it is (catalog agents; None: shared, or not from a catalog)."""
+    version: str | None = None
+    description: str = ""
+
+    @classmethod
+    def of(cls, agent: Agent, **fields: Any) -> ServedAgent:
+        return cls(agent.name, agent.model_label, tuple(sorted(agent.tools)), **fields)
+
+
+class AgentDirectory(Protocol):
+    """Chooses the agent of a run and hands out the agent of a choice."""
+
+    def choose(
+        self, tenant: str, user: str, request: AgentRequest, thread: AgentChoice | None
+    ) -> AgentChoice:
+        """The agent of a new run. ``thread`` is the thread's stored choice (None: a new thread).
+        Raises ``UnknownAgent`` for a named agent the tenant does not have."""
+        ...
+
+    def agent(self, tenant: str, choice: AgentChoice) -> Agent:
+        """The runnable agent of ``choice`` (``AgentVersionUnavailable`` when it is gone)."""
+        ...
+
+    def loaded(self) -> Iterable[Agent]:
+        """Every agent built so far (their checkpoint stores are the runs' checkpoints)."""
+        ...
+
+    def served(self, tenant: str | None) -> list[ServedAgent]:
+        """The agents ``tenant`` may run, the default first (None: every tenant's)."""
+        ...
+
+
+class FixedAgents:
+    """Agents given by name; a thread runs ``default`` unless a request names another, and keeps
+    the agent it ran last when the next request names none."""
+
+    def __init__(self, agents: Mapping[str, Agent], default: str) -> None:
+        if default not in agents:
+            raise ValueError(f"default agent {default!r} is not among the agents")
+        self.agents = dict(agents)
+        self.default = default
+
+    def choose(
+        self, tenant: str, user: str, request: AgentRequest, thread: AgentChoice | None
+    ) -> AgentChoice:
+        if request.agent_id is not None:
+            self._named(request.agent_id)
+            return AgentChoice(request.agent_id, reason="explicit")
+        if thread is not None and thread.agent_id in self.agents:
+            return AgentChoice(thread.agent_id, reason="thread")
+        return AgentChoice(self.default)
+
+    def agent(self, tenant: str, choice: AgentChoice) -> Agent:
+        return self._named(choice.agent_id)
+
+    def loaded(self) -> Iterable[Agent]:
+        return self.agents.values()
+
+    def served(self, tenant: str | None) -> list[ServedAgent]:
+        ordered = sorted(self.agents.values(), key=lambda a: (a.name != self.default, a.name))
+        return [ServedAgent.of(agent, default=agent.name == self.default) for agent in ordered]
+
+    def _named(self, name: str) -> Agent:
+        found = self.agents.get(name)
+        if found is None:
+            raise UnknownAgent(name, sorted(self.agents))
+        return found

@@ -1,0 +1,198 @@
+"""``CatalogAgents``: the agents of a catalog, routed per request and compiled once per version.
+
+``compile_agent`` turns an ``AgentSpec`` into an ``Agent``: the model by name (through
+``model_for``, by default ``runyard.models.resolve_model``), the instructions, the service's
+built-in tools by name, memory from the spec's ``memory`` section (``catalog_memory``), and the
+limits the runtime has (``max_iterations``, ``tool_call_concurrency``). What a spec may say but
+the runtime cannot do yet is either refused here (``output_schema``, tool ``parameters``,
+``kind: tool`` instances) or logged as not enforced (the other limits, ``sub_agents``): nothing
+is silently pretended. Each version (the spec's content hash) is compiled once and kept while
+this process lives, so a run that suspended on one version resumes on it.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Callable, Iterable
+
+from pydantic_ai.models import Model
+
+from runyard.agent import Agent
+from runyard.config import Settings
+from runyard.errors import ConfigurationError
+from runyard.memory import Memory
+from runyard.models import resolve_model
+from runyard.registry import AgentSpec, CatalogEntry, CatalogLoad
+from runyard.routing import InvocationContext, NoRoutingError, UnknownAgentError, route
+from runyard.service import tools as service_tools
+from runyard.service.agent_choice import AgentChoice, AgentRequest, ServedAgent
+from runyard.service.catalog_memory import catalog_memory
+from runyard.service.errors import AgentRequired, AgentVersionUnavailable, UnknownAgent
+from runyard.storage import Store
+from runyard.tools import Tool
+
+__all__ = ["BUILTIN_TOOLS", "CatalogAgents", "ModelFor", "compile_agent"]
+
+logger = logging.getLogger(__name__)
+
+ModelFor = Callable[[str], "str | Model"]
+"""A catalog model name → what ``Agent(model=...)`` takes (tests map names to FunctionModels)."""
+
+BUILTIN_TOOLS: dict[str, Tool] = {
+    tool.name: tool
+    for tool in (getattr(service_tools, name) for name in service_tools.__all__)
+    if isinstance(tool, Tool)
+}
+"""The tools a catalog agent may list by name: every tool ``runyard.service.tools`` exports."""
+
+_NOT_ENFORCED = ("timeout_s", "tool_timeout_s", "max_output_tokens", "requests_per_minute")
+
+
+def compile_agent(
+    entry: CatalogEntry[AgentSpec], store: Store, settings: Settings, model_for: ModelFor
+) -> Agent:
+    """The runnable agent of one spec version; ``ConfigurationError`` naming ``file:line`` for
+    what the runtime cannot do yet. Whoever closes the agent closes its memory too."""
+    spec, where = entry.spec, f"{entry.source}:{entry.line}: agent {entry.spec.id!r}"
+    if spec.output_schema is not None:
+        raise ConfigurationError(f"{where}: output_schema is not served yet; remove it")
+    tools = [_tool(spec, name, where) for name in (ref.name for ref in spec.tools)]
+    for ref in spec.tools:
+        if ref.parameters:
+            raise ConfigurationError(f"{where}: tools: {ref.name!r} takes no parameters")
+    _warn_not_enforced(spec, where)
+    concurrency = spec.limits.tool_call_concurrency
+    return Agent(
+        name=spec.id,
+        model=model_for(spec.model),
+        instructions=spec.instructions,
+        tools=tools,
+        tool_call_concurrency=math.inf if concurrency == "unlimited" else concurrency,
+        max_iterations=spec.limits.max_iterations,
+        memory=catalog_memory(spec.memory, store, settings),
+        title_model=spec.memory.titles.model if spec.memory.titles is not None else None,
+    )
+
+
+def _tool(spec: AgentSpec, name: str, where: str) -> Tool:
+    found = BUILTIN_TOOLS.get(name)
+    if found is None:
+        raise ConfigurationError(
+            f"{where}: tools: {name!r} is a kind: tool instance; only built-in tools are served "
+            f"yet ({', '.join(sorted(BUILTIN_TOOLS))})"
+        )
+    return found
+
+
+def _warn_not_enforced(spec: AgentSpec, where: str) -> None:
+    ignored = [name for name in _NOT_ENFORCED if getattr(spec.limits, name) is not None]
+    if spec.sub_agents:
+        ignored.append("sub_agents")
+    if ignored:
+        logger.warning("%s: not enforced yet: %s", where, ", ".join(ignored))
+
+
+class CatalogAgents:
+    """The ``AgentDirectory`` of a catalog: routes each new run (``runyard.routing``) and keeps
+    one compiled agent per version. ``aclose`` closes every agent it compiled."""
+
+    def __init__(
+        self,
+        load: CatalogLoad,
+        store: Store,
+        settings: Settings,
+        model_for: ModelFor = resolve_model,
+        source: str = "",
+    ) -> None:
+        if not load.catalog.agents:
+            raise ConfigurationError(_no_agents(load))
+        self.load = load
+        self.source = source
+        """Where the catalog was read from (its directory)."""
+        self.catalog = load.catalog
+        self._store = store
+        self._settings = settings
+        self._model_for = model_for
+        self._compiled: dict[str, Agent] = {}
+
+    def compile_all(self) -> None:
+        """Compile every agent now, so a spec the runtime cannot serve fails at start-up."""
+        for entry in self.catalog.agents.values():
+            self._compile(entry)
+
+    def choose(
+        self, tenant: str, user: str, request: AgentRequest, thread: AgentChoice | None
+    ) -> AgentChoice:
+        if request.agent_id is None and thread is not None:
+            # A thread keeps its agent, at the version the tenant gets now.
+            return self._decide(tenant, user, AgentRequest(thread.agent_id), reason="thread")
+        return self._decide(tenant, user, request)
+
+    def agent(self, tenant: str, choice: AgentChoice) -> Agent:
+        version = choice.version or ""
+        compiled = self._compiled.get(version)
+        if compiled is not None:
+            return compiled
+        entry = self.catalog.agent(choice.agent_id, tenant)
+        if entry is None or entry.version != version:
+            raise AgentVersionUnavailable(choice.agent_id, version)
+        return self._compile(entry)
+
+    def loaded(self) -> Iterable[Agent]:
+        return self._compiled.values()
+
+    def served(self, tenant: str | None) -> list[ServedAgent]:
+        entries = [
+            entry
+            for (owner, agent_id), entry in self.catalog.agents.items()
+            if tenant is None or self.catalog.agent(agent_id, tenant) is entry
+        ]
+        listed = [self._served(entry, tenant) for entry in entries]
+        return sorted(listed, key=lambda a: (not a.default, a.name, a.tenant or ""))
+
+    def _served(self, entry: CatalogEntry[AgentSpec], tenant: str | None) -> ServedAgent:
+        routing = self.catalog.routing_for(tenant)
+        default = routing is not None and routing.spec.default_agent == entry.spec.id
+        return ServedAgent.of(
+            self._compile(entry),
+            default=default,
+            tenant=entry.spec.tenant,
+            version=entry.version,
+            description=entry.spec.description,
+        )
+
+    async def aclose(self) -> None:
+        """Close every compiled agent and its memory."""
+        for agent in self._compiled.values():
+            await agent.aclose()
+            if isinstance(agent.memory, Memory):
+                await agent.memory.aclose()
+
+    def _decide(
+        self, tenant: str, user: str, request: AgentRequest, reason: str | None = None
+    ) -> AgentChoice:
+        context = InvocationContext.model_validate(
+            {**request.context, "tenant": tenant, "user": user}
+        )
+        try:
+            decision = route(self.catalog, context, agent_id=request.agent_id)
+        except UnknownAgentError as exc:
+            raise UnknownAgent(exc.agent_id, tenant=tenant) from exc
+        except NoRoutingError as exc:
+            raise AgentRequired(str(exc)) from exc
+        return AgentChoice(
+            decision.agent_id, decision.version, decision.rule_id, reason or decision.reason
+        )
+
+    def _compile(self, entry: CatalogEntry[AgentSpec]) -> Agent:
+        compiled = self._compiled.get(entry.version)
+        if compiled is None:
+            compiled = compile_agent(entry, self._store, self._settings, self._model_for)
+            self._compiled[entry.version] = compiled
+        return compiled
+
+
+def _no_agents(load: CatalogLoad) -> str:
+    rejected = "".join(f"\n  {error}" for error in load.errors)
+    return f"the catalog has no agents to serve{':' if rejected else ''}{rejected}"
