@@ -144,3 +144,11 @@ def test_the_report_says_whether_observational_memory_is_on_and_how_it_is_tuned(
     assert (
         "observational memory on, observer the agent's model, raw messages kept under 30000" in text
     )
+
+
+def test_the_report_lists_every_error_of_the_catalog_files_it_refused() -> None:
+    rejected = ("agents/bad.yaml:4: colour: unknown field", "agents/bad.yaml:9: model: Unknown")
+    report = ServeReport.of(Settings(model="openai:gpt-4o"), "127.0.0.1", 8400, (), rejected)
+
+    assert report.notices[:2] == tuple(f"catalog file rejected: {error}" for error in rejected)
+    assert "catalog file rejected: agents/bad.yaml:4: colour: unknown field" in _printed(report)

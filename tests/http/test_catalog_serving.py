@@ -185,8 +185,12 @@ async def test_the_catalog_lists_loaded_specs_and_the_rejected_file_while_the_go
             agents = (await client.get("/v1/agents")).json()
         served = await run(app, "t1", {"message": "hi"})
 
-    specs = [(s["kind"], s.get("id"), s.get("tenant")) for s in listed["specs"]]
-    assert specs == [("agent", "billing", None), ("agent", "support", None), ("routing", None, None)]
+    specs = [(s["kind"], s["id"], s["tenant"]) for s in listed["specs"]]
+    assert specs == [
+        ("agent", "billing", None),
+        ("agent", "support", None),
+        ("routing", None, None),
+    ]
     assert all(len(s["version"]) == 64 for s in listed["specs"])
     (rejected,) = listed["rejected"]
     assert rejected["file"].endswith("broken.yaml")
@@ -238,7 +242,9 @@ async def test_a_confirm_after_a_restart_resumes_on_the_agent_and_version_the_ru
     note = call("save_note", {"text": "pay rent"})
     first = models(billing=[note])
     async with serving(url, catalog, first) as app, asgi_client(app) as client:
-        await client.post("/v1/chat/t1", json={"message": "note", "context": {"ui_page": "/billing"}})
+        await client.post(
+            "/v1/chat/t1", json={"message": "note", "context": {"ui_page": "/billing"}}
+        )
         request_id = await confirmation(app, "t1")
 
     second = models(billing=[text("noted")])

@@ -28,6 +28,8 @@ from runyard.http import create_app
 
 pytestmark = pytest.mark.slow
 
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "agents"
+
 # No NUL characters in generated strings: the API refuses them in any text by design
 # (http.md, "Text"), which JSON Schema cannot say, so schema-valid data with one is no bug.
 # Hypothesis draws constants from runyard's own source, so any change to the code reshuffles
@@ -37,7 +39,11 @@ CONFIG = {"seed": 7, "generation": {"max-examples": 20, "database": "none", "all
 
 def test_every_response_matches_the_openapi_document(tmp_path: Path) -> None:
     app = create_app(
-        Settings(database_url=f"sqlite:///{tmp_path / 'runyard.db'}", model="runyard:demo"),
+        Settings(
+            database_url=f"sqlite:///{tmp_path / 'runyard.db'}",
+            model="runyard:demo",
+            catalog_dir=str(EXAMPLES),  # the bundled catalog: routing and /v1/catalog are served
+        ),
         sse_follow=False,
         titles=False,
         instance="schemathesis",

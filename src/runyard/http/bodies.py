@@ -169,8 +169,8 @@ class CatalogSpecBody(_Body):
     """One spec the catalog loaded."""
 
     kind: Literal["agent", "tool", "routing"]
-    id: str | SkipJsonSchema[None] = Field(default=None, description="absent for routing")
-    tenant: str | SkipJsonSchema[None] = Field(default=None, description="absent: shared")
+    id: str | None = Field(description="null for routing")
+    tenant: str | None = Field(description="null: shared by every tenant")
     version: str = Field(description="the spec's content hash")
     source: str = Field(description="file:line of its document")
 

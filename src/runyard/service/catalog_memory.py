@@ -4,6 +4,10 @@ filling what the spec leaves out (docs/catalog.md, "Serving a catalog").
 The spec decides which tiers are on; ``RUNYARD_*`` settings only supply values it omits (the
 recent window, the embedder, recall matches, observer model and thresholds). Only the
 ``Settings`` given are read, never the environment behind them.
+
+``titles`` is not a tier here: the service names threads itself (``RunSegment``, with the
+agent's ``title_model``), so the compiler passes the spec's title model to the agent instead; a
+second, SDK-side title task would race the service's writes.
 """
 
 from __future__ import annotations
@@ -13,7 +17,6 @@ from runyard.memory import (
     Memory,
     ObservationalConfig,
     SemanticRecallConfig,
-    TitleConfig,
     WorkingMemoryConfig,
 )
 from runyard.registry import MemorySpec, ObservationalSpec, SemanticRecallSpec
@@ -38,7 +41,6 @@ def catalog_memory(spec: MemorySpec, store: Store, settings: Settings) -> Memory
         if working is not None
         else False,
         observational=_observational(spec.observational, settings),
-        title_generation=TitleConfig(spec.titles.model) if spec.titles is not None else False,
     )
 
 

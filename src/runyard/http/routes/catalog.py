@@ -75,10 +75,13 @@ async def route(body: RouteRequest, owner: OwnerDep, app: PartsDep) -> dict[str,
 
 def _spec(entry: CatalogEntry[CatalogSpec]) -> dict[str, Any]:
     spec = entry.spec
-    named = {} if isinstance(spec, RoutingSpec) else {"id": spec.id}
-    tenant = {"tenant": spec.tenant} if spec.tenant else {}
-    source = f"{entry.source}:{entry.line}"
-    return {"kind": spec.kind, **named, **tenant, "version": entry.version, "source": source}
+    return {
+        "kind": spec.kind,
+        "id": None if isinstance(spec, RoutingSpec) else spec.id,
+        "tenant": spec.tenant,
+        "version": entry.version,
+        "source": f"{entry.source}:{entry.line}",
+    }
 
 
 def _error(error: CatalogError) -> dict[str, Any]:

@@ -1,0 +1,141 @@
+"""``CatalogAgents``: the bundled examples compile; each version is compiled once; memory and
+limits follow the spec; what the runtime cannot do yet is refused or logged, never pretended."""
+
+from __future__ import annotations
+
+import logging
+import math
+from pathlib import Path
+
+import pytest
+
+from runyard.config import Settings
+from runyard.errors import ConfigurationError
+from runyard.memory import Memory
+from runyard.registry import load_catalog
+from runyard.service import (
+    BUILTIN_TOOLS,
+    AgentChoice,
+    AgentRequest,
+    AgentVersionUnavailable,
+    CatalogAgents,
+    UnknownAgent,
+)
+from runyard.storage import Store
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "agents"
+
+
+def agents_of(path: Path, store: Store, settings: Settings | None = None) -> CatalogAgents:
+    load = load_catalog(path, known_tools=BUILTIN_TOOLS)
+    assert load.errors == []
+    return CatalogAgents(load, store, settings or Settings(), source=str(path))
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    file = tmp_path / "agents.yaml"
+    file.write_text(text)
+    return file
+
+
+async def test_the_bundled_examples_compile_and_a_tenant_gets_its_own_agent(store: Store) -> None:
+    catalog = agents_of(EXAMPLES, store)
+    try:
+        catalog.compile_all()
+        acme = catalog.choose("acme", "alice", AgentRequest("bookkeeper"), None)
+        shared = catalog.choose("other", "bob", AgentRequest("bookkeeper"), None)
+        served = [(a.name, a.tenant, a.default) for a in catalog.served("acme")]
+    finally:
+        await catalog.aclose()
+
+    assert acme.version != shared.version
+    assert catalog.agent("acme", acme) is not catalog.agent("other", shared)
+    assert ("bookkeeper", "acme", False) in served
+    assert ("bookkeeper", None, False) not in served  # acme's own takes the shared one's place
+
+
+async def test_a_version_is_compiled_once_and_a_version_not_in_the_catalog_is_unavailable(
+    store: Store,
+) -> None:
+    catalog = agents_of(EXAMPLES, store)
+    try:
+        choice = catalog.choose("default", "u", AgentRequest(), None)
+        first = catalog.agent("default", choice)
+        again = catalog.agent("default", catalog.choose("default", "u", AgentRequest(), choice))
+        with pytest.raises(AgentVersionUnavailable, match="version 000000000000"):
+            catalog.agent("default", AgentChoice(choice.agent_id, "0" * 64))
+        with pytest.raises(UnknownAgent, match="no agent 'ghost' for tenant 'default'"):
+            catalog.choose("default", "u", AgentRequest("ghost"), None)
+    finally:
+        await catalog.aclose()
+
+    assert again is first
+    assert len(list(catalog.loaded())) == 1
+
+
+async def test_memory_and_limits_follow_the_spec_and_the_servers_settings_fill_the_rest(
+    store: Store, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = write(
+        tmp_path,
+        """\
+kind: agent
+id: keeper
+model: runyard:demo
+instructions: Keep things.
+tools: [calculator, save_note]
+memory:
+  last_messages: 7
+  working_memory: {scope: thread, template: "# Notes"}
+  semantic_recall: true
+limits:
+  max_iterations: 3
+  tool_call_concurrency: unlimited
+  timeout_s: 5
+---
+kind: routing
+default_agent: keeper
+""",
+    )
+    catalog = agents_of(path, store, Settings(embedder_model=""))
+    try:
+        with caplog.at_level(logging.WARNING):
+            catalog.compile_all()
+        (agent,) = catalog.loaded()
+    finally:
+        await catalog.aclose()
+
+    assert isinstance(agent.memory, Memory)
+    assert agent.memory.last_messages == 7
+    assert agent.memory.working_memory is not None
+    assert agent.memory.recall is None  # no embedder in the spec, none on the server
+    assert agent.memory.observational is None
+    assert sorted(agent.tools) == ["calculator", "save_note"]
+    assert agent._spec.max_iterations == 3  # no public view of the limits yet
+    assert math.isinf(agent._spec.tool_call_concurrency)
+    assert "not enforced yet: timeout_s" in caplog.text
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (
+            "output_schema: {type: object, properties: {total: {type: number}}}",
+            "agents.yaml:1: agent 'x': output_schema is not served yet",
+        ),
+        (
+            "tools: [{name: calculator, parameters: {precision: 2}}]",
+            "'calculator' takes no parameters",
+        ),
+    ],
+)
+async def test_what_the_runtime_cannot_do_yet_is_refused_when_compiled(
+    store: Store, tmp_path: Path, extra: str, message: str
+) -> None:
+    path = write(tmp_path, f"kind: agent\nid: x\nmodel: runyard:demo\n{extra}\n")
+    catalog = agents_of(path, store)
+    try:
+        with pytest.raises(ConfigurationError, match=message):
+            catalog.compile_all()
+    finally:
+        await catalog.aclose()
