@@ -139,3 +139,18 @@ async def test_what_the_runtime_cannot_do_yet_is_refused_when_compiled(
             catalog.compile_all()
     finally:
         await catalog.aclose()
+
+
+def test_a_new_choice_replaces_every_key_of_the_threads_earlier_one() -> None:
+    earlier = AgentChoice("billing", "v1", "billing-page").recorded_in({"title": "kept"})
+    later = AgentChoice("support", "v2").recorded_in(earlier)
+
+    assert earlier == {
+        "title": "kept",
+        "agent": "billing",
+        "agentVersion": "v1",
+        "ruleId": "billing-page",
+    }
+    assert later == {"title": "kept", "agent": "support", "agentVersion": "v2"}
+    assert AgentChoice.stored(later) == AgentChoice("support", "v2", None, "thread")
+    assert AgentChoice("assistant").recorded_in({}) == {"agent": "assistant"}

@@ -15,24 +15,14 @@ from rich.console import Console
 from rich.table import Table
 
 from runyard.registry import AgentSpec, CatalogEntry, CatalogLoad, load_catalog
-from runyard.service import tools as service_tools
-from runyard.tools import Tool
+from runyard.service import BUILTIN_TOOLS, DEFAULT_CATALOG_DIR
 
 __all__ = ["BUILTIN_TOOL_NAMES", "DEFAULT_CATALOG_DIR", "agents_app", "read_catalog"]
 
 
-def _builtin_tool_names() -> tuple[str, ...]:
-    # Read from what the service exports rather than listed again here, so a new built-in tool
-    # is known to the catalog the day it ships.
-    exported = (getattr(service_tools, name) for name in service_tools.__all__)
-    return tuple(sorted(tool.name for tool in exported if isinstance(tool, Tool)))
-
-
-BUILTIN_TOOL_NAMES = _builtin_tool_names()
+BUILTIN_TOOL_NAMES = tuple(sorted(BUILTIN_TOOLS))
 """The tools the service has (``runyard.service.tools``); catalog agents may list these and
 their catalog's ``kind: tool`` ids."""
-
-DEFAULT_CATALOG_DIR = Path("agents")
 
 agents_app = typer.Typer(
     help="Check and inspect a catalog of agents (docs/catalog.md).", no_args_is_help=True

@@ -1,7 +1,7 @@
 """Which agent runs a thread's run: ``AgentChoice``, and the ``AgentDirectory`` seam that makes it.
 
-A thread's choice is stored in its metadata (``agent``, ``agentVersion``, ``ruleId``,
-``routeReason``), so a confirm after a restart resumes on the agent, and the version, the run
+A thread's choice is stored in its metadata (``agent``, and ``agentVersion`` and ``ruleId`` when
+it has them), so a confirm after a restart resumes on the agent, and the version, the run
 started with. Two directories: ``FixedAgents`` (agents given in code, the built-in ``assistant``)
 and ``CatalogAgents`` (a catalog, routed by ``runyard.routing``).
 """
@@ -18,6 +18,10 @@ from runyard.service.errors import UnknownAgent
 __all__ = ["AgentChoice", "AgentDirectory", "AgentRequest", "FixedAgents", "ServedAgent"]
 
 
+_KEYS = ("agent", "agentVersion", "ruleId")
+"""The thread metadata keys of a choice."""
+
+
 @dataclass(frozen=True, slots=True)
 class AgentChoice:
     """The agent of a run, at which version (None: agents given in code have none), and why."""
@@ -28,14 +32,11 @@ class AgentChoice:
     reason: str = "default"
     """``explicit``, ``rule``, ``default`` (routing's reasons) or ``thread`` (the thread's own)."""
 
-    def metadata(self) -> dict[str, Any]:
-        """The thread metadata that records the choice."""
-        return {
-            "agent": self.agent_id,
-            "agentVersion": self.version,
-            "ruleId": self.rule_id,
-            "routeReason": self.reason,
-        }
+    def recorded_in(self, metadata: Mapping[str, Any]) -> dict[str, Any]:
+        """``metadata`` with this choice recorded in it (and nothing left of an earlier one)."""
+        kept = {key: value for key, value in metadata.items() if key not in _KEYS}
+        recorded = {"agent": self.agent_id, "agentVersion": self.version, "ruleId": self.rule_id}
+        return kept | {key: value for key, value in recorded.items() if value is not None}
 
     @classmethod
     def stored(cls, metadata: Mapping[str, Any]) -> AgentChoice | None:
@@ -48,7 +49,7 @@ class AgentChoice:
             agent_id,
             version if isinstance(version, str) else None,
             rule_id if isinstance(rule_id, str) else None,
-            str(metadata.get("routeReason", "default")),
+            "thread",
         )
 
 

@@ -417,7 +417,7 @@ class RunManager:
             thread_id,
             tenant_id=owner.tenant_id,
             resource_id=owner.user_id,
-            metadata={**thread.metadata, **choice.metadata()},
+            metadata=choice.recorded_in(thread.metadata),
         )
         user = AgentMessage.user(message)
         # Stored now, not only with the turn: a client reloading mid-run sees what it asked.
