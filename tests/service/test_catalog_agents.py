@@ -154,3 +154,15 @@ def test_a_new_choice_replaces_every_key_of_the_threads_earlier_one() -> None:
     assert later == {"title": "kept", "agent": "support", "agentVersion": "v2"}
     assert AgentChoice.stored(later) == AgentChoice("support", "v2", None, "thread")
     assert AgentChoice("assistant").recorded_in({}) == {"agent": "assistant"}
+
+
+async def test_every_version_keeps_its_checkpoints_in_one_store(store: Store) -> None:
+    catalog = agents_of(EXAMPLES, store)
+    try:
+        catalog.compile_all()
+        stores = {id(agent.checkpoints.store) for agent in catalog.loaded()}
+    finally:
+        await catalog.aclose()
+
+    assert len(list(catalog.loaded())) == 3
+    assert len(stores) == 1

@@ -25,11 +25,12 @@ from runyard.memory import Memory
 from runyard.models import resolve_model
 from runyard.registry import AgentSpec, CatalogEntry, CatalogLoad
 from runyard.routing import InvocationContext, NoRoutingError, UnknownAgentError, route
+from runyard.runtime import CheckpointStore
 from runyard.service import tools as service_tools
 from runyard.service.agent_choice import AgentChoice, AgentRequest, ServedAgent
 from runyard.service.catalog_memory import catalog_memory
 from runyard.service.errors import AgentRequired, AgentVersionUnavailable, UnknownAgent
-from runyard.storage import Store
+from runyard.storage import Store, StoreCheckpointStore
 from runyard.tools import Tool
 
 __all__ = ["BUILTIN_TOOLS", "CatalogAgents", "ModelFor", "compile_agent"]
@@ -50,10 +51,15 @@ _NOT_ENFORCED = ("timeout_s", "tool_timeout_s", "max_output_tokens", "requests_p
 
 
 def compile_agent(
-    entry: CatalogEntry[AgentSpec], store: Store, settings: Settings, model_for: ModelFor
+    entry: CatalogEntry[AgentSpec],
+    store: Store,
+    settings: Settings,
+    model_for: ModelFor,
+    checkpoints: CheckpointStore | None = None,
 ) -> Agent:
     """The runnable agent of one spec version; ``ConfigurationError`` naming ``file:line`` for
-    what the runtime cannot do yet. Whoever closes the agent closes its memory too."""
+    what the runtime cannot do yet. ``checkpoints`` default: its memory's (in ``store``).
+    Whoever closes the agent closes its memory too."""
     spec, where = entry.spec, f"{entry.source}:{entry.line}: agent {entry.spec.id!r}"
     if spec.output_schema is not None:
         raise ConfigurationError(f"{where}: output_schema is not served yet; remove it")
@@ -71,6 +77,7 @@ def compile_agent(
         tool_call_concurrency=math.inf if concurrency == "unlimited" else concurrency,
         max_iterations=spec.limits.max_iterations,
         memory=catalog_memory(spec.memory, store, settings),
+        checkpoint_store=checkpoints,
         title_model=spec.memory.titles.model if spec.memory.titles is not None else None,
     )
 
@@ -115,6 +122,9 @@ class CatalogAgents:
         self._settings = settings
         self._model_for = model_for
         self._compiled: dict[str, Agent] = {}
+        # One checkpoint store for every version: a run known only by id (the crash sweep's)
+        # is then looked up once, not once per compiled agent.
+        self._checkpoints = StoreCheckpointStore(store, ttl_seconds=settings.checkpoint_ttl_seconds)
 
     def compile_all(self) -> None:
         """Compile every agent now, so a spec the runtime cannot serve fails at start-up."""
@@ -188,7 +198,9 @@ class CatalogAgents:
     def _compile(self, entry: CatalogEntry[AgentSpec]) -> Agent:
         compiled = self._compiled.get(entry.version)
         if compiled is None:
-            compiled = compile_agent(entry, self._store, self._settings, self._model_for)
+            compiled = compile_agent(
+                entry, self._store, self._settings, self._model_for, self._checkpoints
+            )
             self._compiled[entry.version] = compiled
         return compiled
 

@@ -226,12 +226,12 @@ class RunSegment:
     def _run_start(self) -> RunStartEvent:
         assert self.start.message_id is not None
         choice = self.start.choice
-        routed = choice is not None and choice.version is not None  # served from a catalog
+        routed = choice if choice is not None and choice.version else None  # from a catalog
         payload = RunStartPayload(
             message_id=self.start.message_id,
-            agent_id=choice.agent_id if routed and choice else None,
-            version=choice.version if choice else None,
-            rule_id=choice.rule_id if routed and choice else None,
+            agent_id=routed.agent_id if routed else None,
+            version=routed.version if routed else None,
+            rule_id=routed.rule_id if routed else None,
         )
         return RunStartEvent(run_id=self.run.run_id, agent_id=ORCHESTRATOR_ID, payload=payload)
 
