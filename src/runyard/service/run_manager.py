@@ -79,9 +79,9 @@ class RunManager:
     ``agents`` chooses each run's agent: an ``AgentDirectory`` (``CatalogAgents`` routes by the
     catalog), or a mapping of names to agents where a thread runs ``default_agent`` unless a
     message names another. The choice is stored with the thread, and a confirm resumes on the
-    agent the thread's run started with. ``instance`` is this process's instance id, the owner of its leases (default:
-    ``<host name>-<random hex>``); a lease lasts ``lease_seconds`` unless renewed (see
-    ``keep_leases``). ``titles`` turns thread-title generation on (it costs one small model
+    agent the thread's run started with. ``instance`` is this process's instance id, the owner
+    of its leases (default: ``<host name>-<random hex>``); a lease lasts ``lease_seconds``
+    unless renewed (see ``keep_leases``). ``titles`` turns thread-title generation on (it costs one small model
     call per thread).
     """
 
