@@ -27,6 +27,7 @@ from runyard.protocol import ConfirmationRequestEvent, ConfirmationRequestPayloa
 from runyard.service.active_run import ORCHESTRATOR_ID
 from runyard.service.event_log import EventLog
 from runyard.service.leases import LeaseTerms
+from runyard.service.run_checkpoints import askers
 from runyard.service.run_finish import RunEnding, RunFinisher
 from runyard.storage import Confirmation, RunRecord, StaleLease
 
@@ -82,19 +83,19 @@ async def _settle(finisher: RunFinisher, run: RunRecord) -> None:
     asked = [
         c for c in await store.list_pending_confirmations(run.thread_id) if c.run_id == run.run_id
     ]
-    if asked and await finisher.checkpoints.exists(run.run_id):
-        askers = await finisher.checkpoints.askers(run.run_id)
-        await _finish_suspending(finisher.events, run, asked, askers)
+    saved = await finisher.checkpoints.load(run.run_id) if asked else None
+    if saved is not None:
+        await _finish_suspending(finisher.events, run, asked, askers(saved))
         await store.update_run_status(run.run_id, "suspended", epoch=run.lease_epoch)
         return
     await finisher.finish(run.run_id, run.thread_id, _INTERRUPTED, epoch=run.lease_epoch)
 
 
 async def _finish_suspending(
-    events: EventLog, run: RunRecord, asked: list[Confirmation], askers: dict[str, str]
+    events: EventLog, run: RunRecord, asked: list[Confirmation], asked_by: dict[str, str]
 ) -> None:
     """Log the ``confirmation-request`` events a run stored but may not have logged, each under
-    the agent that asks (``askers``: a sub-agent's questions, by tool call id)."""
+    the agent that asks (``asked_by``: a sub-agent's questions, by tool call id)."""
     async with events.writer(run.thread_id) as writer:
         logged = {
             e.data.get("payload", {}).get("requestId")
@@ -104,7 +105,7 @@ async def _finish_suspending(
         for confirmation in asked:
             if confirmation.request_id not in logged:
                 payload = ConfirmationRequestPayload.model_validate(confirmation.payload)
-                asker = askers.get(confirmation.tool_call_id, ORCHESTRATOR_ID)
+                asker = asked_by.get(confirmation.tool_call_id, ORCHESTRATOR_ID)
                 writer.emit(
                     ConfirmationRequestEvent(run_id=run.run_id, agent_id=asker, payload=payload)
                 )

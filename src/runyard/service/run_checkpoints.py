@@ -16,7 +16,7 @@ from runyard.agent import Agent
 from runyard.models import Usage
 from runyard.runtime import AgentState, InMemoryCheckpointStore, RunStateManager, total_usage
 
-__all__ = ["RunCheckpoints"]
+__all__ = ["RunCheckpoints", "askers", "saved_usage", "waiting_sub_agents"]
 
 
 class RunCheckpoints:
@@ -41,27 +41,9 @@ class RunCheckpoints:
                 return True
         return False
 
-    async def usage(self, run_id: str) -> Usage | None:
-        """What the run had used by its last checkpoint (its suspension), sub-agents included;
-        None when it has no checkpoint."""
-        state = await self._load(run_id)
-        return None if state is None else total_usage(state.usage, state.sub_agent_usage)
-
-    async def askers(self, run_id: str) -> dict[str, str]:
-        """Which sub-agent asks each of the run's questions that a sub-agent asks: tool call id →
-        the sub-agent's agent id (the run's own questions are not in it)."""
-        state = await self._load(run_id)
-        if state is None:
-            return {}
-        return {q.call.tool_call_id: q.agent_id for q in state.questions() if q.agent_id}
-
-    async def waiting_sub_agents(self, run_id: str) -> list[tuple[str, str]]:
-        """The sub-agents the run's suspension waits on, at any depth, innermost first: their
-        agent id and role (a delegation's ``role``, else the name the tool gives the agent)."""
-        state = await self._load(run_id)
-        return [] if state is None else list(_waiting(state))
-
-    async def _load(self, run_id: str) -> AgentState | None:
+    async def load(self, run_id: str) -> AgentState | None:
+        """The run's checkpoint (read it once, then ask ``saved_usage``, ``askers`` and
+        ``waiting_sub_agents`` of it); None when it has none."""
         for manager in self._managers:
             state = await manager.load(run_id)
             if state is not None:
@@ -72,6 +54,23 @@ class RunCheckpoints:
         """Forget the run's checkpoint: the run is over and can never be resumed."""
         for manager in self._managers:
             await manager.complete(run_id)
+
+
+def saved_usage(state: AgentState) -> Usage:
+    """What the run had used by its checkpoint (its suspension), sub-agents included."""
+    return total_usage(state.usage, state.sub_agent_usage)
+
+
+def askers(state: AgentState) -> dict[str, str]:
+    """Which sub-agent asks each of the run's questions that a sub-agent asks: tool call id → the
+    sub-agent's agent id (the run's own questions are not in it)."""
+    return {q.call.tool_call_id: q.agent_id for q in state.questions() if q.agent_id}
+
+
+def waiting_sub_agents(state: AgentState) -> list[tuple[str, str]]:
+    """The sub-agents the run's suspension waits on, at any depth, innermost first: their agent id
+    and role (a delegation's ``role``, else the name the tool gives the agent)."""
+    return list(_waiting(state))
 
 
 def _waiting(state: AgentState) -> Iterator[tuple[str, str]]:

@@ -37,7 +37,7 @@ from runyard.protocol import (
 from runyard.protocol import RunStatus as FinishStatus
 from runyard.service.active_run import ORCHESTRATOR_ID
 from runyard.service.event_log import EventLog, EventWriter
-from runyard.service.run_checkpoints import RunCheckpoints
+from runyard.service.run_checkpoints import RunCheckpoints, saved_usage, waiting_sub_agents
 from runyard.service.run_history import store_snapshots
 from runyard.storage import RunStatus, Store
 
@@ -101,14 +101,16 @@ class RunFinisher:
         Its driver passes the thread's ``writer`` it holds open; anyone else gets one here.
         """
         await self.answer_pending(run_id, thread_id, ending.reason or ending.status)
-        if ending.usage is None:
-            saved = await self.checkpoints.usage(run_id)
-            ending = ending if saved is None else replace(ending, usage=run_usage(saved))
+        # Ended from outside its driver, a run is known by its checkpoint, if it has one.
+        from_outside = writer is None or ending.usage is None
+        saved = await self.checkpoints.load(run_id) if from_outside else None
+        if saved is not None and ending.usage is None:
+            ending = replace(ending, usage=run_usage(saved_usage(saved)))
         if writer is not None:
             await _log(writer, run_id, ending)
         else:
             # A suspended run may wait on sub-agents: they end with it, before its run-finish.
-            waiting = await self.checkpoints.waiting_sub_agents(run_id)
+            waiting = [] if saved is None else waiting_sub_agents(saved)
             async with self.events.writer(thread_id) as own:
                 if not await self._logged(own, run_id):
                     for agent_id, role in waiting:
