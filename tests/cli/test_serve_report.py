@@ -152,3 +152,14 @@ def test_the_report_lists_every_error_of_the_catalog_files_it_refused() -> None:
 
     assert report.notices[:2] == tuple(f"catalog file rejected: {error}" for error in rejected)
     assert "catalog file rejected: agents/bad.yaml:4: colour: unknown field" in _printed(report)
+
+
+def test_a_catalog_that_names_the_demo_model_is_not_called_unconfigured() -> None:
+    agents = (ASSISTANT, AgentSummary("bookkeeper", "runyard:demo"), AgentSummary("x", "openai:o"))
+    report = ServeReport.of(Settings(), "127.0.0.1", 8400, agents, environ={}, catalog="agents")
+    text = _printed(report)
+    assert "No model provider is configured" not in text
+    assert (
+        "The catalog agents gives assistant, bookkeeper the offline demo model runyard:demo; "
+        "name a provider's model in its spec to use a real one." in " ".join(text.split())
+    )

@@ -57,7 +57,14 @@ class _Server(uvicorn.Server):
             return
         port = self.servers[0].sockets[0].getsockname()[1] if self.servers else self._settings.port
         agents, rejected = _agents(self._app), _rejected(self._app)
-        report = ServeReport.of(self._settings, self._settings.host, port, agents, rejected)
+        report = ServeReport.of(
+            self._settings,
+            self._settings.host,
+            port,
+            agents,
+            rejected,
+            catalog=_catalog_source(self._app),
+        )
         print_report(self._console, report)
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
@@ -80,6 +87,14 @@ def _agents(app: FastAPI) -> tuple[AgentSummary, ...]:
         )
         for agent in state.parts.agents.served(None)
     )
+
+
+def _catalog_source(app: FastAPI) -> str | None:
+    """The directory of the catalog the started app serves; None when it serves none."""
+    state = app.state.runyard
+    if not isinstance(state, AppState) or state.parts is None or state.parts.catalog is None:
+        return None
+    return state.parts.catalog.source
 
 
 def _rejected(app: FastAPI) -> tuple[str, ...]:

@@ -56,9 +56,11 @@ class ServeReport:
         agents: tuple[AgentSummary, ...],
         rejected: tuple[str, ...] = (),
         environ: Mapping[str, str] = os.environ,
+        catalog: str | None = None,
     ) -> ServeReport:
         """The report for a server bound to ``host:port`` with ``settings`` (and ``environ``);
-        ``rejected`` are the errors of the catalog files it refused."""
+        ``rejected`` are the errors of the catalog files it refused, ``catalog`` the directory
+        its agents come from (None: the built-in agent)."""
         bus = (
             f"Redis {redact_url(settings.redis_url)}"
             if settings.redis_url
@@ -73,7 +75,7 @@ class ServeReport:
             grpc_port=settings.grpc_port,
             notices=(
                 *(f"catalog file rejected: {error}" for error in rejected),
-                *_demo_notice(settings, agents),
+                *_demo_notice(settings, agents, catalog),
                 *_responses_api_warnings(agents, environ.get("OPENAI_BASE_URL", "")),
             ),
         )
@@ -102,9 +104,17 @@ def print_report(console: Console, report: ServeReport) -> None:
     console.file.flush()
 
 
-def _demo_notice(settings: Settings, agents: tuple[AgentSummary, ...]) -> tuple[str, ...]:
-    if not any(agent.model == DEMO_MODEL for agent in agents):
+def _demo_notice(
+    settings: Settings, agents: tuple[AgentSummary, ...], catalog: str | None
+) -> tuple[str, ...]:
+    demo = [agent.name for agent in agents if agent.model == DEMO_MODEL]
+    if not demo:
         return ()
+    if catalog is not None:  # the catalog names its models: nothing was left unconfigured
+        return (
+            f"The catalog {catalog} gives {', '.join(demo)} the offline demo model {DEMO_MODEL}; "
+            "name a provider's model in its spec to use a real one.",
+        )
     if settings.model == DEMO_MODEL:  # asked for by name: no need to say that nothing is configured
         return (f"Answering with the offline demo model {DEMO_MODEL} (RUNYARD_MODEL).",)
     return (
