@@ -1,8 +1,8 @@
 """Identifiers and wall-clock milliseconds: the two things every layer stamps on its records.
 
-Also the rule for the ids clients choose (thread ids) or send back (confirmation request ids):
-defined once here, checked by the HTTP routes (and shown in the OpenAPI document) and by the
-service, the same whatever the backend.
+Also the rule for the ids clients choose (thread ids) or send back (confirmation request ids),
+and the one for tenant and user ids: defined once here, checked by the HTTP routes (and shown in
+the OpenAPI document), by the service and by the CLI, the same whatever the backend.
 """
 
 from __future__ import annotations
@@ -11,7 +11,15 @@ import os
 import re
 import time
 
-__all__ = ["REQUEST_ID_PATTERN", "THREAD_ID_PATTERN", "is_thread_id", "new_id", "now_ms"]
+__all__ = [
+    "IDENTITY_PATTERN",
+    "REQUEST_ID_PATTERN",
+    "THREAD_ID_PATTERN",
+    "is_identity",
+    "is_thread_id",
+    "new_id",
+    "now_ms",
+]
 
 THREAD_ID_PATTERN = r"^[A-Za-z0-9._:@-]{1,128}$"
 """A thread id: 1 to 128 of ``A-Z a-z 0-9 . _ : @ -`` — no ``/``, no spaces, ASCII only."""
@@ -19,12 +27,22 @@ THREAD_ID_PATTERN = r"^[A-Za-z0-9._:@-]{1,128}$"
 REQUEST_ID_PATTERN = THREAD_ID_PATTERN
 """A confirmation request id follows the same rule (runyard makes them as ``cr_<32 hex>``)."""
 
+IDENTITY_PATTERN = r"^[A-Za-z0-9._@-]{1,128}$"
+"""A tenant or user id: 1 to 128 of ``A-Z a-z 0-9 . _ @ -`` — no ``/`` (thread keys are
+``tenant/user/thread``), no ``:``, no spaces, ASCII only."""
+
 _THREAD_ID = re.compile(THREAD_ID_PATTERN)
+_IDENTITY = re.compile(IDENTITY_PATTERN)
 
 
 def is_thread_id(value: str) -> bool:
     """True when ``value`` fits ``THREAD_ID_PATTERN`` (the whole string, no trailing newline)."""
     return _THREAD_ID.fullmatch(value) is not None
+
+
+def is_identity(value: str) -> bool:
+    """True when ``value`` fits ``IDENTITY_PATTERN`` (the whole string, no trailing newline)."""
+    return _IDENTITY.fullmatch(value) is not None
 
 
 def new_id(prefix: str) -> str:

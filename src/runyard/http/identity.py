@@ -6,20 +6,18 @@ are 1 to 128 characters of letters, digits and ``._@-``.
 
 from __future__ import annotations
 
-import re
 from typing import Annotated
 
 from fastapi import Header
 
 from runyard.http.errors import ApiError
+from runyard.ids import IDENTITY_PATTERN, is_identity
 from runyard.service import Owner
 
 __all__ = ["IDENTITY_PATTERN", "TENANT_HEADER", "USER_HEADER", "request_owner"]
 
 TENANT_HEADER = "X-Runyard-Tenant"
 USER_HEADER = "X-Runyard-User"
-IDENTITY_PATTERN = "^[A-Za-z0-9._@-]{1,128}$"
-_VALID = re.compile(IDENTITY_PATTERN)
 # Documented, not enforced by FastAPI: a mismatch is runyard's 400 invalid_identity, not a 422.
 _DOCUMENTED = {"pattern": IDENTITY_PATTERN}
 
@@ -36,7 +34,7 @@ def request_owner(
 ) -> Owner:
     """The request's owner, from its identity headers."""
     for header, value in ((TENANT_HEADER, tenant), (USER_HEADER, user)):
-        if not _VALID.match(value):
+        if not is_identity(value):
             raise ApiError(
                 400, "invalid_identity", f"{header} must be 1-128 of A-Z a-z 0-9 . _ @ -", header
             )

@@ -8,6 +8,7 @@ This package imports nothing of runyard above ``runyard.messages``, ``runyard.id
 
 from runyard.storage.checkpoints import StoreCheckpointStore
 from runyard.storage.errors import (
+    ApiKeyConflict,
     EventIdConflict,
     InvalidDatabaseURL,
     RunConflict,
@@ -19,6 +20,7 @@ from runyard.storage.errors import (
 from runyard.storage.migrations import head_revision
 from runyard.storage.opening import VectorMode, open_store, upgrade
 from runyard.storage.parts import (
+    ApiKeys,
     Checkpoints,
     Confirmations,
     Conversations,
@@ -34,6 +36,8 @@ from runyard.storage.parts import (
 from runyard.storage.protocol import Backend, Message, Store, VectorSearch
 from runyard.storage.records import (
     OPEN_RUN_STATUSES,
+    ApiKey,
+    ApiKeyRole,
     Confirmation,
     ConfirmationStatus,
     EmbeddingEntry,
@@ -54,6 +58,10 @@ from runyard.storage.urls import DatabaseURL, parse_database_url
 
 __all__ = [
     "OPEN_RUN_STATUSES",
+    "ApiKey",
+    "ApiKeyConflict",
+    "ApiKeyRole",
+    "ApiKeys",
     "Backend",
     "Checkpoints",
     "Confirmation",

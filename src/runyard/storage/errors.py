@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 __all__ = [
+    "ApiKeyConflict",
     "EventIdConflict",
     "InvalidDatabaseURL",
     "RunConflict",
@@ -43,3 +44,11 @@ class StaleLease(StorageError):
 
 class EventIdConflict(StorageError):
     """An appended event reused an id already in the thread's log; the whole batch was rejected."""
+
+
+class ApiKeyConflict(StorageError):
+    """A new API key reused the id of a stored one; the stored key is unchanged."""
+
+    def __init__(self, key_id: str) -> None:
+        super().__init__(f"an API key with id {key_id!r} already exists")
+        self.key_id = key_id

@@ -8,6 +8,8 @@ from typing import Any, Literal
 
 __all__ = [
     "OPEN_RUN_STATUSES",
+    "ApiKey",
+    "ApiKeyRole",
     "Confirmation",
     "ConfirmationStatus",
     "EmbeddingEntry",
@@ -31,6 +33,9 @@ RunStatus = Literal["running", "suspended", "completed", "failed", "cancelled", 
 OPEN_RUN_STATUSES: tuple[RunStatus, ...] = ("running", "suspended")
 
 ConfirmationStatus = Literal["pending", "answered"]
+
+ApiKeyRole = Literal["admin", "member"]
+"""``admin`` may also call admin endpoints (catalog writes, key management); ``member`` may not."""
 
 MemoryScope = Literal["thread", "resource"]
 """``thread``: one conversation; ``resource``: every thread of one user inside one tenant."""
@@ -183,3 +188,25 @@ class EmbeddingHit:
     message_id: str
     thread_id: str
     score: float
+
+
+@dataclass(frozen=True, slots=True)
+class ApiKey:
+    """An API key as stored: who it acts for, and the hash of the key, never the key itself.
+
+    ``key_id`` is public (it is the start of the key and what ``runyard keys list`` shows);
+    ``secret_hash`` is the hex SHA-256 of the whole key. Times are epoch ms; ``expires_at`` None
+    never expires, ``revoked_at`` None is not revoked, ``last_used_at`` is coarse (the service
+    writes it at most once a minute per key).
+    """
+
+    key_id: str
+    secret_hash: str
+    tenant_id: str
+    user_id: str
+    role: ApiKeyRole
+    name: str | None
+    created_at: int
+    expires_at: int | None
+    revoked_at: int | None
+    last_used_at: int | None

@@ -15,6 +15,7 @@ from runyard.ids import now_ms
 from runyard.storage.errors import ThreadOwnershipError
 from runyard.storage.parts import Message
 from runyard.storage.records import (
+    ApiKey,
     Confirmation,
     ObservationCursor,
     Plan,
@@ -50,6 +51,7 @@ class MemoryState:
         self._snapshots: dict[str, dict[str, RunSnapshot]] = {}
         self._confirmations: dict[str, Confirmation] = {}
         self._checkpoints: dict[str, tuple[dict[str, Any], int | None]] = {}
+        self._api_keys: dict[str, ApiKey] = {}
 
     def _owned(self, thread_id: str, tenant_id: str, resource_id: str) -> bool:
         thread = self._threads.get(thread_id)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from runyard.storage.inmemory.api_keys import ApiKeysPart
 from runyard.storage.inmemory.checkpoints import CheckpointsPart
 from runyard.storage.inmemory.confirmations import ConfirmationsPart
 from runyard.storage.inmemory.conversations import ConversationsPart
@@ -25,6 +26,7 @@ class InMemoryStore(
     EventLogPart,
     RunSnapshotsPart,
     CheckpointsPart,
+    ApiKeysPart,
 ):
     """A process-local ``Store``: same contract as the databases, nothing survives ``close``."""
 

@@ -33,6 +33,7 @@ from runyard.json_text import is_storable, replace_surrogates
 __all__ = [
     "OPEN_RUNS_WHERE",
     "StorableText",
+    "api_keys",
     "checkpoints",
     "confirmations",
     "embeddings",
@@ -254,4 +255,21 @@ checkpoints = Table(
     Column("expires_at", BigInteger),
     Column("updated_at", BigInteger, nullable=False),
     Index("checkpoints_by_expiry", "expires_at"),
+)
+
+api_keys = Table(
+    "api_keys",
+    metadata,
+    Column("key_id", String(64), primary_key=True),
+    # Hex SHA-256 of the whole key; the key itself is never stored.
+    Column("secret_hash", String(64), nullable=False),
+    Column("tenant_id", StorableText, nullable=False),
+    Column("user_id", StorableText, nullable=False),
+    Column("role", String(16), nullable=False),
+    Column("name", StorableText),
+    Column("created_at", BigInteger, nullable=False),
+    Column("expires_at", BigInteger),
+    Column("revoked_at", BigInteger),
+    Column("last_used_at", BigInteger),
+    Index("api_keys_by_tenant", "tenant_id", "created_at"),
 )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from runyard.storage.protocol import Backend, VectorSearch
+from runyard.storage.sql.api_keys_part import ApiKeysPart
 from runyard.storage.sql.checkpoints_part import CheckpointsPart
 from runyard.storage.sql.confirmations_part import ConfirmationsPart
 from runyard.storage.sql.conversations import ConversationsPart
@@ -26,6 +27,7 @@ class SqlStore(
     LogPart,
     CheckpointsPart,
     SnapshotsPart,
+    ApiKeysPart,
 ):
     """A ``Store`` on SQLite or PostgreSQL. Build it with ``runyard.storage.open_store``."""
 
