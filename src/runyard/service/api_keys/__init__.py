@@ -1,0 +1,39 @@
+"""API keys: issuing them (only a hash is stored) and verifying a presented key on each request.
+
+A key is ``ryk_`` + a public 12-character key id + 32 random bytes, base62 (``key_format``).
+``issue_api_key`` stores a new one and returns it once; ``verify_api_key`` says whom a key acts
+for, reading its row on every call, so revocation and expiry hold on the next request on every
+replica. ``parse_duration`` reads lifetimes such as ``30d``. Listing and revoking are the
+store's own ``list_api_keys`` and ``revoke_api_key`` (``runyard.storage.ApiKeys``).
+"""
+
+from runyard.service.api_keys.durations import MAX_DURATION, InvalidDuration, parse_duration
+from runyard.service.api_keys.errors import InvalidKeyRequest
+from runyard.service.api_keys.identity import KeyIdentity
+from runyard.service.api_keys.issuing import MAX_NAME_LENGTH, IssuedApiKey, issue_api_key
+from runyard.service.api_keys.key_format import (
+    API_KEY_LENGTH,
+    API_KEY_PREFIX,
+    hash_api_key,
+    key_id_of,
+    new_api_key,
+)
+from runyard.service.api_keys.verification import LAST_USED_RESOLUTION_MS, verify_api_key
+
+__all__ = [
+    "API_KEY_LENGTH",
+    "API_KEY_PREFIX",
+    "LAST_USED_RESOLUTION_MS",
+    "MAX_DURATION",
+    "MAX_NAME_LENGTH",
+    "InvalidDuration",
+    "InvalidKeyRequest",
+    "IssuedApiKey",
+    "KeyIdentity",
+    "hash_api_key",
+    "issue_api_key",
+    "key_id_of",
+    "new_api_key",
+    "parse_duration",
+    "verify_api_key",
+]
