@@ -1,4 +1,5 @@
-"""The ``runyard`` command: one typer app with ``serve``, ``chat``, ``db``, ``agents`` and ``route``."""
+"""The ``runyard`` command: one typer app with ``serve``, ``chat``, ``db``, ``agents``, ``route``
+and ``keys``."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import typer
 from runyard.cli.agents import agents_app
 from runyard.cli.chat import chat
 from runyard.cli.db import db_app
+from runyard.cli.keys import keys_app
 from runyard.cli.route import route
 from runyard.cli.serve import serve
 
@@ -24,6 +26,7 @@ app.command("chat")(chat)
 app.add_typer(db_app, name="db")
 app.add_typer(agents_app, name="agents")
 app.command("route")(route)
+app.add_typer(keys_app, name="keys")
 
 
 def main() -> None:
