@@ -6,6 +6,7 @@ ends; ``EventLog`` numbers, persists, publishes and replays each thread's events
 ``Threads`` reads an owner's threads and their rich history; ``BackgroundTasks`` runs a run's
 background sub-agents, and ``read_background_tasks`` reports them from the log.
 ``default_agent`` builds the ``assistant`` that ``runyard serve`` offers without a catalog.
+``runyard.service.api_keys`` issues API keys and verifies them.
 """
 
 from runyard.service.active_run import ORCHESTRATOR_ID, ActiveRun, CancelReason

@@ -22,7 +22,7 @@ _MILLISECOND = timedelta(milliseconds=1)
 class IssuedApiKey:
     """A key just made: ``token`` is the key itself, which nothing keeps — show it once."""
 
-    token: str = field(repr=False)  # never in a log line or a traceback's locals
+    token: str = field(repr=False)  # so a log line or a traceback's locals cannot show it
     key: ApiKey
 
 

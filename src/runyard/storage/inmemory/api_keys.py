@@ -24,7 +24,9 @@ class ApiKeysPart(MemoryState, ApiKeys):
         return self._api_keys.get(key_id)
 
     async def list_api_keys(self, *, tenant_id: str | None = None) -> list[ApiKey]:
-        chosen = (k for k in self._api_keys.values() if tenant_id in (None, k.tenant_id))
+        chosen = (
+            k for k in self._api_keys.values() if tenant_id is None or k.tenant_id == tenant_id
+        )
         return sorted(chosen, key=lambda k: (k.created_at, k.key_id))
 
     async def revoke_api_key(self, key_id: str, *, at: int) -> ApiKey | None:
