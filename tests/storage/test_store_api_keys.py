@@ -74,6 +74,15 @@ async def test_revoking_an_unknown_id_finds_nothing_and_creates_nothing(store: A
     assert await store.list_api_keys() == []
 
 
+@pytest.mark.parametrize("odd", ["", "ryk_\x00", "ryk_" + "x" * 300, "ryk_\ud800", "ryk_ü"])
+async def test_an_odd_id_finds_nothing_and_fails_nothing(store: ApiKeys, odd: str) -> None:
+    await store.create_api_key(api_key("ryk_a"))
+    assert await store.get_api_key(odd) is None
+    assert await store.revoke_api_key(odd, at=5000) is None
+    await store.mark_api_key_used(odd, at=5000)
+    assert await store.list_api_keys() == [api_key("ryk_a")]
+
+
 async def test_the_last_use_only_moves_forward(store: ApiKeys) -> None:
     await store.create_api_key(api_key("ryk_a"))
     await store.mark_api_key_used("ryk_a", at=2000)

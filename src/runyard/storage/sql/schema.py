@@ -260,7 +260,7 @@ checkpoints = Table(
 api_keys = Table(
     "api_keys",
     metadata,
-    Column("key_id", String(64), primary_key=True),
+    Column("key_id", StorableText, primary_key=True),
     # Hex SHA-256 of the whole key; the key itself is never stored.
     Column("secret_hash", String(64), nullable=False),
     Column("tenant_id", StorableText, nullable=False),

@@ -24,7 +24,7 @@ def upgrade() -> None:
     """Create ``api_keys``."""
     op.create_table(
         "api_keys",
-        sa.Column("key_id", sa.String(64), primary_key=True),
+        sa.Column("key_id", StorableText, primary_key=True),
         sa.Column("secret_hash", sa.String(64), nullable=False),
         sa.Column("tenant_id", StorableText, nullable=False),
         sa.Column("user_id", StorableText, nullable=False),
