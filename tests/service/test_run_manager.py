@@ -45,7 +45,8 @@ async def test_a_run_starts_with_run_start_and_ends_with_run_finish(sqlite_url: 
 
 
 async def test_racing_messages_on_one_thread_have_exactly_one_winner(db_url: str) -> None:
-    slow = "/delay 100\nsome words that take a while"
+    # Slow enough to outlast fifty racing starts on a loaded machine; the cancel below ends it.
+    slow = "/delay 2000\nsome words that take a while"
     async with (
         service(db_url) as one,
         service(db_url) as two,
