@@ -19,12 +19,18 @@ from runyard.registry.tools import (
     ToolFactories,
     domain_access_question,
 )
+from runyard.registry.tools.egress import EgressAllowList, EgressPolicy, StaticResolver
 from runyard.runtime import ToolEventChunk
 from runyard.service.confirmation_request import confirmation_payload
 from runyard.tools import ToolProgress
 
 ALLOWED = "127.0.0.1"
 OTHER = "localhost"  # the same server under a name that is not on the allow-list
+# The egress guard refuses loopback; these tests reach their local server because the operator
+# allow-list names it, as RUNYARD_EGRESS_ALLOW would.
+LOCAL_SERVER = EgressPolicy(
+    EgressAllowList.parse([ALLOWED, OTHER]), StaticResolver({OTHER: [[ALLOWED]]})
+)
 
 
 @pytest.fixture
@@ -35,7 +41,7 @@ async def target() -> AsyncIterator[HttpTarget]:
 
 @pytest.fixture
 async def deps() -> AsyncIterator[ToolDependencies]:
-    async with ToolDependencies() as shared:
+    async with ToolDependencies(egress=LOCAL_SERVER) as shared:
         yield shared
 
 

@@ -1,0 +1,61 @@
+"""``guarded_client``: the ``httpx.AsyncClient`` tools share, with the egress guard beneath it.
+
+httpx 0.28 gives its transport no parameter for httpcore's network backend, so
+``GuardedTransport`` builds the stock transport and swaps in a connection pool that connects
+through ``GuardedNetworkBackend``; everything else (request mapping, error mapping, TLS, HTTP/1.1
+keep-alive) stays httpx's own. A test that records the connections made fails if this ever
+stops being the pool that is used.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpcore
+import httpx
+
+from runyard.registry.tools.egress.backend import GuardedNetworkBackend
+from runyard.registry.tools.egress.policy import EgressPolicy
+
+__all__ = ["MAX_REDIRECTS", "GuardedTransport", "guarded_client"]
+
+MAX_REDIRECTS = 5
+"""The most redirects the shared client follows for a tool that asks it to follow them."""
+
+
+class GuardedTransport(httpx.AsyncHTTPTransport):
+    """httpx's transport, connecting only where ``policy`` allows; no proxy, no env settings."""
+
+    def __init__(
+        self,
+        policy: EgressPolicy,
+        *,
+        network: httpcore.AsyncNetworkBackend | None = None,
+        limits: httpx.Limits | None = None,
+    ) -> None:
+        limits = limits or httpx.Limits(max_connections=100, max_keepalive_connections=20)
+        super().__init__(trust_env=False, limits=limits)
+        self.backend = GuardedNetworkBackend(policy, network)
+        self._pool = httpcore.AsyncConnectionPool(
+            ssl_context=httpx.create_ssl_context(trust_env=False),
+            max_connections=limits.max_connections,
+            max_keepalive_connections=limits.max_keepalive_connections,
+            keepalive_expiry=limits.keepalive_expiry,
+            network_backend=self.backend,
+        )
+
+
+def guarded_client(
+    policy: EgressPolicy | None = None,
+    *,
+    network: httpcore.AsyncNetworkBackend | None = None,
+    **client_options: Any,
+) -> httpx.AsyncClient:
+    """An ``httpx.AsyncClient`` whose every connection passes ``policy`` (default: refuse internal).
+
+    ``network`` replaces the real network beneath the guard (tests record connections with it);
+    ``client_options`` go to ``httpx.AsyncClient`` (``timeout``, ``headers``…).
+    """
+    transport = GuardedTransport(policy or EgressPolicy(), network=network)
+    client_options.setdefault("max_redirects", MAX_REDIRECTS)
+    return httpx.AsyncClient(transport=transport, trust_env=False, **client_options)
