@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from ipaddress import IPv4Address
 from typing import Any
 
 import httpx
@@ -21,7 +22,9 @@ from runyard.registry.tools.egress import (
     EgressRefused,
     GuardedNetworkBackend,
     IPAddress,
+    ResolutionError,
     StaticResolver,
+    SystemResolver,
     guarded_client,
 )
 
@@ -249,3 +252,9 @@ async def test_egress_applies_only_to_the_client_tool_dependencies_makes() -> No
     async with httpx.AsyncClient() as own:
         with pytest.raises(ConfigurationError, match="egress applies to the client"):
             ToolDependencies(http=own, egress=EgressPolicy())
+
+
+async def test_the_system_resolver_asks_the_operating_system() -> None:
+    assert IPv4Address("127.0.0.1") in await SystemResolver().resolve("localhost")
+    with pytest.raises(ResolutionError, match=r"nowhere\.invalid does not resolve"):
+        await SystemResolver().resolve("nowhere.invalid")

@@ -22,25 +22,22 @@ __all__ = ["MAX_REDIRECTS", "GuardedTransport", "guarded_client"]
 MAX_REDIRECTS = 5
 """The most redirects the shared client follows for a tool that asks it to follow them."""
 
+_LIMITS = httpx.Limits(max_connections=100, max_keepalive_connections=20)  # httpx's defaults
+
 
 class GuardedTransport(httpx.AsyncHTTPTransport):
     """httpx's transport, connecting only where ``policy`` allows; no proxy, no env settings."""
 
     def __init__(
-        self,
-        policy: EgressPolicy,
-        *,
-        network: httpcore.AsyncNetworkBackend | None = None,
-        limits: httpx.Limits | None = None,
+        self, policy: EgressPolicy, *, network: httpcore.AsyncNetworkBackend | None = None
     ) -> None:
-        limits = limits or httpx.Limits(max_connections=100, max_keepalive_connections=20)
-        super().__init__(trust_env=False, limits=limits)
+        super().__init__(trust_env=False, limits=_LIMITS)
         self.backend = GuardedNetworkBackend(policy, network)
         self._pool = httpcore.AsyncConnectionPool(
             ssl_context=httpx.create_ssl_context(trust_env=False),
-            max_connections=limits.max_connections,
-            max_keepalive_connections=limits.max_keepalive_connections,
-            keepalive_expiry=limits.keepalive_expiry,
+            max_connections=_LIMITS.max_connections,
+            max_keepalive_connections=_LIMITS.max_keepalive_connections,
+            keepalive_expiry=_LIMITS.keepalive_expiry,
             network_backend=self.backend,
         )
 

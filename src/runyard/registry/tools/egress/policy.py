@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import httpx
 
-from runyard.registry.tools.egress.addresses import IPAddress, refusal
+from runyard.registry.tools.egress.addresses import IPAddress, canonical, refusal
 from runyard.registry.tools.egress.allow_list import EgressAllowList
 from runyard.registry.tools.egress.resolver import ResolutionError, Resolver, SystemResolver
 from runyard.registry.tools.egress.spellings import host_address, is_host_name, normalise_host
@@ -81,7 +81,8 @@ class EgressPolicy:
             raise EgressRefused(host, f"{subject} {why}")
 
     async def _resolve(self, name: str) -> Sequence[IPAddress]:
-        addresses = list(await self.resolver.resolve(name))
+        # Mapped IPv6 answers are dialled as IPv4; duplicates (one per socket type) dialled once.
+        addresses = list(dict.fromkeys(canonical(a) for a in await self.resolver.resolve(name)))
         if not addresses:
             raise ResolutionError(f"{name} does not resolve")
         return addresses

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from ipaddress import ip_address
 from typing import Protocol
 
-from runyard.registry.tools.egress.addresses import IPAddress, canonical
+from runyard.registry.tools.egress.addresses import IPAddress
 
 __all__ = ["ResolutionError", "Resolver", "StaticResolver", "SystemResolver"]
 
@@ -37,8 +37,7 @@ class SystemResolver:
             infos = await loop.getaddrinfo(name, None, type=socket.SOCK_STREAM)
         except OSError as exc:
             raise ResolutionError(f"{name} does not resolve: {exc}") from exc
-        addresses = [canonical(ip_address(info[4][0])) for info in infos]
-        return list(dict.fromkeys(addresses))
+        return [ip_address(info[4][0]) for info in infos]
 
 
 class StaticResolver:
@@ -50,7 +49,7 @@ class StaticResolver:
 
     def __init__(self, answers: Mapping[str, Iterable[Iterable[str]]]) -> None:
         self._answers = {
-            name.lower(): [[canonical(ip_address(a)) for a in answer] for answer in answer_list]
+            name.lower(): [[ip_address(a) for a in answer] for answer in answer_list]
             for name, answer_list in answers.items()
         }
         self.lookups: dict[str, int] = {}
