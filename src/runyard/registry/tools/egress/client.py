@@ -9,8 +9,6 @@ stops being the pool that is used.
 
 from __future__ import annotations
 
-from typing import Any
-
 import httpcore
 import httpx
 
@@ -22,7 +20,9 @@ __all__ = ["MAX_REDIRECTS", "GuardedTransport", "guarded_client"]
 MAX_REDIRECTS = 5
 """The most redirects the shared client follows for a tool that asks it to follow them."""
 
-_LIMITS = httpx.Limits(max_connections=100, max_keepalive_connections=20)  # httpx's defaults
+# httpx's own defaults, spelled out because the pool is built here.
+_LIMITS = httpx.Limits(max_connections=100, max_keepalive_connections=20)
+_TIMEOUT = httpx.Timeout(5.0)
 
 
 class GuardedTransport(httpx.AsyncHTTPTransport):
@@ -46,13 +46,18 @@ def guarded_client(
     policy: EgressPolicy | None = None,
     *,
     network: httpcore.AsyncNetworkBackend | None = None,
-    **client_options: Any,
+    timeout: httpx.Timeout | float = _TIMEOUT,
+    follow_redirects: bool = False,
 ) -> httpx.AsyncClient:
     """An ``httpx.AsyncClient`` whose every connection passes ``policy`` (default: refuse internal).
 
-    ``network`` replaces the real network beneath the guard (tests record connections with it);
-    ``client_options`` go to ``httpx.AsyncClient`` (``timeout``, ``headers``…).
+    ``network`` replaces the real network beneath the guard (tests record connections with it).
+    No proxy, mount or transport can be given: each would open connections the guard never sees.
     """
-    transport = GuardedTransport(policy or EgressPolicy(), network=network)
-    client_options.setdefault("max_redirects", MAX_REDIRECTS)
-    return httpx.AsyncClient(transport=transport, trust_env=False, **client_options)
+    return httpx.AsyncClient(
+        transport=GuardedTransport(policy or EgressPolicy(), network=network),
+        trust_env=False,
+        timeout=timeout,
+        follow_redirects=follow_redirects,
+        max_redirects=MAX_REDIRECTS,
+    )
