@@ -48,6 +48,12 @@ class Settings(BaseSettings):
         default="",
         description="browser origins allowed to call the API (CORS), comma-separated; * = any",
     )
+    egress_allow: str = Field(
+        default="",
+        description="internal hosts, addresses and networks tools may reach anyway, "
+        "comma-separated (wiki.corp.example,*.svc.cluster.local,10.20.0.0/16); "
+        "empty = tools reach public addresses only",
+    )
     max_body_bytes: int = Field(
         default=1_048_576, ge=1, description="largest accepted request body"
     )

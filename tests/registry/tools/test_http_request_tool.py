@@ -8,10 +8,12 @@ from typing import Any
 
 import httpx
 import pytest
+from fake_network import PUBLIC_V4, PUBLIC_V6, SECOND_PUBLIC_V4, RecordingNetwork
 from http_target_server import HttpTarget, http_target
 from tool_runs import agent_calling, results
 
 from runyard.errors import ConfigurationError
+from runyard.messages import ToolResultPart
 from runyard.registry.tools import (
     BuildContext,
     ToolConfiguration,
@@ -19,12 +21,23 @@ from runyard.registry.tools import (
     ToolFactories,
     domain_access_question,
 )
+from runyard.registry.tools.egress import (
+    EgressAllowList,
+    EgressPolicy,
+    StaticResolver,
+    guarded_client,
+)
 from runyard.runtime import ToolEventChunk
 from runyard.service.confirmation_request import confirmation_payload
 from runyard.tools import ToolProgress
 
 ALLOWED = "127.0.0.1"
 OTHER = "localhost"  # the same server under a name that is not on the allow-list
+# The egress guard refuses loopback; these tests reach their local server because the operator
+# allow-list names it, as RUNYARD_EGRESS_ALLOW would.
+LOCAL_SERVER = EgressPolicy(
+    EgressAllowList.parse([ALLOWED, OTHER]), StaticResolver({OTHER: [[ALLOWED]]})
+)
 
 
 @pytest.fixture
@@ -35,7 +48,7 @@ async def target() -> AsyncIterator[HttpTarget]:
 
 @pytest.fixture
 async def deps() -> AsyncIterator[ToolDependencies]:
-    async with ToolDependencies() as shared:
+    async with ToolDependencies(egress=LOCAL_SERVER) as shared:
         yield shared
 
 
@@ -205,3 +218,72 @@ def test_bad_parameters_name_the_tool_and_the_field(deps: ToolDependencies) -> N
     )
     with pytest.raises(ConfigurationError, match="allowed_domain: Extra inputs are not permitted"):
         fetch_tool(deps, allowed_domain=["x"])
+
+
+async def test_an_internal_address_is_a_tool_error_naming_the_host_and_why(
+    target: HttpTarget,
+) -> None:
+    async with ToolDependencies() as guarded:  # no operator allow-list: loopback is refused
+        agent = agent_calling(
+            fetch_tool(guarded).tools, ("fetch", {"method": "GET", "url": target.url(ALLOWED)})
+        )
+        outcome = results(await agent.generate("go"))["c0"]
+
+    assert outcome.is_error
+    assert outcome.result == f"request to {ALLOWED} refused: {ALLOWED} is a loopback address"
+    assert target.requests == []
+
+
+REDIRECTS = StaticResolver(
+    {"example.test": [[PUBLIC_V4]], "other.test": [[SECOND_PUBLIC_V4]], "six.test": [[PUBLIC_V6]]}
+)
+
+
+async def fetch_following(
+    url: str, network: RecordingNetwork, max_redirects: int, domains: list[str]
+) -> ToolResultPart:
+    async with guarded_client(EgressPolicy(resolver=REDIRECTS), network=network) as client:
+        deps = ToolDependencies(http=client)
+        tools = fetch_tool(deps, allowed_domains=domains, max_redirects=max_redirects).tools
+        agent = agent_calling(tools, ("fetch", {"method": "GET", "url": url}))
+        return results(await agent.generate("go"))["c0"]
+
+
+async def test_redirects_are_followed_up_to_max_redirects_to_allowed_hosts() -> None:
+    network = RecordingNetwork()
+    url = "http://example.test/?to=http://other.test/?to=http://example.test/done"
+    outcome = await fetch_following(url, network, 2, ["example.test", "other.test"])
+
+    assert (outcome.result["status"], outcome.result["body"]) == (200, "public content")
+    assert [c.address for c in network.connects] == [PUBLIC_V4, SECOND_PUBLIC_V4, PUBLIC_V4]
+    assert network.exchanges[-1].request_line == "GET /done HTTP/1.1"
+
+
+async def test_a_redirect_past_the_cap_or_off_the_allow_list_is_the_result() -> None:
+    past_cap, off_list = RecordingNetwork(), RecordingNetwork()
+    chain = "http://example.test/?to=http://example.test/?to=http://example.test/done"
+    capped = await fetch_following(chain, past_cap, 1, ["example.test"])
+    elsewhere = await fetch_following(
+        "http://example.test/?to=http://six.test/", off_list, 3, ["example.test"]
+    )
+
+    assert capped.result["status"] == 302
+    assert capped.result["headers"]["location"] == "http://example.test/done"
+    assert len(past_cap.connects) == 2
+    assert (elsewhere.result["status"], elsewhere.result["headers"]["location"]) == (
+        302,
+        "http://six.test/",
+    )
+    assert off_list.addresses == {PUBLIC_V4}
+
+
+async def test_a_redirect_to_an_internal_address_is_refused_even_when_allow_listed() -> None:
+    network = RecordingNetwork()
+    url = "http://example.test/?to=http://169.254.169.254/latest/meta-data/"
+    outcome = await fetch_following(url, network, 3, ["example.test", "169.254.169.254"])
+
+    assert outcome.is_error
+    assert outcome.result == (
+        "request to 169.254.169.254 refused: 169.254.169.254 is a cloud metadata service"
+    )
+    assert network.addresses == {PUBLIC_V4}

@@ -4,7 +4,8 @@ A factory (``ToolBuilder``) turns a catalog tool entry (``BuildContext``) into t
 (``ToolConfiguration``: one tool or a toolkit) using shared clients from ``ToolDependencies``;
 the built tools ask the run for progress, inputs and binaries through ``ExecutionContext``.
 ``ToolFactories.discover()`` finds the built-in factories and those of installed packages
-(entry-point group ``runyard.tools``). Nothing here reads the environment.
+(entry-point group ``runyard.tools``). The shared HTTP client connects through the egress guard
+(``runyard.registry.tools.egress``). Nothing here reads the environment.
 """
 
 from runyard.registry.tools.binaries import BinarySource, InMemoryBinaries, UnknownBinaryError
@@ -16,6 +17,7 @@ from runyard.registry.tools.configuration import (
     ToolConfiguration,
 )
 from runyard.registry.tools.dependencies import Closer, ToolDependencies
+from runyard.registry.tools.egress import EgressAllowList, EgressPolicy, EgressRefused
 from runyard.registry.tools.execution_context import (
     CallExecutionContext,
     ExecutionContext,
@@ -42,6 +44,9 @@ __all__ = [
     "BuildContext",
     "CallExecutionContext",
     "Closer",
+    "EgressAllowList",
+    "EgressPolicy",
+    "EgressRefused",
     "ExecutionContext",
     "HttpRequestFactory",
     "HttpRequestParameters",

@@ -15,6 +15,7 @@ import httpx
 
 from runyard.errors import ConfigurationError
 from runyard.registry.tools.binaries import BinarySource
+from runyard.registry.tools.egress import EgressPolicy, guarded_client
 from runyard.storage import Store
 
 __all__ = ["Closer", "ToolDependencies"]
@@ -25,10 +26,12 @@ Closer = Callable[[], Awaitable[None]]
 class ToolDependencies:
     """Shared clients for tool factories; ``async with`` closes everything it owns on exit.
 
-    ``http`` defaults to one ``httpx.AsyncClient`` created here with ``trust_env=False``, so no
-    proxy or certificate setting is read from the environment behind the operator's back; a
-    client passed in stays its caller's to close. ``store`` and ``binaries`` are optional: a
-    factory that needs one it was not given gets a ``ConfigurationError`` naming it.
+    ``http`` defaults to one ``httpx.AsyncClient`` created here behind the egress guard
+    (``egress``, default: every internal address refused; docs/security.md) with
+    ``trust_env=False``, so no proxy or certificate setting is read from the environment behind
+    the operator's back; a client passed in stays its caller's to configure and close. ``store``
+    and ``binaries`` are optional: a factory that needs one it was not given gets a
+    ``ConfigurationError`` naming it.
     """
 
     def __init__(
@@ -37,10 +40,15 @@ class ToolDependencies:
         http: httpx.AsyncClient | None = None,
         store: Store | None = None,
         binaries: BinarySource | None = None,
+        egress: EgressPolicy | None = None,
     ) -> None:
         self._closers: list[Closer] = []
+        if http is not None and egress is not None:
+            raise ConfigurationError(
+                "egress applies to the client ToolDependencies makes, not to http="
+            )
         if http is None:
-            http = httpx.AsyncClient(trust_env=False)
+            http = guarded_client(egress)
             self._closers.append(http.aclose)
         self._http = http
         self._store = store

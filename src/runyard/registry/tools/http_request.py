@@ -4,8 +4,11 @@ The tool uses the shared ``httpx.AsyncClient`` from ``ToolDependencies``. A URL 
 on the allow-list is not refused outright: the call suspends and asks a person
 (``domainAccess: {url, host}`` in the question, the ``confirmation-request`` field of the same
 name); approved, that one call runs. Responses are read as a stream and cut off past
-``max_response_bytes``; ``timeout_s`` bounds the whole exchange. Redirects are never followed,
-so a redirect cannot lead the tool off its allow-list.
+``max_response_bytes``; ``timeout_s`` bounds the whole exchange, redirects included. At most
+``max_redirects`` redirects are followed (none by default), and only to the host the call was
+for or an allow-listed one, so a redirect cannot lead the tool off its allow-list; a redirect
+not followed is the result. Where the connections may go at all is the egress guard's decision
+(``runyard.registry.tools.egress``, under the shared client): a refusal is a tool error.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from runyard.errors import ConfigurationError, ToolError
 from runyard.registry.tools.build_context import BuildContext
 from runyard.registry.tools.configuration import ToolConfiguration
 from runyard.registry.tools.dependencies import ToolDependencies
+from runyard.registry.tools.egress import MAX_REDIRECTS, EgressRefused
 from runyard.registry.tools.execution_context import ExecutionContext
 from runyard.tools import APPROVAL_RESUME, Suspend, Tool, ToolContext, ToolDenied
 
@@ -47,6 +51,8 @@ class HttpRequestParameters(BaseModel):
     """Sent with every request; they win over headers of the same name the model sets."""
     max_response_bytes: int = Field(1_000_000, gt=0)
     timeout_s: float = Field(30.0, gt=0)
+    max_redirects: int = Field(0, ge=0, le=MAX_REDIRECTS)
+    """Redirects followed per call (each hop to the call's host or an allowed one)."""
 
     @field_validator("allowed_domains")
     @classmethod
@@ -171,20 +177,43 @@ class _HttpCall:
                 return await self._exchange(request)
         except (TimeoutError, httpx.TimeoutException) as exc:
             raise ToolError(f"no complete response from {request.host} within {limit:g}s") from exc
+        except EgressRefused as exc:
+            raise ToolError(f"request to {exc.host} refused: {exc.reason}") from exc
         except httpx.HTTPError as exc:
             raise ToolError(f"request to {request.host} failed: {exc}") from exc
 
     async def _exchange(self, request: _Request) -> dict[str, Any]:
-        async with self.client.stream(
+        first = self.client.build_request(
             request.method,
             request.url,
             headers=request.headers,
             timeout=self.params.timeout_s,
-            follow_redirects=False,
             **request.body,
-        ) as response:
-            content = await self._read(response, request.host)
-        return _result(response, content)
+        )
+        return await self._follow(first, request.host, self.params.max_redirects)
+
+    async def _follow(
+        self, outgoing: httpx.Request, first_host: str, hops_left: int
+    ) -> dict[str, Any]:
+        response = await self.client.send(outgoing, stream=True, follow_redirects=False)
+        try:
+            hop = self._next_hop(response, first_host, hops_left)
+            if hop is None:
+                return _result(response, await self._read(response, outgoing.url.host))
+        finally:
+            await response.aclose()
+        return await self._follow(hop, first_host, hops_left - 1)
+
+    def _next_hop(
+        self, response: httpx.Response, first_host: str, hops_left: int
+    ) -> httpx.Request | None:
+        """The redirect to follow (httpx builds it: method, body and credentials per RFC 9110)."""
+        hop = response.next_request
+        if hop is None or hops_left <= 0 or hop.url.scheme not in ("http", "https"):
+            return None
+        if hop.url.host != first_host and not self.params.allows(hop.url.host):
+            return None
+        return hop
 
     async def _read(self, response: httpx.Response, host: str) -> bytes:
         limit = self.params.max_response_bytes
