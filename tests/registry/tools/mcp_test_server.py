@@ -2,8 +2,8 @@
 
 Run as ``python mcp_test_server.py stdio VARIANT`` (speaks MCP on stdin/stdout) or
 ``python mcp_test_server.py http VARIANT PORT`` (streamable HTTP on 127.0.0.1:PORT/mcp).
-Variant ``v1`` offers add, greet, refuse, env_value and pid; ``v2`` drops greet and adds multiply,
-as a server that came back with other tools after a restart.
+Variant ``v1`` offers add, greet, refuse, env_value, header and pid; ``v2`` drops greet and adds
+multiply, as a server that came back with other tools after a restart.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import os
 import sys
 
 import anyio
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
 
@@ -38,6 +38,12 @@ def server(variant: str) -> MCPServer:
     def pid() -> str:
         """The server's process id."""
         return str(os.getpid())
+
+    @app.tool(structured_output=False)
+    def header(name: str, ctx: Context) -> str:
+        """The value of a header of the HTTP request that made this call, or <unset>."""
+        request = ctx.request_context.request
+        return "<not http>" if request is None else request.headers.get(name, "<unset>")
 
     if variant == "v1":
 

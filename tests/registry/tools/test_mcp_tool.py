@@ -27,8 +27,8 @@ from runyard.tools import Tool, ToolContext
 # Every test here talks to a server process it starts (a second or more each on a busy machine).
 pytestmark = pytest.mark.slow
 
-V1_TOOLS = {"add", "env_value", "greet", "pid", "refuse"}
-V2_TOOLS = {"add", "env_value", "multiply", "pid", "refuse"}
+V1_TOOLS = {"add", "env_value", "greet", "header", "pid", "refuse"}
+V2_TOOLS = {"add", "env_value", "header", "multiply", "pid", "refuse"}
 
 
 def build(
@@ -207,6 +207,7 @@ async def test_an_http_server_is_listed_and_called(
     assert set(tools(kit)) == V1_TOOLS
     assert await call(kit, "add", a=2, b=3) == {"result": 5}
     assert await call(kit, "greet", name="Ada") == "Hello, Ada!"
+    assert await call(kit, "header", name="X-Team") == "ops"
 
 
 async def test_after_the_http_server_restarts_its_tools_are_listed_again(

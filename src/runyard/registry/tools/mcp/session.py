@@ -65,16 +65,10 @@ class McpSession:
             async with asyncio.timeout(server.connect_timeout_s):
                 await session._opened()
                 session.tools = tuple(await session._list_tools())
-        except TimeoutError:
+        except BaseException as exc:
+            # Cancelled too: a half-open connection must not outlive the attempt.
             await session.close()
-            raise McpUnavailableError(
-                f"MCP server {describe(server)} did not answer within {server.connect_timeout_s:g}s"
-            ) from None
-        except ToolError as exc:
-            await session.close()
-            raise McpUnavailableError(
-                f"MCP server {describe(server)} is unavailable: {exc}"
-            ) from exc
+            raise _unavailable(server, exc) from exc
         return session
 
     @property
@@ -186,6 +180,18 @@ async def _connected_client(server: McpServer) -> AsyncIterator[Client]:
     )
     async with Client(process, cache=None) as client:
         yield client
+
+
+def _unavailable(server: McpServer, exc: BaseException) -> BaseException:
+    """What a failed opening raises: ``McpUnavailableError`` unless it was not about the server."""
+    if isinstance(exc, TimeoutError):
+        limit = server.connect_timeout_s
+        return McpUnavailableError(
+            f"MCP server {describe(server)} did not answer within {limit:g}s"
+        )
+    if isinstance(exc, ToolError):
+        return McpUnavailableError(f"MCP server {describe(server)} is unavailable: {exc}")
+    return exc
 
 
 def describe(server: McpServer) -> str:
