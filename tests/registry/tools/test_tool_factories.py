@@ -128,6 +128,8 @@ async def test_a_factory_gets_clients_a_plugin_registered_by_name() -> None:
     graph = GraphClient()
     async with ToolDependencies() as deps:
         deps.register("graph", graph, close=graph.aclose)
+        assert "graph" in deps
+        assert "bpmn" not in deps
         built = ToolFactories({"graph": GraphFactory()}).build("graph", BuildContext("g"), deps)
         result = await agent_calling(built.tools, ("graph_client", {})).generate("go")
         with pytest.raises(
