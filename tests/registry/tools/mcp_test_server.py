@@ -2,7 +2,7 @@
 
 Run as ``python mcp_test_server.py stdio VARIANT`` (speaks MCP on stdin/stdout) or
 ``python mcp_test_server.py http VARIANT PORT`` (streamable HTTP on 127.0.0.1:PORT/mcp).
-Variant ``v1`` offers add, greet, refuse, env_value, header and pid; ``v2`` drops greet and adds
+Variant ``v1`` offers add, greet, refuse, env_value, header, hang and pid; ``v2`` drops greet and adds
 multiply, as a server that came back with other tools after a restart.
 """
 
@@ -33,6 +33,12 @@ def server(variant: str) -> MCPServer:
     def env_value(name: str) -> str:
         """The value of an environment variable of the server, or <unset>."""
         return os.environ.get(name, "<unset>")
+
+    @app.tool(structured_output=False)
+    async def hang() -> str:
+        """Never answers."""
+        await anyio.sleep_forever()
+        return "unreachable"
 
     @app.tool(structured_output=False)
     def pid() -> str:

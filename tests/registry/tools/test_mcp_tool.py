@@ -27,8 +27,8 @@ from runyard.tools import Tool, ToolContext
 # Every test here talks to a server process it starts (a second or more each on a busy machine).
 pytestmark = pytest.mark.slow
 
-V1_TOOLS = {"add", "env_value", "greet", "header", "pid", "refuse"}
-V2_TOOLS = {"add", "env_value", "header", "multiply", "pid", "refuse"}
+V1_TOOLS = {"add", "env_value", "greet", "hang", "header", "pid", "refuse"}
+V2_TOOLS = {"add", "env_value", "hang", "header", "multiply", "pid", "refuse"}
 
 
 def build(
@@ -176,6 +176,18 @@ async def test_an_agent_calls_mcp_tools_and_reads_results_and_errors(
     assert outcome["c0"].result == {"result": 42}
     assert outcome["c1"].is_error
     assert str(outcome["c1"].result).endswith("refused: not today")
+
+
+async def test_a_call_past_its_timeout_is_a_tool_error_and_the_connection_stays(
+    deps: ToolDependencies,
+) -> None:
+    # Generous, so that the quick call after it never comes near it on a busy machine.
+    kit = build(deps, "slow", stdio_parameters(call_timeout_s=5))
+
+    with pytest.raises(ToolExecutionError, match=r"MCP server '.*' did not answer within 5s"):
+        await call(kit, "hang")
+    assert await call(kit, "add", a=1, b=1) == {"result": 2}
+    assert connection(deps, stdio_parameters(call_timeout_s=5)).listings == 1
 
 
 async def test_a_stdio_server_gets_only_the_environment_its_spec_gives(
