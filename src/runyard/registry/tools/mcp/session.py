@@ -68,7 +68,9 @@ class McpSession:
         except BaseException as exc:
             # Cancelled too: a half-open connection must not outlive the attempt.
             await session.close()
-            raise _unavailable(server, exc) from exc
+            if isinstance(exc, TimeoutError | ToolError):
+                raise _unavailable(server, exc) from exc
+            raise
         return session
 
     @property
@@ -182,16 +184,13 @@ async def _connected_client(server: McpServer) -> AsyncIterator[Client]:
         yield client
 
 
-def _unavailable(server: McpServer, exc: BaseException) -> BaseException:
-    """What a failed opening raises: ``McpUnavailableError`` unless it was not about the server."""
+def _unavailable(server: McpServer, exc: TimeoutError | ToolError) -> McpUnavailableError:
     if isinstance(exc, TimeoutError):
         limit = server.connect_timeout_s
         return McpUnavailableError(
             f"MCP server {describe(server)} did not answer within {limit:g}s"
         )
-    if isinstance(exc, ToolError):
-        return McpUnavailableError(f"MCP server {describe(server)} is unavailable: {exc}")
-    return exc
+    return McpUnavailableError(f"MCP server {describe(server)} is unavailable: {exc}")
 
 
 def describe(server: McpServer) -> str:
