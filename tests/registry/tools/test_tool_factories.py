@@ -76,7 +76,7 @@ def install(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Install
 async def test_an_installed_package_adds_a_factory_that_builds_tools(install: Install) -> None:
     install("runyard-echo-plugin", "echo_kit = runyard_echo_plugin:EchoFactory", ECHO_PLUGIN)
     factories = ToolFactories.discover()
-    assert {"echo_kit", "http_request"} <= set(factories)
+    assert {"echo_kit", "http_request", "mcp"} <= set(factories)
 
     context = BuildContext("echoes", {"prefix": "> "}, tenant="acme", grant=["echo"])
     async with ToolDependencies() as deps:
@@ -128,6 +128,8 @@ async def test_a_factory_gets_clients_a_plugin_registered_by_name() -> None:
     graph = GraphClient()
     async with ToolDependencies() as deps:
         deps.register("graph", graph, close=graph.aclose)
+        assert "graph" in deps
+        assert "bpmn" not in deps
         built = ToolFactories({"graph": GraphFactory()}).build("graph", BuildContext("g"), deps)
         result = await agent_calling(built.tools, ("graph_client", {})).generate("go")
         with pytest.raises(
@@ -163,7 +165,7 @@ def test_an_entry_point_that_is_no_builder_is_refused(install: Install) -> None:
 async def test_an_unknown_factory_lists_the_known_ones() -> None:
     async with ToolDependencies() as deps:
         with pytest.raises(
-            ConfigurationError, match=r"unknown tool factory 'nope' \(known: http_request\)"
+            ConfigurationError, match=r"unknown tool factory 'nope' \(known: http_request, mcp\)"
         ):
             ToolFactories.discover([]).build("nope", BuildContext("x"), deps)
 

@@ -4,8 +4,10 @@ A factory (``ToolBuilder``) turns a catalog tool entry (``BuildContext``) into t
 (``ToolConfiguration``: one tool or a toolkit) using shared clients from ``ToolDependencies``;
 the built tools ask the run for progress, inputs and binaries through ``ExecutionContext``.
 ``ToolFactories.discover()`` finds the built-in factories and those of installed packages
-(entry-point group ``runyard.tools``). The shared HTTP client connects through the egress guard
-(``runyard.registry.tools.egress``). Nothing here reads the environment.
+(entry-point group ``runyard.tools``): ``http_request`` and ``mcp`` are built in. The shared HTTP
+client connects through the egress guard (``runyard.registry.tools.egress``). Nothing here reads
+the environment (the ``mcp`` package gives a stdio server the few variables a command needs to
+start, ``PATH`` and ``HOME`` among them: docs/tools.md).
 """
 
 from runyard.registry.tools.binaries import BinarySource, InMemoryBinaries, UnknownBinaryError
@@ -29,6 +31,7 @@ from runyard.registry.tools.http_request import (
     HttpRequestParameters,
     domain_access_question,
 )
+from runyard.registry.tools.mcp import McpConnections, McpFactory, McpUnavailableError
 from runyard.registry.tools.toolkit import (
     StaticToolkit,
     ToolExecutionError,
@@ -51,6 +54,9 @@ __all__ = [
     "HttpRequestFactory",
     "HttpRequestParameters",
     "InMemoryBinaries",
+    "McpConnections",
+    "McpFactory",
+    "McpUnavailableError",
     "NoCallInProgressError",
     "StaticToolkit",
     "ToolBuilder",

@@ -76,6 +76,10 @@ class ToolDependencies:
         if close is not None:
             self._closers.append(close)
 
+    def __contains__(self, name: object) -> bool:
+        """Whether a client is registered as ``name``."""
+        return name in self._named
+
     def get(self, name: str) -> Any:
         """The client registered as ``name``; a ``ConfigurationError`` lists the known ones."""
         try:

@@ -19,6 +19,7 @@ from runyard.registry.tools.configuration import ToolConfiguration
 from runyard.registry.tools.dependencies import ToolDependencies
 from runyard.registry.tools.execution_context import CallExecutionContext
 from runyard.registry.tools.http_request import HttpRequestFactory
+from runyard.registry.tools.mcp import McpFactory
 
 __all__ = ["ENTRY_POINT_GROUP", "ToolFactories", "builtin_factories"]
 
@@ -27,7 +28,7 @@ ENTRY_POINT_GROUP = "runyard.tools"
 
 def builtin_factories() -> dict[str, ToolBuilder]:
     """The factories runyard ships, by name."""
-    return {"http_request": HttpRequestFactory()}
+    return {"http_request": HttpRequestFactory(), "mcp": McpFactory()}
 
 
 class ToolFactories(Mapping[str, ToolBuilder]):
