@@ -82,6 +82,11 @@ class Agent:
     Both run the same loop. A run suspended for an approval (or a tool's ``Suspend``) is carried
     on with ``approve``, ``deny`` or ``resume``, also by another ``Agent`` object (or process)
     that shares the checkpoint store.
+
+    Limits of each run (docs/runtime.md, Limits): ``max_iterations``, ``timeout_s`` (the run's
+    executing time; time suspended does not count), ``tool_timeout_s`` (each call; a timeout is a
+    tool error the model reads) and ``max_output_tokens`` (over every model call). Structured
+    output: ``output_type`` (a pydantic model) or ``output_schema`` (a JSON Schema object).
     """
 
     def __init__(
