@@ -82,6 +82,7 @@ async def test_a_run_within_timeout_s_is_untouched() -> None:
     assert (result.text, result.error) == ("done", None)
 
 
+@pytest.mark.slow
 async def test_time_suspended_does_not_count_and_each_segment_adds_its_own() -> None:
     store = InMemoryCheckpointStore()
     model = scripted_model([call("publish", {"page": "a"}, id="p"), text("published")])
