@@ -9,10 +9,13 @@ from runyard.agent import Agent, StreamResult
 from runyard.errors import (
     ConfigurationError,
     MaxIterationsError,
+    OutputTokensExceededError,
     ResumeDataError,
     ResumeError,
     RunAbortedError,
     RunError,
+    RunLimitError,
+    RunTimeoutError,
     ToolError,
 )
 from runyard.memory import (
@@ -64,6 +67,7 @@ __all__ = [
     "Memory",
     "MemoryProtocol",
     "ModelProviderError",
+    "OutputTokensExceededError",
     "ObservationalConfig",
     "PendingSuspend",
     "ReasoningPart",
@@ -71,6 +75,8 @@ __all__ = [
     "ResumeError",
     "RunAbortedError",
     "RunError",
+    "RunLimitError",
+    "RunTimeoutError",
     "RunStatus",
     "SemanticRecallConfig",
     "StreamChunk",

@@ -11,10 +11,13 @@ from __future__ import annotations
 __all__ = [
     "ConfigurationError",
     "MaxIterationsError",
+    "OutputTokensExceededError",
     "ResumeDataError",
     "ResumeError",
     "RunAbortedError",
     "RunError",
+    "RunLimitError",
+    "RunTimeoutError",
     "ToolError",
 ]
 
@@ -34,14 +37,52 @@ class RunAbortedError(RunError):
         super().__init__("Agent run was aborted")
 
 
-class MaxIterationsError(RunError):
+class RunLimitError(RunError):
+    """A run reached one of its agent's limits and was stopped.
+
+    ``reason`` is the limit's stable name (``timeout``, ``max_iterations``,
+    ``max_output_tokens``): the service sends it as the ``run-finish`` reason, and the message
+    says what happened in words.
+    """
+
+    reason = "limit"
+
+
+class MaxIterationsError(RunLimitError):
     """The tool loop reached ``max_iterations`` without the model giving a final answer."""
+
+    reason = "max_iterations"
 
     def __init__(self, max_iterations: int) -> None:
         super().__init__(
             f"Agent loop exceeded {max_iterations} iterations without reaching a stop condition"
         )
         self.max_iterations = max_iterations
+
+
+class RunTimeoutError(RunLimitError):
+    """The run executed longer than its agent's ``timeout_s`` (time suspended is not counted)."""
+
+    reason = "timeout"
+
+    def __init__(self, timeout_s: float) -> None:
+        super().__init__(f"Agent run timed out after {timeout_s:g}s")
+        self.timeout_s = timeout_s
+
+
+class OutputTokensExceededError(RunLimitError):
+    """The run's model calls produced more output tokens than its agent's ``max_output_tokens``
+    allows, or need more than it has left."""
+
+    reason = "max_output_tokens"
+
+    def __init__(self, max_output_tokens: int, used: int) -> None:
+        super().__init__(
+            f"Agent run stopped: its model calls used {used} output tokens of the "
+            f"{max_output_tokens} max_output_tokens allows"
+        )
+        self.max_output_tokens = max_output_tokens
+        self.used = used
 
 
 class ResumeError(RunError):

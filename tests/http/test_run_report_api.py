@@ -108,4 +108,4 @@ async def test_a_runaway_tool_loop_streams_an_error_after_the_default_20_iterati
         {"content": content},
     )
     assert (finish["type"], finish["payload"]["status"]) == ("run-finish", "error")
-    assert finish["payload"]["reason"] == content
+    assert finish["payload"]["reason"] == "max_iterations"

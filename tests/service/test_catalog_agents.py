@@ -92,6 +92,10 @@ limits:
   max_iterations: 3
   tool_call_concurrency: unlimited
   timeout_s: 5
+  tool_timeout_s: 2.5
+  max_output_tokens: 900
+  requests_per_minute: 30
+output_schema: {type: object, properties: {total: {type: number}}}
 ---
 kind: routing
 default_agent: keeper
@@ -102,6 +106,8 @@ default_agent: keeper
         with caplog.at_level(logging.WARNING):
             catalog.compile_all()
         (agent,) = catalog.loaded()
+        choice = catalog.choose("default", "u", AgentRequest(), None)
+        per_minute = catalog.requests_per_minute("default", choice)
     finally:
         await catalog.aclose()
 
@@ -111,18 +117,22 @@ default_agent: keeper
     assert agent.memory.recall is None  # no embedder in the spec, none on the server
     assert agent.memory.observational is None
     assert sorted(agent.tools) == ["calculator", "save_note"]
-    assert agent._spec.max_iterations == 3  # no public view of the limits yet
-    assert math.isinf(agent._spec.tool_call_concurrency)
-    assert "not enforced yet: timeout_s" in caplog.text
+    spec = agent._spec  # no public view of the limits yet
+    assert (spec.max_iterations, spec.timeout_s, spec.tool_timeout_s) == (3, 5, 2.5)
+    assert spec.max_output_tokens == 900
+    assert math.isinf(spec.tool_call_concurrency)
+    assert spec.output is not None
+    assert spec.output.tool.parameters == {
+        "type": "object",
+        "properties": {"total": {"type": "number"}},
+    }
+    assert per_minute == 30
+    assert "not enforced" not in caplog.text
 
 
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
-        (
-            "output_schema: {type: object, properties: {total: {type: number}}}",
-            "agents.yaml:1: agent 'x': output_schema is not served yet",
-        ),
         (
             "tools: [{name: calculator, parameters: {precision: 2}}]",
             "'calculator' takes no parameters",

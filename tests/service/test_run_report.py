@@ -117,7 +117,7 @@ async def test_a_failure_that_is_not_the_providers_is_logged_once_without_provid
     (line,) = failure_lines(caplog)
     assert line.getMessage().startswith(
         f"run {run_id} failed: thread=acme/alice/t1 agent=assistant provider=- status=-: "
-        "Agent loop exceeded 1 iterations"
+        "max_iterations: Agent loop exceeded 1 iterations"
     )
 
 

@@ -18,7 +18,7 @@ from runyard.agent.sub_agent import agent_as_tool
 from runyard.errors import ConfigurationError, ResumeDataError, ResumeError
 from runyard.ids import new_id
 from runyard.messages import AgentMessage, CustomMessage, TextPart
-from runyard.models import OutputSpec, model_label, resolve_model
+from runyard.models import model_label, resolve_model
 from runyard.runtime import (
     AgentEvent,
     AgentEventBus,
@@ -35,6 +35,7 @@ from runyard.runtime import (
     RunControl,
     RunStateManager,
     RuntimeSpec,
+    StructuredOutput,
     title_thread,
 )
 from runyard.telemetry import NO_TELEMETRY, Telemetry
@@ -81,6 +82,11 @@ class Agent:
     Both run the same loop. A run suspended for an approval (or a tool's ``Suspend``) is carried
     on with ``approve``, ``deny`` or ``resume``, also by another ``Agent`` object (or process)
     that shares the checkpoint store.
+
+    Limits of each run (docs/runtime.md, Limits): ``max_iterations``, ``timeout_s`` (the run's
+    executing time; time suspended does not count), ``tool_timeout_s`` (each call; a timeout is a
+    tool error the model reads) and ``max_output_tokens`` (over every model call). Structured
+    output: ``output_type`` (a pydantic model) or ``output_schema`` (a JSON Schema object).
     """
 
     def __init__(
@@ -92,9 +98,13 @@ class Agent:
         *,
         tool_call_concurrency: float = 1,
         max_iterations: int = 20,
+        timeout_s: float | None = None,
+        tool_timeout_s: float | None = None,
+        max_output_tokens: int | None = None,
         memory: MemoryProtocol | None = None,
         checkpoint_store: CheckpointStore | None = None,
         output_type: type[BaseModel] | None = None,
+        output_schema: Mapping[str, Any] | None = None,
         model_settings: Mapping[str, Any] | None = None,
         title_model: str | Model | None = None,
         stream_buffer: int = DEFAULT_STREAM_BUFFER,
@@ -110,6 +120,9 @@ class Agent:
             raise ConfigurationError("max_iterations must be at least 1")
         if stream_buffer < 1:
             raise ConfigurationError("stream_buffer must be at least 1")
+        _check_limits(timeout_s=timeout_s, tool_timeout_s=tool_timeout_s)
+        if max_output_tokens is not None and max_output_tokens < 1:
+            raise ConfigurationError("max_output_tokens must be at least 1")
         self.name = name
         self.model = resolve_model(model)
         self.model_label = model_label(self.model)
@@ -138,11 +151,13 @@ class Agent:
             checkpoints=self.checkpoints,
             events=self.events,
             memory=memory,
-            output_type=output_type,
-            output=OutputSpec(output_type.model_json_schema()) if output_type else None,
+            output=StructuredOutput.of(output_type, output_schema),
             model_settings=model_settings,
             on_turn_saved=self._schedule_title if memory is not None else None,
             telemetry=telemetry or NO_TELEMETRY,
+            timeout_s=timeout_s,
+            tool_timeout_s=tool_timeout_s,
+            max_output_tokens=max_output_tokens,
         )
         self.stream_buffer = stream_buffer
         self._runs: dict[str, AgentRuntime] = {}
@@ -503,6 +518,12 @@ class Agent:
         task = asyncio.create_task(title_thread(memory, scope, self.title_model, first_user.text))
         self._background.add(task)
         task.add_done_callback(self._background.discard)
+
+
+def _check_limits(**seconds: float | None) -> None:
+    for name, value in seconds.items():
+        if value is not None and not value > 0:
+            raise ConfigurationError(f"{name} must be a positive number of seconds")
 
 
 def _tool_map(tools: Iterable[Tool | Callable[..., Any]]) -> dict[str, Tool]:

@@ -55,6 +55,18 @@ class ErrorDetail(_Body):
     fields: list[FieldError] | SkipJsonSchema[None] = Field(
         default=None, description="every offending field (422 invalid_request)"
     )
+    limit: str | SkipJsonSchema[None] = Field(
+        default=None, description="the limit refused the request (429: `requests_per_minute`)"
+    )
+    agentId: str | SkipJsonSchema[None] = Field(
+        default=None, description="the agent whose limit it is (429)"
+    )
+    requestsPerMinute: int | SkipJsonSchema[None] = Field(
+        default=None, description="the agent's limit, per tenant (429)"
+    )
+    retryAfter: int | SkipJsonSchema[None] = Field(
+        default=None, description="seconds until a request is taken again (429), as `Retry-After`"
+    )
 
 
 class ErrorBody(_Body):

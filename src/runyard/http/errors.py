@@ -22,6 +22,7 @@ from runyard.service import (
     ConfirmationNotFound,
     InvalidAnswer,
     InvalidThreadId,
+    RateLimited,
     RunActive,
     RunBusy,
     ServiceError,
@@ -46,6 +47,7 @@ STATUS_CODES: dict[type[Exception], int] = {
     RunBusy: 409,
     ConfirmationAnswered: 409,
     ConfirmationExpired: 410,
+    RateLimited: 429,
 }
 """The status of each service error (a subclass not listed takes its nearest listed base's)."""
 
@@ -78,7 +80,8 @@ def install_error_handlers(app: FastAPI) -> None:
 
     async def service_error(_: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, ServiceError)
-        return JSONResponse(error_body(exc.code, str(exc)), status_code=status_for(exc))
+        body = error_body(exc.code, str(exc), **exc.details())
+        return JSONResponse(body, status_code=status_for(exc), headers=exc.headers() or None)
 
     async def api_error(_: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, ApiError)

@@ -31,7 +31,20 @@ _ERRORS = {
     "RUNYARD_CHECKPOINT_TTL_SECONDS and has ended",
     413: "the body is larger than RUNYARD_MAX_BODY_BYTES",
     422: "a malformed body or parameter (`fields` lists each), or a body the service refuses",
+    429: "the tenant started as many runs of the agent in the last minute as its "
+    "`requests_per_minute` allows (`rate_limited`, per server replica); `Retry-After` says "
+    "when to try again",
     503: "the service is starting or stopping",
+}
+_HEADERS: dict[int, dict[str, Any]] = {
+    429: {
+        "headers": {
+            "Retry-After": {
+                "description": "seconds until the agent takes a request from this tenant again",
+                "schema": {"type": "integer", "minimum": 1},
+            }
+        }
+    }
 }
 _FASTAPI_422 = "#/components/schemas/HTTPValidationError"
 _FASTAPI_SCHEMAS = ("HTTPValidationError", "ValidationError")
@@ -75,7 +88,10 @@ EVENT_STREAM: dict[str, Any] = {
 
 def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
     """The error responses a route can give, each with the ``ErrorBody`` schema."""
-    return {status: {"model": ErrorBody, "description": _ERRORS[status]} for status in statuses}
+    return {
+        status: {"model": ErrorBody, "description": _ERRORS[status], **_HEADERS.get(status, {})}
+        for status in statuses
+    }
 
 
 def install_openapi(app: FastAPI) -> None:

@@ -75,12 +75,14 @@ class RunFinishPayload(WireModel):
     """``run-finish``: the run ended; ``reason`` says why when it did not complete.
 
     ``usage`` is left out when the run ended without its driver knowing it (a cancel while it
-    waited for a confirmation, a restart).
+    waited for a confirmation, a restart). ``output`` is the structured answer of a completed run
+    whose agent asks for one (``output_schema``).
     """
 
     status: RunStatus
     reason: str | None = omitted_if_none()
     usage: RunUsage | None = omitted_if_none()
+    output: dict[str, Any] | None = omitted_if_none()
 
 
 class TextDeltaPayload(WireModel):

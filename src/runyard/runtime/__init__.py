@@ -45,6 +45,7 @@ from runyard.runtime.state import (
     RunStateManager,
     RunStatus,
 )
+from runyard.runtime.structured_output import StructuredOutput
 from runyard.runtime.sub_agent_suspension import SubAgentAnswer, SubAgentSuspend
 from runyard.runtime.title import clean_title, generate_title, title_thread
 
@@ -78,6 +79,7 @@ __all__ = [
     "RunStatus",
     "RuntimeSpec",
     "SerializedMessageList",
+    "StructuredOutput",
     "StreamChunk",
     "SubAgentAnswer",
     "SubAgentSuspend",

@@ -12,8 +12,6 @@ import logging
 from collections.abc import Awaitable, Mapping, Sequence
 from typing import Any
 
-from pydantic import ValidationError
-
 from runyard.errors import MaxIterationsError, RunAbortedError, RunError
 from runyard.messages import AgentMessage, ToolCallPart, ToolResultPart
 from runyard.models import (
@@ -41,9 +39,12 @@ from runyard.runtime.events import AgentEvent
 from runyard.runtime.memory import MemoryScope
 from runyard.runtime.message_list import AgentMessageList
 from runyard.runtime.orphans import strip_orphaned_tool_messages
+from runyard.runtime.output_budget import OutputBudget
 from runyard.runtime.results import SubAgentUsage, ToolCallRecord, total_cost
+from runyard.runtime.run_clock import RunClock
 from runyard.runtime.spec import RuntimeSpec
 from runyard.runtime.state import AgentState, PendingToolCall, RunStatus, open_questions
+from runyard.runtime.structured_output import OutputRetry
 from runyard.runtime.tool_runner import ToolOutcome, ToolRunner
 from runyard.telemetry import NO_TELEMETRY, Telemetry, TelemetrySpan
 from runyard.tools import Tool
@@ -85,6 +86,8 @@ class AgentRuntime:
         self.error: BaseException | None = None
         self.scope: MemoryScope | None = None
         self.max_iterations = spec.max_iterations
+        self.clock = RunClock(spec.timeout_s)
+        self.budget = OutputBudget(spec.max_output_tokens)
         self._tools: Mapping[str, Tool] = spec.tools
         self._tool_specs: list[ToolSpec] = []
         self._instructions = spec.instructions
@@ -103,6 +106,7 @@ class AgentRuntime:
         self.usage = state.usage
         self.sub_agent_usage = list(state.sub_agent_usage)
         self.max_iterations = state.max_iterations or self.spec.max_iterations
+        self.clock = RunClock(self.spec.timeout_s, state.run_seconds)
         if state.thread_id and state.resource_id:
             self.scope = MemoryScope(
                 state.thread_id, state.resource_id, state.tenant_id or "default"
@@ -124,6 +128,7 @@ class AgentRuntime:
             tenant_id=scope.tenant_id if scope else None,
             max_iterations=self.max_iterations,
             sub_agent_usage=list(self.sub_agent_usage),
+            run_seconds=self.clock.spent,
         )
 
     # -- the run ------------------------------------------------------------------------------
@@ -153,7 +158,8 @@ class AgentRuntime:
         self.control.bind(asyncio.current_task())
         try:
             try:
-                await body
+                async with self.clock.running():
+                    await body
             finally:
                 # Unbound before any ending runs: an abort from now on must not cancel it.
                 self.control.bind(None)
@@ -233,13 +239,20 @@ class AgentRuntime:
             self.spec.events.emit(AgentEvent.TURN_START, self.run_id)
             turn = await self._traced_model_call(iteration)
             self.usage += turn.usage
-            (message,) = self.list.add_response([turn.message])
+            answer = self._answer(turn)
+            retry = answer if isinstance(answer, OutputRetry) else None
+            (message,) = self.list.add_response([retry.message if retry else turn.message])
             assert isinstance(message, AgentMessage)
             await self.sink.send(MessageChunk(message))
+            self.budget.check(turn, self.usage)
+            if retry is not None:
+                await self._settle([retry.outcome])
+                self._emit_turn_end(message, [retry.outcome])
+                continue
             calls = message.tool_calls
             if not calls:
                 self.finish_reason = turn.finish_reason
-                self.structured_output = self._structured_output(turn)
+                self.structured_output = answer
                 self._emit_turn_end(message, [])
                 await self._end_success()
                 return
@@ -280,8 +293,8 @@ class AgentRuntime:
         arguments: dict[str, Any] = {
             "instructions": self._instructions,
             "tools": self._tool_specs,
-            "output": self.spec.output,
-            "settings": self.spec.model_settings,
+            "output": self.spec.output.tool if self.spec.output else None,
+            "settings": self.budget.settings(self.spec.model_settings, self.usage),
         }
         messages = self.list.for_llm()
         if not self.streaming:
@@ -313,6 +326,7 @@ class AgentRuntime:
             concurrency=self.spec.tool_call_concurrency,
             deps=self.deps,
             telemetry=self.span,
+            tool_timeout=self.spec.tool_timeout_s,
         )
 
     async def _settle(self, outcomes: Sequence[ToolOutcome]) -> None:
@@ -348,14 +362,13 @@ class AgentRuntime:
         for custom in stamped_customs:
             await self.sink.send(MessageChunk(custom))
 
-    def _structured_output(self, turn: ModelTurn) -> Any:
-        output_type = self.spec.output_type
-        if output_type is None or turn.output is None:
+    def _answer(self, turn: ModelTurn) -> Any:
+        """The turn's structured output, or an ``OutputRetry`` when it does not fit (None: none
+        is asked for, or the turn calls tools and is no answer yet)."""
+        output = self.spec.output
+        if output is None or turn.message.tool_calls:
             return None
-        try:
-            return output_type.model_validate(turn.output)
-        except ValidationError as exc:
-            raise RunError(f"Invalid structured output: {exc}") from exc
+        return output.check(turn)
 
     def _emit_turn_end(self, message: AgentMessage, outcomes: Sequence[ToolOutcome]) -> None:
         self.spec.events.emit(

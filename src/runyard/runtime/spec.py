@@ -6,14 +6,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel
 from pydantic_ai.models import Model
 
 from runyard.messages import AgentMessage, CustomMessage
-from runyard.models import OutputSpec
 from runyard.runtime.events import AgentEventBus
 from runyard.runtime.memory import MemoryProtocol, MemoryScope
 from runyard.runtime.state import RunStateManager
+from runyard.runtime.structured_output import StructuredOutput
 from runyard.telemetry import NO_TELEMETRY, Telemetry
 from runyard.tools import Tool
 
@@ -34,10 +33,16 @@ class RuntimeSpec:
     checkpoints: RunStateManager
     events: AgentEventBus
     memory: MemoryProtocol | None = None
-    output_type: type[BaseModel] | None = None
-    output: OutputSpec | None = None
-    """The output tool for ``output_type``, built once per agent (its schema is not free)."""
+    output: StructuredOutput | None = None
+    """The structured output asked for (``output_type`` or ``output_schema``), built once per
+    agent (a schema is not free); None: a text answer."""
     model_settings: Mapping[str, Any] | None = None
     on_turn_saved: TurnSavedHook | None = None
     telemetry: Telemetry = NO_TELEMETRY
     """Where runs report their spans unless a run brings its own (``telemetry=``)."""
+    timeout_s: float | None = None
+    """The whole run's executing time (``RunClock``); None: no limit."""
+    tool_timeout_s: float | None = None
+    """Each tool call's time, unless the tool's own ``timeout`` is shorter; None: no limit."""
+    max_output_tokens: int | None = None
+    """Output tokens over every model call of the run (``OutputBudget``); None: no limit."""

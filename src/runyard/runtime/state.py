@@ -85,6 +85,9 @@ class AgentState(BaseModel):
     tenant_id: str | None = None
     max_iterations: int | None = None
     sub_agent_usage: list[SubAgentUsage] = Field(default_factory=list)
+    run_seconds: float = 0.0
+    """How long the run has executed so far, over all its segments; time it waited suspended is
+    not counted (the agent's ``timeout_s`` is held against this)."""
 
     def questions(self) -> list[Question]:
         """Every call that waits for an answer, its sub-agents' (at any depth) included."""

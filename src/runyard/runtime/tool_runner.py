@@ -69,8 +69,11 @@ class ToolRunner:
         concurrency: float,
         deps: Mapping[str, Any],
         telemetry: Telemetry,
+        tool_timeout: float | None = None,
     ) -> None:
         self.deps = deps
+        self.tool_timeout = tool_timeout
+        """The agent's limit on each call (``tool_timeout_s``); a tool's own shorter one wins."""
         self.telemetry = telemetry
         self.tools = tools
         self.run_id = run_id
@@ -153,11 +156,15 @@ class ToolRunner:
         except ValueError as exc:
             return self._error(call, f"Invalid tool input: {exc}")
         ctx = self._context(call, resume_data, span)
+        timeout = self._timeout(tool)
+        deadline = asyncio.timeout(timeout)
         try:
-            async with asyncio.timeout(tool.timeout):
+            async with deadline:
                 raw = await invoke_tool(tool, args, ctx)
-        except TimeoutError:
-            return self._error(call, f"Tool {name} timed out after {tool.timeout:g}s")
+        except TimeoutError as exc:
+            if not deadline.expired():  # the tool's own TimeoutError is a failure like another
+                return self._error(call, f"{type(exc).__name__}: {exc}")
+            return self._error(call, f"Tool {name} timed out after {timeout:g}s")
         except ToolError as exc:
             return self._error(call, str(exc))
         except Exception as exc:
@@ -167,6 +174,10 @@ class ToolRunner:
         if isinstance(raw, SubAgentSuspend):
             return self._sub_agent_suspended(call, raw)
         return self._success(tool, call, raw)
+
+    def _timeout(self, tool: Tool) -> float | None:
+        limits = [t for t in (tool.timeout, self.tool_timeout) if t is not None]
+        return min(limits) if limits else None
 
     def _context(self, call: ToolCallPart, resume_data: Any, span: TelemetrySpan) -> ToolContext:
         def emitted(event: ToolEvent) -> None:

@@ -32,6 +32,7 @@ from runyard.service.errors import (
     ConfirmationNotFound,
     InvalidAnswer,
     InvalidThreadId,
+    RateLimited,
     RunActive,
     RunBusy,
     ServiceError,
@@ -47,6 +48,7 @@ from runyard.service.event_log import (
 )
 from runyard.service.leases import Heartbeat, LeaseTerms, lost_leases, new_instance_id
 from runyard.service.owner import Owner
+from runyard.service.request_rate import RequestRate
 from runyard.service.run_checkpoints import RunCheckpoints
 from runyard.service.run_finish import RunEnding, RunFinisher
 from runyard.service.run_manager import RunManager
@@ -100,6 +102,8 @@ __all__ = [
     "InvalidThreadId",
     "LiveEvent",
     "Owner",
+    "RateLimited",
+    "RequestRate",
     "RunActive",
     "RunBusy",
     "RunCheckpoints",

@@ -103,6 +103,11 @@ class AgentDirectory(Protocol):
         """The agents ``tenant`` may run, the default first (None: every tenant's)."""
         ...
 
+    def requests_per_minute(self, tenant: str, choice: AgentChoice) -> int | None:
+        """How many new runs of ``choice``'s agent ``tenant`` may start per minute (None: no
+        limit)."""
+        ...
+
 
 class FixedAgents:
     """Agents given by name; a thread runs ``default`` unless a request names another, and keeps
@@ -133,6 +138,9 @@ class FixedAgents:
     def served(self, tenant: str | None) -> list[ServedAgent]:
         ordered = sorted(self.agents.values(), key=lambda a: (a.name != self.default, a.name))
         return [ServedAgent.of(agent, default=agent.name == self.default) for agent in ordered]
+
+    def requests_per_minute(self, tenant: str, choice: AgentChoice) -> int | None:
+        return None  # agents given in code have no request limit
 
     def _named(self, name: str) -> Agent:
         found = self.agents.get(name)

@@ -2,12 +2,13 @@
 
 ``compile_agent`` turns an ``AgentSpec`` into an ``Agent``: the model by name (through
 ``model_for``, by default ``runyard.models.resolve_model``), the instructions, the service's
-built-in tools by name, memory from the spec's ``memory`` section (``catalog_memory``), and the
-limits the runtime has (``max_iterations``, ``tool_call_concurrency``). What a spec may say but
-the runtime cannot do yet is either refused here (``output_schema``, tool ``parameters``,
-``kind: tool`` instances) or logged as not enforced (the other limits, ``sub_agents``): nothing
-is silently pretended. Each version (the spec's content hash) is compiled once and kept while
-this process lives, so a run that suspended on one version resumes on it.
+built-in tools by name, memory from the spec's ``memory`` section (``catalog_memory``), the
+``output_schema`` and the run's limits. ``requests_per_minute`` limits new runs, not a run: the
+run manager counts it (``RequestRate``) with the number ``requests_per_minute`` looks up here.
+What a spec may say but the runtime cannot do yet is either refused here (tool ``parameters``,
+``kind: tool`` instances) or logged as not enforced (``sub_agents``): nothing is silently
+pretended. Each version (the spec's content hash) is compiled once and kept while this process
+lives, so a run that suspended on one version resumes on it.
 """
 
 from __future__ import annotations
@@ -47,8 +48,6 @@ BUILTIN_TOOLS: dict[str, Tool] = {
 }
 """The tools a catalog agent may list by name: every tool ``runyard.service.tools`` exports."""
 
-_NOT_ENFORCED = ("timeout_s", "tool_timeout_s", "max_output_tokens", "requests_per_minute")
-
 
 def compile_agent(
     entry: CatalogEntry[AgentSpec],
@@ -61,21 +60,24 @@ def compile_agent(
     what the runtime cannot do yet. ``checkpoints`` default: its memory's (in ``store``).
     Whoever closes the agent closes its memory too."""
     spec, where = entry.spec, f"{entry.source}:{entry.line}: agent {entry.spec.id!r}"
-    if spec.output_schema is not None:
-        raise ConfigurationError(f"{where}: output_schema is not served yet; remove it")
     tools = [_tool(spec, name, where) for name in (ref.name for ref in spec.tools)]
     for ref in spec.tools:
         if ref.parameters:
             raise ConfigurationError(f"{where}: tools: {ref.name!r} takes no parameters")
     _warn_not_enforced(spec, where)
-    concurrency = spec.limits.tool_call_concurrency
+    limits = spec.limits
+    concurrency = limits.tool_call_concurrency
     return Agent(
         name=spec.id,
         model=model_for(spec.model),
         instructions=spec.instructions,
         tools=tools,
         tool_call_concurrency=math.inf if concurrency == "unlimited" else concurrency,
-        max_iterations=spec.limits.max_iterations,
+        max_iterations=limits.max_iterations,
+        timeout_s=limits.timeout_s,
+        tool_timeout_s=limits.tool_timeout_s,
+        max_output_tokens=limits.max_output_tokens,
+        output_schema=spec.output_schema,
         memory=catalog_memory(spec.memory, store, settings),
         checkpoint_store=checkpoints,
         title_model=spec.memory.titles.model if spec.memory.titles is not None else None,
@@ -93,11 +95,8 @@ def _tool(spec: AgentSpec, name: str, where: str) -> Tool:
 
 
 def _warn_not_enforced(spec: AgentSpec, where: str) -> None:
-    ignored = [name for name in _NOT_ENFORCED if getattr(spec.limits, name) is not None]
     if spec.sub_agents:
-        ignored.append("sub_agents")
-    if ignored:
-        logger.warning("%s: not enforced yet: %s", where, ", ".join(ignored))
+        logger.warning("%s: not enforced yet: sub_agents", where)
 
 
 class CatalogAgents:
@@ -151,6 +150,10 @@ class CatalogAgents:
 
     def loaded(self) -> Iterable[Agent]:
         return self._compiled.values()
+
+    def requests_per_minute(self, tenant: str, choice: AgentChoice) -> int | None:
+        entry = self.catalog.agent(choice.agent_id, tenant)
+        return entry.spec.limits.requests_per_minute if entry is not None else None
 
     def served(self, tenant: str | None) -> list[ServedAgent]:
         entries = [

@@ -100,13 +100,14 @@ class ChunkMapper:
             return [self._error(chunk.error)]
         return []
 
-    def cancel_open_calls(self) -> list[WireEvent]:
-        """``tool-error`` for every call still open, so no call is left loading after a cancel."""
+    def cancel_open_calls(self, error: str = CANCELLED_TOOL_ERROR) -> list[WireEvent]:
+        """``tool-error`` for every call still open, so no call is left loading after a cancel
+        (or a failure: ``error`` says why)."""
         events: list[WireEvent] = [
             ToolErrorEvent(
                 run_id=self.run_id,
                 agent_id=self.agent_id,
-                payload=ToolErrorPayload(tool_call_id=call_id, error=CANCELLED_TOOL_ERROR),
+                payload=ToolErrorPayload(tool_call_id=call_id, error=error),
             )
             for call_id in self.open_calls
         ]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 __all__ = [
     "AgentRequired",
     "AgentVersionUnavailable",
@@ -10,6 +12,7 @@ __all__ = [
     "ConfirmationNotFound",
     "InvalidAnswer",
     "InvalidThreadId",
+    "RateLimited",
     "RunActive",
     "RunBusy",
     "ServiceError",
@@ -22,6 +25,14 @@ class ServiceError(Exception):
     """Base class: a request the service cannot honour; ``code`` names the problem."""
 
     code = "service_error"
+
+    def details(self) -> dict[str, Any]:
+        """What the error body says besides ``code`` and ``message`` (none by default)."""
+        return {}
+
+    def headers(self) -> dict[str, str]:
+        """Response headers the refusal comes with (none by default)."""
+        return {}
 
 
 class ThreadNotFound(ServiceError):
@@ -78,6 +89,33 @@ class AgentVersionUnavailable(ServiceError):
         )
         self.name = name
         self.version = version
+
+
+class RateLimited(ServiceError):
+    """The tenant started as many runs of this agent in the last minute as its
+    ``requests_per_minute`` allows; ``retry_after`` seconds from now the oldest leaves the window."""
+
+    code = "rate_limited"
+
+    def __init__(self, agent_id: str, limit: int, retry_after: int) -> None:
+        super().__init__(
+            f"agent {agent_id!r} takes {limit} requests per minute for this tenant "
+            f"(requests_per_minute); retry in {retry_after}s"
+        )
+        self.agent_id = agent_id
+        self.limit = limit
+        self.retry_after = retry_after
+
+    def details(self) -> dict[str, Any]:
+        return {
+            "limit": "requests_per_minute",
+            "agentId": self.agent_id,
+            "requestsPerMinute": self.limit,
+            "retryAfter": self.retry_after,
+        }
+
+    def headers(self) -> dict[str, str]:
+        return {"Retry-After": str(self.retry_after)}
 
 
 class RunActive(ServiceError):

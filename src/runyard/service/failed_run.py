@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 
-from runyard.errors import RunError
+from runyard.errors import RunError, RunLimitError
 from runyard.models import ModelProviderError
 from runyard.service.active_run import ActiveRun
 
@@ -24,6 +24,9 @@ def log_failed_run(run: ActiveRun, reason: str | None, error: BaseException | No
     if isinstance(error, ModelProviderError):
         provider, status = error.provider, error.status_code
     unexpected = error is not None and not isinstance(error, RunError)
+    said = reason or "the run failed"
+    if isinstance(error, RunLimitError):  # the reason is the limit's name: add what happened
+        said = f"{error.reason}: {error}"
     logger.error(
         "run %s failed: thread=%s agent=%s provider=%s status=%s: %s",
         run.run_id,
@@ -31,6 +34,6 @@ def log_failed_run(run: ActiveRun, reason: str | None, error: BaseException | No
         run.agent.name,
         provider or "-",
         status or "-",
-        reason or "the run failed",
+        said,
         exc_info=error if unexpected else None,
     )

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, replace
+from typing import Any
 
 from runyard.models import Usage
 from runyard.protocol import (
@@ -57,9 +58,11 @@ class RunEnding:
     """How a run ended: what its ``run-finish`` says, and how its row is closed.
 
     ``usage`` is what the run's driver counted; a run ended from outside its driver reports
-    what its checkpoint counted, if it has one (a suspended run); ``error`` is the failure behind an ``error``
-    ending, when there was one. An ``interrupted`` run (its process died) says ``error`` on the
-    wire and is closed ``interrupted``.
+    what its checkpoint counted, if it has one (a suspended run); ``error`` is the failure behind
+    an ``error`` ending, when there was one; the ``reason`` of a run stopped by one of its limits
+    is the limit's name (``RunLimitError.reason``: ``timeout``, ``max_output_tokens``, …). An
+    ``interrupted`` run (its process died) says ``error`` on the wire and is closed
+    ``interrupted``.
     """
 
     status: FinishStatus
@@ -67,6 +70,8 @@ class RunEnding:
     usage: RunUsage | None = None
     error: BaseException | None = None
     interrupted: bool = False
+    output: dict[str, Any] | None = None
+    """A completed run's structured output (its agent's ``output_schema``), JSON-ready."""
 
     @property
     def closed_as(self) -> RunStatus:
@@ -75,7 +80,9 @@ class RunEnding:
 
     def event(self, run_id: str) -> RunFinishEvent:
         """The run's ``run-finish``."""
-        payload = RunFinishPayload(status=self.status, reason=self.reason, usage=self.usage)
+        payload = RunFinishPayload(
+            status=self.status, reason=self.reason, usage=self.usage, output=self.output
+        )
         return RunFinishEvent(run_id=run_id, agent_id=ORCHESTRATOR_ID, payload=payload)
 
 

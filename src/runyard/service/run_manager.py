@@ -45,6 +45,7 @@ from runyard.service.keyed_lock import KeyedLock
 from runyard.service.leases import Heartbeat, LeaseTerms, lost_leases, new_instance_id
 from runyard.service.owned_threads import claim_thread, owned_thread
 from runyard.service.owner import Owner
+from runyard.service.request_rate import RequestRate
 from runyard.service.run_checkpoints import RunCheckpoints
 from runyard.service.run_finish import RunEnding, RunFinisher
 from runyard.service.run_segment import RunSegment, SegmentStart
@@ -105,6 +106,8 @@ class RunManager:
         self.lease = LeaseTerms(lease_seconds)
         self.titles = titles
         self.finisher = RunFinisher(store, events, RunCheckpoints(agents.loaded()))
+        self.request_rate = RequestRate()
+        """Each agent's ``requests_per_minute`` per tenant, counted in this process."""
         self._runs: dict[str, ActiveRun] = {}
         self._unended: dict[str, Callable[[], Awaitable[None]]] = {}
         """Runs nothing drives any more whose ending failed: id → the ending, to try again."""
@@ -127,10 +130,15 @@ class RunManager:
 
         ``agent`` names the agent (``UnknownAgent`` when there is none for the owner's tenant);
         ``context`` is the caller's routing context (docs/catalog.md, "The invocation context").
+        ``RateLimited`` when the tenant used up the agent's ``requests_per_minute``: checked
+        before anything is stored, so a refused request leaves nothing behind and is not counted.
         """
         key = owner.thread_key(thread_id)
         # Chosen before any run is opened, so an unknown agent leaves nothing behind.
         chosen = await self._choose(owner, key, AgentRequest(agent, context or {}))
+        choice = chosen[0]
+        limit = self.directory.requests_per_minute(owner.tenant_id, choice)
+        self.request_rate.admit(owner.tenant_id, choice.agent_id, limit)
         async with self._locks.hold(key):
             thread = await claim_thread(self.store, owner, thread_id)
             record = await self._open_run(owner, thread_id, new_id("run"))

@@ -15,8 +15,12 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any
+
+from pydantic_core import to_jsonable_python
 
 from runyard.agent import StreamResult
+from runyard.errors import RunLimitError
 from runyard.ids import new_id
 from runyard.memory import PlanStore
 from runyard.protocol import (
@@ -171,7 +175,7 @@ class RunSegment:
                 # Cancelled while the run waited for its background tasks.
                 return RunEnding("cancelled", self.run.cancel_reason.reason, usage=usage)
             case RunStatus.SUCCESS:
-                return RunEnding("completed", usage=usage)
+                return RunEnding("completed", usage=usage, output=_output(finish))
             case RunStatus.CANCELLED:
                 cancel = self.run.cancel_reason or USER_CANCELLED
                 return RunEnding("cancelled", cancel.reason, usage=usage)
@@ -209,6 +213,11 @@ class RunSegment:
         run = self.run
         if ending.status == "cancelled":
             for event in self.mapper.cancel_open_calls():
+                writer.emit(event)
+        elif ending.status == "error":
+            # A limit (say the run's timeout) can stop a call midway: none is left loading.
+            stopped = f"The run ended before this call finished: {ending.reason}"
+            for event in self.mapper.cancel_open_calls(stopped):
                 writer.emit(event)
         if ending.status == "error":
             log_failed_run(run, ending.reason, ending.error)
@@ -266,4 +275,13 @@ class RunSegment:
 
 
 def _describe(error: BaseException) -> str:
+    """The ``run-finish`` reason of a failure: a limit's name, else what went wrong."""
+    if isinstance(error, RunLimitError):
+        return error.reason
     return str(error) or type(error).__name__
+
+
+def _output(finish: FinishChunk) -> dict[str, Any] | None:
+    """The structured output on the run's ``run-finish``, JSON-ready."""
+    output = to_jsonable_python(finish.structured_output)
+    return output if isinstance(output, dict) else None

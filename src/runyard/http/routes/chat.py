@@ -24,7 +24,7 @@ PartsDep = Annotated[Parts, Depends(parts)]
 @router.post(
     "/chat/{thread_id}",
     response_model=ChatResponse,
-    responses=error_responses(400, 404, 409, 413, 422, 503),
+    responses=error_responses(400, 404, 409, 413, 422, 429, 503),
 )
 async def chat(
     thread_id: ThreadId, body: ChatRequest, owner: OwnerDep, app: PartsDep
