@@ -27,7 +27,7 @@ def test_validate_a_good_catalog_exits_0_with_a_summary() -> None:
     code, output = run("validate", str(EXAMPLES))
 
     assert code == 0, output
-    assert output == f"{EXAMPLES}: valid, 3 agent(s), 0 tool(s), 2 routing(s)\n"
+    assert output == f"{EXAMPLES}: valid, 3 agent(s), 2 tool(s), 2 routing(s)\n"
 
 
 def test_validate_prints_each_error_as_file_line_field_message_and_exits_1(tmp_path: Path) -> None:
@@ -126,7 +126,7 @@ def test_show_prints_the_spec_the_tenant_gets_with_its_version() -> None:
     lines = output.splitlines()
     assert lines[0].startswith("# version ")
     assert len(lines[0]) == len("# version ") + 64
-    assert lines[1] == f"# from {EXAMPLES / 'bookkeeper.yaml'}:25"
+    assert lines[1] == f"# from {EXAMPLES / 'bookkeeper.yaml'}:41"
     assert "tenant: acme" in lines
     assert "- assistant" in lines
 

@@ -14,12 +14,12 @@ from runyard.errors import ConfigurationError
 from runyard.memory import Memory
 from runyard.registry import load_catalog
 from runyard.service import (
-    BUILTIN_TOOLS,
     AgentChoice,
     AgentRequest,
     AgentVersionUnavailable,
     CatalogAgents,
     UnknownAgent,
+    catalog_tool_names,
 )
 from runyard.storage import Store
 
@@ -27,7 +27,7 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "agents"
 
 
 def agents_of(path: Path, store: Store, settings: Settings | None = None) -> CatalogAgents:
-    load = load_catalog(path, known_tools=BUILTIN_TOOLS)
+    load = load_catalog(path, known_tools=catalog_tool_names())
     assert load.errors == []
     return CatalogAgents(load, store, settings or Settings(), source=str(path))
 
@@ -125,7 +125,8 @@ default_agent: keeper
         ),
         (
             "tools: [{name: calculator, parameters: {precision: 2}}]",
-            "'calculator' takes no parameters",
+            r"agents.yaml:4: tools\[0\]: agent 'x': tool 'calculator' \(calculator\): precision: "
+            "Extra inputs are not permitted",
         ),
     ],
 )

@@ -27,6 +27,7 @@ from runyard.registry.tools.http_request import (
     HttpRequestParameters,
     domain_access_question,
 )
+from runyard.registry.tools.parameters import factory_parameters
 from runyard.registry.tools.toolkit import (
     StaticToolkit,
     ToolExecutionError,
@@ -58,4 +59,5 @@ __all__ = [
     "UnknownBinaryError",
     "builtin_factories",
     "domain_access_question",
+    "factory_parameters",
 ]
