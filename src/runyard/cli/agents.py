@@ -15,8 +15,8 @@ from rich.console import Console
 from rich.table import Table
 
 from runyard.errors import ConfigurationError
-from runyard.registry import AgentSpec, CatalogEntry, CatalogLoad, load_catalog
-from runyard.service import DEFAULT_CATALOG_DIR, catalog_tool_names
+from runyard.registry import AgentSpec, CatalogEntry, CatalogLoad
+from runyard.service import DEFAULT_CATALOG_DIR, load_served_catalog
 
 __all__ = ["DEFAULT_CATALOG_DIR", "agents_app", "read_catalog"]
 
@@ -91,7 +91,7 @@ def read_catalog(path: Path) -> CatalogLoad:
     installed plugins' included, and its plain built-in tools); a missing path, or a plugin that
     does not load, exits 1."""
     try:
-        return load_catalog(path, known_tools=catalog_tool_names())
+        return load_served_catalog(path)
     except FileNotFoundError:
         typer.echo(f"No catalog at {path}: pass a directory of YAML files or one file.")
         raise typer.Exit(1) from None

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any, NoReturn
 
 from runyard.errors import ConfigurationError
@@ -25,15 +26,23 @@ from runyard.registry import (
     Catalog,
     CatalogEntry,
     CatalogError,
+    CatalogLoad,
     ToolInstanceSpec,
     ToolRef,
+    load_catalog,
 )
 from runyard.registry.tools import BuildContext, ToolConfiguration, ToolDependencies, ToolFactories
 from runyard.service import tools as service_tools
 from runyard.service.tools.factories import service_factories
 from runyard.tools import Tool
 
-__all__ = ["BUILTIN_TOOLS", "CatalogTools", "catalog_tool_names"]
+__all__ = [
+    "BUILTIN_TOOLS",
+    "CatalogTools",
+    "catalog_tool_names",
+    "discover_factories",
+    "load_served_catalog",
+]
 
 BUILTIN_TOOLS: dict[str, Tool] = {
     tool.name: tool
@@ -49,6 +58,13 @@ def catalog_tool_names(factories: ToolFactories | None = None) -> tuple[str, ...
     (discovered when not given) and the plain built-in tools."""
     found = factories if factories is not None else discover_factories()
     return tuple(sorted({*found, *BUILTIN_TOOLS}))
+
+
+def load_served_catalog(path: Path, factories: ToolFactories | None = None) -> CatalogLoad:
+    """``load_catalog`` checked against what the server has: agents may list its factories
+    (discovered when not given) and plain tools, a ``kind: tool`` may only name a factory."""
+    found = factories if factories is not None else discover_factories()
+    return load_catalog(path, known_tools=catalog_tool_names(found), factories=tuple(found))
 
 
 def discover_factories() -> ToolFactories:
@@ -67,10 +83,9 @@ class CatalogTools:
     def discover(cls, deps: ToolDependencies) -> CatalogTools:
         return cls(discover_factories(), deps)
 
-    @property
-    def names(self) -> tuple[str, ...]:
-        """What ``load_catalog(known_tools=...)`` takes."""
-        return catalog_tool_names(self.factories)
+    def load(self, path: Path) -> CatalogLoad:
+        """The catalog at ``path``, checked against these factories (``load_served_catalog``)."""
+        return load_served_catalog(path, self.factories)
 
     def build(
         self, entry: CatalogEntry[AgentSpec], catalog: Catalog, tenant: str | None

@@ -15,7 +15,6 @@ from pathlib import Path
 from runyard.config import Settings
 from runyard.errors import ConfigurationError
 from runyard.models import resolve_model
-from runyard.registry import load_catalog
 from runyard.registry.tools import ToolDependencies
 from runyard.service.catalog_agents import CatalogAgents, ModelFor
 from runyard.service.catalog_tools import CatalogTools
@@ -48,7 +47,7 @@ def open_catalog(
         return None
     tools = CatalogTools.discover(deps)
     try:
-        load = load_catalog(path, known_tools=tools.names)
+        load = tools.load(path)
     except FileNotFoundError as exc:
         raise ConfigurationError(f"RUNYARD_CATALOG_DIR: {exc}") from exc
     for error in load.errors:
