@@ -37,7 +37,7 @@ kind: agent
 id: back
 model: anthropic:claude-sonnet-4-5
 instructions: You are BACK.
-tools: [calculator]
+tools: [calculator, save_note]
 ---
 kind: tool
 id: intranet
@@ -175,7 +175,7 @@ async def test_delegate_hands_tasks_to_the_sub_agents_only(url: str, tmp_path: P
     assert (spawned["role"], spawned["kind"], spawned["tools"]) == (
         "back",
         "delegate",
-        ["calculator"],
+        ["calculator", "save_note"],
     )
     [answer] = of_type(events, "tool-result")
     assert answer["result"] == {"result": "It is 5."}
@@ -251,3 +251,27 @@ async def test_a_confirm_resumes_a_run_waiting_on_a_kind_tool_instance(
     [result] = of_type(events, "tool-result")
     assert result["result"]["status"] == 200
     assert [(r.method, r.path) for r in target.requests] == [("GET", "/page")]
+
+
+async def test_a_sub_agents_question_suspends_the_run_and_the_answer_resumes_it_on_that_agent(
+    url: str, tmp_path: Path
+) -> None:
+    models = scripted(
+        [call("delegate", {"agent": "back", "briefing": "note the rent"}), text("noted")],
+        back=[call("save_note", {"text": "rent"}), text("Saved.")],
+    )
+    async with serving(url, catalog_of(tmp_path, CATALOG), models) as app:
+        async with asgi_client(app) as client:
+            await client.post("/v1/chat/t1", json={"message": "remember the rent"})
+            request_id = await confirmation(app, "t1")
+            answered = await client.post(f"/v1/confirm/{request_id}", json={"approved": True})
+        async with asgi_sse(app, "/v1/events/t1") as stream:
+            frames = await stream.until("run-finish")
+
+    assert answered.status_code == 200
+    events = [frame.data for frame in frames if frame.data is not None]
+    assert events[-1]["payload"]["status"] == "completed"
+    [completed] = of_type(events, "agent-completed")
+    assert completed["result"] == "Saved."
+    assert len(models[BACK_MODEL].requests) == 2
+    assert "You are BACK" in repr(models[BACK_MODEL].requests[1])
