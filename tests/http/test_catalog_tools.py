@@ -183,6 +183,22 @@ async def test_delegate_hands_tasks_to_the_sub_agents_only(url: str, tmp_path: P
     assert "add 2 and 3" in repr(models[BACK_MODEL].requests[0])
 
 
+async def test_a_sub_agent_that_may_ask_is_refused_in_the_background(
+    url: str, tmp_path: Path
+) -> None:
+    background = {"agent": "back", "briefing": "add", "background": True}
+    models = scripted([call("delegate", background), text("ok")])
+    async with serving(url, catalog_of(tmp_path, CATALOG), models) as app:
+        events = await chat(app)
+
+    [refused] = of_type(events, "tool-error")
+    assert refused["error"].endswith(
+        "'back' has tools that need approval (save_note) and cannot work in the background"
+    )
+    assert of_type(events, "agent-spawned") == []
+    assert models[BACK_MODEL].requests == []
+
+
 async def test_an_agent_tool_answers_with_the_other_agent_and_its_usage_counts_for_the_run(
     url: str, tmp_path: Path
 ) -> None:
