@@ -62,7 +62,11 @@ class AgentToolFactory:
             """
             sub = catalog_sub_agent(ctx, target, allowed)
             task = Handover(
-                target, input, sorted(sub.tools), "agent", lambda id: Delegation(target, id, sub)
+                target,
+                input,
+                sorted(sub.tools),
+                "agent",
+                lambda tree_id: Delegation(target, tree_id, sub),
             )
             if isinstance(ctx.resume_data, SubAgentAnswer):
                 return await task.resume(ctx.resume_data, ctx)
