@@ -9,6 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from runyard.cli import app
+from tool_plugins import Install
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "agents"
 
@@ -27,7 +28,7 @@ def test_validate_a_good_catalog_exits_0_with_a_summary() -> None:
     code, output = run("validate", str(EXAMPLES))
 
     assert code == 0, output
-    assert output == f"{EXAMPLES}: valid, 3 agent(s), 0 tool(s), 2 routing(s)\n"
+    assert output == f"{EXAMPLES}: valid, 3 agent(s), 2 tool(s), 2 routing(s)\n"
 
 
 def test_validate_prints_each_error_as_file_line_field_message_and_exits_1(tmp_path: Path) -> None:
@@ -64,6 +65,43 @@ def test_validate_reports_reference_errors_too(tmp_path: Path) -> None:
 
     assert code == 1
     assert output.startswith(f"{path}:4: tools[0].name: unknown tool 'web_search': ")
+
+
+def test_validate_knows_the_factories_of_installed_plugins_and_the_catalogs_tools(
+    tmp_path: Path, install: Install
+) -> None:
+    path = write(
+        tmp_path / "a.yaml",
+        """
+        kind: agent
+        id: a
+        model: runyard:demo
+        tools: [{name: weather, parameters: {city: Oslo}}, fetch, {name: notes, grant: [list_notes]}]
+        ---
+        kind: tool
+        id: fetch
+        factory: http_request
+        """,
+    )
+    assert run("validate", str(path))[0] == 1  # no weather plugin yet
+
+    plugin = "class Weather:\n    def build(self, context, deps, exec_ctx): ...\n"
+    install("runyard-weather", "weather = runyard_weather:Weather", plugin)
+    code, output = run("validate", str(path))
+
+    assert (code, output) == (0, f"{path}: valid, 1 agent(s), 1 tool(s), 0 routing(s)\n")
+
+
+def test_validate_exits_1_naming_a_plugin_that_does_not_load(
+    tmp_path: Path, install: Install
+) -> None:
+    path = write(tmp_path / "a.yaml", "kind: agent\nid: a\nmodel: runyard:demo\n")
+    install("runyard-broken", "broken = runyard_broken:Missing", "X = 1\n")
+
+    code, output = run("validate", str(path))
+
+    assert code == 1
+    assert output.startswith(f"Cannot check {path}: tool factory from runyard-broken 1.0")
 
 
 def test_validate_a_missing_path_exits_1(tmp_path: Path) -> None:
@@ -126,7 +164,7 @@ def test_show_prints_the_spec_the_tenant_gets_with_its_version() -> None:
     lines = output.splitlines()
     assert lines[0].startswith("# version ")
     assert len(lines[0]) == len("# version ") + 64
-    assert lines[1] == f"# from {EXAMPLES / 'bookkeeper.yaml'}:25"
+    assert lines[1] == f"# from {EXAMPLES / 'bookkeeper.yaml'}:41"
     assert "tenant: acme" in lines
     assert "- assistant" in lines
 

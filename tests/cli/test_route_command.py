@@ -9,8 +9,8 @@ import pytest
 from typer.testing import CliRunner
 
 from runyard.cli import app
-from runyard.cli.agents import BUILTIN_TOOL_NAMES
 from runyard.registry import load_catalog
+from runyard.service import catalog_tool_names
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "agents"
 ROUTING = EXAMPLES / "routing.yaml"
@@ -22,7 +22,7 @@ def run(*args: str) -> tuple[int, str]:
 
 
 def version(agent_id: str, tenant: str | None = None) -> str:
-    entry = load_catalog(EXAMPLES, known_tools=BUILTIN_TOOL_NAMES).catalog.agent(agent_id, tenant)
+    entry = load_catalog(EXAMPLES, known_tools=catalog_tool_names()).catalog.agent(agent_id, tenant)
     assert entry is not None
     return entry.version
 

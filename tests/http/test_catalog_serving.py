@@ -74,8 +74,14 @@ def models(support: Sequence[TurnSource] = (), billing: Sequence[TurnSource] = (
 
 
 @asynccontextmanager
-async def serving(url: str, catalog: Path, scripted: Models) -> AsyncIterator[FastAPI]:
-    settings = {"catalog_dir": str(catalog), "instance_id": "catalog-server"}
+async def serving(
+    url: str, catalog: Path, scripted: Models, egress_allow: str = ""
+) -> AsyncIterator[FastAPI]:
+    settings = {
+        "catalog_dir": str(catalog),
+        "instance_id": "catalog-server",
+        "egress_allow": egress_allow,
+    }
     async with running_app(url, settings=settings, model_for=scripted.__getitem__) as app:
         yield app
 

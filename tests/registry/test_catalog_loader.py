@@ -266,6 +266,19 @@ def test_the_known_tools_come_from_the_caller(tmp_path: Path) -> None:
     assert len(load(tmp_path).rejected) == 1
 
 
+def test_a_kind_tool_is_made_only_by_a_factory_when_the_caller_names_them(
+    tmp_path: Path,
+) -> None:
+    write(tmp_path, "a.yaml", "kind: tool\nid: notes2\nfactory: save_note\n")
+
+    loaded = load_catalog(tmp_path, known_tools=[*BUILTINS, "notes"], factories=["notes"])
+
+    assert error_lines(loaded) == [
+        f"{tmp_path / 'a.yaml'}:3: factory: unknown tool factory 'save_note': expected one of notes"
+    ]
+    assert load(tmp_path).rejected == ()  # without factories, every known tool may make one
+
+
 def test_catalogs_of_the_same_specs_are_equal_wherever_they_were_written(tmp_path: Path) -> None:
     write(tmp_path, "one/a.yaml", AGENT.format(id="a") + "---\n" + AGENT.format(id="b"))
     write(tmp_path, "two/x.yaml", "# the same agents, split\n" + AGENT.format(id="b"))

@@ -14,12 +14,12 @@ from runyard.errors import ConfigurationError
 from runyard.memory import Memory
 from runyard.registry import load_catalog
 from runyard.service import (
-    BUILTIN_TOOLS,
     AgentChoice,
     AgentRequest,
     AgentVersionUnavailable,
     CatalogAgents,
     UnknownAgent,
+    catalog_tool_names,
 )
 from runyard.storage import Store
 
@@ -27,7 +27,7 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "agents"
 
 
 def agents_of(path: Path, store: Store, settings: Settings | None = None) -> CatalogAgents:
-    load = load_catalog(path, known_tools=BUILTIN_TOOLS)
+    load = load_catalog(path, known_tools=catalog_tool_names())
     assert load.errors == []
     return CatalogAgents(load, store, settings or Settings(), source=str(path))
 
@@ -135,7 +135,8 @@ default_agent: keeper
     [
         (
             "tools: [{name: calculator, parameters: {precision: 2}}]",
-            "'calculator' takes no parameters",
+            r"agents.yaml:4: tools\[0\]: agent 'x': tool 'calculator' \(calculator\): precision: "
+            "Extra inputs are not permitted",
         ),
     ],
 )
@@ -149,6 +150,97 @@ async def test_what_the_runtime_cannot_do_yet_is_refused_when_compiled(
             catalog.compile_all()
     finally:
         await catalog.aclose()
+
+
+FETCH = "kind: tool\nid: fetch\nfactory: http_request\nparameters: {max_response_bytes: 0}\n"
+
+
+@pytest.mark.parametrize(
+    ("agent", "extra", "message"),
+    [
+        (
+            "tools: [fetch]",
+            FETCH,
+            r"agents.yaml:9: parameters: tool 'fetch' \(http_request\): max_response_bytes: "
+            r"Input should be greater than 0 \(listed by agent 'x' at .*agents.yaml:4\)",
+        ),
+        (
+            "tools:\n  - calculator\n  - {name: agent, parameters: {agent: y}}",
+            "kind: agent\nid: y\nmodel: runyard:demo\n",
+            r"agents.yaml:6: tools\[1\]: agent 'x': tool 'agent' \(agent\): agent: 'y' is not "
+            r"one of the agent's sub_agents \(none\); list it there",
+        ),
+        (
+            "tools: [{name: calculator, grant: [calculator]}]",
+            "",
+            r"tools\[0\]: agent 'x': 'calculator' is one tool, not a toolkit: grant does not apply",
+        ),
+        (
+            "tools: [{name: notes, grant: [delete_note]}]",
+            "",
+            r"tools\[0\]: agent 'x': toolkit 'notes' has no tool 'delete_note' "
+            r"\(it has list_notes, save_note\)",
+        ),
+        (
+            "tools: [{name: task_status, parameters: {a: 1}}]",
+            "",
+            r"'task_status' is a built-in tool: it takes no parameters or grant",
+        ),
+        (
+            "tools: [{name: fetch, parameters: {timeout_s: 1}}]",
+            FETCH,
+            r"'fetch' is a kind: tool; set its parameters there \(.*agents.yaml:6\)",
+        ),
+    ],
+)
+async def test_a_tool_that_cannot_be_built_names_the_file_line_and_field(
+    store: Store, tmp_path: Path, agent: str, extra: str, message: str
+) -> None:
+    text = f"kind: agent\nid: x\nmodel: runyard:demo\n{agent}\n---\n{extra}"
+    catalog = agents_of(write(tmp_path, text), store)
+    try:
+        with pytest.raises(ConfigurationError, match=message):
+            catalog.compile_all()
+    finally:
+        await catalog.aclose()
+
+
+async def test_a_tenants_own_kind_tool_takes_the_shared_ones_place_in_a_shared_agent(
+    store: Store, tmp_path: Path
+) -> None:
+    text = """\
+kind: agent
+id: reader
+model: runyard:demo
+tools: [fetch]
+---
+kind: tool
+id: fetch
+factory: http_request
+description: The shared fetch.
+---
+kind: tool
+id: fetch
+tenant: acme
+factory: http_request
+description: Acme's fetch.
+---
+kind: routing
+default_agent: reader
+"""
+    catalog = agents_of(write(tmp_path, text), store)
+    try:
+        catalog.compile_all()
+        acme = catalog.agent("acme", catalog.choose("acme", "u", AgentRequest(), None))
+        other = catalog.agent("other", catalog.choose("other", "u", AgentRequest(), None))
+        again = catalog.agent("acme", catalog.choose("acme", "u", AgentRequest(), None))
+    finally:
+        await catalog.aclose()
+
+    assert acme.tools["fetch"].description == "Acme's fetch."
+    assert other.tools["fetch"].description == "The shared fetch."
+    assert again is acme
+    assert len(list(catalog.loaded())) == 2
 
 
 def test_a_new_choice_replaces_every_key_of_the_threads_earlier_one() -> None:

@@ -14,15 +14,11 @@ import yaml  # type: ignore[import-untyped]  # types-PyYAML is not installed yet
 from rich.console import Console
 from rich.table import Table
 
-from runyard.registry import AgentSpec, CatalogEntry, CatalogLoad, load_catalog
-from runyard.service import BUILTIN_TOOLS, DEFAULT_CATALOG_DIR
+from runyard.errors import ConfigurationError
+from runyard.registry import AgentSpec, CatalogEntry, CatalogLoad
+from runyard.service import DEFAULT_CATALOG_DIR, load_served_catalog
 
-__all__ = ["BUILTIN_TOOL_NAMES", "DEFAULT_CATALOG_DIR", "agents_app", "read_catalog"]
-
-
-BUILTIN_TOOL_NAMES = tuple(sorted(BUILTIN_TOOLS))
-"""The tools the service has (``runyard.service.tools``); catalog agents may list these and
-their catalog's ``kind: tool`` ids."""
+__all__ = ["DEFAULT_CATALOG_DIR", "agents_app", "read_catalog"]
 
 agents_app = typer.Typer(
     help="Check and inspect a catalog of agents (docs/catalog.md).", no_args_is_help=True
@@ -91,11 +87,16 @@ def show(
 
 
 def read_catalog(path: Path) -> CatalogLoad:
-    """The catalog at ``path`` with the service's built-in tools; a missing path exits 1."""
+    """The catalog at ``path``, checked against the tools the server would have (its factories,
+    installed plugins' included, and its plain built-in tools); a missing path, or a plugin that
+    does not load, exits 1."""
     try:
-        return load_catalog(path, known_tools=BUILTIN_TOOL_NAMES)
+        return load_served_catalog(path)
     except FileNotFoundError:
         typer.echo(f"No catalog at {path}: pass a directory of YAML files or one file.")
+        raise typer.Exit(1) from None
+    except ConfigurationError as exc:
+        typer.echo(f"Cannot check {path}: {exc}")
         raise typer.Exit(1) from None
 
 

@@ -31,6 +31,7 @@ from runyard.http.shutdown import Shutdown
 from runyard.http.state import AppState, Parts
 from runyard.memory import Memory
 from runyard.models import resolve_model
+from runyard.registry.tools import EgressAllowList, EgressPolicy, ToolDependencies
 from runyard.service import (
     DEFAULT_AGENT,
     AgentDirectory,
@@ -163,7 +164,11 @@ def _agents(
     if given.agents is not None:
         default = DEFAULT_AGENT if DEFAULT_AGENT in given.agents else next(iter(given.agents))
         return FixedAgents(given.agents, default)
-    catalog = open_catalog(settings, store, given.model_for)
+    # One set of shared clients for every tool the catalog builds, closed after its agents.
+    egress = EgressPolicy(EgressAllowList.parse(settings.egress_allow))
+    deps = ToolDependencies(store=store, egress=egress)
+    stack.push_async_callback(deps.aclose)
+    catalog = open_catalog(settings, store, deps, given.model_for)
     if catalog is not None:
         stack.push_async_callback(catalog.aclose)
         catalog.compile_all()

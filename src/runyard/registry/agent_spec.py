@@ -15,10 +15,13 @@ __all__ = ["AgentSpec", "LimitsSpec", "ToolRef"]
 
 class ToolRef(SpecModel):
     """A tool the agent may call: a built-in tool, a ``kind: tool`` of the catalog, or a toolkit,
-    by name, with optional parameters for its factory."""
+    by name, with optional parameters for its factory; ``grant`` limits a toolkit to the named
+    tools (absent: all of them)."""
 
     name: SpecId
     parameters: dict[str, Any] = Field(default_factory=dict)
+    # Left out of the dump when absent, so the versions of specs without one stay as they were.
+    grant: list[SpecId] | None = Field(default=None, exclude_if=lambda grant: grant is None)
 
 
 def _name_alone(value: Any) -> Any:

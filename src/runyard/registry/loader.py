@@ -50,12 +50,15 @@ def catalog_files(path: Path) -> list[Path]:
     )
 
 
-def load_catalog(path: Path, *, known_tools: Collection[str]) -> CatalogLoad:
+def load_catalog(
+    path: Path, *, known_tools: Collection[str], factories: Collection[str] | None = None
+) -> CatalogLoad:
     """The catalog in ``path`` (a directory or one file).
 
-    ``known_tools`` are the names of the tools (tool factories) the server has; an agent may
-    list those and the catalog's own ``kind: tool`` ids. Raises ``FileNotFoundError`` when
-    ``path`` does not exist.
+    ``known_tools`` are the names of the tools and tool factories the server has; an agent may
+    list those and the catalog's own ``kind: tool`` ids. ``factories`` are the names a
+    ``kind: tool`` may name as its ``factory`` (None: ``known_tools``). Raises
+    ``FileNotFoundError`` when ``path`` does not exist.
     """
     if not path.exists():
         raise FileNotFoundError(f"no catalog at {path}")
@@ -69,7 +72,7 @@ def load_catalog(path: Path, *, known_tools: Collection[str]) -> CatalogLoad:
             withdrawn += entries
         else:
             by_file[str(file)] = entries
-    _reject_dangling(by_file, rejected, withdrawn, known_tools)
+    _reject_dangling(by_file, rejected, withdrawn, known_tools, factories)
     accepted = [entry for entries in by_file.values() for entry in entries]
     order = sorted(rejected)
     return CatalogLoad(Catalog.of(accepted), tuple(RejectedFile(f, rejected[f]) for f in order))
@@ -80,6 +83,7 @@ def _reject_dangling(
     rejected: dict[str, tuple[CatalogError, ...]],
     withdrawn: list[CatalogEntry[CatalogSpec]],
     known_tools: Collection[str],
+    factories: Collection[str] | None,
 ) -> None:
     """Reject, one at a time and in path order, the first file with a reference error.
 
@@ -88,7 +92,7 @@ def _reject_dangling(
     """
     while True:
         accepted = [entry for entries in by_file.values() for entry in entries]
-        errors = reference_errors(accepted, known_tools, withdrawn)
+        errors = reference_errors(accepted, known_tools, withdrawn, factories)
         if not errors:
             return
         faulty = {error.file for error in errors}

@@ -23,14 +23,18 @@ Entry = CatalogEntry[CatalogSpec]
 
 
 def reference_errors(
-    entries: list[Entry], known_tools: Collection[str], withdrawn: Sequence[Entry] = ()
+    entries: list[Entry],
+    known_tools: Collection[str],
+    withdrawn: Sequence[Entry] = (),
+    factories: Collection[str] | None = None,
 ) -> list[CatalogError]:
-    """Everything wrong between ``entries``; ``known_tools`` are the tool factories installed.
+    """Everything wrong between ``entries``; ``known_tools`` are the tools and tool factories
+    the server has, ``factories`` those a ``kind: tool`` may be made by (None: all of them).
 
     ``withdrawn`` are valid specs of rejected files: never names to rely on, but an error about a
     name one of them defines says where, so the operator fixes the cause, not the symptom.
     """
-    names = _Names.of(entries, known_tools, withdrawn)
+    names = _Names.of(entries, known_tools, withdrawn, factories)
     errors = list(_duplicates(entries))
     for entry in entries:
         spec = entry.spec
@@ -49,12 +53,17 @@ class _Names:
 
     agents: frozenset[ScopedKey]
     tools: frozenset[ScopedKey]
+    known_tools: frozenset[str]
     factories: frozenset[str]
     withdrawn: Mapping[tuple[str, str | None, str], Entry]
 
     @classmethod
     def of(
-        cls, entries: list[Entry], known_tools: Collection[str], withdrawn: Sequence[Entry]
+        cls,
+        entries: list[Entry],
+        known_tools: Collection[str],
+        withdrawn: Sequence[Entry],
+        factories: Collection[str] | None,
     ) -> _Names:
         agents = {(e.spec.tenant, e.spec.id) for e in entries if isinstance(e.spec, AgentSpec)}
         tools = {
@@ -65,13 +74,16 @@ class _Names:
             for e in reversed(withdrawn)  # the first file that defined it is the one named
             if not isinstance(e.spec, RoutingSpec)
         }
-        return cls(frozenset(agents), frozenset(tools), frozenset(known_tools), gone)
+        known = frozenset(known_tools)
+        made_by = known if factories is None else frozenset(factories)
+        return cls(frozenset(agents), frozenset(tools), known, made_by, gone)
 
     def has_agent(self, tenant: str | None, agent_id: str) -> bool:
         return (tenant, agent_id) in self.agents or (None, agent_id) in self.agents
 
     def has_tool(self, tenant: str | None, name: str) -> bool:
-        return name in self.factories or (tenant, name) in self.tools or (None, name) in self.tools
+        known = name in self.known_tools
+        return known or (tenant, name) in self.tools or (None, name) in self.tools
 
     def missing_agent(self, tenant: str | None, agent_id: str) -> str:
         return f"no agent {agent_id!r} for {_scope(tenant)}" + self._rejected(
@@ -80,12 +92,12 @@ class _Names:
 
     def missing_tool(self, tenant: str | None, name: str) -> str:
         return (
-            f"unknown tool {name!r}: neither a built-in tool ({self.factory_list()}) "
+            f"unknown tool {name!r}: neither a built-in tool ({_listed(self.known_tools)}) "
             f"nor a kind: tool for {_scope(tenant)}" + self._rejected("tool", tenant, name)
         )
 
     def factory_list(self) -> str:
-        return ", ".join(sorted(self.factories)) or "none"
+        return _listed(self.factories)
 
     def _rejected(self, kind: str, tenant: str | None, name: str) -> str:
         entry = self.withdrawn.get((kind, tenant, name)) or self.withdrawn.get((kind, None, name))
@@ -96,6 +108,10 @@ class _Names:
 
 def _error(entry: Entry, path: FieldPath, message: str) -> CatalogError:
     return CatalogError(entry.source, entry.line_of(path), field_name(path), message)
+
+
+def _listed(names: frozenset[str]) -> str:
+    return ", ".join(sorted(names)) or "none"
 
 
 def _scope(tenant: str | None) -> str:
@@ -140,7 +156,7 @@ def _tool_errors(entry: Entry, spec: ToolInstanceSpec, names: _Names) -> Iterato
     if spec.factory not in names.factories:
         message = f"unknown tool factory {spec.factory!r}: expected one of {names.factory_list()}"
         yield _error(entry, ("factory",), message)
-    if spec.id in names.factories:
+    if spec.id in names.known_tools:
         yield _error(entry, ("id",), f"{spec.id!r} is a built-in tool's name; choose another id")
 
 

@@ -19,7 +19,14 @@ from runyard.service.agent_choice import (
 )
 from runyard.service.background_status import BackgroundTaskView, read_background_tasks
 from runyard.service.background_tasks import BackgroundTask, BackgroundTasks
-from runyard.service.catalog_agents import BUILTIN_TOOLS, CatalogAgents, ModelFor, compile_agent
+from runyard.service.catalog_agents import CatalogAgents, ModelFor, compile_agent
+from runyard.service.catalog_tools import (
+    BUILTIN_TOOLS,
+    CatalogTools,
+    catalog_tool_names,
+    discover_factories,
+    load_served_catalog,
+)
 from runyard.service.chunk_events import ChunkMapper, UnmappedToolEventWarning, WireToolEvent
 from runyard.service.confirmation_request import confirmation_payload
 from runyard.service.crash_sweep import RESTARTED, close_interrupted_runs
@@ -71,10 +78,14 @@ __all__ = [
     "AgentRequired",
     "AgentVersionUnavailable",
     "CatalogAgents",
+    "CatalogTools",
     "FixedAgents",
     "ServedAgent",
     "ModelFor",
     "catalog_directory",
+    "catalog_tool_names",
+    "discover_factories",
+    "load_served_catalog",
     "compile_agent",
     "open_catalog",
     "APPROVAL_EXPIRED",

@@ -1,13 +1,13 @@
 """``CatalogAgents``: the agents of a catalog, routed per request and compiled once per version.
 
 ``compile_agent`` turns an ``AgentSpec`` into an ``Agent``: the model by name (through
-``model_for``, by default ``runyard.models.resolve_model``), the instructions, the service's
-built-in tools by name, memory from the spec's ``memory`` section (``catalog_memory``), the
-``output_schema`` and the run's limits. ``requests_per_minute`` limits new runs, not a run: the
-run manager counts it (``RequestRate``) with the number ``requests_per_minute`` looks up here.
-What a spec may say but the runtime cannot do yet is either refused here (tool ``parameters``,
-``kind: tool`` instances) or logged as not enforced (``sub_agents``): nothing is silently
-pretended. Each version (the spec's content hash) is compiled once and kept while this process
+``model_for``, by default ``runyard.models.resolve_model``), the instructions, the tools built
+for it (``CatalogTools``: ``kind: tool`` instances, factories, toolkits, plain built-ins), memory
+from the spec's ``memory`` section (``catalog_memory``), the ``output_schema`` and the run's
+limits. ``requests_per_minute`` limits new runs, not a run: the run manager counts it
+(``RequestRate``) with the number ``requests_per_minute`` looks up here. Each version (the spec's
+content hash, with the versions of the ``kind: tool`` specs it names for the tenant) is compiled
+once and kept while this process
 lives, so a run that suspended on one version resumes on it.
 """
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 from pydantic_ai.models import Model
 
@@ -25,28 +25,22 @@ from runyard.errors import ConfigurationError
 from runyard.memory import Memory
 from runyard.models import resolve_model
 from runyard.registry import AgentSpec, CatalogEntry, CatalogLoad
+from runyard.registry.tools import ToolDependencies
 from runyard.routing import InvocationContext, NoRoutingError, UnknownAgentError, route
 from runyard.runtime import CheckpointStore
-from runyard.service import tools as service_tools
 from runyard.service.agent_choice import AgentChoice, AgentRequest, ServedAgent
 from runyard.service.catalog_memory import catalog_memory
+from runyard.service.catalog_tools import CatalogTools
 from runyard.service.errors import AgentRequired, AgentVersionUnavailable, UnknownAgent
 from runyard.storage import Store, StoreCheckpointStore
 from runyard.tools import Tool
 
-__all__ = ["BUILTIN_TOOLS", "CatalogAgents", "ModelFor", "compile_agent"]
+__all__ = ["CatalogAgents", "ModelFor", "compile_agent"]
 
 logger = logging.getLogger(__name__)
 
 ModelFor = Callable[[str], "str | Model"]
 """A catalog model name → what ``Agent(model=...)`` takes (tests map names to FunctionModels)."""
-
-BUILTIN_TOOLS: dict[str, Tool] = {
-    tool.name: tool
-    for tool in (getattr(service_tools, name) for name in service_tools.__all__)
-    if isinstance(tool, Tool)
-}
-"""The tools a catalog agent may list by name: every tool ``runyard.service.tools`` exports."""
 
 
 def compile_agent(
@@ -55,16 +49,13 @@ def compile_agent(
     settings: Settings,
     model_for: ModelFor,
     checkpoints: CheckpointStore | None = None,
+    *,
+    tools: Sequence[Tool],
 ) -> Agent:
-    """The runnable agent of one spec version; ``ConfigurationError`` naming ``file:line`` for
-    what the runtime cannot do yet. ``checkpoints`` default: its memory's (in ``store``).
-    Whoever closes the agent closes its memory too."""
-    spec, where = entry.spec, f"{entry.source}:{entry.line}: agent {entry.spec.id!r}"
-    tools = [_tool(spec, name, where) for name in (ref.name for ref in spec.tools)]
-    for ref in spec.tools:
-        if ref.parameters:
-            raise ConfigurationError(f"{where}: tools: {ref.name!r} takes no parameters")
-    _warn_not_enforced(spec, where)
+    """The runnable agent of one spec version with ``tools`` (built by ``CatalogTools``).
+    ``checkpoints`` default: its memory's (in ``store``). Whoever closes the agent closes its
+    memory too."""
+    spec = entry.spec
     limits = spec.limits
     concurrency = limits.tool_call_concurrency
     return Agent(
@@ -84,24 +75,12 @@ def compile_agent(
     )
 
 
-def _tool(spec: AgentSpec, name: str, where: str) -> Tool:
-    found = BUILTIN_TOOLS.get(name)
-    if found is None:
-        raise ConfigurationError(
-            f"{where}: tools: {name!r} is a kind: tool instance; only built-in tools are served "
-            f"yet ({', '.join(sorted(BUILTIN_TOOLS))})"
-        )
-    return found
-
-
-def _warn_not_enforced(spec: AgentSpec, where: str) -> None:
-    if spec.sub_agents:
-        logger.warning("%s: not enforced yet: sub_agents", where)
-
-
 class CatalogAgents:
     """The ``AgentDirectory`` of a catalog: routes each new run (``runyard.routing``) and keeps
-    one compiled agent per version. ``aclose`` closes every agent it compiled."""
+    one compiled agent per version. ``aclose`` closes every agent it compiled.
+
+    ``tools`` builds the agents' tools (default: the discovered factories with dependencies of
+    their own, which ``aclose`` closes; the server passes the process's shared ones)."""
 
     def __init__(
         self,
@@ -110,6 +89,7 @@ class CatalogAgents:
         settings: Settings,
         model_for: ModelFor = resolve_model,
         source: str = "",
+        tools: CatalogTools | None = None,
     ) -> None:
         if not load.catalog.agents:
             raise ConfigurationError(_no_agents(load))
@@ -120,15 +100,25 @@ class CatalogAgents:
         self._store = store
         self._settings = settings
         self._model_for = model_for
+        self._owned_deps: ToolDependencies | None = None
+        if tools is None:
+            self._owned_deps = ToolDependencies(store=store)
+            tools = CatalogTools.discover(self._owned_deps)
+        self._tools = tools
         self._compiled: dict[str, Agent] = {}
         # One checkpoint store for every version: a run known only by id (the crash sweep's)
         # is then looked up once, not once per compiled agent.
         self._checkpoints = StoreCheckpointStore(store, ttl_seconds=settings.checkpoint_ttl_seconds)
 
     def compile_all(self) -> None:
-        """Compile every agent now, so a spec the runtime cannot serve fails at start-up."""
+        """Compile every agent now, for every tenant with ``kind: tool`` specs of its own too,
+        so a spec the runtime cannot serve fails at start-up."""
+        tool_tenants = {tenant for tenant, _ in self.catalog.tools if tenant is not None}
         for entry in self.catalog.agents.values():
-            self._compile(entry)
+            self._compile(entry, entry.spec.tenant)
+            if entry.spec.tenant is None:
+                for tenant in sorted(tool_tenants):
+                    self._compile(entry, tenant)
 
     def choose(
         self, tenant: str, user: str, request: AgentRequest, thread: AgentChoice | None
@@ -140,13 +130,13 @@ class CatalogAgents:
 
     def agent(self, tenant: str, choice: AgentChoice) -> Agent:
         version = choice.version or ""
-        compiled = self._compiled.get(version)
-        if compiled is not None:
-            return compiled
         entry = self.catalog.agent(choice.agent_id, tenant)
-        if entry is None or entry.version != version:
+        if entry is not None and entry.version == version:
+            return self._compile(entry, tenant)
+        compiled = self._compiled.get(version)  # an agent without kind: tool specs
+        if compiled is None:
             raise AgentVersionUnavailable(choice.agent_id, version)
-        return self._compile(entry)
+        return compiled
 
     def loaded(self) -> Iterable[Agent]:
         return self._compiled.values()
@@ -168,7 +158,7 @@ class CatalogAgents:
         routing = self.catalog.routing_for(tenant)
         default = routing is not None and routing.spec.default_agent == entry.spec.id
         return ServedAgent.of(
-            self._compile(entry),
+            self._compile(entry, tenant),
             default=default,
             tenant=entry.spec.tenant,
             version=entry.version,
@@ -181,6 +171,8 @@ class CatalogAgents:
             await agent.aclose()
             if isinstance(agent.memory, Memory):
                 await agent.memory.aclose()
+        if self._owned_deps is not None:
+            await self._owned_deps.aclose()
 
     def _decide(
         self, tenant: str, user: str, request: AgentRequest, reason: str | None = None
@@ -198,13 +190,16 @@ class CatalogAgents:
             decision.agent_id, decision.version, decision.rule_id, reason or decision.reason
         )
 
-    def _compile(self, entry: CatalogEntry[AgentSpec]) -> Agent:
-        compiled = self._compiled.get(entry.version)
+    def _compile(self, entry: CatalogEntry[AgentSpec], tenant: str | None) -> Agent:
+        variant = self._tools.variant(entry, self.catalog, tenant)
+        key = f"{entry.version}+{variant}" if variant else entry.version
+        compiled = self._compiled.get(key)
         if compiled is None:
+            tools = self._tools.build(entry, self.catalog, tenant)
             compiled = compile_agent(
-                entry, self._store, self._settings, self._model_for, self._checkpoints
+                entry, self._store, self._settings, self._model_for, self._checkpoints, tools=tools
             )
-            self._compiled[entry.version] = compiled
+            self._compiled[key] = compiled
         return compiled
 
 

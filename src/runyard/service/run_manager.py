@@ -335,7 +335,8 @@ class RunManager:
         return self.directory.agent(owner.tenant_id, stored)
 
     def _deps(self, run: ActiveRun) -> dict[str, Any]:
-        deps = ServiceDeps(self.store, run.agent, ORCHESTRATOR_ID, run.owner.scope(run.thread_id))
+        scope = run.owner.scope(run.thread_id)
+        deps = ServiceDeps(self.store, run.agent, ORCHESTRATOR_ID, scope, self.directory)
         return {SERVICE_DEPS: deps, BACKGROUND_TASKS: run.background}
 
     async def _open_run(self, owner: Owner, thread_id: str, run_id: str) -> RunRecord:

@@ -15,8 +15,9 @@ from pathlib import Path
 from runyard.config import Settings
 from runyard.errors import ConfigurationError
 from runyard.models import resolve_model
-from runyard.registry import load_catalog
-from runyard.service.catalog_agents import BUILTIN_TOOLS, CatalogAgents, ModelFor
+from runyard.registry.tools import ToolDependencies
+from runyard.service.catalog_agents import CatalogAgents, ModelFor
+from runyard.service.catalog_tools import CatalogTools
 from runyard.storage import Store
 
 __all__ = ["DEFAULT_CATALOG_DIR", "catalog_directory", "open_catalog"]
@@ -34,20 +35,24 @@ def catalog_directory(settings: Settings) -> Path | None:
 
 
 def open_catalog(
-    settings: Settings, store: Store, model_for: ModelFor = resolve_model
+    settings: Settings,
+    store: Store,
+    deps: ToolDependencies,
+    model_for: ModelFor = resolve_model,
 ) -> CatalogAgents | None:
-    """The catalog's agents (call ``compile_all`` once their ``aclose`` is arranged); None when
-    no catalog is configured."""
+    """The catalog's agents, their tools built by the discovered factories with ``deps`` (call
+    ``compile_all`` once their ``aclose`` is arranged); None when no catalog is configured."""
     path = catalog_directory(settings)
     if path is None:
         return None
+    tools = CatalogTools.discover(deps)
     try:
-        load = load_catalog(path, known_tools=BUILTIN_TOOLS)
+        load = tools.load(path)
     except FileNotFoundError as exc:
         raise ConfigurationError(f"RUNYARD_CATALOG_DIR: {exc}") from exc
     for error in load.errors:
         logger.error("catalog file rejected: %s", error)
-    agents = CatalogAgents(load, store, settings, model_for, str(path))
+    agents = CatalogAgents(load, store, settings, model_for, str(path), tools)
     logger.info(
         "serving the catalog %s: %d agent(s), %d rejected file(s)",
         path,

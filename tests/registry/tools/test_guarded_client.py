@@ -11,8 +11,8 @@ from typing import Any
 import httpx
 import pytest
 from fake_network import PUBLIC_V4, PUBLIC_V6, SECOND_PUBLIC_V4, Connect, RecordingNetwork
-from http_target_server import http_target
 
+from http_target_server import http_target
 from runyard.errors import ConfigurationError
 from runyard.registry.tools import ToolDependencies
 from runyard.registry.tools.egress import (

@@ -9,9 +9,9 @@ from typing import Any
 import httpx
 import pytest
 from fake_network import PUBLIC_V4, PUBLIC_V6, SECOND_PUBLIC_V4, RecordingNetwork
-from http_target_server import HttpTarget, http_target
 from tool_runs import agent_calling, results
 
+from http_target_server import HttpTarget, http_target
 from runyard.errors import ConfigurationError
 from runyard.messages import ToolResultPart
 from runyard.registry.tools import (

@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import sys
-import textwrap
-from collections.abc import Callable, Iterator
-from pathlib import Path
 
 import pytest
 from tool_runs import agent_calling, results
@@ -21,6 +18,7 @@ from runyard.registry.tools import (
     ToolFactories,
 )
 from runyard.tools import tool
+from tool_plugins import Install
 
 ECHO_PLUGIN = '''
 from runyard.registry.tools import StaticToolkit, ToolConfiguration
@@ -49,28 +47,6 @@ class EchoFactory:
         toolkit = StaticToolkit(context.name, [echo, shout])
         return ToolConfiguration.from_toolkit(toolkit, context)
 '''
-
-Install = Callable[[str, str, str], None]
-
-
-@pytest.fixture
-def install(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Install]:
-    """Installs a distribution into a fresh ``sys.path`` entry: its module and its entry point."""
-    modules: list[str] = []
-
-    def install_plugin(dist: str, entry_point: str, module_source: str) -> None:
-        module = dist.replace("-", "_")
-        (tmp_path / f"{module}.py").write_text(textwrap.dedent(module_source))
-        info = tmp_path / f"{module}-1.0.dist-info"
-        info.mkdir()
-        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 1.0\n")
-        (info / "entry_points.txt").write_text(f"[runyard.tools]\n{entry_point}\n")
-        modules.append(module)
-
-    monkeypatch.syspath_prepend(str(tmp_path))
-    yield install_plugin
-    for module in modules:
-        sys.modules.pop(module, None)
 
 
 async def test_an_installed_package_adds_a_factory_that_builds_tools(install: Install) -> None:

@@ -32,6 +32,7 @@ from runyard.registry.tools.http_request import (
     domain_access_question,
 )
 from runyard.registry.tools.mcp import McpConnections, McpFactory, McpUnavailableError
+from runyard.registry.tools.parameters import factory_parameters
 from runyard.registry.tools.toolkit import (
     StaticToolkit,
     ToolExecutionError,
@@ -69,4 +70,5 @@ __all__ = [
     "UnknownBinaryError",
     "builtin_factories",
     "domain_access_question",
+    "factory_parameters",
 ]

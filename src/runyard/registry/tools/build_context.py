@@ -21,7 +21,8 @@ class BuildContext:
     tool's ``source_node_name``); ``parameters`` are the spec's parameters, not yet validated
     (the factory validates them); ``tenant`` and ``agent_id`` say whom the tools are built for
     (None: every tenant, no particular agent); ``grant`` limits a toolkit to the named tools
-    (None: all of them).
+    (None: all of them); ``sub_agents`` are the catalog agents that agent may delegate to or
+    call (empty: it names none).
     """
 
     name: str
@@ -29,3 +30,4 @@ class BuildContext:
     tenant: str | None = None
     agent_id: str | None = None
     grant: Sequence[str] | None = None
+    sub_agents: Sequence[str] = ()

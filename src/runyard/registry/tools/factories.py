@@ -38,9 +38,22 @@ class ToolFactories(Mapping[str, ToolBuilder]):
         self._builders = dict(builders)
 
     @classmethod
-    def discover(cls, found: Iterable[EntryPoint] | None = None) -> ToolFactories:
-        """The built-ins plus every ``runyard.tools`` entry point installed (or ``found``)."""
+    def discover(
+        cls,
+        found: Iterable[EntryPoint] | None = None,
+        *,
+        also_built_in: Mapping[str, ToolBuilder] | None = None,
+    ) -> ToolFactories:
+        """The built-ins plus every ``runyard.tools`` entry point installed (or ``found``).
+
+        ``also_built_in`` adds factories of the layers above (the service's orchestration tools
+        need the service, which this layer may not import); a plugin may not take their names.
+        """
         builders = builtin_factories()
+        for name, builder in (also_built_in or {}).items():
+            if name in builders:
+                raise ConfigurationError(f"built-in tool factory {name!r} is defined twice")
+            builders[name] = builder
         origins = dict.fromkeys(builders, "runyard (built in)")
         points = entry_points(group=ENTRY_POINT_GROUP) if found is None else found
         for point in points:
@@ -81,6 +94,9 @@ class ToolFactories(Mapping[str, ToolBuilder]):
         except KeyError:
             known = ", ".join(sorted(self._builders)) or "none"
             raise ConfigurationError(f"unknown tool factory {factory!r} (known: {known})") from None
+
+    def __contains__(self, factory: object) -> bool:
+        return factory in self._builders
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._builders)

@@ -20,14 +20,15 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import httpx
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from runyard.errors import ConfigurationError, ToolError
+from runyard.errors import ToolError
 from runyard.registry.tools.build_context import BuildContext
 from runyard.registry.tools.configuration import ToolConfiguration
 from runyard.registry.tools.dependencies import ToolDependencies
 from runyard.registry.tools.egress import MAX_REDIRECTS, EgressRefused
 from runyard.registry.tools.execution_context import ExecutionContext
+from runyard.registry.tools.parameters import factory_parameters
 from runyard.tools import APPROVAL_RESUME, Suspend, Tool, ToolContext, ToolDenied
 
 __all__ = ["HttpRequestFactory", "HttpRequestParameters", "domain_access_question"]
@@ -86,13 +87,7 @@ class HttpRequestFactory:
     def build(
         self, context: BuildContext, deps: ToolDependencies, exec_ctx: ExecutionContext
     ) -> ToolConfiguration:
-        try:
-            params = HttpRequestParameters.model_validate(dict(context.parameters))
-        except ValidationError as exc:
-            problems = "; ".join(
-                f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()
-            )
-            raise ConfigurationError(f"tool {context.name!r} (http_request): {problems}") from exc
+        params = factory_parameters(HttpRequestParameters, context, "http_request")
         call = _HttpCall(context.name, params, deps.http, exec_ctx)
 
         async def http_request(ctx: ToolContext, **arguments: Any) -> Any:

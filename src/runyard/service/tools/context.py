@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from runyard.errors import ToolError
 from runyard.runtime import MemoryScope
+from runyard.service.agent_choice import AgentDirectory
 from runyard.storage import Store
 from runyard.tools import ToolContext
 
@@ -24,7 +25,9 @@ SERVICE_DEPS = "runyard.service"
 
 @dataclass(frozen=True, slots=True)
 class ServiceDeps:
-    """The run's store, the orchestrator agent, its agent id, and the thread the run serves.
+    """The run's store, the orchestrator agent, its agent id, the thread the run serves, and
+    the agents the service runs (``directory``: where ``delegate`` and ``agent`` find catalog
+    agents; None outside a service).
 
     ``scope`` travels with the deps so a delegated sub-agent (stateless, with no thread of its
     own) still acts for the thread and user that asked.
@@ -34,6 +37,7 @@ class ServiceDeps:
     agent: Agent
     agent_id: str
     scope: MemoryScope
+    directory: AgentDirectory | None = None
 
 
 def service_deps(ctx: ToolContext) -> ServiceDeps:

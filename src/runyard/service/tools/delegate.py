@@ -17,14 +17,11 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-from runyard.errors import RunAbortedError
-from runyard.protocol import AgentSpawnedEvent, AgentSpawnedPayload
-from runyard.runtime import GenerateResult, SubAgentAnswer
-from runyard.service.background_tasks import background_tasks, new_agent_id
-from runyard.service.chunk_events import WireToolEvent
+from runyard.runtime import SubAgentAnswer
 from runyard.service.tools.briefing import compose_briefing
 from runyard.service.tools.context import service_deps, thread_scope
 from runyard.service.tools.delegation import Delegation
+from runyard.service.tools.handover import Handover
 from runyard.service.tools.iteration_log import IterationLog
 from runyard.tools import Tool, ToolContext, tool
 
@@ -73,56 +70,21 @@ async def _delegate(
     """
     deps = service_deps(ctx)
     orchestrator = deps.agent
-    log = IterationLog(deps.store, thread_scope(ctx))
-    answer = ctx.resume_data
-    if isinstance(answer, SubAgentAnswer):
-        assert answer.agent_id is not None  # a delegation always names its sub-agent
-        resumed = Delegation.build(orchestrator, role, instructions, tools, answer.agent_id)
-        return await _ended(resumed, await resumed.resume(answer, ctx), log, ctx)
+    task = Handover(
+        role,
+        briefing,
+        tools,
+        "delegate",
+        partial(Delegation.build, orchestrator, role, instructions, tools),
+        IterationLog(deps.store, thread_scope(ctx)),
+    )
+    if isinstance(ctx.resume_data, SubAgentAnswer):
+        return await task.resume(ctx.resume_data, ctx)
     errors = delegation_errors(tools, orchestrator.tools, background=background)
     if errors:
         return {"result": "Delegation failed: " + "; ".join(errors)}
-    message = compose_briefing(briefing, conversationContext, await log.failures(role))
-    work = partial(_run_sub_agent, role, instructions, briefing, message, tools, log)
-    if background:
-        task = background_tasks(ctx).start(ctx, role, work)
-        return {"taskId": task.task_id, "agentId": task.agent_id, "status": task.status}
-    return await work(ctx, new_agent_id(), None)
-
-
-async def _run_sub_agent(
-    role: str,
-    instructions: str,
-    goal: str,
-    message: str,
-    tools: list[str],
-    log: IterationLog,
-    ctx: ToolContext,
-    agent_id: str,
-    task_id: str | None,
-) -> Any:
-    """Run a new sub-agent on ``message`` from its ``agent-spawned`` until it ends or asks."""
-    deps = service_deps(ctx)
-    delegation = Delegation.build(deps.agent, role, instructions, tools, agent_id)
-    spawned = AgentSpawnedPayload(
-        parent_id=deps.agent_id, role=role, tools=tools, task_id=task_id, kind="delegate", goal=goal
-    )
-    ctx.emit(
-        WireToolEvent(AgentSpawnedEvent(run_id=ctx.run_id, agent_id=agent_id, payload=spawned))
-    )
-    return await _ended(delegation, await delegation.start(message, ctx), log, ctx)
-
-
-async def _ended(
-    delegation: Delegation, result: GenerateResult, log: IterationLog, ctx: ToolContext
-) -> Any:
-    """The call's output; a failed attempt is logged for the next one (a cancelled one did not
-    fail), a success clears the log."""
-    if result.error is not None and not isinstance(result.error, RunAbortedError):
-        await log.record_failure(delegation.role, str(result.error))
-    elif not result.suspended:
-        await log.clear(delegation.role)
-    return await delegation.output(result, ctx)
+    message = compose_briefing(briefing, conversationContext, await task.failures())
+    return await task.start(message, ctx, background=background)
 
 
 delegate: Tool = tool(name="delegate")(_delegate)
