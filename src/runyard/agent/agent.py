@@ -37,8 +37,9 @@ from runyard.runtime import (
     RuntimeSpec,
     title_thread,
 )
+from runyard.runtime.middleware import Middleware, MiddlewareStack
 from runyard.telemetry import NO_TELEMETRY, Telemetry
-from runyard.tools import Tool, resume_validator, tool
+from runyard.tools import JsonSchemaValidator, Tool, resume_validator, tool
 
 __all__ = ["ENDED_RUNS_KEPT", "Agent", "AgentInput", "Method", "ResumeOptions", "RunOptions"]
 
@@ -99,6 +100,7 @@ class Agent:
         title_model: str | Model | None = None,
         stream_buffer: int = DEFAULT_STREAM_BUFFER,
         telemetry: Telemetry | None = None,
+        middleware: Sequence[Middleware] = (),
     ) -> None:
         if not name:
             raise ConfigurationError("An agent needs a name")
@@ -143,6 +145,7 @@ class Agent:
             model_settings=model_settings,
             on_turn_saved=self._schedule_title if memory is not None else None,
             telemetry=telemetry or NO_TELEMETRY,
+            middleware=MiddlewareStack(middleware),
         )
         self.stream_buffer = stream_buffer
         self._runs: dict[str, AgentRuntime] = {}
@@ -475,6 +478,10 @@ class Agent:
         if known is None:
             raise ResumeError(f"Tool {entry.tool_name} not found")
         validator = resume_validator(known)
+        if validator is None and entry.resume_schema is not None:
+            # A middleware put the call behind a gate the tool lacks (approval_policy): the
+            # answer is checked against the schema the call suspended with.
+            validator = JsonSchemaValidator(entry.resume_schema)
         if validator is not None:
             try:
                 data = validator.validate(data)

@@ -13,6 +13,7 @@ from runyard.messages import AgentMessage, CustomMessage
 from runyard.models import OutputSpec
 from runyard.runtime.events import AgentEventBus
 from runyard.runtime.memory import MemoryProtocol, MemoryScope
+from runyard.runtime.middleware import NO_MIDDLEWARE, MiddlewareStack
 from runyard.runtime.state import RunStateManager
 from runyard.telemetry import NO_TELEMETRY, Telemetry
 from runyard.tools import Tool
@@ -41,3 +42,5 @@ class RuntimeSpec:
     on_turn_saved: TurnSavedHook | None = None
     telemetry: Telemetry = NO_TELEMETRY
     """Where runs report their spans unless a run brings its own (``telemetry=``)."""
+    middleware: MiddlewareStack = NO_MIDDLEWARE
+    """Hooks around every model call, tool call and streamed delta (``runtime.middleware``)."""

@@ -20,11 +20,12 @@ from runyard.runtime.chunks import ChunkSink, ToolEventChunk, ToolExecutionStart
 from runyard.runtime.control import RunControl
 from runyard.runtime.events import AgentEvent, AgentEventBus
 from runyard.runtime.memory import MemoryScope
+from runyard.runtime.middleware import MiddlewareStack, ToolCallRequest
 from runyard.runtime.results import AgentToolOutput, SubAgentUsage
 from runyard.runtime.state import NestedSuspension
 from runyard.runtime.sub_agent_suspension import SubAgentSuspend
 from runyard.telemetry import Telemetry, TelemetrySpan
-from runyard.tools import Suspend, Tool, ToolContext, ToolEvent, invoke_tool, resume_validator
+from runyard.tools import Suspend, Tool, ToolContext, ToolEvent, resume_validator
 
 __all__ = ["ToolOutcome", "ToolRunner", "WindowsResult"]
 
@@ -69,7 +70,9 @@ class ToolRunner:
         concurrency: float,
         deps: Mapping[str, Any],
         telemetry: Telemetry,
+        middleware: MiddlewareStack,
     ) -> None:
+        self.middleware = middleware
         self.deps = deps
         self.telemetry = telemetry
         self.tools = tools
@@ -152,16 +155,17 @@ class ToolRunner:
             args = tool.validate_args(call.args)
         except ValueError as exc:
             return self._error(call, f"Invalid tool input: {exc}")
-        ctx = self._context(call, resume_data, span)
+        request = ToolCallRequest(tool, args, self._context(call, resume_data, span))
         try:
             async with asyncio.timeout(tool.timeout):
-                raw = await invoke_tool(tool, args, ctx)
+                done = await self.middleware.call_tool(request)
         except TimeoutError:
             return self._error(call, f"Tool {name} timed out after {tool.timeout:g}s")
         except ToolError as exc:
             return self._error(call, str(exc))
         except Exception as exc:
             return self._error(call, f"{type(exc).__name__}: {exc}")
+        raw, tool = done.raw, done.tool
         if isinstance(raw, Suspend):
             return self._suspended(tool, call, raw)
         if isinstance(raw, SubAgentSuspend):
