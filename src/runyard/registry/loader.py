@@ -14,6 +14,7 @@ from pathlib import Path
 
 from runyard.registry.catalog import Catalog, CatalogEntry
 from runyard.registry.errors import CatalogError, RejectedFile
+from runyard.registry.middleware import installed_middleware
 from runyard.registry.references import reference_errors
 from runyard.registry.spec_file import read_spec_file
 from runyard.registry.specs import CatalogSpec
@@ -50,13 +51,17 @@ def catalog_files(path: Path) -> list[Path]:
     )
 
 
-def load_catalog(path: Path, *, known_tools: Collection[str]) -> CatalogLoad:
+def load_catalog(
+    path: Path, *, known_tools: Collection[str], known_middleware: Collection[str] | None = None
+) -> CatalogLoad:
     """The catalog in ``path`` (a directory or one file).
 
     ``known_tools`` are the names of the tools (tool factories) the server has; an agent may
-    list those and the catalog's own ``kind: tool`` ids. Raises ``FileNotFoundError`` when
-    ``path`` does not exist.
+    list those and the catalog's own ``kind: tool`` ids. ``known_middleware``: the middleware
+    agents may list, by default the built-ins and the installed ``runyard.middleware`` entry
+    points. Raises ``FileNotFoundError`` when ``path`` does not exist.
     """
+    middleware = installed_middleware() if known_middleware is None else known_middleware
     if not path.exists():
         raise FileNotFoundError(f"no catalog at {path}")
     by_file: dict[str, list[CatalogEntry[CatalogSpec]]] = {}
@@ -69,7 +74,7 @@ def load_catalog(path: Path, *, known_tools: Collection[str]) -> CatalogLoad:
             withdrawn += entries
         else:
             by_file[str(file)] = entries
-    _reject_dangling(by_file, rejected, withdrawn, known_tools)
+    _reject_dangling(by_file, rejected, withdrawn, known_tools, middleware)
     accepted = [entry for entries in by_file.values() for entry in entries]
     order = sorted(rejected)
     return CatalogLoad(Catalog.of(accepted), tuple(RejectedFile(f, rejected[f]) for f in order))
@@ -80,6 +85,7 @@ def _reject_dangling(
     rejected: dict[str, tuple[CatalogError, ...]],
     withdrawn: list[CatalogEntry[CatalogSpec]],
     known_tools: Collection[str],
+    known_middleware: Collection[str],
 ) -> None:
     """Reject, one at a time and in path order, the first file with a reference error.
 
@@ -88,7 +94,7 @@ def _reject_dangling(
     """
     while True:
         accepted = [entry for entries in by_file.values() for entry in entries]
-        errors = reference_errors(accepted, known_tools, withdrawn)
+        errors = reference_errors(accepted, known_tools, withdrawn, known_middleware)
         if not errors:
             return
         faulty = {error.file for error in errors}

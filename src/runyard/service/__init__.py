@@ -19,6 +19,11 @@ from runyard.service.agent_choice import (
 from runyard.service.background_status import BackgroundTaskView, read_background_tasks
 from runyard.service.background_tasks import BackgroundTask, BackgroundTasks
 from runyard.service.catalog_agents import BUILTIN_TOOLS, CatalogAgents, ModelFor, compile_agent
+from runyard.service.catalog_middleware import (
+    BUILTIN_MIDDLEWARE,
+    agent_middleware,
+    catalog_middleware,
+)
 from runyard.service.chunk_events import ChunkMapper, UnmappedToolEventWarning, WireToolEvent
 from runyard.service.confirmation_request import confirmation_payload
 from runyard.service.crash_sweep import RESTARTED, close_interrupted_runs
@@ -60,6 +65,7 @@ from runyard.service.threads import Threads, thread_json
 from runyard.service.views import ThreadStatus
 
 __all__ = [
+    "BUILTIN_MIDDLEWARE",
     "BUILTIN_TOOLS",
     "DEFAULT_CATALOG_DIR",
     "AgentChoice",
@@ -71,7 +77,9 @@ __all__ = [
     "FixedAgents",
     "ServedAgent",
     "ModelFor",
+    "agent_middleware",
     "catalog_directory",
+    "catalog_middleware",
     "compile_agent",
     "open_catalog",
     "APPROVAL_EXPIRED",

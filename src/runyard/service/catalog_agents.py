@@ -23,12 +23,13 @@ from runyard.config import Settings
 from runyard.errors import ConfigurationError
 from runyard.memory import Memory
 from runyard.models import resolve_model
-from runyard.registry import AgentSpec, CatalogEntry, CatalogLoad
+from runyard.registry import AgentSpec, CatalogEntry, CatalogLoad, MiddlewareBuildContext
 from runyard.routing import InvocationContext, NoRoutingError, UnknownAgentError, route
-from runyard.runtime import CheckpointStore
+from runyard.runtime import CheckpointStore, Middleware
 from runyard.service import tools as service_tools
 from runyard.service.agent_choice import AgentChoice, AgentRequest, ServedAgent
 from runyard.service.catalog_memory import catalog_memory
+from runyard.service.catalog_middleware import agent_middleware
 from runyard.service.errors import AgentRequired, AgentVersionUnavailable, UnknownAgent
 from runyard.storage import Store, StoreCheckpointStore
 from runyard.tools import Tool
@@ -79,7 +80,18 @@ def compile_agent(
         memory=catalog_memory(spec.memory, store, settings),
         checkpoint_store=checkpoints,
         title_model=spec.memory.titles.model if spec.memory.titles is not None else None,
+        middleware=_middleware(spec, model_for, where),
     )
+
+
+def _middleware(spec: AgentSpec, model_for: ModelFor, where: str) -> list[Middleware]:
+    context = MiddlewareBuildContext(
+        spec.id, spec.tenant, lambda name: resolve_model(model_for(name))
+    )
+    try:
+        return agent_middleware(spec, context)
+    except ConfigurationError as exc:
+        raise ConfigurationError(f"{where}: {exc}") from exc
 
 
 def _tool(spec: AgentSpec, name: str, where: str) -> Tool:
