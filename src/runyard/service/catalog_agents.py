@@ -3,7 +3,8 @@
 ``compile_agent`` turns an ``AgentSpec`` into an ``Agent``: the model by name (through
 ``model_for``, by default ``runyard.models.resolve_model``), the instructions, the service's
 built-in tools by name, memory from the spec's ``memory`` section (``catalog_memory``), its
-``middleware`` in order (``catalog_middleware``), and the limits the runtime has (``max_iterations``, ``tool_call_concurrency``). What a spec may say but
+``middleware`` in order (``catalog_middleware``), and the limits the runtime has
+(``max_iterations``, ``tool_call_concurrency``). What a spec may say but
 the runtime cannot do yet is either refused here (``output_schema``, tool ``parameters``,
 ``kind: tool`` instances) or logged as not enforced (the other limits, ``sub_agents``): nothing
 is silently pretended. Each version (the spec's content hash) is compiled once and kept while
