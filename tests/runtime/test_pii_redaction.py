@@ -11,7 +11,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from runyard import Agent, ConfigurationError, PiiRedaction
 from runyard.runtime.middleware import Redactor
 from runyard.runtime.middleware.pii_redaction import BUILTIN_PII_PATTERNS
-from runyard.testing import call, scripted_model, text
+from runyard.testing import Turn, call, scripted_model, text
 from runyard.tools import tool
 
 
@@ -86,6 +86,21 @@ async def test_the_model_reads_user_text_and_tool_results_redacted() -> None:
     assert sent.count("[EMAIL]") == 2
     # The tool itself got what it returned; only the model's copy is redacted.
     assert result.messages[1].parts[0].result == {"email": "bob@example.org"}
+
+
+async def test_streamed_reasoning_is_redacted_too_and_keeps_its_place_before_the_text() -> None:
+    turn = Turn(reasoning="The user is erin@example.com.", text="Done.")
+    agent = Agent("a", scripted_model([turn]), middleware=[PiiRedaction()])
+
+    stream = await agent.stream("go")
+    deltas = [(c.type, c.delta) async for c in stream if c.type.endswith("-delta")]
+
+    assert deltas == [("reasoning-delta", "The user is [EMAIL]."), ("text-delta", "Done.")]
+
+
+def test_an_agent_refuses_middleware_that_is_no_middleware() -> None:
+    with pytest.raises(ConfigurationError, match=r"must subclass runyard\.Middleware"):
+        Agent("a", scripted_model([]), middleware=[object()])  # type: ignore[list-item]
 
 
 async def test_generate_returns_the_answer_redacted() -> None:

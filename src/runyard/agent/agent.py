@@ -122,6 +122,8 @@ class Agent:
         )
         self.instructions = instructions
         self.tools = _tool_map(tools)
+        self.middleware = tuple(middleware)
+        """Hooks around this agent's model calls, tool calls and deltas, outermost first."""
         self.memory = memory
         self.events = AgentEventBus()
         if checkpoint_store is None and memory is not None:
@@ -145,7 +147,7 @@ class Agent:
             model_settings=model_settings,
             on_turn_saved=self._schedule_title if memory is not None else None,
             telemetry=telemetry or NO_TELEMETRY,
-            middleware=MiddlewareStack(middleware),
+            middleware=MiddlewareStack(self.middleware),
         )
         self.stream_buffer = stream_buffer
         self._runs: dict[str, AgentRuntime] = {}

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
+from runyard.errors import ConfigurationError
 from runyard.models import ModelTurn
 from runyard.runtime.middleware.base import (
     CallTool,
@@ -42,7 +43,9 @@ class MiddlewareStack:
     def __init__(self, middleware: Sequence[Middleware] = ()) -> None:
         for item in middleware:
             if not isinstance(item, Middleware):
-                raise TypeError(f"middleware must subclass Middleware, not {type(item).__name__}")
+                raise ConfigurationError(
+                    f"middleware must subclass runyard.Middleware, not {type(item).__name__}"
+                )
         self.middleware = tuple(middleware)
 
     async def before_model(self, request: ModelRequest) -> ModelRequest:
