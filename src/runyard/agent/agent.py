@@ -38,8 +38,9 @@ from runyard.runtime import (
     StructuredOutput,
     title_thread,
 )
+from runyard.runtime.middleware import Middleware, MiddlewareStack
 from runyard.telemetry import NO_TELEMETRY, Telemetry
-from runyard.tools import Tool, resume_validator, tool
+from runyard.tools import JsonSchemaValidator, Tool, resume_validator, tool
 
 __all__ = ["ENDED_RUNS_KEPT", "Agent", "AgentInput", "Method", "ResumeOptions", "RunOptions"]
 
@@ -109,6 +110,7 @@ class Agent:
         title_model: str | Model | None = None,
         stream_buffer: int = DEFAULT_STREAM_BUFFER,
         telemetry: Telemetry | None = None,
+        middleware: Sequence[Middleware] = (),
     ) -> None:
         if not name:
             raise ConfigurationError("An agent needs a name")
@@ -133,6 +135,8 @@ class Agent:
         )
         self.instructions = instructions
         self.tools = _tool_map(tools)
+        self.middleware = tuple(middleware)
+        """Hooks around this agent's model calls, tool calls and deltas, outermost first."""
         self.memory = memory
         self.events = AgentEventBus()
         if checkpoint_store is None and memory is not None:
@@ -158,6 +162,7 @@ class Agent:
             timeout_s=timeout_s,
             tool_timeout_s=tool_timeout_s,
             max_output_tokens=max_output_tokens,
+            middleware=MiddlewareStack(self.middleware),
         )
         self.stream_buffer = stream_buffer
         self._runs: dict[str, AgentRuntime] = {}
@@ -490,6 +495,10 @@ class Agent:
         if known is None:
             raise ResumeError(f"Tool {entry.tool_name} not found")
         validator = resume_validator(known)
+        if validator is None and entry.resume_schema is not None:
+            # A middleware put the call behind a gate the tool lacks (approval_policy): the
+            # answer is checked against the schema the call suspended with.
+            validator = JsonSchemaValidator(entry.resume_schema)
         if validator is not None:
             try:
                 data = validator.validate(data)

@@ -21,15 +21,30 @@ from runyard.registry.memory_spec import (
     TitlesSpec,
     WorkingMemorySpec,
 )
+from runyard.registry.middleware import (
+    MIDDLEWARE_ENTRY_POINT_GROUP,
+    ApprovalPolicyParameters,
+    ArgumentTest,
+    MiddlewareBuildContext,
+    MiddlewareBuilder,
+    MiddlewareFactories,
+    MiddlewareRef,
+    PiiRedactionParameters,
+    SummarisationParameters,
+    installed_middleware,
+)
 from runyard.registry.routing_spec import RoutingRule, RoutingSpec
 from runyard.registry.specs import SPEC_KINDS, CatalogSpec, canonical_json, content_hash
 from runyard.registry.tool_spec import ToolInstanceSpec
 
 __all__ = [
+    "MIDDLEWARE_ENTRY_POINT_GROUP",
     "SPEC_KINDS",
     "AgentSpec",
     "AllOf",
     "AnyOf",
+    "ApprovalPolicyParameters",
+    "ArgumentTest",
     "Catalog",
     "CatalogEntry",
     "CatalogError",
@@ -39,14 +54,20 @@ __all__ = [
     "FieldTest",
     "LimitsSpec",
     "MemorySpec",
+    "MiddlewareBuildContext",
+    "MiddlewareBuilder",
+    "MiddlewareFactories",
+    "MiddlewareRef",
     "Not",
     "ObservationalSpec",
     "Operator",
+    "PiiRedactionParameters",
     "RejectedFile",
     "RoutingRule",
     "RoutingSpec",
     "ScopedKey",
     "SemanticRecallSpec",
+    "SummarisationParameters",
     "TitlesSpec",
     "ToolInstanceSpec",
     "ToolRef",
@@ -54,5 +75,6 @@ __all__ = [
     "canonical_json",
     "catalog_files",
     "content_hash",
+    "installed_middleware",
     "load_catalog",
 ]

@@ -5,9 +5,16 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BeforeValidator, Field
+from pydantic import (
+    AfterValidator,
+    BeforeValidator,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+)
 
 from runyard.registry.memory_spec import MemorySpec, known_model
+from runyard.registry.middleware.ref import MiddlewareEntry
 from runyard.registry.spec_base import JsonSchema, SpecId, SpecModel, TenantId
 
 __all__ = ["AgentSpec", "LimitsSpec", "ToolRef"]
@@ -89,3 +96,14 @@ class AgentSpec(SpecModel):
     output_schema: Annotated[JsonSchema, AfterValidator(_object_schema)] | None = None
     """A JSON Schema object: the run ends with structured output of this shape."""
     limits: LimitsSpec = Field(default_factory=LimitsSpec)
+    middleware: list[MiddlewareEntry] = Field(default_factory=list)
+    """Hooks around the agent's model calls, tool calls and streamed deltas, outermost first."""
+
+    @model_serializer(mode="wrap")
+    def _middleware_when_given(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # An agent without middleware keeps the version (content hash) it had before there was
+        # middleware to list.
+        data: dict[str, Any] = handler(self)
+        if not self.middleware:
+            data.pop("middleware", None)
+        return data

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from runyard.registry.catalog import Catalog, CatalogEntry
 from runyard.registry.errors import CatalogError, RejectedFile
+from runyard.registry.middleware import installed_middleware
 from runyard.registry.references import reference_errors
 from runyard.registry.spec_file import read_spec_file
 from runyard.registry.specs import CatalogSpec
@@ -51,15 +52,21 @@ def catalog_files(path: Path) -> list[Path]:
 
 
 def load_catalog(
-    path: Path, *, known_tools: Collection[str], factories: Collection[str] | None = None
+    path: Path,
+    *,
+    known_tools: Collection[str],
+    factories: Collection[str] | None = None,
+    known_middleware: Collection[str] | None = None,
 ) -> CatalogLoad:
     """The catalog in ``path`` (a directory or one file).
 
     ``known_tools`` are the names of the tools and tool factories the server has; an agent may
     list those and the catalog's own ``kind: tool`` ids. ``factories`` are the names a
-    ``kind: tool`` may name as its ``factory`` (None: ``known_tools``). Raises
-    ``FileNotFoundError`` when ``path`` does not exist.
+    ``kind: tool`` may name as its ``factory`` (None: ``known_tools``). ``known_middleware``: the
+    middleware agents may list, by default the built-ins and the installed ``runyard.middleware``
+    entry points. Raises ``FileNotFoundError`` when ``path`` does not exist.
     """
+    middleware = installed_middleware() if known_middleware is None else known_middleware
     if not path.exists():
         raise FileNotFoundError(f"no catalog at {path}")
     by_file: dict[str, list[CatalogEntry[CatalogSpec]]] = {}
@@ -72,7 +79,7 @@ def load_catalog(
             withdrawn += entries
         else:
             by_file[str(file)] = entries
-    _reject_dangling(by_file, rejected, withdrawn, known_tools, factories)
+    _reject_dangling(by_file, rejected, withdrawn, known_tools, factories, middleware)
     accepted = [entry for entries in by_file.values() for entry in entries]
     order = sorted(rejected)
     return CatalogLoad(Catalog.of(accepted), tuple(RejectedFile(f, rejected[f]) for f in order))
@@ -84,6 +91,7 @@ def _reject_dangling(
     withdrawn: list[CatalogEntry[CatalogSpec]],
     known_tools: Collection[str],
     factories: Collection[str] | None,
+    known_middleware: Collection[str],
 ) -> None:
     """Reject, one at a time and in path order, the first file with a reference error.
 
@@ -92,7 +100,9 @@ def _reject_dangling(
     """
     while True:
         accepted = [entry for entries in by_file.values() for entry in entries]
-        errors = reference_errors(accepted, known_tools, withdrawn, factories)
+        errors = reference_errors(
+            accepted, known_tools, withdrawn, factories, known_middleware=known_middleware
+        )
         if not errors:
             return
         faulty = {error.file for error in errors}

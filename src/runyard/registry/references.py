@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from runyard.registry.agent_spec import AgentSpec
 from runyard.registry.catalog import CatalogEntry, ScopedKey
 from runyard.registry.errors import CatalogError
+from runyard.registry.middleware import BUILTIN_MIDDLEWARE_PARAMETERS, MiddlewareRef
 from runyard.registry.routing_spec import RoutingSpec
 from runyard.registry.specs import CatalogSpec
 from runyard.registry.tool_spec import ToolInstanceSpec
@@ -27,9 +28,11 @@ def reference_errors(
     known_tools: Collection[str],
     withdrawn: Sequence[Entry] = (),
     factories: Collection[str] | None = None,
+    known_middleware: Collection[str] = frozenset(BUILTIN_MIDDLEWARE_PARAMETERS),
 ) -> list[CatalogError]:
     """Everything wrong between ``entries``; ``known_tools`` are the tools and tool factories
-    the server has, ``factories`` those a ``kind: tool`` may be made by (None: all of them).
+    the server has, ``factories`` those a ``kind: tool`` may be made by (None: all of them),
+    ``known_middleware`` the middleware (built-ins and entry points).
 
     ``withdrawn`` are valid specs of rejected files: never names to rely on, but an error about a
     name one of them defines says where, so the operator fixes the cause, not the symptom.
@@ -40,6 +43,7 @@ def reference_errors(
         spec = entry.spec
         if isinstance(spec, AgentSpec):
             errors += _agent_errors(entry, spec, names)
+            errors += _middleware_errors(entry, spec.middleware, known_middleware)
         elif isinstance(spec, ToolInstanceSpec):
             errors += _tool_errors(entry, spec, names)
         else:
@@ -150,6 +154,16 @@ def _agent_errors(entry: Entry, spec: AgentSpec, names: _Names) -> Iterator[Cata
         elif not names.has_agent(spec.tenant, agent_id):
             yield _error(entry, path, names.missing_agent(spec.tenant, agent_id))
     yield from _repeated(entry, "sub_agents", spec.sub_agents, "sub-agent")
+
+
+def _middleware_errors(
+    entry: Entry, middleware: list[MiddlewareRef], known: Collection[str]
+) -> Iterator[CatalogError]:
+    for index, ref in enumerate(middleware):
+        if ref.name not in known:
+            listed = ", ".join(sorted(known)) or "none"
+            message = f"unknown middleware {ref.name!r}: expected one of {listed}"
+            yield _error(entry, ("middleware", index, "name"), message)
 
 
 def _tool_errors(entry: Entry, spec: ToolInstanceSpec, names: _Names) -> Iterator[CatalogError]:

@@ -10,7 +10,7 @@ Layer 5b: above ``runyard.registry``, whose specs it reads; imports layers 0 to 
 """
 
 from runyard.routing.condition_check import ConditionCheck, check_condition
-from runyard.routing.context import FieldValue, InvocationContext, read_field
+from runyard.routing.context import FieldValue, InvocationContext, read_field, read_path
 from runyard.routing.decision import (
     RouteDecision,
     RouteExplanation,
@@ -19,7 +19,7 @@ from runyard.routing.decision import (
     RuleOutcome,
 )
 from runyard.routing.errors import NoRoutingError, RoutingError, UnknownAgentError
-from runyard.routing.field_check import FieldCheck, check_field
+from runyard.routing.field_check import FieldCheck, check_field, check_value
 from runyard.routing.router import explain_route, route, rules_in_order
 
 __all__ = [
@@ -37,8 +37,10 @@ __all__ = [
     "UnknownAgentError",
     "check_condition",
     "check_field",
+    "check_value",
     "explain_route",
     "read_field",
+    "read_path",
     "route",
     "rules_in_order",
 ]

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue
 from runyard.registry.spec_base import TenantId
 from runyard.routing.json_values import described_type
 
-__all__ = ["FieldValue", "InvocationContext", "read_field"]
+__all__ = ["FieldValue", "InvocationContext", "read_field", "read_path"]
 
 
 class InvocationContext(BaseModel):
@@ -62,6 +62,12 @@ def read_field(context: InvocationContext, field: str) -> FieldValue:
         return _ABSENT if value is None else FieldValue(present=True, value=value)
     root: dict[str, JsonValue] = getattr(context, head)
     return _walk(root, head, path.split("."))
+
+
+def read_path(values: dict[str, JsonValue], path: str, name: str = "arguments") -> FieldValue:
+    """The value at dotted ``path`` inside ``values`` (a tool call's arguments: ``to.iban``);
+    ``name`` names ``values`` in why a value is absent."""
+    return _walk(values, name, path.split("."))
 
 
 def _walk(value: dict[str, JsonValue], walked: str, keys: list[str]) -> FieldValue:

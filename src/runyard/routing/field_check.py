@@ -24,7 +24,7 @@ from runyard.registry import FieldTest, Operator
 from runyard.routing.context import FieldValue, InvocationContext, read_field
 from runyard.routing.json_values import described_type, is_number, json_equal, json_type, show
 
-__all__ = ["FieldCheck", "check_field"]
+__all__ = ["FieldCheck", "check_field", "check_value"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +47,12 @@ class FieldCheck:
 
 def check_field(test: FieldTest, context: InvocationContext, path: str) -> FieldCheck:
     """Evaluate ``test`` (found at ``path`` in its rule) against ``context``."""
-    actual = read_field(context, test.field)
+    return check_value(test, read_field(context, test.field), path)
+
+
+def check_value(test: FieldTest, actual: FieldValue, path: str) -> FieldCheck:
+    """Evaluate ``test`` against a value read elsewhere (a tool call's arguments: the
+    ``approval_policy`` middleware), with the same operators and sentences."""
     operand: JsonValue = test.operand
     if actual.present:
         matched, verdict = _OPERATORS[test.operator](actual.value, operand)

@@ -24,6 +24,15 @@ from runyard.runtime.events import AgentEvent, AgentEventBus, AgentEventData, Ev
 from runyard.runtime.loop import AgentRuntime
 from runyard.runtime.memory import MemoryContext, MemoryProtocol, MemoryScope
 from runyard.runtime.message_list import AgentMessageList, SerializedMessageList
+from runyard.runtime.middleware import (
+    ApprovalPolicy,
+    Middleware,
+    MiddlewareStack,
+    ModelRequest,
+    PiiRedaction,
+    Summarisation,
+    ToolCallRequest,
+)
 from runyard.runtime.orphans import strip_orphaned_tool_messages
 from runyard.runtime.results import (
     AgentToolOutput,
@@ -57,6 +66,7 @@ __all__ = [
     "AgentRuntime",
     "AgentState",
     "AgentToolOutput",
+    "ApprovalPolicy",
     "CheckpointStore",
     "ChunkSink",
     "ErrorChunk",
@@ -68,9 +78,13 @@ __all__ = [
     "MemoryProtocol",
     "MemoryScope",
     "MessageChunk",
+    "Middleware",
+    "MiddlewareStack",
+    "ModelRequest",
     "NestedSuspension",
     "PendingSuspend",
     "PendingToolCall",
+    "PiiRedaction",
     "Question",
     "ReasoningDeltaChunk",
     "ResultCollector",
@@ -84,9 +98,11 @@ __all__ = [
     "SubAgentAnswer",
     "SubAgentSuspend",
     "SubAgentUsage",
+    "Summarisation",
     "TextDeltaChunk",
     "ToolCallDeltaChunk",
     "ToolCallRecord",
+    "ToolCallRequest",
     "ToolCallSuspendedChunk",
     "ToolEventChunk",
     "ToolExecutionStartChunk",

@@ -38,6 +38,7 @@ from runyard.runtime.control import RunControl
 from runyard.runtime.events import AgentEvent
 from runyard.runtime.memory import MemoryScope
 from runyard.runtime.message_list import AgentMessageList
+from runyard.runtime.middleware import DeltaChannel, ModelRequest
 from runyard.runtime.orphans import strip_orphaned_tool_messages
 from runyard.runtime.output_budget import OutputBudget
 from runyard.runtime.results import SubAgentUsage, ToolCallRecord, total_cost
@@ -290,30 +291,42 @@ class AgentRuntime:
         return turn
 
     async def _call_model(self) -> ModelTurn:
+        middleware = self.spec.middleware
+        request = await middleware.before_model(
+            ModelRequest(self.list.for_llm(), self._instructions, self.spec.model)
+        )
         arguments: dict[str, Any] = {
-            "instructions": self._instructions,
+            "instructions": request.instructions,
             "tools": self._tool_specs,
             "output": self.spec.output.tool if self.spec.output else None,
             "settings": self.budget.settings(self.spec.model_settings, self.usage),
         }
-        messages = self.list.for_llm()
         if not self.streaming:
-            return await request_model(self.spec.model, messages, **arguments)
-        turn: ModelTurn | None = None
-        async for item in stream_model(self.spec.model, messages, **arguments):
+            turn = await request_model(self.spec.model, request.messages, **arguments)
+            return await middleware.after_model(turn)
+        streamed: ModelTurn | None = None
+        relay = middleware.delta_relay()
+        async for item in stream_model(self.spec.model, request.messages, **arguments):
             if isinstance(item, TextDelta):
-                await self.sink.send(TextDeltaChunk(item.text))
+                await self._send_deltas(relay.push("text", item.text))
             elif isinstance(item, ReasoningDelta):
-                await self.sink.send(ReasoningDeltaChunk(item.text))
+                await self._send_deltas(relay.push("reasoning", item.text))
             elif isinstance(item, ModelTurn):
-                turn = item
+                streamed = item
             else:
+                await self._send_deltas(relay.flush())
                 await self.sink.send(
                     ToolCallDeltaChunk(item.tool_call_id, item.tool_name, item.args_delta)
                 )
-        if turn is None:
+        await self._send_deltas(relay.flush())
+        if streamed is None:
             raise RunError("The model stream ended without a response")
-        return turn
+        return await middleware.after_model(streamed)
+
+    async def _send_deltas(self, deltas: list[tuple[DeltaChannel, str]]) -> None:
+        for channel, text in deltas:
+            chunk = TextDeltaChunk(text) if channel == "text" else ReasoningDeltaChunk(text)
+            await self.sink.send(chunk)
 
     def _runner(self) -> ToolRunner:
         return ToolRunner(
@@ -327,6 +340,7 @@ class AgentRuntime:
             deps=self.deps,
             telemetry=self.span,
             tool_timeout=self.spec.tool_timeout_s,
+            middleware=self.spec.middleware,
         )
 
     async def _settle(self, outcomes: Sequence[ToolOutcome]) -> None:

@@ -11,6 +11,7 @@ from pydantic_ai.models import Model
 from runyard.messages import AgentMessage, CustomMessage
 from runyard.runtime.events import AgentEventBus
 from runyard.runtime.memory import MemoryProtocol, MemoryScope
+from runyard.runtime.middleware import NO_MIDDLEWARE, MiddlewareStack
 from runyard.runtime.state import RunStateManager
 from runyard.runtime.structured_output import StructuredOutput
 from runyard.telemetry import NO_TELEMETRY, Telemetry
@@ -46,3 +47,5 @@ class RuntimeSpec:
     """Each tool call's time, unless the tool's own ``timeout`` is shorter; None: no limit."""
     max_output_tokens: int | None = None
     """Output tokens over every model call of the run (``OutputBudget``); None: no limit."""
+    middleware: MiddlewareStack = NO_MIDDLEWARE
+    """Hooks around every model call, tool call and streamed delta (``runtime.middleware``)."""

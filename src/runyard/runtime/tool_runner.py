@@ -20,11 +20,12 @@ from runyard.runtime.chunks import ChunkSink, ToolEventChunk, ToolExecutionStart
 from runyard.runtime.control import RunControl
 from runyard.runtime.events import AgentEvent, AgentEventBus
 from runyard.runtime.memory import MemoryScope
+from runyard.runtime.middleware import MiddlewareStack, ToolCallRequest
 from runyard.runtime.results import AgentToolOutput, SubAgentUsage
 from runyard.runtime.state import NestedSuspension
 from runyard.runtime.sub_agent_suspension import SubAgentSuspend
 from runyard.telemetry import Telemetry, TelemetrySpan
-from runyard.tools import Suspend, Tool, ToolContext, ToolEvent, invoke_tool, resume_validator
+from runyard.tools import Suspend, Tool, ToolContext, ToolEvent, resume_validator
 
 __all__ = ["ToolOutcome", "ToolRunner", "WindowsResult"]
 
@@ -69,8 +70,10 @@ class ToolRunner:
         concurrency: float,
         deps: Mapping[str, Any],
         telemetry: Telemetry,
+        middleware: MiddlewareStack,
         tool_timeout: float | None = None,
     ) -> None:
+        self.middleware = middleware
         self.deps = deps
         self.tool_timeout = tool_timeout
         """The agent's limit on each call (``tool_timeout_s``); a tool's own shorter one wins."""
@@ -155,12 +158,12 @@ class ToolRunner:
             args = tool.validate_args(call.args)
         except ValueError as exc:
             return self._error(call, f"Invalid tool input: {exc}")
-        ctx = self._context(call, resume_data, span)
+        request = ToolCallRequest(tool, args, self._context(call, resume_data, span))
         timeout = self._timeout(tool)
         deadline = asyncio.timeout(timeout)
         try:
             async with deadline:
-                raw = await invoke_tool(tool, args, ctx)
+                done = await self.middleware.call_tool(request)
         except TimeoutError as exc:
             if not deadline.expired():  # the tool's own TimeoutError is a failure like another
                 return self._error(call, f"{type(exc).__name__}: {exc}")
@@ -169,6 +172,7 @@ class ToolRunner:
             return self._error(call, str(exc))
         except Exception as exc:
             return self._error(call, f"{type(exc).__name__}: {exc}")
+        raw, tool = done.raw, done.tool
         if isinstance(raw, Suspend):
             return self._suspended(tool, call, raw)
         if isinstance(raw, SubAgentSuspend):

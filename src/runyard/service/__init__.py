@@ -20,6 +20,11 @@ from runyard.service.agent_choice import (
 from runyard.service.background_status import BackgroundTaskView, read_background_tasks
 from runyard.service.background_tasks import BackgroundTask, BackgroundTasks
 from runyard.service.catalog_agents import CatalogAgents, ModelFor, compile_agent
+from runyard.service.catalog_middleware import (
+    BUILTIN_MIDDLEWARE,
+    agent_middleware,
+    catalog_middleware,
+)
 from runyard.service.catalog_tools import (
     BUILTIN_TOOLS,
     CatalogTools,
@@ -70,6 +75,7 @@ from runyard.service.threads import Threads, thread_json
 from runyard.service.views import ThreadStatus
 
 __all__ = [
+    "BUILTIN_MIDDLEWARE",
     "BUILTIN_TOOLS",
     "DEFAULT_CATALOG_DIR",
     "AgentChoice",
@@ -82,7 +88,9 @@ __all__ = [
     "FixedAgents",
     "ServedAgent",
     "ModelFor",
+    "agent_middleware",
     "catalog_directory",
+    "catalog_middleware",
     "catalog_tool_names",
     "discover_factories",
     "load_served_catalog",

@@ -3,11 +3,11 @@
 ``compile_agent`` turns an ``AgentSpec`` into an ``Agent``: the model by name (through
 ``model_for``, by default ``runyard.models.resolve_model``), the instructions, the tools built
 for it (``CatalogTools``: ``kind: tool`` instances, factories, toolkits, plain built-ins), memory
-from the spec's ``memory`` section (``catalog_memory``), the ``output_schema`` and the run's
-limits. ``requests_per_minute`` limits new runs, not a run: the run manager counts it
-(``RequestRate``) with the number ``requests_per_minute`` looks up here. Each version (the spec's
-content hash, with the versions of the ``kind: tool`` specs it names for the tenant) is compiled
-once and kept while this process
+from the spec's ``memory`` section (``catalog_memory``), its ``middleware`` in order
+(``catalog_middleware``), the ``output_schema`` and the run's limits. ``requests_per_minute``
+limits new runs, not a run: the run manager counts it (``RequestRate``) with the number
+``requests_per_minute`` looks up here. Each version (the spec's content hash, with the versions
+of the ``kind: tool`` specs it names for the tenant) is compiled once and kept while this process
 lives, so a run that suspended on one version resumes on it.
 """
 
@@ -24,12 +24,13 @@ from runyard.config import Settings
 from runyard.errors import ConfigurationError
 from runyard.memory import Memory
 from runyard.models import resolve_model
-from runyard.registry import AgentSpec, CatalogEntry, CatalogLoad
+from runyard.registry import AgentSpec, CatalogEntry, CatalogLoad, MiddlewareBuildContext
 from runyard.registry.tools import ToolDependencies
 from runyard.routing import InvocationContext, NoRoutingError, UnknownAgentError, route
-from runyard.runtime import CheckpointStore
+from runyard.runtime import CheckpointStore, Middleware
 from runyard.service.agent_choice import AgentChoice, AgentRequest, ServedAgent
 from runyard.service.catalog_memory import catalog_memory
+from runyard.service.catalog_middleware import agent_middleware
 from runyard.service.catalog_tools import CatalogTools
 from runyard.service.errors import AgentRequired, AgentVersionUnavailable, UnknownAgent
 from runyard.storage import Store, StoreCheckpointStore
@@ -54,8 +55,9 @@ def compile_agent(
 ) -> Agent:
     """The runnable agent of one spec version with ``tools`` (built by ``CatalogTools``).
     ``checkpoints`` default: its memory's (in ``store``). Whoever closes the agent closes its
-    memory too."""
-    spec = entry.spec
+    memory too. A middleware that cannot be built is a ``ConfigurationError`` naming
+    ``file:line``."""
+    spec, where = entry.spec, f"{entry.source}:{entry.line}: agent {entry.spec.id!r}"
     limits = spec.limits
     concurrency = limits.tool_call_concurrency
     return Agent(
@@ -72,7 +74,18 @@ def compile_agent(
         memory=catalog_memory(spec.memory, store, settings),
         checkpoint_store=checkpoints,
         title_model=spec.memory.titles.model if spec.memory.titles is not None else None,
+        middleware=_middleware(spec, model_for, where),
     )
+
+
+def _middleware(spec: AgentSpec, model_for: ModelFor, where: str) -> list[Middleware]:
+    context = MiddlewareBuildContext(
+        spec.id, spec.tenant, lambda name: resolve_model(model_for(name))
+    )
+    try:
+        return agent_middleware(spec, context)
+    except ConfigurationError as exc:
+        raise ConfigurationError(f"{where}: {exc}") from exc
 
 
 class CatalogAgents:

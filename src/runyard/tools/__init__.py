@@ -3,7 +3,13 @@
 This package knows nothing of models or the loop; the runtime decides when a tool runs.
 """
 
-from runyard.tools.approval import APPROVAL_RESUME, ToolDenied, invoke_tool, resume_validator
+from runyard.tools.approval import (
+    APPROVAL_RESUME,
+    ToolDenied,
+    invoke_tool,
+    require_approval,
+    resume_validator,
+)
 from runyard.tools.context import ToolContext, ToolEvent, ToolEventSink, ToolProgress
 from runyard.tools.suspend import Suspend
 from runyard.tools.tool import NeedsApproval, Tool, tool
@@ -23,6 +29,7 @@ __all__ = [
     "ToolProgress",
     "Validator",
     "invoke_tool",
+    "require_approval",
     "resume_validator",
     "tool",
     "validator_for",
