@@ -24,7 +24,7 @@ class Settings(BaseSettings):
     )
     catalog_dir: str = Field(
         default="",
-        description="the catalog of agents to serve (docs/catalog.md), read at start-up; "
+        description="the catalog of agents to serve (docs/catalog.md), watched for changes; "
         "empty = ./agents when it exists, else the built-in assistant",
     )
     last_messages: int = Field(default=20, ge=0, description="recent-window size")

@@ -189,13 +189,20 @@ class RejectedFileBody(_Body):
 
     file: str
     errors: list[CatalogErrorBody]
+    lastGood: bool = Field(
+        description="true: the specs this file served before it broke still serve"
+    )
 
 
 class CatalogBody(_Body):
-    """What the server loaded from its catalog at start-up, and what it refused."""
+    """What the server's catalog serves now, and what it refused."""
 
     directory: str
     revision: str = Field(description="a hash of every loaded spec's kind, scope and version")
+    generation: int = Field(
+        description="how many times the served catalog changed since start-up (a reload that "
+        "changed a spec or the rejected files)"
+    )
     specs: list[CatalogSpecBody]
     rejected: list[RejectedFileBody]
 

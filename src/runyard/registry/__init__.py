@@ -13,7 +13,7 @@ from runyard.registry.agent_spec import AgentSpec, LimitsSpec, ToolRef
 from runyard.registry.catalog import Catalog, CatalogEntry, ScopedKey
 from runyard.registry.conditions import AllOf, AnyOf, Condition, FieldTest, Not, Operator
 from runyard.registry.errors import CatalogError, RejectedFile
-from runyard.registry.loader import CatalogLoad, catalog_files, load_catalog
+from runyard.registry.loader import CATALOG_SUFFIXES, CatalogLoad, catalog_files, load_catalog
 from runyard.registry.memory_spec import (
     MemorySpec,
     ObservationalSpec,
@@ -26,6 +26,7 @@ from runyard.registry.specs import SPEC_KINDS, CatalogSpec, canonical_json, cont
 from runyard.registry.tool_spec import ToolInstanceSpec
 
 __all__ = [
+    "CATALOG_SUFFIXES",
     "SPEC_KINDS",
     "AgentSpec",
     "AllOf",

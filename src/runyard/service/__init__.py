@@ -18,7 +18,15 @@ from runyard.service.agent_choice import (
 )
 from runyard.service.background_status import BackgroundTaskView, read_background_tasks
 from runyard.service.background_tasks import BackgroundTask, BackgroundTasks
-from runyard.service.catalog_agents import BUILTIN_TOOLS, CatalogAgents, ModelFor, compile_agent
+from runyard.service.catalog_agents import (
+    BUILTIN_TOOLS,
+    CatalogAgents,
+    CatalogState,
+    ModelFor,
+    compile_agent,
+)
+from runyard.service.catalog_reload import CatalogChange, read_catalog_files, reload_catalog
+from runyard.service.catalog_watch import watch_catalog
 from runyard.service.chunk_events import ChunkMapper, UnmappedToolEventWarning, WireToolEvent
 from runyard.service.confirmation_request import confirmation_payload
 from runyard.service.crash_sweep import RESTARTED, close_interrupted_runs
@@ -68,12 +76,17 @@ __all__ = [
     "AgentRequired",
     "AgentVersionUnavailable",
     "CatalogAgents",
+    "CatalogChange",
+    "CatalogState",
     "FixedAgents",
     "ServedAgent",
     "ModelFor",
     "catalog_directory",
     "compile_agent",
     "open_catalog",
+    "read_catalog_files",
+    "reload_catalog",
+    "watch_catalog",
     "APPROVAL_EXPIRED",
     "DEFAULT_AGENT",
     "DEMO_MODEL",

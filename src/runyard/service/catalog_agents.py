@@ -7,7 +7,8 @@ limits the runtime has (``max_iterations``, ``tool_call_concurrency``). What a s
 the runtime cannot do yet is either refused here (``output_schema``, tool ``parameters``,
 ``kind: tool`` instances) or logged as not enforced (the other limits, ``sub_agents``): nothing
 is silently pretended. Each version (the spec's content hash) is compiled once and kept while
-this process lives, so a run that suspended on one version resumes on it.
+this process lives, so a run that suspended on one version resumes on it; the catalog served
+(``CatalogState``) is swapped whole when it changes (``catalog_reload``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 
 from pydantic_ai.models import Model
 
@@ -23,7 +25,14 @@ from runyard.config import Settings
 from runyard.errors import ConfigurationError
 from runyard.memory import Memory
 from runyard.models import resolve_model
-from runyard.registry import AgentSpec, CatalogEntry, CatalogLoad
+from runyard.registry import (
+    AgentSpec,
+    Catalog,
+    CatalogEntry,
+    CatalogError,
+    CatalogLoad,
+    RejectedFile,
+)
 from runyard.routing import InvocationContext, NoRoutingError, UnknownAgentError, route
 from runyard.runtime import CheckpointStore
 from runyard.service import tools as service_tools
@@ -33,7 +42,7 @@ from runyard.service.errors import AgentRequired, AgentVersionUnavailable, Unkno
 from runyard.storage import Store, StoreCheckpointStore
 from runyard.tools import Tool
 
-__all__ = ["BUILTIN_TOOLS", "CatalogAgents", "ModelFor", "compile_agent"]
+__all__ = ["BUILTIN_TOOLS", "CatalogAgents", "CatalogState", "ModelFor", "compile_agent"]
 
 logger = logging.getLogger(__name__)
 
@@ -100,9 +109,35 @@ def _warn_not_enforced(spec: AgentSpec, where: str) -> None:
         logger.warning("%s: not enforced yet: %s", where, ", ".join(ignored))
 
 
+@dataclass(frozen=True, slots=True)
+class CatalogState:
+    """What the catalog serves at one moment. A reload builds a new one and swaps it in whole,
+    so a request sees the catalog before a change or after it, never half of it."""
+
+    files: CatalogLoad
+    """What the directory gave: its catalog, each file's entries, the files rejected."""
+    generation: int = 0
+    """How many times the served catalog has changed since start-up (specs or rejections)."""
+
+    @property
+    def catalog(self) -> Catalog:
+        return self.files.catalog
+
+    @property
+    def rejected(self) -> tuple[RejectedFile, ...]:
+        return self.files.rejected
+
+    def same_as(self, other: CatalogState) -> bool:
+        """True when ``other`` serves the same specs and rejects the same files, for the same
+        reasons."""
+        return self.catalog.revision == other.catalog.revision and self.rejected == other.rejected
+
+
 class CatalogAgents:
     """The ``AgentDirectory`` of a catalog: routes each new run (``runyard.routing``) and keeps
-    one compiled agent per version. ``aclose`` closes every agent it compiled."""
+    one compiled agent per version, old versions included (a run suspended on one resumes on
+    it). The served catalog is swapped whole by ``swap`` (hot reload, ``catalog_reload``).
+    ``aclose`` closes every agent it compiled."""
 
     def __init__(
         self,
@@ -114,10 +149,9 @@ class CatalogAgents:
     ) -> None:
         if not load.catalog.agents:
             raise ConfigurationError(_no_agents(load))
-        self.load = load
         self.source = source
         """Where the catalog was read from (its directory)."""
-        self.catalog = load.catalog
+        self._state = CatalogState(load)
         self._store = store
         self._settings = settings
         self._model_for = model_for
@@ -126,10 +160,38 @@ class CatalogAgents:
         # is then looked up once, not once per compiled agent.
         self._checkpoints = StoreCheckpointStore(store, ttl_seconds=settings.checkpoint_ttl_seconds)
 
+    @property
+    def state(self) -> CatalogState:
+        """The catalog served now."""
+        return self._state
+
+    @property
+    def catalog(self) -> Catalog:
+        return self._state.catalog
+
+    @property
+    def load(self) -> CatalogLoad:
+        return self._state.files
+
+    def swap(self, state: CatalogState) -> None:
+        """Serve ``state`` from now on (every agent of it compiled already: ``compile_new``)."""
+        self._state = state
+
     def compile_all(self) -> None:
         """Compile every agent now, so a spec the runtime cannot serve fails at start-up."""
         for entry in self.catalog.agents.values():
             self._compile(entry)
+
+    def compile_new(self, catalog: Catalog) -> dict[str, list[CatalogError]]:
+        """Compile every agent of ``catalog`` not compiled yet; the errors of those the runtime
+        cannot serve, by file (empty: all of them compiled)."""
+        failures: dict[str, list[CatalogError]] = {}
+        for entry in catalog.agents.values():
+            try:
+                self._compile(entry)
+            except ConfigurationError as exc:
+                failures.setdefault(entry.source, []).append(_compile_error(entry, exc))
+        return failures
 
     def choose(
         self, tenant: str, user: str, request: AgentRequest, thread: AgentChoice | None
@@ -139,7 +201,7 @@ class CatalogAgents:
             return self._decide(tenant, user, AgentRequest(thread.agent_id), reason="thread")
         return self._decide(tenant, user, request)
 
-    def agent(self, tenant: str, choice: AgentChoice) -> Agent:
+    async def agent(self, tenant: str, choice: AgentChoice) -> Agent:
         version = choice.version or ""
         compiled = self._compiled.get(version)
         if compiled is not None:
@@ -153,16 +215,19 @@ class CatalogAgents:
         return self._compiled.values()
 
     def served(self, tenant: str | None) -> list[ServedAgent]:
+        catalog = self.catalog
         entries = [
             entry
-            for (owner, agent_id), entry in self.catalog.agents.items()
-            if tenant is None or self.catalog.agent(agent_id, tenant) is entry
+            for (owner, agent_id), entry in catalog.agents.items()
+            if tenant is None or catalog.agent(agent_id, tenant) is entry
         ]
-        listed = [self._served(entry, tenant) for entry in entries]
+        listed = [self._served(catalog, entry, tenant) for entry in entries]
         return sorted(listed, key=lambda a: (not a.default, a.name, a.tenant or ""))
 
-    def _served(self, entry: CatalogEntry[AgentSpec], tenant: str | None) -> ServedAgent:
-        routing = self.catalog.routing_for(tenant)
+    def _served(
+        self, catalog: Catalog, entry: CatalogEntry[AgentSpec], tenant: str | None
+    ) -> ServedAgent:
+        routing = catalog.routing_for(tenant)
         default = routing is not None and routing.spec.default_agent == entry.spec.id
         return ServedAgent.of(
             self._compile(entry),
@@ -203,6 +268,16 @@ class CatalogAgents:
             )
             self._compiled[entry.version] = compiled
         return compiled
+
+
+def _compile_error(entry: CatalogEntry[AgentSpec], exc: ConfigurationError) -> CatalogError:
+    """``compile_agent``'s refusal as a catalog error: its message after ``file:line: agent
+    'x': ``, on the field it starts with when that is a field of the spec."""
+    where = f"{entry.source}:{entry.line}: agent {entry.spec.id!r}: "
+    message = str(exc).removeprefix(where)
+    named = message.split(":", 1)[0].split(" ", 1)[0]
+    field = named if named in AgentSpec.model_fields else "id"
+    return CatalogError(entry.source, entry.line_of((field,)), field, message)
 
 
 def _no_agents(load: CatalogLoad) -> str:

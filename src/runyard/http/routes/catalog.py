@@ -42,16 +42,21 @@ def _catalog(app: Parts) -> CatalogAgents:
 
 @router.get("/catalog", response_model=CatalogBody, responses=error_responses(404, 503))
 async def catalog(app: PartsDep) -> dict[str, Any]:
-    """Every spec loaded at start-up (kind, id, tenant, version) and every rejected file with
-    its errors; 404 when the server serves no catalog."""
-    served = _catalog(app)
+    """Every spec served now (kind, id, tenant, version) and every rejected file with its
+    errors; 404 when the server serves no catalog."""
+    state = _catalog(app).state
     return {
-        "directory": served.source,
-        "revision": served.catalog.revision,
-        "specs": [_spec(entry) for entry in served.catalog.entries()],
+        "directory": _catalog(app).source,
+        "revision": state.catalog.revision,
+        "generation": state.generation,
+        "specs": [_spec(entry) for entry in state.catalog.entries()],
         "rejected": [
-            {"file": rejected.file, "errors": [_error(e) for e in rejected.errors]}
-            for rejected in served.load.rejected
+            {
+                "file": rejected.file,
+                "errors": [_error(e) for e in rejected.errors],
+                "lastGood": rejected.last_good,
+            }
+            for rejected in state.rejected
         ],
     }
 

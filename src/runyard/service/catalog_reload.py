@@ -1,0 +1,125 @@
+"""``reload_catalog``: read the catalog directory again and swap the new catalog in.
+
+Each file is accepted or rejected whole, as at start-up; a file rejected now (YAML, unknown
+field, tool or model, a rule to a missing agent, a spec the runtime cannot compile) serves its
+last good entries, and its errors are listed. Every new version is compiled before the swap, so
+a request never meets a spec that fails to build. Versions no longer served stay compiled: runs
+suspended on them resume on them.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+from runyard.registry import (
+    CatalogEntry,
+    CatalogError,
+    CatalogLoad,
+    CatalogSpec,
+    RejectedFile,
+    RoutingSpec,
+    load_catalog,
+)
+from runyard.service.catalog_agents import BUILTIN_TOOLS, CatalogAgents, CatalogState
+
+__all__ = ["CatalogChange", "read_catalog_files", "reload_catalog"]
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogChange:
+    """What one reload changed: specs by label (``agent billing``, ``agent billing (tenant
+    acme)``, ``routing (every tenant)``), and the files it rejected."""
+
+    added: tuple[str, ...]
+    changed: tuple[str, ...]
+    removed: tuple[str, ...]
+    rejected: tuple[RejectedFile, ...]
+
+    def __str__(self) -> str:
+        parts = [
+            f"{what} {', '.join(labels)}"
+            for what, labels in (
+                ("added", self.added),
+                ("changed", self.changed),
+                ("removed", self.removed),
+            )
+            if labels
+        ]
+        return "; ".join(parts) or "no spec changed"
+
+
+def read_catalog_files(
+    agents: CatalogAgents, path: Path, last_good: CatalogLoad | None = None
+) -> CatalogLoad:
+    """The catalog in ``path``, every agent of it compiled by ``agents``; a file whose new
+    specs do not compile is rejected like a file with a YAML error (and serves its entries of
+    ``last_good``, when it has some)."""
+    served = dict(last_good.served) if last_good is not None else {}
+    refused: dict[str, list[CatalogError]] = {}
+    while True:
+        load = load_catalog(path, known_tools=BUILTIN_TOOLS, last_good=served, refused=refused)
+        failures = agents.compile_new(load.catalog)
+        if not failures:
+            return load
+        # Each round rejects at least one more file, whose last good entries compiled before.
+        for file, errors in failures.items():
+            refused.setdefault(file, []).extend(errors)
+
+
+def reload_catalog(agents: CatalogAgents) -> CatalogChange | None:
+    """Read ``agents``' directory again and serve it; what changed (None: nothing did).
+
+    A directory that is gone, or that now holds no agent at all, is refused whole: the catalog
+    served before keeps serving, and the reason is logged.
+    """
+    before = agents.state
+    try:
+        load = read_catalog_files(agents, Path(agents.source), before.files)
+    except FileNotFoundError as exc:
+        logger.error("catalog reload refused: %s; the catalog loaded before keeps serving", exc)
+        return None
+    if not load.catalog.agents:
+        logger.error(
+            "catalog reload refused: %s holds no agent to serve; the catalog loaded before "
+            "keeps serving",
+            agents.source,
+        )
+        return None
+    after = CatalogState(load, before.generation + 1)
+    if after.same_as(before):
+        return None
+    agents.swap(after)
+    change = _change(before.files, load)
+    _log(agents.source, change)
+    return change
+
+
+def _change(before: CatalogLoad, after: CatalogLoad) -> CatalogChange:
+    old = {_label(e): e.version for e in before.catalog.entries()}
+    new = {_label(e): e.version for e in after.catalog.entries()}
+    return CatalogChange(
+        added=tuple(label for label in new if label not in old),
+        changed=tuple(label for label in new if label in old and old[label] != new[label]),
+        removed=tuple(label for label in old if label not in new),
+        rejected=after.rejected,
+    )
+
+
+def _label(entry: CatalogEntry[CatalogSpec]) -> str:
+    spec = entry.spec
+    scope = f"tenant {spec.tenant}" if spec.tenant is not None else "every tenant"
+    if isinstance(spec, RoutingSpec):
+        return f"routing ({scope})"
+    return f"{spec.kind} {spec.id}" + (f" ({scope})" if spec.tenant is not None else "")
+
+
+def _log(source: str, change: CatalogChange) -> None:
+    logger.info("catalog %s reloaded: %s", source, change)
+    for rejected in change.rejected:
+        keeps = "its last good version serves" if rejected.last_good else "nothing of it serves"
+        for error in rejected.errors:
+            logger.error("catalog file rejected (%s): %s", keeps, error)
