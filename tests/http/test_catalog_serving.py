@@ -3,6 +3,7 @@ agent kept across a confirm and a restart, GET /v1/catalog, POST /v1/route and G
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -178,7 +179,34 @@ async def test_a_confirm_after_a_restart_resumes_on_the_agent_and_version_the_ru
     assert second[SUPPORT_MODEL].requests == []
 
 
-async def test_a_confirm_whose_agent_version_left_the_catalog_is_409_and_the_run_waits(
+async def test_after_the_file_changed_and_a_restart_a_confirm_resumes_on_the_old_version(
+    url: str, catalog: Path
+) -> None:
+    async with serving(url, catalog, models(billing=[call("save_note", {"text": "x"})])) as app:
+        async with asgi_client(app) as client:
+            await client.post("/v1/chat/t1", json={"message": "n", "agentId": "billing"})
+        request_id = await confirmation(app, "t1")
+        v1 = (await versions(app))["billing"]
+
+    agents = catalog / "agents.yaml"
+    agents.write_text(agents.read_text().replace("Be exact.", "Be very exact."))
+    second = models(billing=[text("noted"), text("new run")])
+    async with serving(url, catalog, second) as app, asgi_client(app) as client:
+        answered = await client.post(f"/v1/confirm/{request_id}", json={"approved": True})
+        async with asgi_sse(app, "/v1/events/t1") as stream:
+            frames = await stream.until("run-finish")
+        later = await run(app, "t2", {"message": "n", "agentId": "billing"})
+        v2 = (await versions(app))["billing"]
+
+    assert answered.status_code == 200
+    assert frames[-1].data is not None
+    assert frames[-1].data["payload"]["status"] == "completed"
+    assert "You are BILLING. Be exact." in prompt_of(second[BILLING_MODEL], 0)  # v1, resumed
+    assert "Be very exact." in prompt_of(second[BILLING_MODEL], 1)  # v2, a new run
+    assert run_start(later)["version"] == v2 != v1
+
+
+async def test_a_confirm_whose_version_no_database_holds_is_409_and_the_run_waits(
     url: str, catalog: Path
 ) -> None:
     async with serving(url, catalog, models(billing=[call("save_note", {"text": "x"})])) as app:
@@ -186,6 +214,9 @@ async def test_a_confirm_whose_agent_version_left_the_catalog_is_409_and_the_run
             await client.post("/v1/chat/t1", json={"message": "n", "agentId": "billing"})
         request_id = await confirmation(app, "t1")
 
+    # As a run suspended by a runyard that kept no versions (before migration 0005).
+    with sqlite3.connect(url.removeprefix("sqlite:///")) as db:
+        db.execute("DELETE FROM agent_versions")
     agents = catalog / "agents.yaml"
     agents.write_text(agents.read_text().replace("Be exact.", "Be very exact."))
     async with serving(url, catalog, models()) as app, asgi_client(app) as client:

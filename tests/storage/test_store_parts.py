@@ -16,6 +16,7 @@ from runyard.runtime import MemoryScope
 from runyard.service import EventLog
 from runyard.service.bus import InProcessEventBus
 from runyard.storage import (
+    CatalogVersions,
     Checkpoints,
     Confirmations,
     Conversations,
@@ -29,6 +30,7 @@ from runyard.storage import (
     VectorStore,
 )
 from runyard.storage.inmemory import (
+    CatalogVersionsPart,
     CheckpointsPart,
     ConfirmationsPart,
     ConversationsPart,
@@ -48,6 +50,7 @@ PARTS = [
     EventLogStore,
     RunSnapshots,
     Checkpoints,
+    CatalogVersions,
 ]
 
 
@@ -69,6 +72,7 @@ def test_the_store_is_its_parts_and_nothing_more() -> None:
         (EventLogPart, EventLogStore),
         (RunSnapshotsPart, RunSnapshots),
         (CheckpointsPart, Checkpoints),
+        (CatalogVersionsPart, CatalogVersions),
     ],
 )
 def test_each_in_memory_part_class_implements_one_part_exactly(

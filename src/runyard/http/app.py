@@ -149,7 +149,7 @@ async def _assemble(
     )
     stack.push_async_callback(runs.aclose)
     if isinstance(directory, CatalogAgents):  # stopped first: no reload while runs end
-        await stack.enter_async_context(watch_catalog(directory))
+        await stack.enter_async_context(watch_catalog(directory, settings.catalog_poll_seconds))
     swept = await runs.keep_leases()
     if swept:
         logger.warning("settled %d run(s) whose server stopped", len(swept))

@@ -172,7 +172,13 @@ class CatalogSpecBody(_Body):
     id: str | None = Field(description="null for routing")
     tenant: str | None = Field(description="null: shared by every tenant")
     version: str = Field(description="the spec's content hash")
-    source: str = Field(description="file:line of its document")
+    origin: Literal["file", "database"] = Field(
+        description="a catalog file, or a version the database activates (admin API), which "
+        "takes the place of the file's spec with the same tenant and id"
+    )
+    source: str = Field(
+        description="file:line of its document; database:TENANT/ID (`*`: shared) for the database's"
+    )
 
 
 class CatalogErrorBody(_Body):

@@ -21,6 +21,7 @@ from runyard.registry.memory_spec import (
     TitlesSpec,
     WorkingMemorySpec,
 )
+from runyard.registry.references import reference_errors
 from runyard.registry.routing_spec import RoutingRule, RoutingSpec
 from runyard.registry.specs import SPEC_KINDS, CatalogSpec, canonical_json, content_hash
 from runyard.registry.tool_spec import ToolInstanceSpec
@@ -56,4 +57,5 @@ __all__ = [
     "catalog_files",
     "content_hash",
     "load_catalog",
+    "reference_errors",
 ]

@@ -18,14 +18,14 @@ from runyard.service.agent_choice import (
 )
 from runyard.service.background_status import BackgroundTaskView, read_background_tasks
 from runyard.service.background_tasks import BackgroundTask, BackgroundTasks
-from runyard.service.catalog_agents import (
-    BUILTIN_TOOLS,
-    CatalogAgents,
-    CatalogState,
-    ModelFor,
-    compile_agent,
+from runyard.service.catalog_agents import BUILTIN_TOOLS, CatalogAgents, ModelFor, compile_agent
+from runyard.service.catalog_reload import (
+    CatalogChange,
+    catalog_change,
+    read_catalog_files,
+    reload_catalog,
 )
-from runyard.service.catalog_reload import CatalogChange, read_catalog_files, reload_catalog
+from runyard.service.catalog_state import CatalogState
 from runyard.service.catalog_watch import watch_catalog
 from runyard.service.chunk_events import ChunkMapper, UnmappedToolEventWarning, WireToolEvent
 from runyard.service.confirmation_request import confirmation_payload
@@ -81,6 +81,7 @@ __all__ = [
     "FixedAgents",
     "ServedAgent",
     "ModelFor",
+    "catalog_change",
     "catalog_directory",
     "compile_agent",
     "open_catalog",

@@ -13,11 +13,13 @@ this process lives, so a run that suspended on one version resumes on it; the ca
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import math
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import replace
 
+from pydantic import ValidationError
 from pydantic_ai.models import Model
 
 from runyard.agent import Agent
@@ -32,17 +34,20 @@ from runyard.registry import (
     CatalogError,
     CatalogLoad,
     RejectedFile,
+    reference_errors,
 )
 from runyard.routing import InvocationContext, NoRoutingError, UnknownAgentError, route
 from runyard.runtime import CheckpointStore
 from runyard.service import tools as service_tools
 from runyard.service.agent_choice import AgentChoice, AgentRequest, ServedAgent
 from runyard.service.catalog_memory import catalog_memory
+from runyard.service.catalog_state import CatalogState
+from runyard.service.catalog_versions import database_source, stored_entry, stored_version
 from runyard.service.errors import AgentRequired, AgentVersionUnavailable, UnknownAgent
 from runyard.storage import Store, StoreCheckpointStore
 from runyard.tools import Tool
 
-__all__ = ["BUILTIN_TOOLS", "CatalogAgents", "CatalogState", "ModelFor", "compile_agent"]
+__all__ = ["BUILTIN_TOOLS", "CatalogAgents", "ModelFor", "compile_agent"]
 
 logger = logging.getLogger(__name__)
 
@@ -109,35 +114,13 @@ def _warn_not_enforced(spec: AgentSpec, where: str) -> None:
         logger.warning("%s: not enforced yet: %s", where, ", ".join(ignored))
 
 
-@dataclass(frozen=True, slots=True)
-class CatalogState:
-    """What the catalog serves at one moment. A reload builds a new one and swaps it in whole,
-    so a request sees the catalog before a change or after it, never half of it."""
-
-    files: CatalogLoad
-    """What the directory gave: its catalog, each file's entries, the files rejected."""
-    generation: int = 0
-    """How many times the served catalog has changed since start-up (specs or rejections)."""
-
-    @property
-    def catalog(self) -> Catalog:
-        return self.files.catalog
-
-    @property
-    def rejected(self) -> tuple[RejectedFile, ...]:
-        return self.files.rejected
-
-    def same_as(self, other: CatalogState) -> bool:
-        """True when ``other`` serves the same specs and rejects the same files, for the same
-        reasons."""
-        return self.catalog.revision == other.catalog.revision and self.rejected == other.rejected
-
-
 class CatalogAgents:
     """The ``AgentDirectory`` of a catalog: routes each new run (``runyard.routing``) and keeps
     one compiled agent per version, old versions included (a run suspended on one resumes on
-    it). The served catalog is swapped whole by ``swap`` (hot reload, ``catalog_reload``).
-    ``aclose`` closes every agent it compiled."""
+    it; after a restart, a version no longer served is read back from the database). The
+    catalog served (``CatalogState``) is replaced whole: by a reload of the files
+    (``catalog_reload``) or by the database's activations (``refresh``), one change at a time
+    (``changes``). ``aclose`` closes every agent it compiled."""
 
     def __init__(
         self,
@@ -151,11 +134,17 @@ class CatalogAgents:
             raise ConfigurationError(_no_agents(load))
         self.source = source
         """Where the catalog was read from (its directory)."""
+        self.changes = asyncio.Lock()
+        """Held while the catalog served is being replaced."""
         self._state = CatalogState(load)
         self._store = store
         self._settings = settings
         self._model_for = model_for
         self._compiled: dict[str, Agent] = {}
+        self._activated: tuple[CatalogEntry[AgentSpec], ...] = ()
+        """Every version the database activates, before it is checked against the files."""
+        self._unreadable: tuple[RejectedFile, ...] = ()
+        """Activated versions whose stored spec this runyard does not accept."""
         # One checkpoint store for every version: a run known only by id (the crash sweep's)
         # is then looked up once, not once per compiled agent.
         self._checkpoints = StoreCheckpointStore(store, ttl_seconds=settings.checkpoint_ttl_seconds)
@@ -173,10 +162,6 @@ class CatalogAgents:
     def load(self) -> CatalogLoad:
         return self._state.files
 
-    def swap(self, state: CatalogState) -> None:
-        """Serve ``state`` from now on (every agent of it compiled already: ``compile_new``)."""
-        self._state = state
-
     def compile_all(self) -> None:
         """Compile every agent now, so a spec the runtime cannot serve fails at start-up."""
         for entry in self.catalog.agents.values():
@@ -193,6 +178,46 @@ class CatalogAgents:
                 failures.setdefault(entry.source, []).append(_compile_error(entry, exc))
         return failures
 
+    def errors_of(
+        self, entry: CatalogEntry[AgentSpec], files: Catalog | None = None
+    ) -> list[CatalogError]:
+        """Why ``entry`` cannot take the place of its (tenant, id) in the files' catalog (its
+        tools and sub-agents must exist there, and it must compile); empty when it can."""
+        catalog = files or self._state.files.catalog
+        key = (entry.spec.tenant, entry.spec.id)
+        others = [
+            other
+            for other in catalog.entries()
+            if not (isinstance(other.spec, AgentSpec) and (other.spec.tenant, other.spec.id) == key)
+        ]
+        found = reference_errors([*others, entry], BUILTIN_TOOLS)
+        errors = [error for error in found if error.file == entry.source]
+        if not errors:
+            errors = self.compile_new(Catalog.of([entry])).get(entry.source, [])
+        return errors
+
+    async def record_versions(self, load: CatalogLoad) -> None:
+        """Store the version of every agent ``load`` serves, so it can be resumed on after a
+        restart whatever the files say then."""
+        for entry in load.catalog.agents.values():
+            where = f"{entry.source}:{entry.line}"
+            await self._store.save_agent_version(stored_version(entry, "file", where))
+
+    def serve_files(self, load: CatalogLoad) -> CatalogState | None:
+        """Serve ``load`` (compiled already: ``compile_new``) with the database's activations;
+        the new state, or None when nothing served changed. Hold ``changes``."""
+        return self._serve(load, self._state.database_revision)
+
+    async def refresh(self) -> CatalogState | None:
+        """Serve the database's activations when its catalog revision moved; the new state, or
+        None when nothing served changed."""
+        async with self.changes:
+            revision = await self._store.catalog_revision()
+            if revision == self._state.database_revision:
+                return None
+            await self._read_activations()
+            return self._serve(self._state.files, revision)
+
     def choose(
         self, tenant: str, user: str, request: AgentRequest, thread: AgentChoice | None
     ) -> AgentChoice:
@@ -207,9 +232,9 @@ class CatalogAgents:
         if compiled is not None:
             return compiled
         entry = self.catalog.agent(choice.agent_id, tenant)
-        if entry is None or entry.version != version:
-            raise AgentVersionUnavailable(choice.agent_id, version)
-        return self._compile(entry)
+        if entry is not None and entry.version == version:
+            return self._compile(entry)
+        return await self._stored_agent(tenant, choice.agent_id, version)
 
     def loaded(self) -> Iterable[Agent]:
         return self._compiled.values()
@@ -224,6 +249,13 @@ class CatalogAgents:
         listed = [self._served(catalog, entry, tenant) for entry in entries]
         return sorted(listed, key=lambda a: (not a.default, a.name, a.tenant or ""))
 
+    async def aclose(self) -> None:
+        """Close every compiled agent and its memory."""
+        for agent in self._compiled.values():
+            await agent.aclose()
+            if isinstance(agent.memory, Memory):
+                await agent.memory.aclose()
+
     def _served(
         self, catalog: Catalog, entry: CatalogEntry[AgentSpec], tenant: str | None
     ) -> ServedAgent:
@@ -237,12 +269,49 @@ class CatalogAgents:
             description=entry.spec.description,
         )
 
-    async def aclose(self) -> None:
-        """Close every compiled agent and its memory."""
-        for agent in self._compiled.values():
-            await agent.aclose()
-            if isinstance(agent.memory, Memory):
-                await agent.memory.aclose()
+    def _serve(self, files: CatalogLoad, revision: int) -> CatalogState | None:
+        before = self._state
+        database: list[CatalogEntry[AgentSpec]] = []
+        rejected = list(self._unreadable)
+        for entry in self._activated:
+            errors = self.errors_of(entry, files.catalog)
+            if errors:
+                rejected.append(RejectedFile(entry.source, tuple(errors)))
+            else:
+                database.append(entry)
+        after = CatalogState(
+            files, tuple(database), tuple(rejected), revision, before.generation + 1
+        )
+        if after.same_as(before):
+            self._state = replace(after, generation=before.generation)
+            return None
+        self._state = after
+        return after
+
+    async def _read_activations(self) -> None:
+        activated: list[CatalogEntry[AgentSpec]] = []
+        unreadable: list[RejectedFile] = []
+        for activation in await self._store.agent_activations():
+            stored = await self._store.get_agent_version(activation.version)
+            if stored is None:  # activations only name stored versions; never deleted
+                continue
+            try:
+                activated.append(stored_entry(stored))
+            except ValidationError as exc:
+                source = database_source(stored.agent_id, stored.tenant)
+                unreadable.append(RejectedFile(source, _unreadable(source, exc)))
+        self._activated, self._unreadable = tuple(activated), tuple(unreadable)
+
+    async def _stored_agent(self, tenant: str, agent_id: str, version: str) -> Agent:
+        """The agent of a version the catalog no longer serves, from the database."""
+        stored = await self._store.get_agent_version(version)
+        if stored is None or stored.agent_id != agent_id or stored.tenant not in (None, tenant):
+            raise AgentVersionUnavailable(agent_id, version)
+        try:
+            return self._compile(stored_entry(stored))
+        except (ValidationError, ConfigurationError) as exc:
+            logger.error("agent %r version %s cannot be built: %s", agent_id, version[:12], exc)
+            raise AgentVersionUnavailable(agent_id, version) from exc
 
     def _decide(
         self, tenant: str, user: str, request: AgentRequest, reason: str | None = None
@@ -268,6 +337,13 @@ class CatalogAgents:
             )
             self._compiled[entry.version] = compiled
         return compiled
+
+
+def _unreadable(source: str, exc: ValidationError) -> tuple[CatalogError, ...]:
+    return tuple(
+        CatalogError(source, 0, ".".join(str(p) for p in error["loc"]) or "spec", error["msg"])
+        for error in exc.errors()
+    )
 
 
 def _compile_error(entry: CatalogEntry[AgentSpec], exc: ConfigurationError) -> CatalogError:

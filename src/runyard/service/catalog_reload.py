@@ -4,7 +4,8 @@ Each file is accepted or rejected whole, as at start-up; a file rejected now (YA
 field, tool or model, a rule to a missing agent, a spec the runtime cannot compile) serves its
 last good entries, and its errors are listed. Every new version is compiled before the swap, so
 a request never meets a spec that fails to build. Versions no longer served stay compiled: runs
-suspended on them resume on them.
+suspended on them resume on them, and every version served is stored in the database first, so
+they resume on them after a restart too.
 """
 
 from __future__ import annotations
@@ -22,9 +23,10 @@ from runyard.registry import (
     RoutingSpec,
     load_catalog,
 )
-from runyard.service.catalog_agents import BUILTIN_TOOLS, CatalogAgents, CatalogState
+from runyard.service.catalog_agents import BUILTIN_TOOLS, CatalogAgents
+from runyard.service.catalog_state import CatalogState
 
-__all__ = ["CatalogChange", "read_catalog_files", "reload_catalog"]
+__all__ = ["CatalogChange", "catalog_change", "read_catalog_files", "reload_catalog"]
 
 logger = logging.getLogger(__name__)
 
@@ -70,35 +72,39 @@ def read_catalog_files(
             refused.setdefault(file, []).extend(errors)
 
 
-def reload_catalog(agents: CatalogAgents) -> CatalogChange | None:
+async def reload_catalog(agents: CatalogAgents) -> CatalogChange | None:
     """Read ``agents``' directory again and serve it; what changed (None: nothing did).
 
-    A directory that is gone, or that now holds no agent at all, is refused whole: the catalog
-    served before keeps serving, and the reason is logged.
+    Every version served is stored before it serves (``record_versions``). A directory that is
+    gone, or that now holds no agent at all, is refused whole: the catalog served before keeps
+    serving, and the reason is logged.
     """
-    before = agents.state
-    try:
-        load = read_catalog_files(agents, Path(agents.source), before.files)
-    except FileNotFoundError as exc:
-        logger.error("catalog reload refused: %s; the catalog loaded before keeps serving", exc)
+    async with agents.changes:
+        before = agents.state
+        try:
+            load = read_catalog_files(agents, Path(agents.source), before.files)
+        except FileNotFoundError as exc:
+            logger.error("catalog reload refused: %s; the catalog loaded before keeps serving", exc)
+            return None
+        if not load.catalog.agents:
+            logger.error(
+                "catalog reload refused: %s holds no agent to serve; the catalog loaded before "
+                "keeps serving",
+                agents.source,
+            )
+            return None
+        await agents.record_versions(load)
+        after = agents.serve_files(load)
+    if after is None:
         return None
-    if not load.catalog.agents:
-        logger.error(
-            "catalog reload refused: %s holds no agent to serve; the catalog loaded before "
-            "keeps serving",
-            agents.source,
-        )
-        return None
-    after = CatalogState(load, before.generation + 1)
-    if after.same_as(before):
-        return None
-    agents.swap(after)
-    change = _change(before.files, load)
-    _log(agents.source, change)
+    change = catalog_change(before, after)
+    logger.info("catalog %s reloaded: %s", agents.source, change)
+    _log_rejected(change)
     return change
 
 
-def _change(before: CatalogLoad, after: CatalogLoad) -> CatalogChange:
+def catalog_change(before: CatalogState, after: CatalogState) -> CatalogChange:
+    """What serves differently in ``after`` than in ``before``."""
     old = {_label(e): e.version for e in before.catalog.entries()}
     new = {_label(e): e.version for e in after.catalog.entries()}
     return CatalogChange(
@@ -117,8 +123,7 @@ def _label(entry: CatalogEntry[CatalogSpec]) -> str:
     return f"{spec.kind} {spec.id}" + (f" ({scope})" if spec.tenant is not None else "")
 
 
-def _log(source: str, change: CatalogChange) -> None:
-    logger.info("catalog %s reloaded: %s", source, change)
+def _log_rejected(change: CatalogChange) -> None:
     for rejected in change.rejected:
         keeps = "its last good version serves" if rejected.last_good else "nothing of it serves"
         for error in rejected.errors:

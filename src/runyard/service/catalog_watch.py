@@ -1,9 +1,13 @@
-"""``watch_catalog``: the served catalog follows its directory while the server runs.
+"""``watch_catalog``: the served catalog follows its directory and its database while the
+server runs.
 
-A task watches the directory with ``watchfiles`` (inotify where the system has it) and reloads
-the catalog (``reload_catalog``) after each burst of changes to ``*.yaml``/``*.yml`` files, so
-an edit is live well within two seconds. The task lives as long as the ``async with`` block
-(the app's lifespan); a reload that fails is logged and the watch goes on.
+On entry it stores the version of every agent served and applies the database's activations.
+Then one task watches the directory with ``watchfiles`` (inotify where the system has it) and
+reloads the catalog (``reload_catalog``) after each burst of changes to ``*.yaml``/``*.yml``
+files, so an edit is live well within two seconds; another polls the database's catalog
+revision every ``poll_seconds`` (``RUNYARD_CATALOG_POLL_SECONDS``), so an activation made
+through another replica is live within that time. Both live as long as the ``async with`` block
+(the app's lifespan); a reload or poll that fails is logged and the watch goes on.
 """
 
 from __future__ import annotations
@@ -31,17 +35,42 @@ often a write, a rename and a chmod)."""
 
 
 @asynccontextmanager
-async def watch_catalog(agents: CatalogAgents) -> AsyncIterator[None]:
-    """Reload ``agents`` from its directory on every change while the block runs."""
+async def watch_catalog(agents: CatalogAgents, poll_seconds: float = 1.0) -> AsyncIterator[None]:
+    """Keep ``agents`` up to date with its directory and its database while the block runs."""
+    async with agents.changes:
+        await agents.record_versions(agents.load)
+    await agents.refresh()
     stop = asyncio.Event()
-    task = asyncio.create_task(_watch(agents, Path(agents.source), stop))
+    tasks = [
+        asyncio.create_task(_watch(agents, Path(agents.source), stop)),
+        asyncio.create_task(_poll(agents, poll_seconds)),
+    ]
     try:
         yield
     finally:
         stop.set()
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+
+async def _poll(agents: CatalogAgents, seconds: float) -> None:
+    while True:
+        await asyncio.sleep(seconds)
+        try:
+            state = await agents.refresh()
+        except Exception:
+            logger.exception("reading the catalog's database failed; trying again")
+            continue
+        if state is not None:
+            logger.info(
+                "catalog database revision %d: %d activated version(s) serve, %d refused",
+                state.database_revision,
+                len(state.database),
+                len(state.database_rejected),
+            )
 
 
 async def _watch(agents: CatalogAgents, path: Path, stop: asyncio.Event) -> None:
@@ -59,6 +88,6 @@ async def _watch(agents: CatalogAgents, path: Path, stop: asyncio.Event) -> None
         folder, watch_filter=relevant, debounce=WATCH_DEBOUNCE_MS, step=50, stop_event=stop
     ):
         try:
-            reload_catalog(agents)
+            await reload_catalog(agents)
         except Exception:
             logger.exception("catalog reload failed; the catalog loaded before keeps serving")

@@ -67,14 +67,15 @@ class AgentRequired(ServiceError):
 
 
 class AgentVersionUnavailable(ServiceError):
-    """The version of an agent a run or a routing rule needs is no longer in the catalog."""
+    """The version of an agent a run or a routing rule needs is neither served nor stored."""
 
     code = "agent_version_unavailable"
 
     def __init__(self, name: str, version: str) -> None:
         super().__init__(
-            f"agent {name!r} version {version[:12]} is not in the catalog any more (it changed "
-            "since the run started, and only the versions loaded by this process are kept)"
+            f"agent {name!r} version {version[:12]} is neither in the catalog nor in the "
+            "database (it changed since the run started, and that version was never stored "
+            "or no longer builds)"
         )
         self.name = name
         self.version = version

@@ -19,6 +19,7 @@ from runyard.storage.errors import (
 from runyard.storage.migrations import head_revision
 from runyard.storage.opening import VectorMode, open_store, upgrade
 from runyard.storage.parts import (
+    CatalogVersions,
     Checkpoints,
     Confirmations,
     Conversations,
@@ -34,6 +35,9 @@ from runyard.storage.parts import (
 from runyard.storage.protocol import Backend, Message, Store, VectorSearch
 from runyard.storage.records import (
     OPEN_RUN_STATUSES,
+    AgentActivation,
+    AgentVersion,
+    AgentVersionOrigin,
     Confirmation,
     ConfirmationStatus,
     EmbeddingEntry,
@@ -54,7 +58,11 @@ from runyard.storage.urls import DatabaseURL, parse_database_url
 
 __all__ = [
     "OPEN_RUN_STATUSES",
+    "AgentActivation",
+    "AgentVersion",
+    "AgentVersionOrigin",
     "Backend",
+    "CatalogVersions",
     "Checkpoints",
     "Confirmation",
     "ConfirmationStatus",

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Literal, Protocol, runtime_checkable
 
 from runyard.storage.parts import (
+    CatalogVersions,
     Checkpoints,
     Confirmations,
     Conversations,
@@ -37,6 +38,7 @@ class Store(
     EventLogStore,
     RunSnapshots,
     Checkpoints,
+    CatalogVersions,
     Protocol,
 ):
     """Every part of runyard's storage in one backend, which can say what it is and close."""

@@ -22,7 +22,7 @@ from runyard.routing import (
     UnknownAgentError,
     explain_route,
 )
-from runyard.service import AgentRequired, CatalogAgents, Owner, UnknownAgent
+from runyard.service import AgentRequired, CatalogAgents, CatalogState, Owner, UnknownAgent
 
 __all__ = ["router"]
 
@@ -49,7 +49,7 @@ async def catalog(app: PartsDep) -> dict[str, Any]:
         "directory": _catalog(app).source,
         "revision": state.catalog.revision,
         "generation": state.generation,
-        "specs": [_spec(entry) for entry in state.catalog.entries()],
+        "specs": [_spec(entry, state) for entry in state.catalog.entries()],
         "rejected": [
             {
                 "file": rejected.file,
@@ -78,14 +78,16 @@ async def route(body: RouteRequest, owner: OwnerDep, app: PartsDep) -> dict[str,
     return _explanation(explanation)
 
 
-def _spec(entry: CatalogEntry[CatalogSpec]) -> dict[str, Any]:
+def _spec(entry: CatalogEntry[CatalogSpec], state: CatalogState) -> dict[str, Any]:
     spec = entry.spec
+    database = state.from_database(entry)
     return {
         "kind": spec.kind,
         "id": None if isinstance(spec, RoutingSpec) else spec.id,
         "tenant": spec.tenant,
         "version": entry.version,
-        "source": f"{entry.source}:{entry.line}",
+        "origin": "database" if database else "file",
+        "source": entry.source if database else f"{entry.source}:{entry.line}",
     }
 
 

@@ -4,6 +4,7 @@ Each part class implements one Protocol of ``runyard.storage.parts`` and works a
 that needs only an event log may use ``EventLogPart()``); ``InMemoryStore`` is all of them.
 """
 
+from runyard.storage.inmemory.catalog_versions import CatalogVersionsPart
 from runyard.storage.inmemory.checkpoints import CheckpointsPart
 from runyard.storage.inmemory.confirmations import ConfirmationsPart
 from runyard.storage.inmemory.conversations import ConversationsPart
@@ -15,6 +16,7 @@ from runyard.storage.inmemory.store import InMemoryStore
 from runyard.storage.inmemory.vectors import VectorsPart
 
 __all__ = [
+    "CatalogVersionsPart",
     "CheckpointsPart",
     "ConfirmationsPart",
     "ConversationsPart",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from runyard.storage.inmemory.catalog_versions import CatalogVersionsPart
 from runyard.storage.inmemory.checkpoints import CheckpointsPart
 from runyard.storage.inmemory.confirmations import ConfirmationsPart
 from runyard.storage.inmemory.conversations import ConversationsPart
@@ -25,6 +26,7 @@ class InMemoryStore(
     EventLogPart,
     RunSnapshotsPart,
     CheckpointsPart,
+    CatalogVersionsPart,
 ):
     """A process-local ``Store``: same contract as the databases, nothing survives ``close``."""
 

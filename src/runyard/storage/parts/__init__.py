@@ -10,12 +10,14 @@ else find nothing, and writes to it raise ``ThreadOwnershipError`` without chang
 Writes to a thread that does not exist yet create it for the caller. ``RunLedger``,
 ``Confirmations``, ``EventLogStore``, ``RunSnapshots`` and ``Checkpoints`` are keyed by run,
 thread or checkpoint id only: the service checks ownership before it touches them.
+``CatalogVersions`` belongs to no thread: the catalog's agent versions, for every tenant.
 
 Methods that write a batch take the thread and the batch positionally only (``/``): callers
 pass them in order, so each backend names them as it likes (the SQL backend's own names would
 shadow its tables). Every other parameter is matched by name.
 """
 
+from runyard.storage.parts.catalog_versions import CatalogVersions
 from runyard.storage.parts.checkpoints import Checkpoints
 from runyard.storage.parts.confirmations import Confirmations
 from runyard.storage.parts.conversations import Conversations, Message
@@ -31,6 +33,7 @@ from runyard.storage.parts.run_snapshots import RunSnapshots
 from runyard.storage.parts.vectors import VectorSearch, VectorStore
 
 __all__ = [
+    "CatalogVersions",
     "Checkpoints",
     "Confirmations",
     "Conversations",

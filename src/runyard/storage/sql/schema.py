@@ -32,7 +32,11 @@ from runyard.json_text import is_storable, replace_surrogates
 
 __all__ = [
     "OPEN_RUNS_WHERE",
+    "SHARED_TENANT",
     "StorableText",
+    "agent_activations",
+    "agent_versions",
+    "catalog_revision",
     "checkpoints",
     "confirmations",
     "embeddings",
@@ -255,3 +259,37 @@ checkpoints = Table(
     Column("updated_at", BigInteger, nullable=False),
     Index("checkpoints_by_expiry", "expires_at"),
 )
+
+SHARED_TENANT = ""
+"""How the catalog tables write "every tenant" (a key column cannot be NULL)."""
+
+agent_versions = Table(
+    "agent_versions",
+    metadata,
+    Column("version", StorableText, primary_key=True),
+    Column("tenant", StorableText, nullable=False),
+    Column("agent_id", StorableText, nullable=False),
+    Column("spec", json_type(), nullable=False),
+    Column("origin", String(16), nullable=False),
+    Column("source", StorableText, nullable=False),
+    Column("created_at", BigInteger, nullable=False),
+    Index("agent_versions_by_agent", "tenant", "agent_id", "created_at"),
+)
+
+agent_activations = Table(
+    "agent_activations",
+    metadata,
+    Column("tenant", StorableText, nullable=False),
+    Column("agent_id", StorableText, nullable=False),
+    Column("version", StorableText, nullable=False),
+    Column("activated_at", BigInteger, nullable=False),
+    PrimaryKeyConstraint("tenant", "agent_id"),
+)
+
+catalog_revision = Table(
+    "catalog_revision",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=False),
+    Column("revision", BigInteger, nullable=False),
+)
+"""At most one row (``id`` 1): the counter replicas poll to see an activation; none = 0."""

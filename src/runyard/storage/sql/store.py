@@ -5,6 +5,7 @@ from __future__ import annotations
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from runyard.storage.protocol import Backend, VectorSearch
+from runyard.storage.sql.catalog_versions_part import CatalogVersionsPart
 from runyard.storage.sql.checkpoints_part import CheckpointsPart
 from runyard.storage.sql.confirmations_part import ConfirmationsPart
 from runyard.storage.sql.conversations import ConversationsPart
@@ -26,6 +27,7 @@ class SqlStore(
     LogPart,
     CheckpointsPart,
     SnapshotsPart,
+    CatalogVersionsPart,
 ):
     """A ``Store`` on SQLite or PostgreSQL. Build it with ``runyard.storage.open_store``."""
 
