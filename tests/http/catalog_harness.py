@@ -70,9 +70,12 @@ def models(support: Sequence[TurnSource] = (), billing: Sequence[TurnSource] = (
 
 
 @asynccontextmanager
-async def serving(url: str, catalog: Path, scripted: Models) -> AsyncIterator[FastAPI]:
-    settings = {"catalog_dir": str(catalog), "instance_id": "catalog-server"}
-    async with running_app(url, settings=settings, model_for=scripted.__getitem__) as app:
+async def serving(
+    url: str, catalog: Path, scripted: Models, **settings: Any
+) -> AsyncIterator[FastAPI]:
+    """The app serving ``catalog`` on ``url``; ``settings`` override the test ``Settings``."""
+    chosen = {"catalog_dir": str(catalog), "instance_id": "catalog-server", **settings}
+    async with running_app(url, settings=chosen, model_for=scripted.__getitem__) as app:
         yield app
 
 

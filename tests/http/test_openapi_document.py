@@ -65,7 +65,17 @@ def test_every_error_is_the_envelope_and_headers_carry_their_pattern() -> None:
     assert all(
         content == {"application/json": {"schema": ERROR_BODY}} for content in errors.values()
     )
-    assert {status for _, status in errors} == {"400", "404", "409", "410", "413", "422", "503"}
+    assert {status for _, status in errors} == {
+        "400",
+        "401",
+        "403",
+        "404",
+        "409",
+        "410",
+        "413",
+        "422",
+        "503",
+    }
     assert identity == {IDENTITY_PATTERN}
     assert list(events) == ["text/event-stream"]
 

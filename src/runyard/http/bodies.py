@@ -213,6 +213,46 @@ class CatalogBody(_Body):
     rejected: list[RejectedFileBody]
 
 
+class AgentVersionBody(_Body):
+    """One stored version of a catalog agent (``GET /v1/admin/agents/{id}/versions``)."""
+
+    agentId: str
+    tenant: str | None = Field(description="null: shared by every tenant")
+    version: str = Field(description="the spec's content hash")
+    origin: Literal["file", "api"] = Field(
+        description="recorded when a catalog file served it, or stored through the admin API"
+    )
+    source: str = Field(description="file:line for a file's version, `api` for the API's")
+    createdAt: int = Field(description="when it was first stored (epoch ms)")
+    active: bool = Field(description="true: this version serves for its tenant and id now")
+
+
+class StoredAgentBody(AgentVersionBody):
+    """``PUT /v1/admin/agents/{id}``: the version stored (and now active)."""
+
+    created: bool = Field(description="false: this exact spec was stored before")
+
+
+class AgentVersionsBody(_Body):
+    """Every stored version of one agent of one tenant, oldest first."""
+
+    agentId: str
+    tenant: str | None
+    activeVersion: str | None = Field(description="the version that serves now")
+    activeOrigin: Literal["file", "database"] | None = Field(
+        description="whether it serves as the file's spec or as the database's activation"
+    )
+    versions: list[AgentVersionBody]
+
+
+class DeactivatedBody(_Body):
+    """``DELETE /v1/admin/agents/{id}/active``: whether an activation was dropped."""
+
+    agentId: str
+    tenant: str | None
+    deactivated: bool
+
+
 class RouteDecisionBody(_Body):
     """The agent a request goes to (``runyard.routing.RouteDecision``)."""
 

@@ -16,10 +16,12 @@ from starlette.exceptions import HTTPException
 
 from runyard.service import (
     AgentRequired,
+    AgentVersionNotFound,
     AgentVersionUnavailable,
     ConfirmationAnswered,
     ConfirmationExpired,
     ConfirmationNotFound,
+    InvalidAgentSpec,
     InvalidAnswer,
     InvalidThreadId,
     RunActive,
@@ -38,6 +40,8 @@ STATUS_CODES: dict[type[Exception], int] = {
     ThreadNotFound: 404,
     ConfirmationNotFound: 404,
     UnknownAgent: 404,
+    AgentVersionNotFound: 404,
+    InvalidAgentSpec: 400,
     AgentRequired: 422,
     AgentVersionUnavailable: 409,
     InvalidAnswer: 422,
@@ -53,11 +57,19 @@ STATUS_CODES: dict[type[Exception], int] = {
 class ApiError(Exception):
     """An error raised by the HTTP layer itself (bad header, bad cursor, not ready)."""
 
-    def __init__(self, status: int, code: str, message: str, field: str | None = None) -> None:
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        message: str,
+        field: str | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.code = code
         self.field = field
+        self.headers = headers
 
 
 def status_for(exc: ServiceError) -> int:
@@ -78,12 +90,14 @@ def install_error_handlers(app: FastAPI) -> None:
 
     async def service_error(_: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, ServiceError)
-        return JSONResponse(error_body(exc.code, str(exc)), status_code=status_for(exc))
+        extra = _fields(exc.errors) if isinstance(exc, InvalidAgentSpec) else {}
+        return JSONResponse(error_body(exc.code, str(exc), **extra), status_code=status_for(exc))
 
     async def api_error(_: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, ApiError)
         extra = {"field": exc.field} if exc.field else {}
-        return JSONResponse(error_body(exc.code, str(exc), **extra), status_code=exc.status)
+        body = error_body(exc.code, str(exc), **extra)
+        return JSONResponse(body, status_code=exc.status, headers=exc.headers)
 
     async def invalid_request(_: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, RequestValidationError)
@@ -117,6 +131,10 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(RequestValidationError, invalid_request)
     app.add_exception_handler(HTTPException, http_error)
     app.add_exception_handler(StorageError, storage_error)
+
+
+def _fields(errors: list[tuple[str, str]]) -> dict[str, Any]:
+    return {"fields": [{"field": field, "message": message} for field, message in errors]}
 
 
 def _invalid_request(fields: list[dict[str, str]]) -> JSONResponse:

@@ -18,6 +18,7 @@ from runyard.service.agent_choice import (
 )
 from runyard.service.background_status import BackgroundTaskView, read_background_tasks
 from runyard.service.background_tasks import BackgroundTask, BackgroundTasks
+from runyard.service.catalog_admin import AgentVersions, CatalogAdmin
 from runyard.service.catalog_agents import BUILTIN_TOOLS, CatalogAgents, ModelFor, compile_agent
 from runyard.service.catalog_reload import (
     CatalogChange,
@@ -33,10 +34,12 @@ from runyard.service.crash_sweep import RESTARTED, close_interrupted_runs
 from runyard.service.default_agent import DEFAULT_AGENT, DEMO_MODEL, choose_model, default_agent
 from runyard.service.errors import (
     AgentRequired,
+    AgentVersionNotFound,
     AgentVersionUnavailable,
     ConfirmationAnswered,
     ConfirmationExpired,
     ConfirmationNotFound,
+    InvalidAgentSpec,
     InvalidAnswer,
     InvalidThreadId,
     RunActive,
@@ -74,7 +77,10 @@ __all__ = [
     "AgentDirectory",
     "AgentRequest",
     "AgentRequired",
+    "AgentVersionNotFound",
     "AgentVersionUnavailable",
+    "AgentVersions",
+    "CatalogAdmin",
     "CatalogAgents",
     "CatalogChange",
     "CatalogState",
@@ -108,6 +114,7 @@ __all__ = [
     "EventReader",
     "EventWriter",
     "Heartbeat",
+    "InvalidAgentSpec",
     "InvalidAnswer",
     "LeaseTerms",
     "InvalidThreadId",

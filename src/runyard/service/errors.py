@@ -4,10 +4,12 @@ from __future__ import annotations
 
 __all__ = [
     "AgentRequired",
+    "AgentVersionNotFound",
     "AgentVersionUnavailable",
     "ConfirmationAnswered",
     "ConfirmationExpired",
     "ConfirmationNotFound",
+    "InvalidAgentSpec",
     "InvalidAnswer",
     "InvalidThreadId",
     "RunActive",
@@ -79,6 +81,29 @@ class AgentVersionUnavailable(ServiceError):
         )
         self.name = name
         self.version = version
+
+
+class AgentVersionNotFound(ServiceError):
+    """The database holds no such version of this agent (admin API)."""
+
+    code = "agent_version_not_found"
+
+    def __init__(self, name: str, version: str) -> None:
+        super().__init__(f"agent {name!r} has no stored version {version!r}")
+        self.name = name
+        self.version = version
+
+
+class InvalidAgentSpec(ServiceError):
+    """An agent spec that validates alone but cannot serve with this catalog: a tool or
+    sub-agent it names does not exist, or the runtime cannot build it. ``errors`` are
+    ``(field, message)`` pairs."""
+
+    code = "invalid_agent_spec"
+
+    def __init__(self, errors: list[tuple[str, str]]) -> None:
+        super().__init__("; ".join(f"{field}: {message}" for field, message in errors))
+        self.errors = errors
 
 
 class RunActive(ServiceError):
