@@ -5,6 +5,7 @@ Every test waits for the reload through ``GET /v1/catalog``'s generation, never 
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import pytest
@@ -43,8 +44,9 @@ def edit(file: Path, old: str, new: str) -> None:
 
 
 async def test_an_edit_is_live_for_the_next_run_with_its_new_prompt_and_tools(
-    url: str, catalog: Path
+    url: str, catalog: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
+    caplog.set_level(logging.INFO, logger="runyard.service")
     scripted = models(support=[text("before"), text("after")])
     async with serving(url, catalog, scripted) as app:
         first = await run(app, "t1", {"message": "hi"})
@@ -64,6 +66,8 @@ async def test_an_edit_is_live_for_the_next_run_with_its_new_prompt_and_tools(
     assert "You are SUPPORT v2. Be brief." in prompt_of(scripted[SUPPORT_MODEL], 1)
     assert sorted(scripted[SUPPORT_MODEL].tools_seen[1]) == ["calculator", "list_notes"]
     assert after["revision"] != before["revision"]
+    assert f"catalog {catalog} reloaded: changed agent support" in caplog.text
+    assert "broken.yaml:4: colour: unknown field" in caplog.text  # each reload lists rejections
 
 
 async def test_a_broken_edit_keeps_the_last_good_version_and_names_file_line_and_field(

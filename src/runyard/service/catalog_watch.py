@@ -13,7 +13,6 @@ through another replica is live within that time. Both live as long as the ``asy
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -33,6 +32,12 @@ WATCH_DEBOUNCE_MS = 150
 """How long a burst of changes may go quiet before the catalog is read (an editor's save is
 often a write, a rename and a chmod)."""
 
+_QUIET_MS = 250
+"""How long the watch waits for a change before it says it is still watching."""
+
+_WATCH_START_SECONDS = 30.0
+"""How long start-up waits for the watch to be set up (it takes milliseconds)."""
+
 
 @asynccontextmanager
 async def watch_catalog(agents: CatalogAgents, poll_seconds: float = 1.0) -> AsyncIterator[None]:
@@ -40,20 +45,34 @@ async def watch_catalog(agents: CatalogAgents, poll_seconds: float = 1.0) -> Asy
     async with agents.changes:
         await agents.record_versions(agents.load)
     await agents.refresh()
-    stop = asyncio.Event()
+    stop, watching = asyncio.Event(), asyncio.Event()
     tasks = [
-        asyncio.create_task(_watch(agents, Path(agents.source), stop)),
+        asyncio.create_task(_watch(agents, Path(agents.source), stop, watching)),
         asyncio.create_task(_poll(agents, poll_seconds)),
     ]
     try:
+        await _started(tasks[0], watching, agents.source)
         yield
     finally:
         stop.set()
         for task in tasks:
             task.cancel()
-        for task in tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+async def _started(watcher: asyncio.Task[None], watching: asyncio.Event, source: str) -> None:
+    """Return once edits are seen, so an edit made after start-up is never missed; a watch that
+    cannot start (the system's limit of watches, say) is logged, and the server goes on
+    without hot reload."""
+    ready = asyncio.create_task(watching.wait())
+    await asyncio.wait(
+        {ready, watcher}, timeout=_WATCH_START_SECONDS, return_when=asyncio.FIRST_COMPLETED
+    )
+    if watching.is_set():
+        return
+    ready.cancel()
+    reason = watcher.exception() if watcher.done() and not watcher.cancelled() else "no answer"
+    logger.error("hot reload is off: the catalog %s cannot be watched (%s)", source, reason)
 
 
 async def _poll(agents: CatalogAgents, seconds: float) -> None:
@@ -73,7 +92,9 @@ async def _poll(agents: CatalogAgents, seconds: float) -> None:
             )
 
 
-async def _watch(agents: CatalogAgents, path: Path, stop: asyncio.Event) -> None:
+async def _watch(
+    agents: CatalogAgents, path: Path, stop: asyncio.Event, watching: asyncio.Event
+) -> None:
     # A single file is watched through its folder: editors replace a file by renaming another
     # onto it, and a watch on the old file would end there.
     one_file = not await asyncio.to_thread(path.is_dir)
@@ -83,10 +104,23 @@ async def _watch(agents: CatalogAgents, path: Path, stop: asyncio.Event) -> None
         name = Path(changed)
         return name == path if one_file else name.suffix in CATALOG_SUFFIXES
 
-    logger.info("watching the catalog %s for changes", path)
-    async for _changes in awatch(
-        folder, watch_filter=relevant, debounce=WATCH_DEBOUNCE_MS, step=50, stop_event=stop
+    # ``awatch`` yields an empty set whenever ``rust_timeout`` passes without a change: the
+    # first one (or the first change) proves the watch is set up. The directory is read once
+    # more then, for an edit made between the start-up read and that moment.
+    async for changes in awatch(
+        folder,
+        watch_filter=relevant,
+        debounce=WATCH_DEBOUNCE_MS,
+        step=50,
+        stop_event=stop,
+        rust_timeout=_QUIET_MS,
+        yield_on_timeout=True,
     ):
+        if not changes and watching.is_set():
+            continue
+        if not watching.is_set():
+            logger.info("watching the catalog %s for changes", path)
+            watching.set()
         try:
             await reload_catalog(agents)
         except Exception:
