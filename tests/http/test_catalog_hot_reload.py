@@ -132,6 +132,7 @@ async def test_a_run_suspended_before_an_edit_resumes_on_the_version_it_started_
         async with asgi_sse(app, "/v1/events/t1") as stream:
             frames = await stream.until("run-finish")
         later = await run(app, "t2", {"message": "n", "agentId": "billing"})
+        loaded = await catalog_body(app)
 
     assert answered.status_code == 200
     assert frames[-1].data is not None
@@ -139,4 +140,6 @@ async def test_a_run_suspended_before_an_edit_resumes_on_the_version_it_started_
     billing = scripted[BILLING_MODEL]
     assert "You are BILLING. Be exact." in prompt_of(billing, 1)  # the resumed turn
     assert "You are BILLING v2." in prompt_of(billing, 2)  # a new run
+    kept = [(v["agentId"], v["serving"]) for v in loaded["loaded"] if v["agentId"] == "billing"]
+    assert kept == [("billing", False), ("billing", True)]
     assert run_start(later)["version"] != run_start([f.data for f in frames if f.data])["version"]

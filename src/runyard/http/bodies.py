@@ -200,6 +200,17 @@ class RejectedFileBody(_Body):
     )
 
 
+class LoadedVersionBody(_Body):
+    """An agent version compiled in this process."""
+
+    agentId: str
+    tenant: str | None
+    version: str
+    serving: bool = Field(
+        description="false: no longer served, kept for the runs that started on it"
+    )
+
+
 class CatalogBody(_Body):
     """What the server's catalog serves now, and what it refused."""
 
@@ -211,6 +222,9 @@ class CatalogBody(_Body):
     )
     specs: list[CatalogSpecBody]
     rejected: list[RejectedFileBody]
+    loaded: list[LoadedVersionBody] = Field(
+        description="every agent version this process has compiled, old ones included"
+    )
 
 
 class AgentVersionBody(_Body):

@@ -141,6 +141,7 @@ class CatalogAgents:
         self._settings = settings
         self._model_for = model_for
         self._compiled: dict[str, Agent] = {}
+        self._compiled_specs: dict[str, CatalogEntry[AgentSpec]] = {}
         self._activated: tuple[CatalogEntry[AgentSpec], ...] = ()
         """Every version the database activates, before it is checked against the files."""
         self._unreadable: tuple[RejectedFile, ...] = ()
@@ -239,6 +240,11 @@ class CatalogAgents:
     def loaded(self) -> Iterable[Agent]:
         return self._compiled.values()
 
+    def loaded_versions(self) -> list[CatalogEntry[AgentSpec]]:
+        """The spec of every version compiled in this process, served now or kept for the runs
+        that started on it, in the order they were compiled."""
+        return list(self._compiled_specs.values())
+
     def served(self, tenant: str | None) -> list[ServedAgent]:
         catalog = self.catalog
         entries = [
@@ -336,6 +342,7 @@ class CatalogAgents:
                 entry, self._store, self._settings, self._model_for, self._checkpoints
             )
             self._compiled[entry.version] = compiled
+            self._compiled_specs[entry.version] = entry
         return compiled
 
 

@@ -42,11 +42,14 @@ def _catalog(app: Parts) -> CatalogAgents:
 
 @router.get("/catalog", response_model=CatalogBody, responses=error_responses(404, 503))
 async def catalog(app: PartsDep) -> dict[str, Any]:
-    """Every spec served now (kind, id, tenant, version) and every rejected file with its
-    errors; 404 when the server serves no catalog."""
-    state = _catalog(app).state
+    """Every spec served now (kind, id, tenant, version, origin), every rejected file with its
+    errors, and every agent version this process has compiled; 404 when the server serves no
+    catalog."""
+    served = _catalog(app)
+    state = served.state
+    serving = {entry.version for entry in state.catalog.agents.values()}
     return {
-        "directory": _catalog(app).source,
+        "directory": served.source,
         "revision": state.catalog.revision,
         "generation": state.generation,
         "specs": [_spec(entry, state) for entry in state.catalog.entries()],
@@ -57,6 +60,15 @@ async def catalog(app: PartsDep) -> dict[str, Any]:
                 "lastGood": rejected.last_good,
             }
             for rejected in state.rejected
+        ],
+        "loaded": [
+            {
+                "agentId": entry.spec.id,
+                "tenant": entry.spec.tenant,
+                "version": entry.version,
+                "serving": entry.version in serving,
+            }
+            for entry in served.loaded_versions()
         ],
     }
 
