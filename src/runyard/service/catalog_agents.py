@@ -142,6 +142,8 @@ class CatalogAgents:
         self._model_for = model_for
         self._compiled: dict[str, Agent] = {}
         self._compiled_specs: dict[str, CatalogEntry[AgentSpec]] = {}
+        self._recorded: set[str] = set()
+        """Versions this process stored in the database already."""
         self._activated: tuple[CatalogEntry[AgentSpec], ...] = ()
         """Every version the database activates, before it is checked against the files."""
         self._unreadable: tuple[RejectedFile, ...] = ()
@@ -201,8 +203,11 @@ class CatalogAgents:
         """Store the version of every agent ``load`` serves, so it can be resumed on after a
         restart whatever the files say then."""
         for entry in load.catalog.agents.values():
+            if entry.version in self._recorded:
+                continue
             where = f"{entry.source}:{entry.line}"
             await self._store.save_agent_version(stored_version(entry, "file", where))
+            self._recorded.add(entry.version)
 
     def serve_files(self, load: CatalogLoad) -> CatalogState | None:
         """Serve ``load`` (compiled already: ``compile_new``) with the database's activations;

@@ -67,8 +67,11 @@ def read_catalog_files(
         failures = agents.compile_new(load.catalog)
         if not failures:
             return load
-        # Each round rejects at least one more file, whose last good entries compiled before.
+        # Each round rejects one more file, or takes its last good entries away when those
+        # fail too (they compiled before, so only a broken model layer gets here): it ends.
         for file, errors in failures.items():
+            if file in refused:
+                served.pop(file, None)
             refused.setdefault(file, []).extend(errors)
 
 
