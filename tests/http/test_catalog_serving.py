@@ -3,52 +3,26 @@ agent kept across a confirm and a restart, GET /v1/catalog, POST /v1/route and G
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+import sqlite3
 from pathlib import Path
-from typing import Any
 
 import pytest
-from fastapi import FastAPI
+from catalog_harness import (
+    BILLING_MODEL,
+    BROKEN,
+    SUPPORT_MODEL,
+    confirmation,
+    models,
+    prompt_of,
+    run,
+    run_start,
+    serving,
+    versions,
+    write_catalog,
+)
 from http_harness import asgi_client, asgi_sse, running_app
 
-from runyard.testing import ScriptedModel, call, scripted_model, text
-from runyard.testing.scripted import TurnSource
-
-SUPPORT_MODEL = "openai:gpt-4o-mini"
-BILLING_MODEL = "anthropic:claude-sonnet-4-5"
-
-AGENTS = f"""\
-kind: agent
-id: support
-model: {SUPPORT_MODEL}
-instructions: You are SUPPORT. Be kind.
-tools: [calculator]
----
-kind: agent
-id: billing
-description: Invoices and notes.
-model: {BILLING_MODEL}
-instructions: You are BILLING. Be exact.
-tools: [calculator, save_note]
-"""
-
-ROUTING = """\
-kind: routing
-default_agent: support
-rules:
-  - id: billing-page
-    priority: 10
-    when: {field: ui_page, regex: "^/billing"}
-    agent: billing
-"""
-
-BROKEN = """\
-kind: agent
-id: broken
-model: openai:gpt-4o-mini
-colour: blue
-"""
+from runyard.testing import call, text
 
 
 @pytest.fixture
@@ -58,60 +32,7 @@ def url(tmp_path: Path) -> str:
 
 @pytest.fixture
 def catalog(tmp_path: Path) -> Path:
-    directory = tmp_path / "agents"
-    directory.mkdir()
-    (directory / "agents.yaml").write_text(AGENTS)
-    (directory / "broken.yaml").write_text(BROKEN)
-    (directory / "routing.yaml").write_text(ROUTING)
-    return directory
-
-
-Models = dict[str, ScriptedModel]
-
-
-def models(support: Sequence[TurnSource] = (), billing: Sequence[TurnSource] = ()) -> Models:
-    return {SUPPORT_MODEL: scripted_model(support), BILLING_MODEL: scripted_model(billing)}
-
-
-@asynccontextmanager
-async def serving(
-    url: str, catalog: Path, scripted: Models, egress_allow: str = ""
-) -> AsyncIterator[FastAPI]:
-    settings = {
-        "catalog_dir": str(catalog),
-        "instance_id": "catalog-server",
-        "egress_allow": egress_allow,
-    }
-    async with running_app(url, settings=settings, model_for=scripted.__getitem__) as app:
-        yield app
-
-
-async def run(app: FastAPI, thread: str, body: dict[str, Any]) -> list[dict[str, Any]]:
-    """The events of the run ``body`` starts (those after the thread's earlier runs)."""
-    async with asgi_client(app) as client:
-        history = (await client.get(f"/v1/threads/{thread}/messages")).json()
-        after = history["nextEventId"] - 1 if "nextEventId" in history else 0
-        response = await client.post(f"/v1/chat/{thread}", json=body)
-    assert response.status_code == 200, response.text
-    async with asgi_sse(app, f"/v1/events/{thread}?lastEventId={after}") as stream:
-        frames = await stream.until("run-finish")
-    return [f.data for f in frames if f.data is not None]
-
-
-def run_start(events: list[dict[str, Any]]) -> dict[str, Any]:
-    payload: dict[str, Any] = events[0]["payload"]
-    assert events[0]["type"] == "run-start"
-    return payload
-
-
-def prompt_of(model: ScriptedModel, request: int = 0) -> str:
-    return repr(model.requests[request])
-
-
-async def versions(app: FastAPI) -> dict[str, str]:
-    async with asgi_client(app) as client:
-        body = (await client.get("/v1/catalog")).json()
-    return {spec["id"]: spec["version"] for spec in body["specs"] if spec["kind"] == "agent"}
+    return write_catalog(tmp_path)
 
 
 async def test_a_rule_on_ui_page_routes_to_its_agent_with_its_prompt_and_tools(
@@ -234,14 +155,6 @@ async def test_the_route_dry_run_explains_every_rule(url: str, catalog: Path) ->
     assert named.status_code == 404
 
 
-async def confirmation(app: FastAPI, thread: str) -> str:
-    async with asgi_sse(app, f"/v1/events/{thread}") as stream:
-        frames = await stream.until("confirmation-request")
-    assert frames[-1].data is not None
-    request_id: str = frames[-1].data["payload"]["requestId"]
-    return request_id
-
-
 async def test_a_confirm_after_a_restart_resumes_on_the_agent_and_version_the_run_started_with(
     url: str, catalog: Path
 ) -> None:
@@ -266,7 +179,34 @@ async def test_a_confirm_after_a_restart_resumes_on_the_agent_and_version_the_ru
     assert second[SUPPORT_MODEL].requests == []
 
 
-async def test_a_confirm_whose_agent_version_left_the_catalog_is_409_and_the_run_waits(
+async def test_after_the_file_changed_and_a_restart_a_confirm_resumes_on_the_old_version(
+    url: str, catalog: Path
+) -> None:
+    async with serving(url, catalog, models(billing=[call("save_note", {"text": "x"})])) as app:
+        async with asgi_client(app) as client:
+            await client.post("/v1/chat/t1", json={"message": "n", "agentId": "billing"})
+        request_id = await confirmation(app, "t1")
+        v1 = (await versions(app))["billing"]
+
+    agents = catalog / "agents.yaml"
+    agents.write_text(agents.read_text().replace("Be exact.", "Be very exact."))
+    second = models(billing=[text("noted"), text("new run")])
+    async with serving(url, catalog, second) as app, asgi_client(app) as client:
+        answered = await client.post(f"/v1/confirm/{request_id}", json={"approved": True})
+        async with asgi_sse(app, "/v1/events/t1") as stream:
+            frames = await stream.until("run-finish")
+        later = await run(app, "t2", {"message": "n", "agentId": "billing"})
+        v2 = (await versions(app))["billing"]
+
+    assert answered.status_code == 200
+    assert frames[-1].data is not None
+    assert frames[-1].data["payload"]["status"] == "completed"
+    assert "You are BILLING. Be exact." in prompt_of(second[BILLING_MODEL], 0)  # v1, resumed
+    assert "Be very exact." in prompt_of(second[BILLING_MODEL], 1)  # v2, a new run
+    assert run_start(later)["version"] == v2 != v1
+
+
+async def test_a_confirm_whose_version_no_database_holds_is_409_and_the_run_waits(
     url: str, catalog: Path
 ) -> None:
     async with serving(url, catalog, models(billing=[call("save_note", {"text": "x"})])) as app:
@@ -274,6 +214,9 @@ async def test_a_confirm_whose_agent_version_left_the_catalog_is_409_and_the_run
             await client.post("/v1/chat/t1", json={"message": "n", "agentId": "billing"})
         request_id = await confirmation(app, "t1")
 
+    # As a run suspended by a runyard that kept no versions (before migration 0006).
+    with sqlite3.connect(url.removeprefix("sqlite:///")) as db:
+        db.execute("DELETE FROM agent_versions")
     agents = catalog / "agents.yaml"
     agents.write_text(agents.read_text().replace("Be exact.", "Be very exact."))
     async with serving(url, catalog, models()) as app, asgi_client(app) as client:

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from catalog_harness import confirmation, run, serving
 from fastapi import FastAPI
 from http_harness import asgi_client, asgi_sse
-from test_catalog_serving import confirmation, run, serving
 
 from http_target_server import HttpTarget, http_target
 from runyard.testing import ScriptedModel, ToolCall, Turn, TurnUsage, call, scripted_model, text
@@ -133,7 +133,7 @@ async def test_a_kind_tool_instance_of_http_request_reaches_its_allow_list_and_a
     other = {"method": "GET", "url": target.url("localhost", "/secret")}
     models = scripted([call("intranet", allowed), call("intranet", other)])
     # The test server is on loopback, which the egress guard refuses unless the operator allows it.
-    async with serving(url, catalog_of(tmp_path, CATALOG), models, "127.0.0.1") as app:
+    async with serving(url, catalog_of(tmp_path, CATALOG), models, egress_allow="127.0.0.1") as app:
         async with asgi_client(app) as client:
             await client.post("/v1/chat/t1", json={"message": "read the wiki"})
         async with asgi_sse(app, "/v1/events/t1") as stream:
@@ -268,7 +268,7 @@ async def test_a_confirm_resumes_a_run_waiting_on_a_kind_tool_instance(
 ) -> None:
     other = {"method": "GET", "url": target.url("localhost", "/page")}
     models = scripted([call("intranet", other), text("read it")])
-    async with serving(url, catalog_of(tmp_path, CATALOG), models, "localhost") as app:
+    async with serving(url, catalog_of(tmp_path, CATALOG), models, egress_allow="localhost") as app:
         async with asgi_client(app) as client:
             await client.post("/v1/chat/t1", json={"message": "read"})
             request_id = await confirmation(app, "t1")

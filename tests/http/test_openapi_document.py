@@ -67,6 +67,8 @@ def test_every_error_is_the_envelope_and_headers_carry_their_pattern() -> None:
     )
     assert {status for _, status in errors} == {
         "400",
+        "401",
+        "403",
         "404",
         "409",
         "410",

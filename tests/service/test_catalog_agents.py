@@ -45,11 +45,11 @@ async def test_the_bundled_examples_compile_and_a_tenant_gets_its_own_agent(stor
         acme = catalog.choose("acme", "alice", AgentRequest("bookkeeper"), None)
         shared = catalog.choose("other", "bob", AgentRequest("bookkeeper"), None)
         served = [(a.name, a.tenant, a.default) for a in catalog.served("acme")]
+        assert await catalog.agent("acme", acme) is not await catalog.agent("other", shared)
     finally:
         await catalog.aclose()
 
     assert acme.version != shared.version
-    assert catalog.agent("acme", acme) is not catalog.agent("other", shared)
     assert ("bookkeeper", "acme", False) in served
     assert ("bookkeeper", None, False) not in served  # acme's own takes the shared one's place
 
@@ -60,10 +60,12 @@ async def test_a_version_is_compiled_once_and_a_version_not_in_the_catalog_is_un
     catalog = agents_of(EXAMPLES, store)
     try:
         choice = catalog.choose("default", "u", AgentRequest(), None)
-        first = catalog.agent("default", choice)
-        again = catalog.agent("default", catalog.choose("default", "u", AgentRequest(), choice))
+        first = await catalog.agent("default", choice)
+        again = await catalog.agent(
+            "default", catalog.choose("default", "u", AgentRequest(), choice)
+        )
         with pytest.raises(AgentVersionUnavailable, match="version 000000000000"):
-            catalog.agent("default", AgentChoice(choice.agent_id, "0" * 64))
+            await catalog.agent("default", AgentChoice(choice.agent_id, "0" * 64))
         with pytest.raises(UnknownAgent, match="no agent 'ghost' for tenant 'default'"):
             catalog.choose("default", "u", AgentRequest("ghost"), None)
     finally:
@@ -231,9 +233,9 @@ default_agent: reader
     catalog = agents_of(write(tmp_path, text), store)
     try:
         catalog.compile_all()
-        acme = catalog.agent("acme", catalog.choose("acme", "u", AgentRequest(), None))
-        other = catalog.agent("other", catalog.choose("other", "u", AgentRequest(), None))
-        again = catalog.agent("acme", catalog.choose("acme", "u", AgentRequest(), None))
+        acme = await catalog.agent("acme", catalog.choose("acme", "u", AgentRequest(), None))
+        other = await catalog.agent("other", catalog.choose("other", "u", AgentRequest(), None))
+        again = await catalog.agent("acme", catalog.choose("acme", "u", AgentRequest(), None))
     finally:
         await catalog.aclose()
 

@@ -39,8 +39,8 @@ def target_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     yield from private_database("RUNYARD_TEST_POSTGRES_URL", "runyard_migration")
 
 
-_LATER_TABLES = {"run_snapshots"}
-"""Tables of later revisions (0004): a database of revision 0001 has none; its history is then
+_LATER_TABLES = {"run_snapshots", "agent_versions", "agent_activations", "catalog_revision"}
+"""Tables of later revisions (0004, 0006): a database of revision 0001 has none; its history is then
 built from its log, the way an upgraded database's is."""
 
 

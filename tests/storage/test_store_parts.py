@@ -17,6 +17,7 @@ from runyard.service import EventLog
 from runyard.service.bus import InProcessEventBus
 from runyard.storage import (
     ApiKeys,
+    CatalogVersions,
     Checkpoints,
     Confirmations,
     Conversations,
@@ -31,6 +32,7 @@ from runyard.storage import (
 )
 from runyard.storage.inmemory import (
     ApiKeysPart,
+    CatalogVersionsPart,
     CheckpointsPart,
     ConfirmationsPart,
     ConversationsPart,
@@ -51,6 +53,7 @@ PARTS = [
     RunSnapshots,
     Checkpoints,
     ApiKeys,
+    CatalogVersions,
 ]
 
 
@@ -73,6 +76,7 @@ def test_the_store_is_its_parts_and_nothing_more() -> None:
         (RunSnapshotsPart, RunSnapshots),
         (CheckpointsPart, Checkpoints),
         (ApiKeysPart, ApiKeys),
+        (CatalogVersionsPart, CatalogVersions),
     ],
 )
 def test_each_in_memory_part_class_implements_one_part_exactly(

@@ -24,8 +24,18 @@ class Settings(BaseSettings):
     )
     catalog_dir: str = Field(
         default="",
-        description="the catalog of agents to serve (docs/catalog.md), read at start-up; "
+        description="the catalog of agents to serve (docs/catalog.md), watched for changes; "
         "empty = ./agents when it exists, else the built-in assistant",
+    )
+    catalog_poll_seconds: float = Field(
+        default=1.0,
+        gt=0,
+        description="how often the catalog's database revision is read, so an agent version "
+        "stored or activated through another replica serves here too",
+    )
+    admin_token: str = Field(
+        default="",
+        description="bearer token of the /v1/admin routes; empty = the admin API is off",
     )
     last_messages: int = Field(default=20, ge=0, description="recent-window size")
     embedder_model: str = Field(

@@ -1,8 +1,8 @@
 """``create_app``: the FastAPI application of ``runyard serve``.
 
 Its lifespan opens what was not given (the store from ``RUNYARD_DATABASE_URL``, the bus from
-``RUNYARD_REDIS_URL``, the agents of the catalog ``RUNYARD_CATALOG_DIR`` names, else the default
-``assistant``), runs the crash sweep and starts the lease
+``RUNYARD_REDIS_URL``, the agents of the catalog ``RUNYARD_CATALOG_DIR`` names, watched for
+changes, else the default ``assistant``), runs the crash sweep and starts the lease
 heartbeat, loads the model layer, and only then reports ready; on shutdown it drains
 (``runyard.http.shutdown``: 503 for new requests, every run ended, every event stream told the
 server is going away and ended), stops the heartbeat and closes what it opened, in reverse order.
@@ -43,6 +43,7 @@ from runyard.service import (
     Threads,
     default_agent,
     open_catalog,
+    watch_catalog,
 )
 from runyard.service.bus import EventBus, open_event_bus
 from runyard.storage import Store, open_store
@@ -148,6 +149,8 @@ async def _assemble(
         titles=titles,
     )
     stack.push_async_callback(runs.aclose)
+    if isinstance(directory, CatalogAgents):  # stopped first: no reload while runs end
+        await stack.enter_async_context(watch_catalog(directory, settings.catalog_poll_seconds))
     swept = await runs.keep_leases()
     if swept:
         logger.warning("settled %d run(s) whose server stopped", len(swept))

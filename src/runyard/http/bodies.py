@@ -184,7 +184,13 @@ class CatalogSpecBody(_Body):
     id: str | None = Field(description="null for routing")
     tenant: str | None = Field(description="null: shared by every tenant")
     version: str = Field(description="the spec's content hash")
-    source: str = Field(description="file:line of its document")
+    origin: Literal["file", "database"] = Field(
+        description="a catalog file, or a version the database activates (admin API), which "
+        "takes the place of the file's spec with the same tenant and id"
+    )
+    source: str = Field(
+        description="file:line of its document; database:TENANT/ID (`*`: shared) for the database's"
+    )
 
 
 class CatalogErrorBody(_Body):
@@ -201,15 +207,76 @@ class RejectedFileBody(_Body):
 
     file: str
     errors: list[CatalogErrorBody]
+    lastGood: bool = Field(
+        description="true: the specs this file served before it broke still serve"
+    )
+
+
+class LoadedVersionBody(_Body):
+    """An agent version compiled in this process."""
+
+    agentId: str
+    tenant: str | None
+    version: str
+    serving: bool = Field(
+        description="false: no longer served, kept for the runs that started on it"
+    )
 
 
 class CatalogBody(_Body):
-    """What the server loaded from its catalog at start-up, and what it refused."""
+    """What the server's catalog serves now, and what it refused."""
 
     directory: str
     revision: str = Field(description="a hash of every loaded spec's kind, scope and version")
+    generation: int = Field(
+        description="how many times the served catalog changed since start-up (a reload that "
+        "changed a spec or the rejected files)"
+    )
     specs: list[CatalogSpecBody]
     rejected: list[RejectedFileBody]
+    loaded: list[LoadedVersionBody] = Field(
+        description="every agent version this process has compiled, old ones included"
+    )
+
+
+class AgentVersionBody(_Body):
+    """One stored version of a catalog agent (``GET /v1/admin/agents/{id}/versions``)."""
+
+    agentId: str
+    tenant: str | None = Field(description="null: shared by every tenant")
+    version: str = Field(description="the spec's content hash")
+    origin: Literal["file", "api"] = Field(
+        description="recorded when a catalog file served it, or stored through the admin API"
+    )
+    source: str = Field(description="file:line for a file's version, `api` for the API's")
+    createdAt: int = Field(description="when it was first stored (epoch ms)")
+    active: bool = Field(description="true: this version serves for its tenant and id now")
+
+
+class StoredAgentBody(AgentVersionBody):
+    """``PUT /v1/admin/agents/{id}``: the version stored (and now active)."""
+
+    created: bool = Field(description="false: this exact spec was stored before")
+
+
+class AgentVersionsBody(_Body):
+    """Every stored version of one agent of one tenant, oldest first."""
+
+    agentId: str
+    tenant: str | None
+    activeVersion: str | None = Field(description="the version that serves now")
+    activeOrigin: Literal["file", "database"] | None = Field(
+        description="whether it serves as the file's spec or as the database's activation"
+    )
+    versions: list[AgentVersionBody]
+
+
+class DeactivatedBody(_Body):
+    """``DELETE /v1/admin/agents/{id}/active``: whether an activation was dropped."""
+
+    agentId: str
+    tenant: str | None
+    deactivated: bool
 
 
 class RouteDecisionBody(_Body):

@@ -16,10 +16,12 @@ from starlette.exceptions import HTTPException
 
 from runyard.service import (
     AgentRequired,
+    AgentVersionNotFound,
     AgentVersionUnavailable,
     ConfirmationAnswered,
     ConfirmationExpired,
     ConfirmationNotFound,
+    InvalidAgentSpec,
     InvalidAnswer,
     InvalidThreadId,
     RateLimited,
@@ -39,6 +41,8 @@ STATUS_CODES: dict[type[Exception], int] = {
     ThreadNotFound: 404,
     ConfirmationNotFound: 404,
     UnknownAgent: 404,
+    AgentVersionNotFound: 404,
+    InvalidAgentSpec: 400,
     AgentRequired: 422,
     AgentVersionUnavailable: 409,
     InvalidAnswer: 422,
@@ -55,11 +59,19 @@ STATUS_CODES: dict[type[Exception], int] = {
 class ApiError(Exception):
     """An error raised by the HTTP layer itself (bad header, bad cursor, not ready)."""
 
-    def __init__(self, status: int, code: str, message: str, field: str | None = None) -> None:
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        message: str,
+        field: str | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.code = code
         self.field = field
+        self.headers = headers
 
 
 def status_for(exc: ServiceError) -> int:
@@ -86,7 +98,8 @@ def install_error_handlers(app: FastAPI) -> None:
     async def api_error(_: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, ApiError)
         extra = {"field": exc.field} if exc.field else {}
-        return JSONResponse(error_body(exc.code, str(exc), **extra), status_code=exc.status)
+        body = error_body(exc.code, str(exc), **extra)
+        return JSONResponse(body, status_code=exc.status, headers=exc.headers)
 
     async def invalid_request(_: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, RequestValidationError)

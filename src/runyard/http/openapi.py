@@ -22,9 +22,13 @@ from runyard.http.bodies import ErrorBody
 __all__ = ["EVENT_STREAM", "error_responses", "install_openapi"]
 
 _ERRORS = {
-    400: "a bad identity header or cursor (`field` names it)",
-    404: "no such thread, confirmation or agent for this caller (`agent_not_found`), or no "
-    "catalog served (`catalog_not_served`)",
+    400: "a bad identity header or cursor (`field` names it); an agent spec that cannot serve "
+    "with this catalog (`invalid_agent_spec`, `fields` lists each fault)",
+    401: "the admin API needs `Authorization: Bearer <RUNYARD_ADMIN_TOKEN>` (`admin_unauthorized`)",
+    403: "the admin API is off: RUNYARD_ADMIN_TOKEN is not set (`admin_disabled`)",
+    404: "no such thread, confirmation or agent for this caller (`agent_not_found`), no such "
+    "stored agent version (`agent_version_not_found`), or no catalog served "
+    "(`catalog_not_served`)",
     409: "the thread's run is active, busy, or the confirmation was answered; or the agent "
     "version the run needs left the catalog (`agent_version_unavailable`)",
     410: "the confirmation expired (`confirmation_expired`): its run waited longer than "

@@ -13,7 +13,7 @@ from runyard.registry.agent_spec import AgentSpec, LimitsSpec, ToolRef
 from runyard.registry.catalog import Catalog, CatalogEntry, ScopedKey
 from runyard.registry.conditions import AllOf, AnyOf, Condition, FieldTest, Not, Operator
 from runyard.registry.errors import CatalogError, RejectedFile
-from runyard.registry.loader import CatalogLoad, catalog_files, load_catalog
+from runyard.registry.loader import CATALOG_SUFFIXES, CatalogLoad, catalog_files, load_catalog
 from runyard.registry.memory_spec import (
     MemorySpec,
     ObservationalSpec,
@@ -33,12 +33,14 @@ from runyard.registry.middleware import (
     SummarisationParameters,
     installed_middleware,
 )
+from runyard.registry.references import reference_errors
 from runyard.registry.routing_spec import RoutingRule, RoutingSpec
 from runyard.registry.specs import SPEC_KINDS, CatalogSpec, canonical_json, content_hash
 from runyard.registry.tool_spec import ToolInstanceSpec
 
 __all__ = [
     "MIDDLEWARE_ENTRY_POINT_GROUP",
+    "CATALOG_SUFFIXES",
     "SPEC_KINDS",
     "AgentSpec",
     "AllOf",
@@ -77,4 +79,5 @@ __all__ = [
     "content_hash",
     "installed_middleware",
     "load_catalog",
+    "reference_errors",
 ]

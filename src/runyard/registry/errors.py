@@ -30,3 +30,5 @@ class RejectedFile:
 
     file: str
     errors: tuple[CatalogError, ...]
+    last_good: bool = False
+    """True when the entries it served before it broke still serve (a reload kept them)."""

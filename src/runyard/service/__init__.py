@@ -19,12 +19,20 @@ from runyard.service.agent_choice import (
 )
 from runyard.service.background_status import BackgroundTaskView, read_background_tasks
 from runyard.service.background_tasks import BackgroundTask, BackgroundTasks
+from runyard.service.catalog_admin import AgentVersions, CatalogAdmin
 from runyard.service.catalog_agents import CatalogAgents, ModelFor, compile_agent
 from runyard.service.catalog_middleware import (
     BUILTIN_MIDDLEWARE,
     agent_middleware,
     catalog_middleware,
 )
+from runyard.service.catalog_reload import (
+    CatalogChange,
+    catalog_change,
+    read_catalog_files,
+    reload_catalog,
+)
+from runyard.service.catalog_state import CatalogState
 from runyard.service.catalog_tools import (
     BUILTIN_TOOLS,
     CatalogTools,
@@ -32,16 +40,19 @@ from runyard.service.catalog_tools import (
     discover_factories,
     load_served_catalog,
 )
+from runyard.service.catalog_watch import watch_catalog
 from runyard.service.chunk_events import ChunkMapper, UnmappedToolEventWarning, WireToolEvent
 from runyard.service.confirmation_request import confirmation_payload
 from runyard.service.crash_sweep import RESTARTED, close_interrupted_runs
 from runyard.service.default_agent import DEFAULT_AGENT, DEMO_MODEL, choose_model, default_agent
 from runyard.service.errors import (
     AgentRequired,
+    AgentVersionNotFound,
     AgentVersionUnavailable,
     ConfirmationAnswered,
     ConfirmationExpired,
     ConfirmationNotFound,
+    InvalidAgentSpec,
     InvalidAnswer,
     InvalidThreadId,
     RateLimited,
@@ -82,13 +93,19 @@ __all__ = [
     "AgentDirectory",
     "AgentRequest",
     "AgentRequired",
+    "AgentVersionNotFound",
     "AgentVersionUnavailable",
+    "AgentVersions",
+    "CatalogAdmin",
     "CatalogAgents",
+    "CatalogChange",
+    "CatalogState",
     "CatalogTools",
     "FixedAgents",
     "ServedAgent",
     "ModelFor",
     "agent_middleware",
+    "catalog_change",
     "catalog_directory",
     "catalog_middleware",
     "catalog_tool_names",
@@ -96,6 +113,9 @@ __all__ = [
     "load_served_catalog",
     "compile_agent",
     "open_catalog",
+    "read_catalog_files",
+    "reload_catalog",
+    "watch_catalog",
     "APPROVAL_EXPIRED",
     "DEFAULT_AGENT",
     "DEMO_MODEL",
@@ -116,6 +136,7 @@ __all__ = [
     "EventReader",
     "EventWriter",
     "Heartbeat",
+    "InvalidAgentSpec",
     "InvalidAnswer",
     "LeaseTerms",
     "InvalidThreadId",

@@ -91,8 +91,9 @@ class AgentDirectory(Protocol):
         Raises ``UnknownAgent`` for a named agent the tenant does not have."""
         ...
 
-    def agent(self, tenant: str, choice: AgentChoice) -> Agent:
-        """The runnable agent of ``choice`` (``AgentVersionUnavailable`` when it is gone)."""
+    async def agent(self, tenant: str, choice: AgentChoice) -> Agent:
+        """The runnable agent of ``choice`` (``AgentVersionUnavailable`` when it is gone).
+        Asynchronous: a catalog may have to read an older version from its database."""
         ...
 
     def loaded(self) -> Iterable[Agent]:
@@ -129,7 +130,7 @@ class FixedAgents:
             return AgentChoice(thread.agent_id, reason="thread")
         return AgentChoice(self.default)
 
-    def agent(self, tenant: str, choice: AgentChoice) -> Agent:
+    async def agent(self, tenant: str, choice: AgentChoice) -> Agent:
         return self._named(choice.agent_id)
 
     def loaded(self) -> Iterable[Agent]:

@@ -8,15 +8,19 @@ from the spec's ``memory`` section (``catalog_memory``), its ``middleware`` in o
 limits new runs, not a run: the run manager counts it (``RequestRate``) with the number
 ``requests_per_minute`` looks up here. Each version (the spec's content hash, with the versions
 of the ``kind: tool`` specs it names for the tenant) is compiled once and kept while this process
-lives, so a run that suspended on one version resumes on it.
+lives, so a run that suspended on one version resumes on it; the catalog served
+(``CatalogState``) is swapped whole when it changes (``catalog_reload``).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import math
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 
+from pydantic import ValidationError
 from pydantic_ai.models import Model
 
 from runyard.agent import Agent
@@ -24,14 +28,24 @@ from runyard.config import Settings
 from runyard.errors import ConfigurationError
 from runyard.memory import Memory
 from runyard.models import resolve_model
-from runyard.registry import AgentSpec, CatalogEntry, CatalogLoad, MiddlewareBuildContext
+from runyard.registry import (
+    AgentSpec,
+    Catalog,
+    CatalogEntry,
+    CatalogError,
+    CatalogLoad,
+    MiddlewareBuildContext,
+    RejectedFile,
+)
 from runyard.registry.tools import ToolDependencies
 from runyard.routing import InvocationContext, NoRoutingError, UnknownAgentError, route
 from runyard.runtime import CheckpointStore, Middleware
 from runyard.service.agent_choice import AgentChoice, AgentRequest, ServedAgent
 from runyard.service.catalog_memory import catalog_memory
 from runyard.service.catalog_middleware import agent_middleware
-from runyard.service.catalog_tools import CatalogTools
+from runyard.service.catalog_state import CatalogState
+from runyard.service.catalog_tools import CatalogTools, ToolBuildError
+from runyard.service.catalog_versions import database_source, stored_entry, stored_version
 from runyard.service.errors import AgentRequired, AgentVersionUnavailable, UnknownAgent
 from runyard.storage import Store, StoreCheckpointStore
 from runyard.tools import Tool
@@ -90,7 +104,11 @@ def _middleware(spec: AgentSpec, model_for: ModelFor, where: str) -> list[Middle
 
 class CatalogAgents:
     """The ``AgentDirectory`` of a catalog: routes each new run (``runyard.routing``) and keeps
-    one compiled agent per version. ``aclose`` closes every agent it compiled.
+    one compiled agent per version, old versions included (a run suspended on one resumes on
+    it; after a restart, a version no longer served is read back from the database). The
+    catalog served (``CatalogState``) is replaced whole: by a reload of the files
+    (``catalog_reload``) or by the database's activations (``refresh``), one change at a time
+    (``changes``). ``aclose`` closes every agent it compiled.
 
     ``tools`` builds the agents' tools (default: the discovered factories with dependencies of
     their own, which ``aclose`` closes; the server passes the process's shared ones)."""
@@ -106,10 +124,11 @@ class CatalogAgents:
     ) -> None:
         if not load.catalog.agents:
             raise ConfigurationError(_no_agents(load))
-        self.load = load
         self.source = source
         """Where the catalog was read from (its directory)."""
-        self.catalog = load.catalog
+        self.changes = asyncio.Lock()
+        """Held while the catalog served is being replaced."""
+        self._state = CatalogState(load)
         self._store = store
         self._settings = settings
         self._model_for = model_for
@@ -119,9 +138,29 @@ class CatalogAgents:
             tools = CatalogTools.discover(self._owned_deps)
         self._tools = tools
         self._compiled: dict[str, Agent] = {}
+        self._compiled_specs: dict[str, CatalogEntry[AgentSpec]] = {}
+        self._recorded: set[str] = set()
+        """Versions this process stored in the database already."""
+        self._activated: tuple[CatalogEntry[AgentSpec], ...] = ()
+        """Every version the database activates, before it is checked against the files."""
+        self._unreadable: tuple[RejectedFile, ...] = ()
+        """Activated versions whose stored spec this runyard does not accept."""
         # One checkpoint store for every version: a run known only by id (the crash sweep's)
         # is then looked up once, not once per compiled agent.
         self._checkpoints = StoreCheckpointStore(store, ttl_seconds=settings.checkpoint_ttl_seconds)
+
+    @property
+    def state(self) -> CatalogState:
+        """The catalog served now."""
+        return self._state
+
+    @property
+    def catalog(self) -> Catalog:
+        return self._state.catalog
+
+    @property
+    def load(self) -> CatalogLoad:
+        return self._state.files
 
     def compile_all(self) -> None:
         """Compile every agent now, for every tenant with ``kind: tool`` specs of its own too,
@@ -133,6 +172,60 @@ class CatalogAgents:
                 for tenant in sorted(tool_tenants):
                     self._compile(entry, tenant)
 
+    def compile_new(self, catalog: Catalog) -> dict[str, list[CatalogError]]:
+        """Compile every agent of ``catalog`` not compiled yet; the errors of those the runtime
+        cannot serve, by file (empty: all of them compiled)."""
+        failures: dict[str, list[CatalogError]] = {}
+        for entry in catalog.agents.values():
+            try:
+                self._compile(entry, entry.spec.tenant)
+            except ConfigurationError as exc:
+                failures.setdefault(entry.source, []).append(_compile_error(entry, exc))
+        return failures
+
+    def errors_of(
+        self, entry: CatalogEntry[AgentSpec], files: Catalog | None = None
+    ) -> list[CatalogError]:
+        """Why ``entry`` cannot take the place of its (tenant, id) in the files' catalog (its
+        tools and sub-agents must exist there, and it must compile); empty when it can."""
+        catalog = files or self._state.files.catalog
+        key = (entry.spec.tenant, entry.spec.id)
+        others = [
+            other
+            for other in catalog.entries()
+            if not (isinstance(other.spec, AgentSpec) and (other.spec.tenant, other.spec.id) == key)
+        ]
+        found = self._tools.reference_errors([*others, entry])
+        errors = [error for error in found if error.file == entry.source]
+        if not errors:
+            errors = self.compile_new(Catalog.of([entry])).get(entry.source, [])
+        return errors
+
+    async def record_versions(self, load: CatalogLoad) -> None:
+        """Store the version of every agent ``load`` serves, so it can be resumed on after a
+        restart whatever the files say then."""
+        for entry in load.catalog.agents.values():
+            if entry.version in self._recorded:
+                continue
+            where = f"{entry.source}:{entry.line}"
+            await self._store.save_agent_version(stored_version(entry, "file", where))
+            self._recorded.add(entry.version)
+
+    def serve_files(self, load: CatalogLoad) -> CatalogState | None:
+        """Serve ``load`` (compiled already: ``compile_new``) with the database's activations;
+        the new state, or None when nothing served changed. Hold ``changes``."""
+        return self._serve(load, self._state.database_revision)
+
+    async def refresh(self) -> CatalogState | None:
+        """Serve the database's activations when its catalog revision moved; the new state, or
+        None when nothing served changed."""
+        async with self.changes:
+            revision = await self._store.catalog_revision()
+            if revision == self._state.database_revision:
+                return None
+            await self._read_activations()
+            return self._serve(self._state.files, revision)
+
     def choose(
         self, tenant: str, user: str, request: AgentRequest, thread: AgentChoice | None
     ) -> AgentChoice:
@@ -141,15 +234,12 @@ class CatalogAgents:
             return self._decide(tenant, user, AgentRequest(thread.agent_id), reason="thread")
         return self._decide(tenant, user, request)
 
-    def agent(self, tenant: str, choice: AgentChoice) -> Agent:
+    async def agent(self, tenant: str, choice: AgentChoice) -> Agent:
         version = choice.version or ""
         entry = self.catalog.agent(choice.agent_id, tenant)
         if entry is not None and entry.version == version:
             return self._compile(entry, tenant)
-        compiled = self._compiled.get(version)  # an agent without kind: tool specs
-        if compiled is None:
-            raise AgentVersionUnavailable(choice.agent_id, version)
-        return compiled
+        return await self._stored_agent(tenant, choice.agent_id, version)
 
     def loaded(self) -> Iterable[Agent]:
         return self._compiled.values()
@@ -158,25 +248,20 @@ class CatalogAgents:
         entry = self.catalog.agent(choice.agent_id, tenant)
         return entry.spec.limits.requests_per_minute if entry is not None else None
 
+    def loaded_versions(self) -> list[CatalogEntry[AgentSpec]]:
+        """The spec of every version compiled in this process, served now or kept for the runs
+        that started on it, in the order they were compiled."""
+        return list(self._compiled_specs.values())
+
     def served(self, tenant: str | None) -> list[ServedAgent]:
+        catalog = self.catalog
         entries = [
             entry
-            for (owner, agent_id), entry in self.catalog.agents.items()
-            if tenant is None or self.catalog.agent(agent_id, tenant) is entry
+            for (owner, agent_id), entry in catalog.agents.items()
+            if tenant is None or catalog.agent(agent_id, tenant) is entry
         ]
-        listed = [self._served(entry, tenant) for entry in entries]
+        listed = [self._served(catalog, entry, tenant) for entry in entries]
         return sorted(listed, key=lambda a: (not a.default, a.name, a.tenant or ""))
-
-    def _served(self, entry: CatalogEntry[AgentSpec], tenant: str | None) -> ServedAgent:
-        routing = self.catalog.routing_for(tenant)
-        default = routing is not None and routing.spec.default_agent == entry.spec.id
-        return ServedAgent.of(
-            self._compile(entry, tenant),
-            default=default,
-            tenant=entry.spec.tenant,
-            version=entry.version,
-            description=entry.spec.description,
-        )
 
     async def aclose(self) -> None:
         """Close every compiled agent and its memory."""
@@ -186,6 +271,68 @@ class CatalogAgents:
                 await agent.memory.aclose()
         if self._owned_deps is not None:
             await self._owned_deps.aclose()
+
+    @property
+    def tools(self) -> CatalogTools:
+        """The factories and dependencies the agents' tools are built with."""
+        return self._tools
+
+    def _served(
+        self, catalog: Catalog, entry: CatalogEntry[AgentSpec], tenant: str | None
+    ) -> ServedAgent:
+        routing = catalog.routing_for(tenant)
+        default = routing is not None and routing.spec.default_agent == entry.spec.id
+        return ServedAgent.of(
+            self._compile(entry, tenant),
+            default=default,
+            tenant=entry.spec.tenant,
+            version=entry.version,
+            description=entry.spec.description,
+        )
+
+    def _serve(self, files: CatalogLoad, revision: int) -> CatalogState | None:
+        before = self._state
+        database: list[CatalogEntry[AgentSpec]] = []
+        rejected = list(self._unreadable)
+        for entry in self._activated:
+            errors = self.errors_of(entry, files.catalog)
+            if errors:
+                rejected.append(RejectedFile(entry.source, tuple(errors)))
+            else:
+                database.append(entry)
+        after = CatalogState(
+            files, tuple(database), tuple(rejected), revision, before.generation + 1
+        )
+        if after.same_as(before):
+            self._state = replace(after, generation=before.generation)
+            return None
+        self._state = after
+        return after
+
+    async def _read_activations(self) -> None:
+        activated: list[CatalogEntry[AgentSpec]] = []
+        unreadable: list[RejectedFile] = []
+        for activation in await self._store.agent_activations():
+            stored = await self._store.get_agent_version(activation.version)
+            if stored is None:  # activations only name stored versions; never deleted
+                continue
+            try:
+                activated.append(stored_entry(stored))
+            except ValidationError as exc:
+                source = database_source(stored.agent_id, stored.tenant)
+                unreadable.append(RejectedFile(source, _unreadable(source, exc)))
+        self._activated, self._unreadable = tuple(activated), tuple(unreadable)
+
+    async def _stored_agent(self, tenant: str, agent_id: str, version: str) -> Agent:
+        """The agent of a version the catalog no longer serves, from the database."""
+        stored = await self._store.get_agent_version(version)
+        if stored is None or stored.agent_id != agent_id or stored.tenant not in (None, tenant):
+            raise AgentVersionUnavailable(agent_id, version)
+        try:
+            return self._compile(stored_entry(stored), tenant)
+        except (ValidationError, ConfigurationError) as exc:
+            logger.error("agent %r version %s cannot be built: %s", agent_id, version[:12], exc)
+            raise AgentVersionUnavailable(agent_id, version) from exc
 
     def _decide(
         self, tenant: str, user: str, request: AgentRequest, reason: str | None = None
@@ -213,7 +360,28 @@ class CatalogAgents:
                 entry, self._store, self._settings, self._model_for, self._checkpoints, tools=tools
             )
             self._compiled[key] = compiled
+            self._compiled_specs[entry.version] = entry
         return compiled
+
+
+def _unreadable(source: str, exc: ValidationError) -> tuple[CatalogError, ...]:
+    return tuple(
+        CatalogError(source, 0, ".".join(str(p) for p in error["loc"]) or "spec", error["msg"])
+        for error in exc.errors()
+    )
+
+
+def _compile_error(entry: CatalogEntry[AgentSpec], exc: ConfigurationError) -> CatalogError:
+    """``compile_agent``'s refusal as a catalog error: a tool's carries its own; else its message
+    after ``file:line: agent 'x': ``, on the field it starts with when that is a field of the
+    spec."""
+    if isinstance(exc, ToolBuildError):
+        return exc.error
+    where = f"{entry.source}:{entry.line}: agent {entry.spec.id!r}: "
+    message = str(exc).removeprefix(where)
+    named = message.split(":", 1)[0].split(" ", 1)[0]
+    field = named if named in AgentSpec.model_fields else "id"
+    return CatalogError(entry.source, entry.line_of((field,)), field, message)
 
 
 def _no_agents(load: CatalogLoad) -> str:

@@ -16,6 +16,7 @@ per call. A fault is a ``ConfigurationError`` printed as ``file:line: field: mes
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, NoReturn
@@ -27,9 +28,12 @@ from runyard.registry import (
     CatalogEntry,
     CatalogError,
     CatalogLoad,
+    CatalogSpec,
     ToolInstanceSpec,
     ToolRef,
+    installed_middleware,
     load_catalog,
+    reference_errors,
 )
 from runyard.registry.tools import BuildContext, ToolConfiguration, ToolDependencies, ToolFactories
 from runyard.service import tools as service_tools
@@ -39,6 +43,7 @@ from runyard.tools import Tool
 __all__ = [
     "BUILTIN_TOOLS",
     "CatalogTools",
+    "ToolBuildError",
     "catalog_tool_names",
     "discover_factories",
     "load_served_catalog",
@@ -60,16 +65,38 @@ def catalog_tool_names(factories: ToolFactories | None = None) -> tuple[str, ...
     return tuple(sorted({*found, *BUILTIN_TOOLS}))
 
 
-def load_served_catalog(path: Path, factories: ToolFactories | None = None) -> CatalogLoad:
+def load_served_catalog(
+    path: Path,
+    factories: ToolFactories | None = None,
+    *,
+    last_good: Mapping[str, Sequence[CatalogEntry[CatalogSpec]]] | None = None,
+    refused: Mapping[str, Sequence[CatalogError]] | None = None,
+) -> CatalogLoad:
     """``load_catalog`` checked against what the server has: agents may list its factories
-    (discovered when not given) and plain tools, a ``kind: tool`` may only name a factory."""
+    (discovered when not given) and plain tools, a ``kind: tool`` may only name a factory.
+    ``last_good`` and ``refused``: as ``load_catalog`` takes them, for a reload."""
     found = factories if factories is not None else discover_factories()
-    return load_catalog(path, known_tools=catalog_tool_names(found), factories=tuple(found))
+    return load_catalog(
+        path,
+        known_tools=catalog_tool_names(found),
+        factories=tuple(found),
+        last_good=last_good,
+        refused=refused,
+    )
 
 
 def discover_factories() -> ToolFactories:
     """runyard's factories, the service's, and every installed ``runyard.tools`` plugin."""
     return ToolFactories.discover(also_built_in=service_factories())
+
+
+class ToolBuildError(ConfigurationError):
+    """A tool of an agent that cannot be built, with the catalog error that says where and why
+    (so a reload or the admin API reports its exact field, not just a message)."""
+
+    def __init__(self, error: CatalogError) -> None:
+        super().__init__(str(error))
+        self.error = error
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,9 +110,24 @@ class CatalogTools:
     def discover(cls, deps: ToolDependencies) -> CatalogTools:
         return cls(discover_factories(), deps)
 
-    def load(self, path: Path) -> CatalogLoad:
+    def load(
+        self,
+        path: Path,
+        *,
+        last_good: Mapping[str, Sequence[CatalogEntry[CatalogSpec]]] | None = None,
+        refused: Mapping[str, Sequence[CatalogError]] | None = None,
+    ) -> CatalogLoad:
         """The catalog at ``path``, checked against these factories (``load_served_catalog``)."""
-        return load_served_catalog(path, self.factories)
+        return load_served_catalog(path, self.factories, last_good=last_good, refused=refused)
+
+    def reference_errors(self, entries: list[CatalogEntry[CatalogSpec]]) -> list[CatalogError]:
+        """What ``entries`` name that neither they nor these factories define."""
+        return reference_errors(
+            entries,
+            catalog_tool_names(self.factories),
+            factories=tuple(self.factories),
+            known_middleware=installed_middleware(),
+        )
 
     def build(
         self, entry: CatalogEntry[AgentSpec], catalog: Catalog, tenant: str | None
@@ -180,4 +222,4 @@ class _Entry:
             f"tools[{self.index}]",
             f"agent {self.agent.spec.id!r}: {message}",
         )
-        raise ConfigurationError(str(error)) from cause
+        raise ToolBuildError(error) from cause

@@ -6,10 +6,12 @@ from typing import Any
 
 __all__ = [
     "AgentRequired",
+    "AgentVersionNotFound",
     "AgentVersionUnavailable",
     "ConfirmationAnswered",
     "ConfirmationExpired",
     "ConfirmationNotFound",
+    "InvalidAgentSpec",
     "InvalidAnswer",
     "InvalidThreadId",
     "RateLimited",
@@ -78,14 +80,15 @@ class AgentRequired(ServiceError):
 
 
 class AgentVersionUnavailable(ServiceError):
-    """The version of an agent a run or a routing rule needs is no longer in the catalog."""
+    """The version of an agent a run or a routing rule needs is neither served nor stored."""
 
     code = "agent_version_unavailable"
 
     def __init__(self, name: str, version: str) -> None:
         super().__init__(
-            f"agent {name!r} version {version[:12]} is not in the catalog any more (it changed "
-            "since the run started, and only the versions loaded by this process are kept)"
+            f"agent {name!r} version {version[:12]} is neither in the catalog nor in the "
+            "database (it changed since the run started, and that version was never stored "
+            "or no longer builds)"
         )
         self.name = name
         self.version = version
@@ -116,6 +119,32 @@ class RateLimited(ServiceError):
 
     def headers(self) -> dict[str, str]:
         return {"Retry-After": str(self.retry_after)}
+
+
+class AgentVersionNotFound(ServiceError):
+    """The database holds no such version of this agent (admin API)."""
+
+    code = "agent_version_not_found"
+
+    def __init__(self, name: str, version: str) -> None:
+        super().__init__(f"agent {name!r} has no stored version {version!r}")
+        self.name = name
+        self.version = version
+
+
+class InvalidAgentSpec(ServiceError):
+    """An agent spec that validates alone but cannot serve with this catalog: a tool or
+    sub-agent it names does not exist, or the runtime cannot build it. ``errors`` are
+    ``(field, message)`` pairs."""
+
+    code = "invalid_agent_spec"
+
+    def __init__(self, errors: list[tuple[str, str]]) -> None:
+        super().__init__("; ".join(f"{field}: {message}" for field, message in errors))
+        self.errors = errors
+
+    def details(self) -> dict[str, Any]:
+        return {"fields": [{"field": field, "message": message} for field, message in self.errors]}
 
 
 class RunActive(ServiceError):

@@ -163,7 +163,7 @@ class RunManager:
             thread = await owned_thread(
                 self.store, owner, owner.thread_id_of(confirmation.thread_id)
             )
-            chosen = self._thread_agent(owner, thread)
+            chosen = await self._thread_agent(owner, thread)
             prepared = await self._prepare_resume(chosen, confirmation, answer, run)
             if not await self.store.answer_confirmation(request_id, answer):
                 raise await self._answered(request_id)
@@ -325,14 +325,14 @@ class RunManager:
         )
         stored = AgentChoice.stored(thread.metadata) if thread is not None else None
         choice = self.directory.choose(owner.tenant_id, owner.user_id, request, stored)
-        return choice, self.directory.agent(owner.tenant_id, choice)
+        return choice, await self.directory.agent(owner.tenant_id, choice)
 
-    def _thread_agent(self, owner: Owner, thread: Thread) -> Agent:
+    async def _thread_agent(self, owner: Owner, thread: Thread) -> Agent:
         """The agent the thread's open run started with, at its version."""
         stored = AgentChoice.stored(thread.metadata)
         if stored is None:  # a thread from before choices were stored: the directory's default
             stored = self.directory.choose(owner.tenant_id, owner.user_id, AgentRequest(), None)
-        return self.directory.agent(owner.tenant_id, stored)
+        return await self.directory.agent(owner.tenant_id, stored)
 
     def _deps(self, run: ActiveRun) -> dict[str, Any]:
         scope = run.owner.scope(run.thread_id)

@@ -1,10 +1,11 @@
-"""``open_catalog``: the catalog ``runyard serve`` serves, read once at start-up.
+"""``open_catalog``: the catalog ``runyard serve`` serves, as read at start-up.
 
 ``RUNYARD_CATALOG_DIR`` names it; unset, ``./agents`` when that directory exists, else none (the
-built-in ``assistant`` alone). Rejected files are logged, each error as ``file:line: field:
-message``, and the good files serve; a catalog with no agent at all, or an agent the runtime
-cannot serve yet, stops the start-up with a ``ConfigurationError`` that says why. Hot reload is
-later work: a change to the files is seen at the next start.
+built-in ``assistant`` alone; the bundled ``examples/agents`` are never served unless named).
+Rejected files are logged, each error as ``file:line: field: message``, and the good files
+serve; a catalog with no agent at all, or an agent the runtime cannot serve yet, stops the
+start-up with a ``ConfigurationError`` that says why. After start-up the app watches the
+directory (``watch_catalog``): changes are live without a restart.
 """
 
 from __future__ import annotations

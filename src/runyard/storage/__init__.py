@@ -21,6 +21,7 @@ from runyard.storage.migrations import head_revision
 from runyard.storage.opening import VectorMode, open_store, upgrade
 from runyard.storage.parts import (
     ApiKeys,
+    CatalogVersions,
     Checkpoints,
     Confirmations,
     Conversations,
@@ -36,6 +37,9 @@ from runyard.storage.parts import (
 from runyard.storage.protocol import Backend, Message, Store, VectorSearch
 from runyard.storage.records import (
     OPEN_RUN_STATUSES,
+    AgentActivation,
+    AgentVersion,
+    AgentVersionOrigin,
     ApiKey,
     ApiKeyRole,
     Confirmation,
@@ -62,7 +66,11 @@ __all__ = [
     "ApiKeyConflict",
     "ApiKeyRole",
     "ApiKeys",
+    "AgentActivation",
+    "AgentVersion",
+    "AgentVersionOrigin",
     "Backend",
+    "CatalogVersions",
     "Checkpoints",
     "Confirmation",
     "ConfirmationStatus",

@@ -11,6 +11,7 @@ from typing import Literal, Protocol, runtime_checkable
 
 from runyard.storage.parts import (
     ApiKeys,
+    CatalogVersions,
     Checkpoints,
     Confirmations,
     Conversations,
@@ -39,6 +40,7 @@ class Store(
     RunSnapshots,
     Checkpoints,
     ApiKeys,
+    CatalogVersions,
     Protocol,
 ):
     """Every part of runyard's storage in one backend, which can say what it is and close."""

@@ -10,6 +10,9 @@ __all__ = [
     "OPEN_RUN_STATUSES",
     "ApiKey",
     "ApiKeyRole",
+    "AgentActivation",
+    "AgentVersion",
+    "AgentVersionOrigin",
     "Confirmation",
     "ConfirmationStatus",
     "EmbeddingEntry",
@@ -210,3 +213,34 @@ class ApiKey:
     expires_at: int | None
     revoked_at: int | None
     last_used_at: int | None
+
+
+AgentVersionOrigin = Literal["file", "api"]
+"""Where a catalog agent version came from: a catalog file, or ``PUT /v1/admin/agents/{id}``."""
+
+
+@dataclass(frozen=True, slots=True)
+class AgentVersion:
+    """One version of a catalog agent: its spec as JSON (storage never reads it), keyed by its
+    content hash, which covers the id and tenant too."""
+
+    version: str
+    agent_id: str
+    tenant: str | None
+    """None: the spec every tenant shares."""
+    spec: dict[str, Any]
+    origin: AgentVersionOrigin
+    source: str
+    """``file:line`` of a file's spec; who stored it for the API (``api``)."""
+    created_at: int
+    """When this version was first stored (epoch ms)."""
+
+
+@dataclass(frozen=True, slots=True)
+class AgentActivation:
+    """The version of an agent the database makes active for a tenant (None: every tenant)."""
+
+    agent_id: str
+    tenant: str | None
+    version: str
+    activated_at: int

@@ -1,7 +1,14 @@
 """The routers of the ``/v1`` API."""
 
-from runyard.http.routes import catalog, chat, events, meta, threads
+from runyard.http.routes import admin, catalog, chat, events, meta, threads
 
-ROUTERS = (chat.router, events.router, threads.router, catalog.router, meta.router)
+ROUTERS = (
+    chat.router,
+    events.router,
+    threads.router,
+    catalog.router,
+    admin.router,
+    meta.router,
+)
 
 __all__ = ["ROUTERS"]

@@ -22,7 +22,7 @@ from runyard.routing import (
     UnknownAgentError,
     explain_route,
 )
-from runyard.service import AgentRequired, CatalogAgents, Owner, UnknownAgent
+from runyard.service import AgentRequired, CatalogAgents, CatalogState, Owner, UnknownAgent
 
 __all__ = ["router"]
 
@@ -42,16 +42,33 @@ def _catalog(app: Parts) -> CatalogAgents:
 
 @router.get("/catalog", response_model=CatalogBody, responses=error_responses(404, 503))
 async def catalog(app: PartsDep) -> dict[str, Any]:
-    """Every spec loaded at start-up (kind, id, tenant, version) and every rejected file with
-    its errors; 404 when the server serves no catalog."""
+    """Every spec served now (kind, id, tenant, version, origin), every rejected file with its
+    errors, and every agent version this process has compiled; 404 when the server serves no
+    catalog."""
     served = _catalog(app)
+    state = served.state
+    serving = {entry.version for entry in state.catalog.agents.values()}
     return {
         "directory": served.source,
-        "revision": served.catalog.revision,
-        "specs": [_spec(entry) for entry in served.catalog.entries()],
+        "revision": state.catalog.revision,
+        "generation": state.generation,
+        "specs": [_spec(entry, state) for entry in state.catalog.entries()],
         "rejected": [
-            {"file": rejected.file, "errors": [_error(e) for e in rejected.errors]}
-            for rejected in served.load.rejected
+            {
+                "file": rejected.file,
+                "errors": [_error(e) for e in rejected.errors],
+                "lastGood": rejected.last_good,
+            }
+            for rejected in state.rejected
+        ],
+        "loaded": [
+            {
+                "agentId": entry.spec.id,
+                "tenant": entry.spec.tenant,
+                "version": entry.version,
+                "serving": entry.version in serving,
+            }
+            for entry in served.loaded_versions()
         ],
     }
 
@@ -73,14 +90,16 @@ async def route(body: RouteRequest, owner: OwnerDep, app: PartsDep) -> dict[str,
     return _explanation(explanation)
 
 
-def _spec(entry: CatalogEntry[CatalogSpec]) -> dict[str, Any]:
+def _spec(entry: CatalogEntry[CatalogSpec], state: CatalogState) -> dict[str, Any]:
     spec = entry.spec
+    database = state.from_database(entry)
     return {
         "kind": spec.kind,
         "id": None if isinstance(spec, RoutingSpec) else spec.id,
         "tenant": spec.tenant,
         "version": entry.version,
-        "source": f"{entry.source}:{entry.line}",
+        "origin": "database" if database else "file",
+        "source": entry.source if database else f"{entry.source}:{entry.line}",
     }
 
 

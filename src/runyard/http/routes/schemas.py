@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool
 from runyard.http.routes.user_text import StorableJson, StorableStr
 
 __all__ = [
+    "ActivateRequest",
     "ChatRequest",
     "ChatResponse",
     "ConfirmRequest",
@@ -67,6 +68,14 @@ class RouteRequest(BaseModel):
 
     context: RouteContext = Field(default_factory=RouteContext)
     agentId: str | None = Field(default=None, description="an agent the request would name")
+
+
+class ActivateRequest(BaseModel):
+    """``POST /v1/admin/agents/{id}/activate``: the stored version to serve."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    version: str = Field(description="a content hash `GET …/versions` lists")
 
 
 class ChatResponse(BaseModel):

@@ -60,7 +60,7 @@ class AgentToolFactory:
             Args:
                 input: the task or question, with everything the agent needs to know.
             """
-            sub = catalog_sub_agent(ctx, target, allowed)
+            sub = await catalog_sub_agent(ctx, target, allowed)
             task = Handover(
                 target,
                 input,

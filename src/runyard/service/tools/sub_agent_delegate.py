@@ -49,7 +49,7 @@ def sub_agent_delegate(name: str, sub_agents: Sequence[str]) -> Tool:
             background: true to go on while the sub-agent works: you get its taskId at once;
                 check it with task_status or wait for its result with await_task.
         """
-        sub = catalog_sub_agent(ctx, agent, allowed)
+        sub = await catalog_sub_agent(ctx, agent, allowed)
         deps = service_deps(ctx)
         task = Handover(
             agent,

@@ -19,7 +19,7 @@ from runyard.tools import ToolContext
 __all__ = ["catalog_sub_agent"]
 
 
-def catalog_sub_agent(ctx: ToolContext, agent_id: str, allowed: Sequence[str]) -> Agent:
+async def catalog_sub_agent(ctx: ToolContext, agent_id: str, allowed: Sequence[str]) -> Agent:
     """The agent ``agent_id`` of the run's tenant; a ``ToolError`` when it is not ``allowed``
     (the calling agent's ``sub_agents``) or the tenant has no such agent."""
     if agent_id not in allowed:
@@ -31,6 +31,6 @@ def catalog_sub_agent(ctx: ToolContext, agent_id: str, allowed: Sequence[str]) -
     scope = thread_scope(ctx)
     try:
         choice = directory.choose(scope.tenant_id, scope.resource_id, AgentRequest(agent_id), None)
-        return directory.agent(scope.tenant_id, choice)
+        return await directory.agent(scope.tenant_id, choice)
     except (UnknownAgent, AgentVersionUnavailable) as exc:
         raise ToolError(str(exc)) from exc

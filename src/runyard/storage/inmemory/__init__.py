@@ -5,6 +5,7 @@ that needs only an event log may use ``EventLogPart()``); ``InMemoryStore`` is a
 """
 
 from runyard.storage.inmemory.api_keys import ApiKeysPart
+from runyard.storage.inmemory.catalog_versions import CatalogVersionsPart
 from runyard.storage.inmemory.checkpoints import CheckpointsPart
 from runyard.storage.inmemory.confirmations import ConfirmationsPart
 from runyard.storage.inmemory.conversations import ConversationsPart
@@ -17,6 +18,7 @@ from runyard.storage.inmemory.vectors import VectorsPart
 
 __all__ = [
     "ApiKeysPart",
+    "CatalogVersionsPart",
     "CheckpointsPart",
     "ConfirmationsPart",
     "ConversationsPart",

@@ -15,6 +15,8 @@ from runyard.ids import now_ms
 from runyard.storage.errors import ThreadOwnershipError
 from runyard.storage.parts import Message
 from runyard.storage.records import (
+    AgentActivation,
+    AgentVersion,
     ApiKey,
     Confirmation,
     ObservationCursor,
@@ -52,6 +54,10 @@ class MemoryState:
         self._confirmations: dict[str, Confirmation] = {}
         self._checkpoints: dict[str, tuple[dict[str, Any], int | None]] = {}
         self._api_keys: dict[str, ApiKey] = {}
+        self._agent_versions: dict[str, AgentVersion] = {}
+        # (tenant or "" for shared, agent id) -> activation
+        self._activations: dict[tuple[str, str], AgentActivation] = {}
+        self._catalog_revision = 0
 
     def _owned(self, thread_id: str, tenant_id: str, resource_id: str) -> bool:
         thread = self._threads.get(thread_id)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from runyard.storage.inmemory.api_keys import ApiKeysPart
+from runyard.storage.inmemory.catalog_versions import CatalogVersionsPart
 from runyard.storage.inmemory.checkpoints import CheckpointsPart
 from runyard.storage.inmemory.confirmations import ConfirmationsPart
 from runyard.storage.inmemory.conversations import ConversationsPart
@@ -27,6 +28,7 @@ class InMemoryStore(
     RunSnapshotsPart,
     CheckpointsPart,
     ApiKeysPart,
+    CatalogVersionsPart,
 ):
     """A process-local ``Store``: same contract as the databases, nothing survives ``close``."""
 

@@ -10,7 +10,8 @@ else find nothing, and writes to it raise ``ThreadOwnershipError`` without chang
 Writes to a thread that does not exist yet create it for the caller. ``RunLedger``,
 ``Confirmations``, ``EventLogStore``, ``RunSnapshots`` and ``Checkpoints`` are keyed by run,
 thread or checkpoint id only: the service checks ownership before it touches them. ``ApiKeys``
-belongs to no thread: it says who a request acts for.
+belongs to no thread: it says who a request acts for. Nor does ``CatalogVersions``: the
+catalog's agent versions, for every tenant.
 
 Methods that write a batch take the thread and the batch positionally only (``/``): callers
 pass them in order, so each backend names them as it likes (the SQL backend's own names would
@@ -18,6 +19,7 @@ shadow its tables). Every other parameter is matched by name.
 """
 
 from runyard.storage.parts.api_keys import ApiKeys
+from runyard.storage.parts.catalog_versions import CatalogVersions
 from runyard.storage.parts.checkpoints import Checkpoints
 from runyard.storage.parts.confirmations import Confirmations
 from runyard.storage.parts.conversations import Conversations, Message
@@ -34,6 +36,7 @@ from runyard.storage.parts.vectors import VectorSearch, VectorStore
 
 __all__ = [
     "ApiKeys",
+    "CatalogVersions",
     "Checkpoints",
     "Confirmations",
     "Conversations",

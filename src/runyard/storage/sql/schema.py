@@ -32,8 +32,12 @@ from runyard.json_text import is_storable, replace_surrogates
 
 __all__ = [
     "OPEN_RUNS_WHERE",
+    "SHARED_TENANT",
     "StorableText",
     "api_keys",
+    "agent_activations",
+    "agent_versions",
+    "catalog_revision",
     "checkpoints",
     "confirmations",
     "embeddings",
@@ -273,3 +277,37 @@ api_keys = Table(
     Column("last_used_at", BigInteger),
     Index("api_keys_by_tenant", "tenant_id", "created_at"),
 )
+
+SHARED_TENANT = ""
+"""How the catalog tables write "every tenant" (a key column cannot be NULL)."""
+
+agent_versions = Table(
+    "agent_versions",
+    metadata,
+    Column("version", StorableText, primary_key=True),
+    Column("tenant", StorableText, nullable=False),
+    Column("agent_id", StorableText, nullable=False),
+    Column("spec", json_type(), nullable=False),
+    Column("origin", String(16), nullable=False),
+    Column("source", StorableText, nullable=False),
+    Column("created_at", BigInteger, nullable=False),
+    Index("agent_versions_by_agent", "tenant", "agent_id", "created_at"),
+)
+
+agent_activations = Table(
+    "agent_activations",
+    metadata,
+    Column("tenant", StorableText, nullable=False),
+    Column("agent_id", StorableText, nullable=False),
+    Column("version", StorableText, nullable=False),
+    Column("activated_at", BigInteger, nullable=False),
+    PrimaryKeyConstraint("tenant", "agent_id"),
+)
+
+catalog_revision = Table(
+    "catalog_revision",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=False),
+    Column("revision", BigInteger, nullable=False),
+)
+"""At most one row (``id`` 1): the counter replicas poll to see an activation; none = 0."""

@@ -6,6 +6,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from runyard.storage.protocol import Backend, VectorSearch
 from runyard.storage.sql.api_keys_part import ApiKeysPart
+from runyard.storage.sql.catalog_versions_part import CatalogVersionsPart
 from runyard.storage.sql.checkpoints_part import CheckpointsPart
 from runyard.storage.sql.confirmations_part import ConfirmationsPart
 from runyard.storage.sql.conversations import ConversationsPart
@@ -28,6 +29,7 @@ class SqlStore(
     CheckpointsPart,
     SnapshotsPart,
     ApiKeysPart,
+    CatalogVersionsPart,
 ):
     """A ``Store`` on SQLite or PostgreSQL. Build it with ``runyard.storage.open_store``."""
 

@@ -8,16 +8,17 @@ from sqlalchemy import Table
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.sql.dml import Insert
 
-__all__ = ["insert_ignore", "upsert"]
+__all__ = ["insert_ignore", "insert_of", "upsert"]
 
 
-def _insert(dialect: str, table: Table) -> sqlite.Insert | postgresql.Insert:
+def insert_of(dialect: str, table: Table) -> sqlite.Insert | postgresql.Insert:
+    """The dialect's INSERT, which has ``on_conflict_do_update``/``_nothing``."""
     return postgresql.insert(table) if dialect == "postgresql" else sqlite.insert(table)
 
 
 def upsert(dialect: str, table: Table, keys: Sequence[str], columns: Sequence[str]) -> Insert:
     """INSERT … ON CONFLICT (keys) DO UPDATE SET columns = the new values."""
-    stmt = _insert(dialect, table)
+    stmt = insert_of(dialect, table)
     return stmt.on_conflict_do_update(
         index_elements=list(keys), set_={c: stmt.excluded[c] for c in columns}
     )
@@ -25,4 +26,4 @@ def upsert(dialect: str, table: Table, keys: Sequence[str], columns: Sequence[st
 
 def insert_ignore(dialect: str, table: Table) -> Insert:
     """INSERT … ON CONFLICT DO NOTHING."""
-    return _insert(dialect, table).on_conflict_do_nothing()
+    return insert_of(dialect, table).on_conflict_do_nothing()
