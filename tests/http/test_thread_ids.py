@@ -15,6 +15,7 @@ import pytest
 from http_harness import asgi_client, asgi_sse, running_app, settled
 
 from runyard.ids import REQUEST_ID_PATTERN, THREAD_ID_PATTERN
+from runyard.registry import SPEC_ID_PATTERN
 from runyard.service import Owner
 
 BOB = {"X-Runyard-User": "bob"}
@@ -96,9 +97,11 @@ async def test_the_openapi_document_shows_the_id_rule(url: str) -> None:
         for p in operation.get("parameters", [])
         if p["in"] == "path"
     }
-    assert len(patterns) == 7
+    rules = {"thread_id": THREAD_ID_PATTERN, "request_id": REQUEST_ID_PATTERN}
+    rules["agent_id"] = SPEC_ID_PATTERN
+    assert len(patterns) == 11
     for (_path, _method, name), pattern in patterns.items():
-        assert pattern == (REQUEST_ID_PATTERN if name == "request_id" else THREAD_ID_PATTERN)
+        assert pattern == rules[name]
 
 
 async def test_two_users_each_have_their_own_thread_t1(url: str) -> None:

@@ -35,12 +35,14 @@ from runyard.registry.middleware import (
 )
 from runyard.registry.references import reference_errors
 from runyard.registry.routing_spec import RoutingRule, RoutingSpec
+from runyard.registry.spec_base import SPEC_ID_PATTERN
 from runyard.registry.specs import SPEC_KINDS, CatalogSpec, canonical_json, content_hash
 from runyard.registry.tool_spec import ToolInstanceSpec
 
 __all__ = [
     "MIDDLEWARE_ENTRY_POINT_GROUP",
     "CATALOG_SUFFIXES",
+    "SPEC_ID_PATTERN",
     "SPEC_KINDS",
     "AgentSpec",
     "AllOf",

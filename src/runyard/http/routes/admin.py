@@ -21,7 +21,7 @@ from runyard.http.errors import ApiError
 from runyard.http.openapi import error_responses
 from runyard.http.routes.schemas import ActivateRequest
 from runyard.http.state import Parts, parts
-from runyard.registry import AgentSpec
+from runyard.registry import SPEC_ID_PATTERN, AgentSpec
 from runyard.service import CatalogAdmin
 from runyard.storage import AgentVersion
 
@@ -30,7 +30,9 @@ __all__ = ["router"]
 router = APIRouter(prefix="/v1/admin", tags=["admin"], dependencies=[Depends(require_admin)])
 
 PartsDep = Annotated[Parts, Depends(parts)]
-AgentId = Annotated[str, Path(description="the agent's id (the spec's `id`)")]
+AgentId = Annotated[
+    str, Path(pattern=SPEC_ID_PATTERN, description="the agent's id (the spec's `id`)")
+]
 Tenant = Annotated[
     str | None, Query(description="whose agent; absent = the spec every tenant shares")
 ]
