@@ -20,6 +20,7 @@ from pydantic_ai.models import Model
 from runyard.errors import ConfigurationError
 from runyard.registry.middleware.parameters import BUILTIN_MIDDLEWARE_PARAMETERS
 from runyard.registry.middleware.ref import MiddlewareRef
+from runyard.registry.plugins import discover_plugins
 from runyard.runtime import Middleware
 
 __all__ = [
@@ -71,18 +72,14 @@ class MiddlewareFactories(Mapping[str, MiddlewareBuilder]):
         cls, builtins: Mapping[str, MiddlewareBuilder], found: Iterable[EntryPoint] | None = None
     ) -> MiddlewareFactories:
         """``builtins`` plus every ``runyard.middleware`` entry point installed (or ``found``)."""
-        builders = dict(builtins)
-        origins = dict.fromkeys(builders, "runyard (built in)")
-        points = entry_points(group=MIDDLEWARE_ENTRY_POINT_GROUP) if found is None else found
-        for point in points:
-            origin = _origin(point)
-            if point.name in builders:
-                raise ConfigurationError(
-                    f"middleware {point.name!r} from {origin} clashes with the one from "
-                    f"{origins[point.name]}"
-                )
-            builders[point.name] = _load(point, origin)
-            origins[point.name] = origin
+        builders = discover_plugins(
+            MIDDLEWARE_ENTRY_POINT_GROUP,
+            builtins,
+            what="middleware",
+            expected="MiddlewareBuilder",
+            is_builder=lambda built: isinstance(built, MiddlewareBuilder),
+            found=found,
+        )
         return cls(builders)
 
     def build(self, ref: MiddlewareRef, context: MiddlewareBuildContext) -> Middleware:
@@ -113,22 +110,3 @@ class MiddlewareFactories(Mapping[str, MiddlewareBuilder]):
 
     def __len__(self) -> int:
         return len(self._builders)
-
-
-def _origin(point: EntryPoint) -> str:
-    dist = point.dist
-    where = f"{dist.name} {dist.version}" if dist is not None else "an unknown distribution"
-    return f"{where} (entry point {point.name} = {point.value})"
-
-
-def _load(point: EntryPoint, origin: str) -> MiddlewareBuilder:
-    try:
-        loaded = point.load()
-        builder = loaded() if isinstance(loaded, type) or not hasattr(loaded, "build") else loaded
-    except Exception as exc:
-        raise ConfigurationError(f"middleware from {origin} failed to load: {exc}") from exc
-    if not isinstance(builder, MiddlewareBuilder):
-        raise ConfigurationError(
-            f"middleware from {origin} is a {type(builder).__name__}, not a MiddlewareBuilder"
-        )
-    return builder

@@ -1,18 +1,17 @@
 """``ToolFactories``: tool builders by name, from the built-ins and the ``runyard.tools`` entry points.
 
 A package adds tools by declaring an entry point in the group ``runyard.tools`` whose name is
-the factory's name and whose object is a ``ToolBuilder`` (or a class or function that makes one
-with no arguments); installing the package is enough. A broken or clashing plugin fails
-discovery with an error naming its distribution, rather than disappearing silently.
+the factory's name and whose object is a ``ToolBuilder`` (``runyard.registry.plugins`` says how
+plugins are found, and how a broken or clashing one fails).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from importlib.metadata import EntryPoint, entry_points
-from typing import Any
+from importlib.metadata import EntryPoint
 
 from runyard.errors import ConfigurationError
+from runyard.registry.plugins import discover_plugins
 from runyard.registry.tools.build_context import BuildContext
 from runyard.registry.tools.builder import ToolBuilder
 from runyard.registry.tools.configuration import ToolConfiguration
@@ -54,18 +53,15 @@ class ToolFactories(Mapping[str, ToolBuilder]):
             if name in builders:
                 raise ConfigurationError(f"built-in tool factory {name!r} is defined twice")
             builders[name] = builder
-        origins = dict.fromkeys(builders, "runyard (built in)")
-        points = entry_points(group=ENTRY_POINT_GROUP) if found is None else found
-        for point in points:
-            origin = _origin(point)
-            if point.name in builders:
-                raise ConfigurationError(
-                    f"tool factory {point.name!r} from {origin} clashes with the one from "
-                    f"{origins[point.name]}"
-                )
-            builders[point.name] = _load(point, origin)
-            origins[point.name] = origin
-        return cls(builders)
+        discovered = discover_plugins(
+            ENTRY_POINT_GROUP,
+            builders,
+            what="tool factory",
+            expected="ToolBuilder",
+            is_builder=lambda built: isinstance(built, ToolBuilder),
+            found=found,
+        )
+        return cls(discovered)
 
     def build(
         self, factory: str, context: BuildContext, deps: ToolDependencies
@@ -103,28 +99,3 @@ class ToolFactories(Mapping[str, ToolBuilder]):
 
     def __len__(self) -> int:
         return len(self._builders)
-
-
-def _origin(point: EntryPoint) -> str:
-    dist = point.dist
-    where = f"{dist.name} {dist.version}" if dist is not None else "an unknown distribution"
-    return f"{where} (entry point {point.name} = {point.value})"
-
-
-def _load(point: EntryPoint, origin: str) -> ToolBuilder:
-    try:
-        builder = _made(point.load())
-    except Exception as exc:
-        raise ConfigurationError(f"tool factory from {origin} failed to load: {exc}") from exc
-    if not isinstance(builder, ToolBuilder):
-        raise ConfigurationError(
-            f"tool factory from {origin} is a {type(builder).__name__}, not a ToolBuilder"
-        )
-    return builder
-
-
-def _made(loaded: Any) -> Any:
-    """A class or a function makes the builder; anything else is meant to be one already."""
-    if isinstance(loaded, type) or (callable(loaded) and not hasattr(loaded, "build")):
-        return loaded()
-    return loaded
