@@ -2,7 +2,7 @@
 
 The server wraps its one store in it, so the messages memory saves (a tool result that echoed a
 key, an answer quoting it), the checkpoints of suspended runs, confirmation payloads, working
-memory and plans are redacted on their way into the database, by one ``SecretRedactor``.
+memory, plans and a failed run's reason are redacted on their way into the database, by one ``SecretRedactor``.
 Events are redacted earlier, by their writer, since they reach clients before any store read.
 Everything else (reads, runs, leases, keys, catalog versions) passes through unchanged.
 """
@@ -20,6 +20,8 @@ from runyard.storage import (
     MemoryScope,
     Message,
     Plan,
+    RunRecord,
+    RunStatus,
     Store,
     WorkingMemory,
 )
@@ -53,6 +55,12 @@ class RedactingStore:
         await self.inner.save_messages(
             thread_id, clean, tenant_id=tenant_id, resource_id=resource_id
         )
+
+    async def close_run(
+        self, run_id: str, status: RunStatus, *, epoch: int, reason: str | None = None
+    ) -> RunRecord:
+        clean = None if reason is None else self.redactor.redact(reason)
+        return await self.inner.close_run(run_id, status, epoch=epoch, reason=clean)
 
     async def save_checkpoint(
         self, key: str, state: dict[str, Any], *, expires_at: int | None = None
