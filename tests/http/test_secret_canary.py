@@ -6,7 +6,6 @@ every table are searched for each canary. None may appear, anywhere."""
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -260,7 +259,8 @@ async def test_no_canary_secret_reaches_logs_responses_events_or_the_database(
     logs = caplog.text
     # The paths that carry secrets were really taken: the secrets were there to redact.
     assert [r.headers.get("authorization") for r in target.requests] == [f"Token {TOOL_CREDENTIAL}"]
-    assert REDACTED in responses and REDACTED in dump
+    assert REDACTED in responses
+    assert REDACTED in dump
     assert calls.statuses["GET /boom"] == 500
     assert "answered HTTP 401" in responses
     assert "confirmation-request" in responses
