@@ -12,7 +12,7 @@ formatting ``exc_info`` again.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 
 from runyard.redaction.redactor import SecretRedactor
@@ -36,11 +36,7 @@ class RedactingLogFilter(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         if getattr(record, _DONE, False):  # one record, several handlers
             return True
-        try:
-            message = record.getMessage()
-        except Exception:  # a malformed call; logging reports it itself, unredacted args aside
-            message = str(record.msg)
-        record.msg, record.args = self.redactor.redact(message), None
+        self._redact_message(record)
         if record.exc_info and not record.exc_text:
             record.exc_text = _TRACEBACKS.formatException(record.exc_info)
         if record.exc_text:
@@ -49,6 +45,40 @@ class RedactingLogFilter(logging.Filter):
             record.stack_info = self.redactor.redact(record.stack_info)
         setattr(record, _DONE, True)
         return True
+
+    def _redact_message(self, record: logging.LogRecord) -> None:
+        """Redact the arguments one by one, keeping the record's shape (uvicorn's access
+        formatter unpacks ``args``); when that is not enough, the whole message, without args."""
+        try:
+            message = record.getMessage()
+        except Exception:  # a malformed call: logging reports it itself
+            return
+        redacted = self.redactor.redact(message)
+        if redacted is message:
+            return
+        if isinstance(record.msg, str):
+            record.msg = self.redactor.redact(record.msg)
+        record.args = self._redacted_args(record.args)
+        try:
+            clean = self.redactor.redact(again := record.getMessage()) is again
+        except Exception:
+            clean = False
+        if not clean:
+            record.msg, record.args = redacted, None
+
+    def _redacted_args(
+        self, args: tuple[object, ...] | Mapping[str, object] | None
+    ) -> tuple[object, ...] | Mapping[str, object] | None:
+        if isinstance(args, tuple):
+            return tuple(self._redacted_arg(arg) for arg in args)
+        if isinstance(args, Mapping):
+            return {key: self._redacted_arg(value) for key, value in args.items()}
+        return args
+
+    def _redacted_arg(self, arg: object) -> object:
+        text = arg if isinstance(arg, str) else str(arg)
+        redacted = self.redactor.redact(text)
+        return arg if redacted is text else redacted
 
 
 @contextmanager

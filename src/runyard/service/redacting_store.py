@@ -2,7 +2,7 @@
 
 The server wraps its one store in it, so the messages memory saves (a tool result that echoed a
 key, an answer quoting it), the checkpoints of suspended runs, confirmation payloads, working
-memory, plans and a failed run's reason are redacted on their way into the database, by one ``SecretRedactor``.
+memory, plans, thread titles and metadata, and a failed run's reason are redacted on their way into the database, by one ``SecretRedactor``.
 Events are redacted earlier, by their writer, since they reach clients before any store read.
 Everything else (reads, runs, leases, keys, catalog versions) passes through unchanged.
 """
@@ -23,6 +23,7 @@ from runyard.storage import (
     RunRecord,
     RunStatus,
     Store,
+    Thread,
     WorkingMemory,
 )
 
@@ -47,6 +48,30 @@ class RedactingStore:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
+
+    async def save_thread(
+        self,
+        thread_id: str,
+        *,
+        tenant_id: str,
+        resource_id: str,
+        title: str | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> Thread:
+        return await self.inner.save_thread(
+            thread_id,
+            tenant_id=tenant_id,
+            resource_id=resource_id,
+            title=None if title is None else self.redactor.redact(title),
+            metadata=self.redactor.redact_data(metadata),
+        )
+
+    async def set_thread_title(
+        self, thread_id: str, title: str, *, tenant_id: str, resource_id: str
+    ) -> bool:
+        return await self.inner.set_thread_title(
+            thread_id, self.redactor.redact(title), tenant_id=tenant_id, resource_id=resource_id
+        )
 
     async def save_messages(
         self, thread_id: str, messages: Sequence[Message], /, *, tenant_id: str, resource_id: str
