@@ -1,8 +1,8 @@
 """The secret values a server knows at start-up: its settings' and its environment's.
 
 - ``RUNYARD_ADMIN_TOKEN``;
-- the passwords (and a user name that is all there is of the userinfo, as in
-  ``https://TOKEN@host``) of ``RUNYARD_DATABASE_URL`` and ``RUNYARD_REDIS_URL``;
+- the passwords of ``RUNYARD_DATABASE_URL`` and ``RUNYARD_REDIS_URL`` (as written and
+  percent-decoded; a user name is not a secret);
 - every environment variable whose name says it holds a credential (``SECRET_ENV_NAME``):
   ``OPENAI_API_KEY``, ``ANTHROPIC_API_KEY``, ``AWS_SECRET_ACCESS_KEY``, ``HF_TOKEN``,
   ``PGPASSWORD``, …
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from urllib.parse import unquote, urlsplit
 
 from runyard.config import Settings
@@ -27,20 +27,14 @@ SECRET_ENV_NAME = re.compile(
 """Environment variables whose names end like this hold secrets (their values are redacted)."""
 
 
-def url_secrets(url: str) -> Iterator[str]:
-    """The password of ``url`` (raw and percent-decoded), or its user when it has no password."""
+def url_secrets(url: str) -> set[str]:
+    """The password of ``url``, as written and percent-decoded; empty when it has none."""
     try:
-        parts = urlsplit(url)
+        netloc = urlsplit(url).netloc
     except ValueError:
-        return
-    if "@" not in parts.netloc:
-        return
-    userinfo = parts.netloc.rpartition("@")[0]
-    user, has_password, password = userinfo.partition(":")
-    secret = password if has_password else user
-    if secret:
-        yield secret
-        yield unquote(secret)
+        return set()
+    password = netloc.rpartition("@")[0].partition(":")[2] if "@" in netloc else ""
+    return {password, unquote(password)} if password else set()
 
 
 def known_secrets(settings: Settings, environ: Mapping[str, str] | None = None) -> set[str]:
