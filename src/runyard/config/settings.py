@@ -67,7 +67,7 @@ class Settings(BaseSettings):
         "empty = tools reach public addresses only",
     )
     redact_patterns: list[str] = Field(
-        default_factory=list,
+        default=[],
         description="regular expressions of more secrets to redact from logs, error bodies, "
         'events and stored state, as a JSON list (["acme_[0-9a-f]{32}"]); a group named '
         "secret limits the redaction to that group",
