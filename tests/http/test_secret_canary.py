@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,7 @@ from pydantic_ai import messages as pai
 from pydantic_ai.exceptions import ModelHTTPError
 
 from http_target_server import HttpTarget, http_target
+from postgres_databases import truncate_all
 from runyard.redaction import REDACTED
 from runyard.testing import Turn, call, scripted_model
 
@@ -122,6 +123,14 @@ async def target() -> AsyncIterator[HttpTarget]:
 
 
 @pytest.fixture
+def database(postgresql_db: str) -> Iterator[str]:
+    """The session's PostgreSQL database, its URL with a password (trust auth ignores it);
+    emptied afterwards for the tests that follow."""
+    yield postgresql_db.replace("://postgres@", f"://postgres:{DB_PASSWORD}@")
+    asyncio.run(truncate_all(postgresql_db))
+
+
+@pytest.fixture
 def canary_env(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", PROVIDER_KEY)
 
@@ -213,16 +222,13 @@ def _boom_route(app: FastAPI) -> None:
 
 
 async def test_no_canary_secret_reaches_logs_responses_events_or_the_database(
-    postgresql_db: str,
+    database: str,
     tmp_path: Path,
     target: HttpTarget,
     canary_env: None,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     caplog.set_level(logging.DEBUG)
-    database = postgresql_db.replace(
-        "postgresql://postgres@", f"postgresql://postgres:{DB_PASSWORD}@"
-    )
     catalog = tmp_path / "agents"
     catalog.mkdir()
     (catalog / "agents.yaml").write_text(CATALOG)
