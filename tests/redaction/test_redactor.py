@@ -88,3 +88,12 @@ def test_data_is_redacted_in_every_string_and_kept_when_clean() -> None:
         "n": 3,
         "d": {"e": f"a {REDACTED}"},
     }
+
+
+def test_a_followed_source_is_learnt_again_whenever_it_changes() -> None:
+    catalogs = [("first-secret",)]
+    redactor = SecretRedactor()
+    redactor.follow(lambda: catalogs[-1], lambda catalog: catalog)
+    assert redactor.redact("first-secret second-secret") == f"{REDACTED} second-secret"
+    catalogs.append(("second-secret",))
+    assert redactor.redact("first-secret second-secret") == f"{REDACTED} {REDACTED}"

@@ -149,8 +149,8 @@ async def _assemble(
     events = EventLog(store, bus, redactor=redactor)
     stack.push_async_callback(events.close)
     directory = _agents(stack, settings, store, given)
-    if isinstance(directory, CatalogAgents):
-        redactor.learn(catalog_secrets(directory.catalog))
+    if isinstance(directory, CatalogAgents):  # hot reloads included
+        redactor.follow(lambda: directory.catalog, catalog_secrets)
     runs = RunManager(
         store,
         events,

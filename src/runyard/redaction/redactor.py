@@ -11,7 +11,7 @@ redacted text redacts to itself.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
 __all__ = ["BUILTIN_SECRET_PATTERNS", "MIN_SECRET_LENGTH", "REDACTED", "SecretRedactor"]
@@ -49,7 +49,8 @@ class SecretRedactor:
     ``secrets`` are exact values (shorter than ``MIN_SECRET_LENGTH`` ignored); ``patterns`` are
     regular expressions added to ``BUILTIN_SECRET_PATTERNS`` (``builtin=False`` drops those).
     A pattern that does not compile raises ``re.error``. More values can be learnt later
-    (``learn``), e.g. the headers of tools a catalog defines.
+    (``learn``), or followed (``follow``): the credentials of the tools a catalog defines, which
+    a hot reload may change.
     """
 
     def __init__(
@@ -63,7 +64,23 @@ class SecretRedactor:
         self._shapes = [re.compile(p) for p in shapes]
         self._values: set[str] = set()
         self._by_value: re.Pattern[str] | None = None
+        self._followed: list[_Followed] = []
         self.learn(secrets)
+
+    def follow(
+        self, current: Callable[[], object], secrets_of: Callable[[Any], Iterable[str]]
+    ) -> None:
+        """Learn ``secrets_of(current())`` now, and again whenever ``current()`` returns another
+        object (checked by identity on each redaction: cheap). Values once learnt stay secret."""
+        self._followed.append(_Followed(current, secrets_of))
+        self._refresh()
+
+    def _refresh(self) -> None:
+        for followed in self._followed:
+            now = followed.current()
+            if now is not followed.seen:
+                followed.seen = now
+                self.learn(followed.secrets_of(now))
 
     def learn(self, secrets: Iterable[str]) -> None:
         """Redact these exact values too from now on."""
@@ -77,6 +94,7 @@ class SecretRedactor:
 
     def redact(self, text: str) -> str:
         """``text`` with every secret in it replaced; the same object when there was none."""
+        self._refresh()
         out = text
         if self._by_value is not None:
             out = self._by_value.sub(REDACTED, out)
@@ -88,6 +106,20 @@ class SecretRedactor:
         """``value`` (JSON-like: dicts, lists, tuples, strings, scalars) with every string in it
         redacted, keys included; the same object when nothing changed."""
         return _redact_value(self, value)  # type: ignore[no-any-return]
+
+
+class _Followed:
+    """A source of secret values and the object it last gave."""
+
+    def __init__(
+        self, current: Callable[[], object], secrets_of: Callable[[Any], Iterable[str]]
+    ) -> None:
+        self.current = current
+        self.secrets_of = secrets_of
+        self.seen: object = _NOTHING
+
+
+_NOTHING = object()
 
 
 def _replacement(match: re.Match[str]) -> str:
