@@ -14,6 +14,7 @@ from typing import Any
 import asyncpg
 import httpx
 import pytest
+from catalog_harness import catalog_body, next_generation, run, serving
 from fastapi import FastAPI
 from http_harness import ALICE, free_port, running_app
 from pydantic_ai import messages as pai
@@ -277,3 +278,26 @@ async def test_no_canary_secret_reaches_logs_responses_events_or_the_database(
         if secret in text
     }
     assert leaks == set(), [line for line in dump.splitlines() if PROVIDER_KEY in line]
+
+
+async def test_a_tool_credential_a_hot_reload_brings_is_redacted_from_the_next_run(
+    tmp_path: Path, target: HttpTarget
+) -> None:
+    fresh = "CANARYreloadedCredential9"
+    target.respond(f"you sent {fresh}".encode())
+    catalog = tmp_path / "agents"
+    catalog.mkdir()
+    (catalog / "agents.yaml").write_text(CATALOG)
+    echo = {"method": "GET", "url": target.url("127.0.0.1", "/echo")}
+    front = scripted_model([call("intranet", echo), Turn(text="done")])
+    settings = {"catalog_dir": str(catalog), "egress_allow": "127.0.0.1"}
+    url = f"sqlite:///{tmp_path / 'runyard.db'}"
+    async with serving(url, catalog, {"openai:gpt-4o-mini": front}, **settings) as app:
+        before = await catalog_body(app)
+        (catalog / "agents.yaml").write_text(CATALOG.replace(TOOL_CREDENTIAL, fresh))
+        await next_generation(app, before["generation"])
+        events = await run(app, "t1", {"message": "read it"})
+
+    [result] = [e["payload"] for e in events if e["type"] == "tool-result"]
+    assert [r.headers.get("authorization") for r in target.requests] == [f"Token {fresh}"]
+    assert result["result"]["body"] == f"you sent {REDACTED}"
