@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import Field
+import re
+
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 __all__ = ["Settings", "get_settings"]
@@ -64,6 +66,12 @@ class Settings(BaseSettings):
         "comma-separated (wiki.corp.example,*.svc.cluster.local,10.20.0.0/16); "
         "empty = tools reach public addresses only",
     )
+    redact_patterns: list[str] = Field(
+        default=[],
+        description="regular expressions of more secrets to redact from logs, error bodies, "
+        'events and stored state, as a JSON list (["acme_[0-9a-f]{32}"]); a group named '
+        "secret limits the redaction to that group",
+    )
     max_body_bytes: int = Field(
         default=1_048_576, ge=1, description="largest accepted request body"
     )
@@ -84,6 +92,16 @@ class Settings(BaseSettings):
         gt=0,
         description="a run's lease lasts this long unless its process renews it (every third)",
     )
+
+    @field_validator("redact_patterns")
+    @classmethod
+    def _patterns_compile(cls, patterns: list[str]) -> list[str]:
+        for pattern in patterns:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise ValueError(f"{pattern!r} is not a valid regular expression: {exc}") from exc
+        return patterns
 
 
 def get_settings() -> Settings:

@@ -31,6 +31,7 @@ from runyard.http.shutdown import Shutdown
 from runyard.http.state import AppState, Parts
 from runyard.memory import Memory
 from runyard.models import resolve_model
+from runyard.redaction import SecretRedactor, redacted_logs, server_redactor
 from runyard.registry.tools import EgressAllowList, EgressPolicy, ToolDependencies
 from runyard.service import (
     DEFAULT_AGENT,
@@ -39,8 +40,10 @@ from runyard.service import (
     EventLog,
     FixedAgents,
     ModelFor,
+    RedactingStore,
     RunManager,
     Threads,
+    catalog_secrets,
     default_agent,
     open_catalog,
     watch_catalog,
@@ -77,14 +80,15 @@ def create_app(
     (default ``resolve_model``; tests map them to ``FunctionModel``s).
     """
     config = settings or Settings()
-    state = AppState(config, sse_ping_seconds, sse_follow)
+    state = AppState(config, sse_ping_seconds, sse_follow, redactor=server_redactor(config))
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         state.shutdown = Shutdown()
         async with AsyncExitStack() as stack:
             given = _Given(store, agents, bus, model_for or resolve_model)
-            state.parts = await _assemble(stack, config, given, titles, instance)
+            stack.enter_context(redacted_logs(state.redactor))
+            state.parts = await _assemble(stack, config, given, titles, instance, state.redactor)
             try:
                 yield
             finally:
@@ -128,18 +132,25 @@ async def _assemble(
     given: _Given,
     titles: bool,
     instance: str | None,
+    redactor: SecretRedactor,
 ) -> Parts:
-    """Open what was not given (each closed by ``stack``), sweep, and warm the model layer."""
-    store, bus = given.store, given.bus
-    if store is None:
-        store = await open_store(settings.database_url)
-        stack.push_async_callback(store.close)
+    """Open what was not given (each closed by ``stack``), sweep, and warm the model layer.
+
+    Everything the app builds writes through one ``RedactingStore`` (agents given keep theirs).
+    """
+    opened, bus = given.store, given.bus
+    if opened is None:
+        opened = await open_store(settings.database_url)
+        stack.push_async_callback(opened.close)
+    store: Store = RedactingStore(opened, redactor)
     if bus is None:
         bus = open_event_bus(settings.redis_url)
         stack.push_async_callback(bus.close)
-    events = EventLog(store, bus)
+    events = EventLog(store, bus, redactor=redactor)
     stack.push_async_callback(events.close)
     directory = _agents(stack, settings, store, given)
+    if isinstance(directory, CatalogAgents):  # hot reloads included
+        redactor.follow(lambda: directory.catalog, catalog_secrets)
     runs = RunManager(
         store,
         events,

@@ -2,11 +2,15 @@
 
 Every error is ``{"error": {"code", "message", ...}}`` with a 4xx code that names the problem;
 validation errors list each offending field. Nothing already stored is touched on the way out.
+Every body passes the app's ``SecretRedactor`` (an exception's text may quote a URL with a
+password, or a key); an exception nobody mapped is a bug, answered 500 ``internal_error`` with a
+fixed message — its text and traceback go to the (redacted) log only.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -14,6 +18,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
+from runyard.redaction import SecretRedactor
 from runyard.service import (
     AgentRequired,
     AgentVersionNotFound,
@@ -90,53 +95,73 @@ def error_body(code: str, message: str, **extra: Any) -> dict[str, Any]:
 def install_error_handlers(app: FastAPI) -> None:
     """Map service errors, API errors, validation errors and HTTP errors to JSON bodies."""
 
-    async def service_error(_: Request, exc: Exception) -> JSONResponse:
+    async def service_error(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, ServiceError)
         body = error_body(exc.code, str(exc), **exc.details())
-        return JSONResponse(body, status_code=status_for(exc), headers=exc.headers() or None)
+        return _response(request, body, status_for(exc), exc.headers() or None)
 
-    async def api_error(_: Request, exc: Exception) -> JSONResponse:
+    async def api_error(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, ApiError)
         extra = {"field": exc.field} if exc.field else {}
         body = error_body(exc.code, str(exc), **extra)
-        return JSONResponse(body, status_code=exc.status, headers=exc.headers)
+        return _response(request, body, exc.status, exc.headers)
 
-    async def invalid_request(_: Request, exc: Exception) -> JSONResponse:
+    async def invalid_request(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, RequestValidationError)
         return _invalid_request(
+            request,
             [
                 {"field": ".".join(str(p) for p in error["loc"]), "message": error["msg"]}
                 for error in exc.errors()
-            ]
+            ],
         )
 
-    async def storage_error(_: Request, exc: Exception) -> JSONResponse:
+    async def storage_error(request: Request, exc: Exception) -> JSONResponse:
         # The database failed under a request (full disk, lost connection): nothing was half
         # done that a retry would trip over, so it is "try again", not a server bug.
         logger.error("storage failed under a request: %s", exc)
         body = error_body("storage_unavailable", f"the store failed; retry shortly: {exc}")
-        return JSONResponse(body, status_code=503)
+        return _response(request, body, 503)
 
-    async def http_error(_: Request, exc: Exception) -> JSONResponse:
+    async def http_error(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, HTTPException)
         if isinstance(exc.__cause__, UnicodeDecodeError):
             # FastAPI answers a JSON body that is not UTF-8 with a bare 400 (it catches only
             # JSONDecodeError); for the client it is a malformed body like any other.
-            return _invalid_request([{"field": "body", "message": "the body is not valid UTF-8"}])
+            fields = [{"field": "body", "message": "the body is not valid UTF-8"}]
+            return _invalid_request(request, fields)
         code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
-        return JSONResponse(
-            error_body(code, str(exc.detail)), status_code=exc.status_code, headers=exc.headers
-        )
+        body = error_body(code, str(exc.detail))
+        return _response(request, body, exc.status_code, exc.headers)
+
+    async def internal_error(request: Request, exc: Exception) -> JSONResponse:
+        # Starlette logs the exception with its traceback after this answer; the body says
+        # nothing of it, since its text may hold anything.
+        return _response(request, error_body("internal_error", "internal server error"), 500)
 
     app.add_exception_handler(ServiceError, service_error)
     app.add_exception_handler(ApiError, api_error)
     app.add_exception_handler(RequestValidationError, invalid_request)
     app.add_exception_handler(HTTPException, http_error)
     app.add_exception_handler(StorageError, storage_error)
+    app.add_exception_handler(Exception, internal_error)
 
 
-def _invalid_request(fields: list[dict[str, str]]) -> JSONResponse:
+def _response(
+    request: Request, body: dict[str, Any], status: int, headers: Mapping[str, str] | None = None
+) -> JSONResponse:
+    """The error body, redacted with the app's redactor."""
+    redactor = getattr(getattr(request.app.state, "runyard", None), "redactor", None)
+    if not isinstance(redactor, SecretRedactor):
+        redactor = _SHAPES_ONLY
+    return JSONResponse(redactor.redact_data(body), status_code=status, headers=headers)
+
+
+_SHAPES_ONLY = SecretRedactor()
+
+
+def _invalid_request(request: Request, fields: list[dict[str, str]]) -> JSONResponse:
     """422 ``invalid_request`` listing each offending field."""
     message = "; ".join(f"{f['field']}: {f['message']}" for f in fields)
     body = error_body("invalid_request", message or "invalid request", fields=fields)
-    return JSONResponse(body, status_code=422)
+    return _response(request, body, 422)

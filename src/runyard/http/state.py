@@ -9,6 +9,7 @@ from fastapi import Request
 from runyard.config import Settings
 from runyard.http.errors import ApiError
 from runyard.http.shutdown import Shutdown
+from runyard.redaction import SecretRedactor
 from runyard.service import AgentDirectory, CatalogAgents, EventLog, RunManager, Threads
 from runyard.storage import Store
 
@@ -38,6 +39,8 @@ class AppState:
     sse_follow: bool = True
     parts: Parts | None = None
     shutdown: Shutdown = field(default_factory=Shutdown)
+    redactor: SecretRedactor = field(default_factory=SecretRedactor)
+    """Blanks secrets in logs, error bodies, events and what the store keeps."""
 
     async def drain(self) -> None:
         """Stop serving: 503 for new requests, end this process's runs and every event stream

@@ -32,6 +32,7 @@ from runyard.service.catalog_reload import (
     read_catalog_files,
     reload_catalog,
 )
+from runyard.service.catalog_secrets import SECRET_HEADER, catalog_secrets
 from runyard.service.catalog_state import CatalogState
 from runyard.service.catalog_tools import (
     BUILTIN_TOOLS,
@@ -71,6 +72,7 @@ from runyard.service.event_log import (
 )
 from runyard.service.leases import Heartbeat, LeaseTerms, lost_leases, new_instance_id
 from runyard.service.owner import Owner
+from runyard.service.redacting_store import RedactingStore, redacted_model
 from runyard.service.request_rate import RequestRate
 from runyard.service.run_checkpoints import RunCheckpoints
 from runyard.service.run_finish import RunEnding, RunFinisher
@@ -107,6 +109,7 @@ __all__ = [
     "agent_middleware",
     "catalog_change",
     "catalog_directory",
+    "catalog_secrets",
     "catalog_middleware",
     "catalog_tool_names",
     "discover_factories",
@@ -143,7 +146,9 @@ __all__ = [
     "LiveEvent",
     "Owner",
     "RateLimited",
+    "RedactingStore",
     "RequestRate",
+    "SECRET_HEADER",
     "RunActive",
     "RunBusy",
     "RunCheckpoints",
@@ -165,6 +170,7 @@ __all__ = [
     "lost_leases",
     "new_instance_id",
     "read_background_tasks",
+    "redacted_model",
     "served_memory",
     "thread_json",
 ]

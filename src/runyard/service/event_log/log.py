@@ -16,6 +16,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+from runyard.redaction import SecretRedactor
 from runyard.service.bus import EventBus, EventBusClosedError
 from runyard.service.event_log.channel import LiveEvent, ThreadChannel
 from runyard.service.event_log.reader import READ_BATCH, EventReader
@@ -39,12 +40,22 @@ class EventLog:
     """Per-thread event ids that only increase; every event stored (batched), then published.
 
     ``tail_size`` is how many stored events each active thread keeps in memory for readers
-    that are a little behind.
+    that are a little behind. ``redactor`` blanks secrets in every event before it is stored or
+    seen (default: the built-in credential shapes only; a server passes its own, which knows
+    its secret values too).
     """
 
-    def __init__(self, store: EventLogStore, bus: EventBus, *, tail_size: int = 1024) -> None:
+    def __init__(
+        self,
+        store: EventLogStore,
+        bus: EventBus,
+        *,
+        tail_size: int = 1024,
+        redactor: SecretRedactor | None = None,
+    ) -> None:
         self.store = store
         self.bus = bus
+        self.redactor = redactor or SecretRedactor()
         self._tail_size = tail_size
         self._entries: dict[str, _Entry] = {}
         self._stopping: set[asyncio.Task[None]] = set()
@@ -60,7 +71,9 @@ class EventLog:
             async with entry.write_lock:
                 last_id = await self.store.last_event_id(thread_id)
                 entry.channel.announce(last_id)
-                writer = EventWriter(entry.channel, self.store, self.bus, first_id=last_id + 1)
+                writer = EventWriter(
+                    entry.channel, self.store, self.bus, last_id + 1, self.redactor
+                )
                 try:
                     yield writer
                 finally:

@@ -23,7 +23,9 @@ import asyncio
 import logging
 
 from runyard.ids import now_ms
+from runyard.json_text import json_text
 from runyard.protocol import WireEvent, event_to_dict, event_to_json
+from runyard.redaction import SecretRedactor
 from runyard.service.bus import EventBus
 from runyard.service.event_log.channel import LiveEvent, ThreadChannel
 from runyard.storage import EventIdConflict, EventLogStore, StoredEvent
@@ -42,12 +44,20 @@ class EventLogWriteError(RuntimeError):
 class EventWriter:
     """Numbers, persists and publishes one thread's events; use it through ``EventLog.writer``.
 
-    ``first_id`` is the id the first emitted event gets (one above the store's newest).
+    ``first_id`` is the id the first emitted event gets (one above the store's newest). Every
+    event passes ``redactor`` before it is stored or seen, so neither the log nor a client ever
+    holds a secret a tool or a model echoed.
     """
 
     def __init__(
-        self, channel: ThreadChannel, store: EventLogStore, bus: EventBus, first_id: int
+        self,
+        channel: ThreadChannel,
+        store: EventLogStore,
+        bus: EventBus,
+        first_id: int,
+        redactor: SecretRedactor,
     ) -> None:
+        self._redactor = redactor
         self._channel = channel
         self._store = store
         self._bus = bus
@@ -115,14 +125,17 @@ class EventWriter:
     async def _write(self, batch: list[tuple[int, WireEvent]]) -> None:
         """Store the batch, then make it visible here and announce it to other replicas."""
         created = now_ms()
-        rows = [
-            StoredEvent(self.thread_id, i, e.run_id, e.type, event_to_dict(e), created)
-            for i, e in batch
-        ]
+        texts: list[str] = []
+        rows: list[StoredEvent] = []
+        for i, event in batch:
+            data = event_to_dict(event)
+            clean = self._redactor.redact_data(data)
+            texts.append(event_to_json(event) if clean is data else json_text(clean))
+            rows.append(StoredEvent(self.thread_id, i, event.run_id, event.type, clean, created))
         if not await self._store_rows(rows):
             return
         self._stored_id = batch[-1][0]
-        self._channel.append(LiveEvent(i, event_to_json(e)) for i, e in batch)
+        self._channel.append(LiveEvent(row.id, text) for row, text in zip(rows, texts, strict=True))
         try:
             await self._bus.publish(self.thread_id, self._stored_id)
         except Exception:

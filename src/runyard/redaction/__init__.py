@@ -1,0 +1,38 @@
+"""Secrets never leave: one redactor, applied where text leaves the process or is stored.
+
+Logs (``redacted_logs``), HTTP error bodies, events, stored messages and checkpoints, and
+telemetry spans (``RedactingTelemetry``) all pass the same ``SecretRedactor``
+(docs/security.md, "What is redacted"). Imports nothing of runyard but its settings and the
+telemetry hook.
+"""
+
+from runyard.redaction.known_secrets import (
+    SECRET_ENV_NAME,
+    known_secrets,
+    server_redactor,
+    url_secrets,
+)
+from runyard.redaction.log_filter import LOGGERS_WITH_HANDLERS, RedactingLogFilter, redacted_logs
+from runyard.redaction.redactor import (
+    BUILTIN_SECRET_PATTERNS,
+    MIN_SECRET_LENGTH,
+    REDACTED,
+    SecretRedactor,
+)
+from runyard.redaction.telemetry import RedactedError, RedactingTelemetry
+
+__all__ = [
+    "BUILTIN_SECRET_PATTERNS",
+    "LOGGERS_WITH_HANDLERS",
+    "MIN_SECRET_LENGTH",
+    "REDACTED",
+    "SECRET_ENV_NAME",
+    "RedactedError",
+    "RedactingLogFilter",
+    "RedactingTelemetry",
+    "SecretRedactor",
+    "known_secrets",
+    "redacted_logs",
+    "server_redactor",
+    "url_secrets",
+]

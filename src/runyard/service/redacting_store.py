@@ -1,0 +1,136 @@
+"""``RedactingStore``: a ``Store`` that writes no secret, whatever its callers hand it.
+
+The server wraps its one store in it, so the messages memory saves (a tool result that echoed a
+key, an answer quoting it), the checkpoints of suspended runs, confirmation payloads, working
+memory, plans, thread titles and metadata, and a failed run's reason are redacted on their way into the database, by one ``SecretRedactor``.
+Events are redacted earlier, by their writer, since they reach clients before any store read.
+Everything else (reads, runs, leases, keys, catalog versions) passes through unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from runyard.redaction import SecretRedactor
+from runyard.storage import (
+    Confirmation,
+    MemoryScope,
+    Message,
+    Plan,
+    RunRecord,
+    RunStatus,
+    Store,
+    Thread,
+    WorkingMemory,
+)
+
+__all__ = ["RedactingStore", "redacted_model"]
+
+_M = TypeVar("_M", bound=BaseModel)
+
+
+def redacted_model(redactor: SecretRedactor, model: _M) -> _M:
+    """``model`` with every string in it redacted; the same object when it held no secret."""
+    data = model.model_dump(mode="json")
+    redacted = redactor.redact_data(data)
+    return model if redacted is data else type(model).model_validate(redacted)
+
+
+class RedactingStore:
+    """``inner`` with its free-text writes passed through ``redactor`` first."""
+
+    def __init__(self, inner: Store, redactor: SecretRedactor) -> None:
+        self.inner = inner
+        self.redactor = redactor
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    async def save_thread(
+        self,
+        thread_id: str,
+        *,
+        tenant_id: str,
+        resource_id: str,
+        title: str | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> Thread:
+        return await self.inner.save_thread(
+            thread_id,
+            tenant_id=tenant_id,
+            resource_id=resource_id,
+            title=None if title is None else self.redactor.redact(title),
+            metadata=self.redactor.redact_data(metadata),
+        )
+
+    async def set_thread_title(
+        self, thread_id: str, title: str, *, tenant_id: str, resource_id: str
+    ) -> bool:
+        return await self.inner.set_thread_title(
+            thread_id, self.redactor.redact(title), tenant_id=tenant_id, resource_id=resource_id
+        )
+
+    async def save_messages(
+        self, thread_id: str, messages: Sequence[Message], /, *, tenant_id: str, resource_id: str
+    ) -> None:
+        clean = [redacted_model(self.redactor, m) for m in messages]
+        await self.inner.save_messages(
+            thread_id, clean, tenant_id=tenant_id, resource_id=resource_id
+        )
+
+    async def close_run(
+        self, run_id: str, status: RunStatus, *, epoch: int, reason: str | None = None
+    ) -> RunRecord:
+        clean = None if reason is None else self.redactor.redact(reason)
+        return await self.inner.close_run(run_id, status, epoch=epoch, reason=clean)
+
+    async def save_checkpoint(
+        self, key: str, state: dict[str, Any], *, expires_at: int | None = None
+    ) -> None:
+        await self.inner.save_checkpoint(
+            key, self.redactor.redact_data(state), expires_at=expires_at
+        )
+
+    async def create_confirmation(
+        self,
+        request_id: str,
+        *,
+        thread_id: str,
+        run_id: str,
+        tool_call_id: str,
+        payload: dict[str, Any],
+    ) -> Confirmation:
+        return await self.inner.create_confirmation(
+            request_id,
+            thread_id=thread_id,
+            run_id=run_id,
+            tool_call_id=tool_call_id,
+            payload=self.redactor.redact_data(payload),
+        )
+
+    async def save_working_memory(
+        self,
+        content: str,
+        *,
+        tenant_id: str,
+        resource_id: str,
+        scope: MemoryScope,
+        thread_id: str | None = None,
+    ) -> WorkingMemory:
+        return await self.inner.save_working_memory(
+            self.redactor.redact(content),
+            tenant_id=tenant_id,
+            resource_id=resource_id,
+            scope=scope,
+            thread_id=thread_id,
+        )
+
+    async def save_plan(
+        self, thread_id: str, data: dict[str, Any], *, tenant_id: str, resource_id: str
+    ) -> Plan:
+        return await self.inner.save_plan(
+            thread_id, self.redactor.redact_data(data), tenant_id=tenant_id, resource_id=resource_id
+        )

@@ -1,0 +1,99 @@
+"""``SecretRedactor``: known values and credential shapes become ``[REDACTED]``, nothing else
+changes, and redacting twice changes nothing more."""
+
+from __future__ import annotations
+
+import pytest
+
+from runyard.redaction import REDACTED, SecretRedactor
+
+API_KEY = "ryk_" + "A1b2C3d4E5f6" + "x" * 43
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (f"key {API_KEY} used", f"key {REDACTED} used"),
+        ("Authorization: Bearer abc.def-ghi_123", f"Authorization: Bearer {REDACTED}"),
+        ("{'authorization': 'Basic dXNlcjpwYXNz'}", f"{{'authorization': 'Basic {REDACTED}'}}"),
+        ('"Proxy-Authorization": "raw-token-1"', f'"Proxy-Authorization": "{REDACTED}"'),
+        ("sent bearer eyJhbGciOiJIUzI1NiJ9.x", f"sent bearer {REDACTED}"),
+        ("postgresql://app:s3cr3t@db:5432/x", f"postgresql://{REDACTED}@db:5432/x"),
+        ("https://ghp_token@github.com/o/r", f"https://{REDACTED}@github.com/o/r"),
+        ("OPENAI sk-proj-abcdefghijklmnopqrstuvwx1", f"OPENAI {REDACTED}"),
+        ("anthropic sk-ant-api03-abcdefghijklmnopqrstu", f"anthropic {REDACTED}"),
+        ("google AIza" + "b" * 35, f"google {REDACTED}"),
+        ("aws AKIAABCDEFGHIJKLMNOP", f"aws {REDACTED}"),
+    ],
+)
+def test_credential_shapes_are_redacted(text: str, expected: str) -> None:
+    assert SecretRedactor().redact(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the bearer of bad news",
+        "mail alice@example.com at http://example.com/a?b=c@d",
+        "Authorization: Bearer [REDACTED]",
+        "a task-list of skills",
+        "ryk_short",
+    ],
+)
+def test_ordinary_text_is_left_alone(text: str) -> None:
+    redactor = SecretRedactor()
+    assert redactor.redact(text) is text
+
+
+def test_known_values_are_redacted_wherever_they_appear_longest_first() -> None:
+    redactor = SecretRedactor(["hunter22", "hunter22-and-more", "abc"])
+    assert redactor.redact("x=hunter22-and-more y=hunter22;abc") == (
+        f"x={REDACTED} y={REDACTED};abc"  # "abc" is shorter than MIN_SECRET_LENGTH
+    )
+
+
+def test_values_learnt_later_are_redacted_from_then_on() -> None:
+    redactor = SecretRedactor()
+    assert redactor.redact("token 0xfeedface") == "token 0xfeedface"
+    redactor.learn(["0xfeedface"])
+    assert redactor.redact("token 0xfeedface") == f"token {REDACTED}"
+
+
+def test_an_operator_pattern_redacts_its_secret_group_or_the_whole_match() -> None:
+    redactor = SecretRedactor(patterns=[r"acme-\d{6}", r"pin=(?P<secret>\d{4})"])
+    assert redactor.redact("order acme-123456 pin=1234") == f"order {REDACTED} pin={REDACTED}"
+
+
+def test_an_invalid_pattern_is_refused() -> None:
+    with pytest.raises(Exception, match="unterminated"):
+        SecretRedactor(patterns=["(oops"])
+
+
+def test_redaction_is_idempotent() -> None:
+    redactor = SecretRedactor(["topsecret1"], [r"acme-\d{6}"])
+    text = f"Authorization: Bearer {API_KEY} topsecret1 postgresql://u:p@h/d acme-000001"
+    once = redactor.redact(text)
+    assert redactor.redact(once) == once
+    assert "topsecret1" not in once
+    assert API_KEY not in once
+
+
+def test_data_is_redacted_in_every_string_and_kept_when_clean() -> None:
+    redactor = SecretRedactor(["topsecret1"])
+    clean = {"a": [1, "x", ("y", None)], "b": {"c": True}}
+    assert redactor.redact_data(clean) is clean
+    dirty = {"topsecret1": ["ok", ("topsecret1", 2)], "n": 3, "d": {"e": "a topsecret1"}}
+    assert redactor.redact_data(dirty) == {
+        REDACTED: ["ok", (REDACTED, 2)],
+        "n": 3,
+        "d": {"e": f"a {REDACTED}"},
+    }
+
+
+def test_a_followed_source_is_learnt_again_whenever_it_changes() -> None:
+    catalogs = [("first-secret",)]
+    redactor = SecretRedactor()
+    redactor.follow(lambda: catalogs[-1], lambda catalog: catalog)
+    assert redactor.redact("first-secret second-secret") == f"{REDACTED} second-secret"
+    catalogs.append(("second-secret",))
+    assert redactor.redact("first-secret second-secret") == f"{REDACTED} {REDACTED}"
