@@ -54,7 +54,7 @@ def test_every_error_is_the_envelope_and_headers_carry_their_pattern() -> None:
     }
     identity = {
         p["schema"]["pattern"]
-        for _, operation in operations(document)
+        for _, operation in operations(default_document(auth="proxy"))
         for p in operation.get("parameters", [])
         if p["name"].startswith("X-Runyard-")
     }
@@ -80,6 +80,7 @@ def test_every_error_is_the_envelope_and_headers_carry_their_pattern() -> None:
     retry_after = document["paths"]["/v1/chat/{thread_id}"]["post"]["responses"]["429"]["headers"]
     assert retry_after["Retry-After"]["schema"] == {"type": "integer", "minimum": 1}
     assert identity == {IDENTITY_PATTERN}
+    assert "X-Runyard-Tenant" not in text  # keys mode: the key says who calls, not headers
     assert list(events) == ["text/event-stream"]
 
 
