@@ -39,7 +39,7 @@ kind: agent
 id: helper
 model: runyard:demo
 instructions: Help.
-tools: [save_note, calculator]
+tools: [save_note, list_notes, calculator]
 ---
 kind: agent
 id: only-a
@@ -226,6 +226,21 @@ async def pending_confirmation(owner: httpx.AsyncClient) -> str:
     return str(request_id)
 
 
+async def finished(caller: httpx.AsyncClient, thread: str) -> None:
+    async with asyncio.timeout(20):
+        while (await caller.get(f"/v1/threads/{thread}/status")).json()["hasActiveRun"]:  # noqa: ASYNC110
+            await asyncio.sleep(0.02)
+
+
+async def listed_notes(app: FastAPI, token: str | None) -> str:
+    """The events of a run of ``list_notes`` by the key's owner, as text."""
+    async with client(app, token) as caller:
+        started = await caller.post("/v1/chat/t-notes", json={"message": "/tool list_notes {}"})
+        assert started.status_code == 200, started.text
+        await finished(caller, "t-notes")
+        return (await caller.get("/v1/events/t-notes")).text
+
+
 async def suspended(owner: httpx.AsyncClient) -> bool:
     status = await owner.get(f"/v1/threads/{OWNED_THREAD}/status")
     return bool(status.json()["isSuspended"])
@@ -291,6 +306,12 @@ async def test_every_caller_reaches_its_own_and_nothing_of_anyone_else(
             confirmed = await owner.post(f"/v1/confirm/{w.request_id}", json={"approved": True})
             again = await owner.post(f"/v1/confirm/{w.request_id}", json={"approved": True})
             admin = await owner.get("/v1/admin/agents/only-a/versions?tenant=ta")
+            await finished(owner, OWNED_THREAD)
+        # the note the owner approved is the owner's: the same user id in the other tenant, and
+        # the other user of the tenant, list none of it
+        notes = {
+            caller: await listed_notes(w.app, w.tokens[caller]) for caller in (OWNER, "a2", "b1")
+        }
 
     assert status["isSuspended"], "another caller ended or answered the owner's run"
     assert "a1 private note" in messages.text
@@ -299,6 +320,8 @@ async def test_every_caller_reaches_its_own_and_nothing_of_anyone_else(
     assert confirmed.status_code == 200, confirmed.text  # still pending: nobody else answered
     assert again.status_code == 409
     assert (admin.status_code, admin.json()["error"]["code"]) == (403, "admin_required")
+    assert "a1 private note" in notes[OWNER]
+    assert "a1 private note" not in notes["a2"] + notes["b1"]
 
 
 def leaks(caller: str, endpoint: str, body: dict[str, Any]) -> list[str]:
