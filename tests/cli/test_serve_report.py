@@ -230,3 +230,17 @@ def test_loopback_addresses_are_loopback(host: str) -> None:
 @pytest.mark.parametrize("host", ["0.0.0.0", "::", "10.0.0.1", "example.com", "127.0.0.1.nip.io"])
 def test_other_addresses_are_not(host: str) -> None:
     assert not is_loopback(host)
+
+
+def test_a_bad_setting_is_one_line_naming_the_variable(tmp_path: Path) -> None:
+    database = tmp_path / "never.db"
+    result = CliRunner().invoke(
+        app,
+        ["serve", "--port", "0"],
+        env={"RUNYARD_AUTH": "bogus", "RUNYARD_DATABASE_URL": f"sqlite:///{database}"},
+    )
+    assert result.exit_code == 1
+    assert result.output.strip() == (
+        "runyard: RUNYARD_AUTH: Input should be 'none', 'keys' or 'proxy' (got 'bogus')"
+    )
+    assert not database.exists()

@@ -19,6 +19,7 @@ from typing import Annotated, Any, NoReturn
 import typer
 import uvicorn
 from fastapi import FastAPI
+from pydantic import ValidationError
 from rich.console import Console
 
 from runyard.cli.display import is_loopback
@@ -136,7 +137,16 @@ def serve(
     """
     flags: dict[str, Any] = {"host": host, "port": port, "grpc_port": grpc_port}
     # Flags given on the command line win over the environment; pydantic validates them too.
-    settings = Settings(**{name: value for name, value in flags.items() if value is not None})
+    try:
+        settings = Settings(**{name: value for name, value in flags.items() if value is not None})
+    except ValidationError as exc:
+        _fail(
+            "\n".join(
+                f"runyard: RUNYARD_{'_'.join(map(str, e['loc'])).upper()}: {e['msg']} "
+                f"(got {e['input']!r})"
+                for e in exc.errors()
+            )
+        )
     if settings.auth == "none" and not insecure and not is_loopback(settings.host):
         _fail(
             f"runyard: refusing to serve on {settings.host} with RUNYARD_AUTH=none: anyone who "
