@@ -97,6 +97,7 @@ def endpoints(world: World, caller: str) -> dict[str, tuple[Call, str, str]]:
         # first: the listings, before this caller opens a thread of A1's id (events, below)
         "threads": (lambda c, _: c.get("/v1/threads"), "", ""),
         "catalog": (lambda c, _: c.get("/v1/catalog"), "", ""),
+        "agents": (lambda c, _: c.get("/v1/agents"), "", ""),
         "messages": (lambda c, t: c.get(f"/v1/threads/{t}/messages"), *thread),
         "status": (lambda c, t: c.get(f"/v1/threads/{t}/status"), *thread),
         "confirm": (lambda c, r: c.post(f"/v1/confirm/{r}", json={"approved": True}), *request),
@@ -153,6 +154,7 @@ def expected(caller: str, endpoint: str) -> int:
         "events": 200,
         "threads": 200,
         "catalog": 200,
+        "agents": 200,
         "chat_new": 200,
     }[endpoint]
 
@@ -291,10 +293,10 @@ async def test_every_caller_reaches_its_own_and_nothing_of_anyone_else(
                     if caller in REFUSED:
                         assert owned.headers.get("www-authenticate") == "Bearer"
                         unauthenticated.add(owned.text)
-                    elif name in ("threads", "catalog"):
+                    elif name in ("threads", "catalog", "agents"):
                         wrong += leaks(caller, name, owned.json())
         assert not wrong, "\n".join(wrong)
-        assert cells == (len(REFUSED) + len(OTHERS)) * 14
+        assert cells == (len(REFUSED) + len(OTHERS)) * 15
         (one_body,) = unauthenticated  # missing, malformed, revoked, expired: one answer
         assert json.loads(one_body)["error"]["code"] == "unauthenticated"
 
@@ -325,14 +327,19 @@ async def test_every_caller_reaches_its_own_and_nothing_of_anyone_else(
 
 
 def leaks(caller: str, endpoint: str, body: dict[str, Any]) -> list[str]:
-    """What a listing shows that is not the caller's: A1's thread, another tenant's agent."""
+    """What a listing shows that is not the caller's: A1's thread, another tenant's agent.
+    The agent names are checked too: a foreign agent's name must not appear under no tenant."""
     tenant = MEMBERS[caller][0]
     if endpoint == "threads":
         ids = [t["id"] for t in body["threads"]]
         return [f"{caller} threads lists {OWNED_THREAD}"] if OWNED_THREAD in ids else []
-    seen = {(s["id"], s["tenant"]) for s in body["specs"] if s["kind"] == "agent"}
-    seen |= {(e["agentId"], e["tenant"]) for e in body["loaded"]}
-    foreign = sorted(f"{a}@{t}" for a, t in seen if t not in (None, tenant))
+    if endpoint == "agents":
+        seen = {(a["name"], a.get("tenant")) for a in body["agents"]}
+    else:
+        seen = {(s["id"], s["tenant"]) for s in body["specs"] if s["kind"] == "agent"}
+        seen |= {(e["agentId"], e["tenant"]) for e in body["loaded"]}
+    others = {"only-a", "only-b"} - {f"only-{tenant[-1]}"}
+    foreign = sorted(f"{a}@{t}" for a, t in seen if t not in (None, tenant) or a in others)
     return [f"{caller} catalog shows {foreign}"] if foreign else []
 
 
