@@ -140,6 +140,7 @@ async def run(
     with tempfile.TemporaryDirectory() as folder:
         settings = Settings(
             database_url=f"sqlite:///{Path(folder) / 'runyard.db'}",
+            auth="proxy",  # the session acts for OWNER through the identity headers
             observational_memory=True,
             observer_model="",
             reflector_observation_tokens=reflector_tokens,

@@ -9,6 +9,7 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from runyard.cli import app
+from runyard.cli.display import is_loopback
 from runyard.cli.serve_report import AgentSummary, ServeReport, print_report
 from runyard.config import Settings
 
@@ -32,8 +33,11 @@ def test_the_report_names_url_docs_database_bus_agents_and_grpc(tmp_path: Path) 
     lines = text.splitlines()
     assert lines[0].startswith("runyard ")
     assert lines[0].endswith("serving http://127.0.0.1:8400")
-    assert lines[1:8] == [
+    assert lines[1:10] == [
         "API docs   http://127.0.0.1:8400/docs",
+        "auth       NO AUTHENTICATION (RUNYARD_AUTH=none): every request acts for tenant "
+        "'default', user 'default'",
+        "           admin API off (set RUNYARD_ADMIN_TOKEN to turn it on)",
         f"database   SQLite file {tmp_path / 'r.db'}",
         "event bus  in-process (one server; set RUNYARD_REDIS_URL to share events between replicas)",
         "memory     semantic recall off (set RUNYARD_EMBEDDER_MODEL to turn it on)",
@@ -113,6 +117,7 @@ def test_serve_help_lists_its_flags_and_their_environment_variables() -> None:
         "--host",
         "--port",
         "--grpc-port",
+        "--insecure",
         "RUNYARD_HOST",
         "RUNYARD_PORT",
         "not served yet",
@@ -163,3 +168,79 @@ def test_a_catalog_that_names_the_demo_model_is_not_called_unconfigured() -> Non
         "The catalog agents gives assistant, bookkeeper the offline demo model runyard:demo; "
         "name a provider's model in its spec to use a real one." in " ".join(text.split())
     )
+
+
+def test_the_report_names_the_trusted_headers_behind_a_proxy() -> None:
+    settings = Settings(auth="proxy", admin_token="t0ken")
+    text = _printed(ServeReport.of(settings, "0.0.0.0", 8400, (ASSISTANT,)))
+    assert (
+        "auth       trusted proxy (RUNYARD_AUTH=proxy): requests act for the headers "
+        "X-Runyard-Tenant and X-Runyard-User, unchecked: only an authenticating proxy may "
+        "reach this port" in text.splitlines()
+    )
+    assert "           admin API: Authorization: Bearer <RUNYARD_ADMIN_TOKEN>" in text
+    assert "t0ken" not in text
+    assert "NO AUTHENTICATION" not in text
+
+
+def test_the_report_says_keys_are_needed_and_that_the_admin_token_is_ignored() -> None:
+    settings = Settings(auth="keys", operator_tenant="ops", admin_token="t0ken")
+    text = _printed(ServeReport.of(settings, "0.0.0.0", 8400, (ASSISTANT,)))
+    lines = text.splitlines()
+    assert (
+        "auth       API keys (RUNYARD_AUTH=keys): every request needs Authorization: Bearer <key>"
+        in lines
+    )
+    assert (
+        "           admin API: keys with the role admin, for their own tenant's agents; admin "
+        "keys of tenant ops manage every tenant's agents" in lines
+    )
+    assert "RUNYARD_ADMIN_TOKEN is ignored with RUNYARD_AUTH=keys: admin keys are." in lines
+
+
+def test_no_authentication_on_a_public_address_is_said_loudly() -> None:
+    text = _printed(ServeReport.of(Settings(auth="none"), "0.0.0.0", 8400, (ASSISTANT,)))
+    assert (
+        "Serving on 0.0.0.0 with no authentication (--insecure): anyone who can reach this "
+        "port acts as the one user." in text.splitlines()
+    )
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "::", "192.0.2.7", "runyard.example.com"])
+def test_serve_refuses_a_non_loopback_address_without_authentication(
+    host: str, tmp_path: Path
+) -> None:
+    database = tmp_path / "never.db"
+    result = CliRunner().invoke(
+        app,
+        ["serve", "--host", host, "--port", "0"],
+        env={"RUNYARD_AUTH": "none", "RUNYARD_DATABASE_URL": f"sqlite:///{database}"},
+    )
+    assert result.exit_code == 1
+    assert f"refusing to serve on {host} with RUNYARD_AUTH=none" in " ".join(result.output.split())
+    assert "--insecure" in result.output
+    assert not database.exists()
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "127.8.9.1", "::1", "localhost", "LOCALHOST"])
+def test_loopback_addresses_are_loopback(host: str) -> None:
+    assert is_loopback(host)
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "::", "10.0.0.1", "example.com", "127.0.0.1.nip.io"])
+def test_other_addresses_are_not(host: str) -> None:
+    assert not is_loopback(host)
+
+
+def test_a_bad_setting_is_one_line_naming_the_variable(tmp_path: Path) -> None:
+    database = tmp_path / "never.db"
+    result = CliRunner().invoke(
+        app,
+        ["serve", "--port", "0"],
+        env={"RUNYARD_AUTH": "bogus", "RUNYARD_DATABASE_URL": f"sqlite:///{database}"},
+    )
+    assert result.exit_code == 1
+    assert result.output.strip() == (
+        "runyard: RUNYARD_AUTH: Input should be 'none', 'keys' or 'proxy' (got 'bogus')"
+    )
+    assert not database.exists()

@@ -90,12 +90,15 @@ async def built_app(
     """The app (lifespan not entered); with ``agents``, they get a store this helper owns.
 
     ``settings`` overrides fields of the test ``Settings``; ``options`` go to ``create_app``.
+    The tests act for ``ALICE`` through the identity headers, so they run with
+    ``RUNYARD_AUTH=proxy`` unless ``settings`` says otherwise.
     """
     config = Settings(
         **{
             "database_url": url,
             "model": "runyard:demo",
             "max_body_bytes": 64_000,
+            "auth": "proxy",
             **(settings or {}),
         }
     )

@@ -23,9 +23,11 @@ __all__ = ["client_for", "frames_until", "server", "stop"]
 @contextmanager
 def server(url: str, port: int, **env: str) -> Iterator[subprocess.Popen[bytes]]:
     """``runyard serve`` on ``url`` and ``port`` in a process of its own (killed at the end if
-    it still runs); ``env`` adds or overrides ``RUNYARD_*`` variables."""
+    it still runs); ``env`` adds or overrides ``RUNYARD_*`` variables. Its clients act for
+    ``ALICE`` through the identity headers, so it runs with ``RUNYARD_AUTH=proxy``."""
     environment = {
         **os.environ,
+        "RUNYARD_AUTH": "proxy",
         "RUNYARD_DATABASE_URL": url,
         "RUNYARD_MODEL": "runyard:demo",
         "RUNYARD_REDIS_URL": "",

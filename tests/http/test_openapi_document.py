@@ -16,6 +16,7 @@ from http_harness import asgi_client, running_app, settled
 
 from runyard.http.identity import IDENTITY_PATTERN
 from runyard.http.openapi_export import default_document
+from runyard.service.api_keys import issue_api_key
 
 COMMITTED = Path(__file__).resolve().parents[2] / "docs" / "openapi.json"
 REGENERATE = "python -m runyard.http.openapi_export > docs/openapi.json"
@@ -54,7 +55,7 @@ def test_every_error_is_the_envelope_and_headers_carry_their_pattern() -> None:
     }
     identity = {
         p["schema"]["pattern"]
-        for _, operation in operations(document)
+        for _, operation in operations(default_document(auth="proxy"))
         for p in operation.get("parameters", [])
         if p["name"].startswith("X-Runyard-")
     }
@@ -80,6 +81,7 @@ def test_every_error_is_the_envelope_and_headers_carry_their_pattern() -> None:
     retry_after = document["paths"]["/v1/chat/{thread_id}"]["post"]["responses"]["429"]["headers"]
     assert retry_after["Retry-After"]["schema"] == {"type": "integer", "minimum": 1}
     assert identity == {IDENTITY_PATTERN}
+    assert "X-Runyard-Tenant" not in text  # keys mode: the key says who calls, not headers
     assert list(events) == ["text/event-stream"]
 
 
@@ -144,3 +146,34 @@ def _template(schema: Any, method: str, path: str) -> str:
         ):
             return str(template)
     raise AssertionError(f"{method} {path} is not documented")
+
+
+async def test_the_keys_mode_answers_match_its_document(url: str) -> None:
+    responses: list[httpx.Response] = []
+    settings = {"auth": "keys"}
+    async with running_app(url, settings=settings, sse_follow=False) as app:
+        schema = schemathesis.openapi.from_dict(app.openapi())
+        member = await issue_api_key(app.state.runyard.parts.store, tenant_id="t", user_id="u")
+        bearer = {"Authorization": f"Bearer {member.token}"}
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://runyard") as client:
+            for method, path, headers in (
+                ("GET", "/v1/threads", {}),  # 401
+                ("GET", "/v1/threads", {"Authorization": "Bearer ryk_nope"}),  # 401
+                ("GET", "/v1/threads", bearer),  # 200
+                ("GET", "/v1/threads", {**bearer, "X-Runyard-User": "x"}),  # 400
+                ("GET", "/v1/events/t1", {}),  # 401
+                ("GET", "/v1/admin/agents/a/versions", bearer),  # 403 admin_required
+            ):
+                responses.append(await client.request(method, path, headers=headers))
+
+    for response in responses:
+        request = response.request
+        template = _template(schema, request.method, request.url.path)
+        schema[template][request.method].validate_response(response)
+    assert [r.status_code for r in responses] == [401, 401, 200, 400, 401, 403]
+    assert responses[0].headers["www-authenticate"] == "Bearer"
+    document = app.openapi()
+    assert document["paths"]["/v1/threads"]["get"]["security"] == [{"bearer": []}]
+    assert "security" not in document["paths"]["/healthz"]["get"]
+    assert document["components"]["securitySchemes"]["bearer"]["scheme"] == "bearer"

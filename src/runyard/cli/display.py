@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 from pathlib import Path
 
 from sqlalchemy.engine import make_url
@@ -9,7 +10,7 @@ from sqlalchemy.exc import ArgumentError
 
 from runyard.storage import InvalidDatabaseURL, parse_database_url
 
-__all__ = ["describe_database", "http_url", "redact_url"]
+__all__ = ["describe_database", "http_url", "is_loopback", "redact_url"]
 
 
 def redact_url(url: str) -> str:
@@ -23,6 +24,17 @@ def redact_url(url: str) -> str:
 def http_url(host: str, port: int) -> str:
     """``http://host:port``, with an IPv6 address in brackets."""
     return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
+
+def is_loopback(host: str) -> bool:
+    """True when a server bound to ``host`` is reachable from this machine only: ``localhost``
+    or a loopback address."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:  # any other name may resolve to anything
+        return False
 
 
 def describe_database(url: str) -> str:

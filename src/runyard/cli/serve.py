@@ -14,13 +14,15 @@ import contextlib
 import signal
 import socket
 from types import FrameType
-from typing import Annotated, Any
+from typing import Annotated, Any, NoReturn
 
 import typer
 import uvicorn
 from fastapi import FastAPI
+from pydantic import ValidationError
 from rich.console import Console
 
+from runyard.cli.display import is_loopback
 from runyard.cli.serve_report import AgentSummary, ServeReport, print_report
 from runyard.config import Settings
 from runyard.http import create_app
@@ -119,6 +121,14 @@ def serve(
             help="gRPC port (accepted; gRPC is not served yet). (env RUNYARD_GRPC_PORT, default 8401)"
         ),
     ] = None,
+    insecure: Annotated[
+        bool,
+        typer.Option(
+            "--insecure",
+            help="Serve on a non-loopback address although RUNYARD_AUTH=none: anyone who can "
+            "reach the port acts as the one user, with no authentication.",
+        ),
+    ] = False,
 ) -> None:
     """Serve the agents over HTTP until Ctrl-C or SIGTERM.
 
@@ -127,18 +137,27 @@ def serve(
     """
     flags: dict[str, Any] = {"host": host, "port": port, "grpc_port": grpc_port}
     # Flags given on the command line win over the environment; pydantic validates them too.
-    settings = Settings(**{name: value for name, value in flags.items() if value is not None})
+    try:
+        settings = Settings(**{name: value for name, value in flags.items() if value is not None})
+    except ValidationError as exc:
+        _fail(
+            "\n".join(
+                f"runyard: RUNYARD_{'_'.join(map(str, e['loc'])).upper()}: {e['msg']} "
+                f"(got {e['input']!r})"
+                for e in exc.errors()
+            )
+        )
+    if settings.auth == "none" and not insecure and not is_loopback(settings.host):
+        _fail(
+            f"runyard: refusing to serve on {settings.host} with RUNYARD_AUTH=none: anyone who "
+            "can reach it would act with no authentication. Set RUNYARD_AUTH=keys (API keys) or "
+            "proxy (behind an authenticating proxy), bind 127.0.0.1, or pass --insecure."
+        )
     console = Console()
     try:
         listening = _listen(settings.host, settings.port)
     except OSError as exc:
-        Console(stderr=True).print(
-            f"runyard: cannot listen on {settings.host}:{settings.port}: {exc.strerror or exc}",
-            style="red",
-            highlight=False,
-            soft_wrap=True,
-        )
-        raise typer.Exit(1) from None
+        _fail(f"runyard: cannot listen on {settings.host}:{settings.port}: {exc.strerror or exc}")
     # uvicorn stops gracefully on SIGTERM or Ctrl-C, then raises the signal again with the
     # handler it found: make that a KeyboardInterrupt for both, so a clean stop exits 0.
     previous = signal.signal(signal.SIGTERM, _interrupt)
@@ -149,6 +168,11 @@ def serve(
         signal.signal(signal.SIGTERM, previous)
         listening.close()
     console.print("runyard stopped.", style="dim")
+
+
+def _fail(message: str) -> NoReturn:
+    Console(stderr=True).print(message, style="red", highlight=False, soft_wrap=True)
+    raise typer.Exit(1)
 
 
 def _listen(host: str, port: int) -> socket.socket:

@@ -1,4 +1,5 @@
-"""What ``runyard serve`` says once it listens: where, with which database, bus, memory, agents and model.
+"""What ``runyard serve`` says once it listens: where, who may call it, with which database, bus,
+memory, agents and model.
 
 DESIGN.md §7: no hidden fallbacks. When no provider is configured the report says, in so many
 words, that the offline demo model is answering; a model string that will probably fail against
@@ -15,8 +16,9 @@ from importlib.metadata import PackageNotFoundError, version
 from rich.console import Console
 from rich.text import Text
 
-from runyard.cli.display import describe_database, http_url, redact_url
+from runyard.cli.display import describe_database, http_url, is_loopback, redact_url
 from runyard.config import Settings
+from runyard.http import TENANT_HEADER, USER_HEADER
 from runyard.service import DEMO_MODEL
 
 __all__ = ["AgentSummary", "ServeReport", "print_report"]
@@ -40,6 +42,8 @@ class ServeReport:
     """Everything the start-up report states."""
 
     url: str
+    auth: tuple[str, ...]
+    """How callers are authenticated and who may use the admin API, one line each."""
     database: str
     event_bus: str
     memory: tuple[str, ...]
@@ -68,12 +72,14 @@ class ServeReport:
         )
         return cls(
             url=http_url(host, port),
+            auth=_auth(settings),
             database=describe_database(settings.database_url),
             event_bus=bus,
             memory=_memory(settings),
             agents=agents,
             grpc_port=settings.grpc_port,
             notices=(
+                *_auth_notices(settings, host),
                 *(f"catalog file rejected: {error}" for error in rejected),
                 *_demo_notice(settings, agents, catalog),
                 *_responses_api_warnings(agents, environ.get("OPENAI_BASE_URL", "")),
@@ -88,7 +94,9 @@ def print_report(console: Console, report: ServeReport) -> None:
             ("runyard ", "bold"), (_version(), "dim"), " serving ", (report.url, "bold cyan")
         )
     )
-    rows = [("API docs", f"{report.url}/docs"), ("database", report.database)]
+    rows = [("API docs", f"{report.url}/docs")]
+    rows.extend(("" if i else "auth", line) for i, line in enumerate(report.auth))
+    rows.append(("database", report.database))
     rows.append(("event bus", report.event_bus))
     rows.extend(("" if i else "memory", tier) for i, tier in enumerate(report.memory))
     for agent in report.agents:
@@ -121,6 +129,48 @@ def _demo_notice(
         f"No model provider is configured: answering with the offline demo model {DEMO_MODEL}. "
         "Set RUNYARD_MODEL, or a provider key such as OPENAI_API_KEY, to use a real model.",
     )
+
+
+def _auth(settings: Settings) -> tuple[str, ...]:
+    """What RUNYARD_AUTH means for this server, then who may use the admin API."""
+    if settings.auth == "keys":
+        operator = (
+            f"; admin keys of tenant {settings.operator_tenant} manage every tenant's agents"
+            if settings.operator_tenant
+            else ""
+        )
+        return (
+            "API keys (RUNYARD_AUTH=keys): every request needs Authorization: Bearer <key>",
+            f"admin API: keys with the role admin, for their own tenant's agents{operator}",
+        )
+    admin = (
+        "admin API: Authorization: Bearer <RUNYARD_ADMIN_TOKEN>"
+        if settings.admin_token
+        else "admin API off (set RUNYARD_ADMIN_TOKEN to turn it on)"
+    )
+    if settings.auth == "proxy":
+        return (
+            f"trusted proxy (RUNYARD_AUTH=proxy): requests act for the headers {TENANT_HEADER} "
+            f"and {USER_HEADER}, unchecked: only an authenticating proxy may reach this port",
+            admin,
+        )
+    return (
+        "NO AUTHENTICATION (RUNYARD_AUTH=none): every request acts for tenant 'default', "
+        "user 'default'",
+        admin,
+    )
+
+
+def _auth_notices(settings: Settings, host: str) -> tuple[str, ...]:
+    notices = []
+    if settings.auth == "none" and not is_loopback(host):
+        notices.append(
+            f"Serving on {host} with no authentication (--insecure): anyone who can reach this "
+            "port acts as the one user."
+        )
+    if settings.auth == "keys" and settings.admin_token:
+        notices.append("RUNYARD_ADMIN_TOKEN is ignored with RUNYARD_AUTH=keys: admin keys are.")
+    return tuple(notices)
 
 
 def _memory(settings: Settings) -> tuple[str, ...]:

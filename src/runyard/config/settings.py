@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import re
+from typing import Literal
 
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-__all__ = ["Settings", "get_settings"]
+__all__ = ["AuthMode", "Settings", "get_settings"]
+
+AuthMode = Literal["none", "keys", "proxy"]
+"""How the HTTP service learns who a request acts for (docs/security.md, "Auth modes")."""
 
 
 class Settings(BaseSettings):
@@ -35,9 +39,21 @@ class Settings(BaseSettings):
         description="how often the catalog's database revision is read, so an agent version "
         "stored or activated through another replica serves here too",
     )
+    auth: AuthMode = Field(
+        default="none",
+        description="none = no authentication, every request acts for tenant and user "
+        "'default'; keys = an API key (Authorization: Bearer) on every request; proxy = trust "
+        "the X-Runyard-Tenant and X-Runyard-User headers an authenticating proxy sets",
+    )
+    operator_tenant: str = Field(
+        default="",
+        description="with RUNYARD_AUTH=keys, the tenant whose admin keys manage every tenant's "
+        "agents and the shared ones; empty = admin keys manage their own tenant's only",
+    )
     admin_token: str = Field(
         default="",
-        description="bearer token of the /v1/admin routes; empty = the admin API is off",
+        description="with RUNYARD_AUTH=none or proxy, the bearer token of the /v1/admin "
+        "routes; empty = the admin API is off (with keys, admin keys are the credential)",
     )
     last_messages: int = Field(default=20, ge=0, description="recent-window size")
     embedder_model: str = Field(

@@ -3,6 +3,10 @@
 - Every error is the ``ErrorBody`` envelope; each route lists the statuses it can answer with
   ``error_responses``. FastAPI adds a 422 with its ``{"detail": …}`` body to every route with
   parameters, which runyard never sends: those are removed, with their schemas.
+- The document is the served mode's (``RUNYARD_AUTH``): with ``keys`` every route that answers
+  401 needs the ``bearer`` scheme; otherwise only the admin routes do, while
+  ``RUNYARD_ADMIN_TOKEN`` is set; the identity headers are parameters only with ``proxy`` (the
+  other modes refuse them).
 - An event stream is ``text/event-stream``, its schema describing one event (as OpenAPI 3.2's
   ``itemSchema`` does, and as tools read ``schema`` for event streams under 3.1).
 
@@ -17,15 +21,24 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
+from runyard.config import Settings
 from runyard.http.bodies import ErrorBody
+from runyard.http.identity import TENANT_HEADER, USER_HEADER
 
 __all__ = ["EVENT_STREAM", "error_responses", "install_openapi"]
 
 _ERRORS = {
-    400: "a bad identity header or cursor (`field` names it); an agent spec that cannot serve "
-    "with this catalog (`invalid_agent_spec`, `fields` lists each fault)",
-    401: "the admin API needs `Authorization: Bearer <RUNYARD_ADMIN_TOKEN>` (`admin_unauthorized`)",
-    403: "the admin API is off: RUNYARD_ADMIN_TOKEN is not set (`admin_disabled`)",
+    400: "a bad identity header (`invalid_identity`), one sent to a server that does not read "
+    "them (`untrusted_identity_header`: only RUNYARD_AUTH=proxy does), or a bad cursor (`field` "
+    "names it); an agent spec that cannot serve with this catalog (`invalid_agent_spec`, "
+    "`fields` lists each fault)",
+    401: "RUNYARD_AUTH=keys and no valid API key: missing, malformed, unknown, revoked and "
+    "expired keys all get this one answer (`unauthenticated`); on admin routes in the other "
+    "modes, no `Authorization: Bearer <RUNYARD_ADMIN_TOKEN>` (`admin_unauthorized`). "
+    "`WWW-Authenticate: Bearer` says what to send",
+    403: "an admin route called with a `member` key (`admin_required`), for a tenant the admin "
+    "key may not manage (`tenant_forbidden`, `field` names it), or while the admin API is off "
+    "(`admin_disabled`: RUNYARD_AUTH is none or proxy and RUNYARD_ADMIN_TOKEN is not set)",
     404: "no such thread, confirmation or agent for this caller (`agent_not_found`), no such "
     "stored agent version (`agent_version_not_found`), or no catalog served "
     "(`catalog_not_served`)",
@@ -41,6 +54,14 @@ _ERRORS = {
     503: "the service is starting or stopping",
 }
 _HEADERS: dict[int, dict[str, Any]] = {
+    401: {
+        "headers": {
+            "WWW-Authenticate": {
+                "description": "`Bearer`: send `Authorization: Bearer <key>`",
+                "schema": {"type": "string"},
+            }
+        }
+    },
     429: {
         "headers": {
             "Retry-After": {
@@ -48,8 +69,15 @@ _HEADERS: dict[int, dict[str, Any]] = {
                 "schema": {"type": "integer", "minimum": 1},
             }
         }
-    }
+    },
 }
+_BEARER = {
+    "type": "http",
+    "scheme": "bearer",
+    "description": "an API key (`ryk_…`, `runyard keys create`) with RUNYARD_AUTH=keys; on the "
+    "admin routes in the other modes, RUNYARD_ADMIN_TOKEN (docs/security.md)",
+}
+_IDENTITY_HEADERS = (TENANT_HEADER, USER_HEADER)
 _FASTAPI_422 = "#/components/schemas/HTTPValidationError"
 _FASTAPI_SCHEMAS = ("HTTPValidationError", "ValidationError")
 
@@ -110,6 +138,7 @@ def install_openapi(app: FastAPI) -> None:
 
 
 def _document(app: FastAPI) -> dict[str, Any]:
+    settings = app.state.runyard.settings
     document = get_openapi(
         title=app.title,
         version=app.version,
@@ -117,14 +146,31 @@ def _document(app: FastAPI) -> dict[str, Any]:
         description=app.description,
         routes=app.routes,
     )
-    for path in document["paths"].values():
+    for route, path in document["paths"].items():
         for operation in path.values():
             _drop_fastapi_422(operation["responses"])
             _fix_media_types(operation["responses"])
+            _authenticate(operation, settings, admin=route.startswith("/v1/admin/"))
+    document["components"]["securitySchemes"] = {"bearer": _BEARER}
     schemas = document["components"]["schemas"]
     for name in _FASTAPI_SCHEMAS:
         schemas.pop(name, None)
     return document
+
+
+def _authenticate(operation: dict[str, Any], settings: Settings, *, admin: bool) -> None:
+    """The bearer scheme where this mode asks for it (on the admin routes of the other modes,
+    only while RUNYARD_ADMIN_TOKEN turns them on: off, no credential opens them); identity
+    headers only where the mode reads them."""
+    needs_key = settings.auth == "keys" or (admin and bool(settings.admin_token))
+    if needs_key and "401" in operation["responses"]:
+        operation["security"] = [{"bearer": []}]
+    if settings.auth != "proxy" and "parameters" in operation:
+        kept = [p for p in operation["parameters"] if p["name"] not in _IDENTITY_HEADERS]
+        if kept:
+            operation["parameters"] = kept
+        else:
+            del operation["parameters"]
 
 
 def _fix_media_types(responses: dict[str, Any]) -> None:

@@ -1,4 +1,5 @@
-"""Print the OpenAPI document of a default app (the ``assistant`` agent), for docs/openapi.json:
+"""Print the OpenAPI document of a default app (the ``assistant`` agent) with API keys
+(``RUNYARD_AUTH=keys``, the mode for serving other people's apps), for docs/openapi.json:
 
 python -m runyard.http.openapi_export > docs/openapi.json
 """
@@ -15,9 +16,11 @@ from runyard.http.app import create_app
 __all__ = ["default_document", "main"]
 
 
-def default_document() -> dict[str, Any]:
-    """The document ``runyard serve`` serves with no catalog, whatever the environment says."""
-    return create_app(Settings(_env_file=None)).openapi()
+def default_document(**settings: Any) -> dict[str, Any]:
+    """The document ``runyard serve`` serves with no catalog and ``RUNYARD_AUTH=keys``, whatever
+    the environment says; ``settings`` override (``auth="proxy"``: the proxy mode's)."""
+    chosen = {"auth": "keys", "admin_token": "", **settings}
+    return create_app(Settings(_env_file=None, **chosen)).openapi()
 
 
 def main() -> None:

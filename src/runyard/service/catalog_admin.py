@@ -9,6 +9,7 @@ which every replica polls; this process applies it at once.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from pydantic import ValidationError
@@ -67,11 +68,15 @@ class CatalogAdmin:
         activated = serving is not None and state.from_database(serving)
         return AgentVersions(agent_id, tenant, stored, active, activated)
 
-    async def activate(self, agent_id: str, version: str) -> AgentVersion:
+    async def activate(
+        self, agent_id: str, version: str, *, tenants: Callable[[str | None], bool] = lambda _: True
+    ) -> AgentVersion:
         """Serve the stored ``version`` of ``agent_id`` (its tenant is the version's own).
-        ``AgentVersionNotFound``, or ``InvalidAgentSpec`` when it cannot serve any more."""
+        ``AgentVersionNotFound`` — also when ``tenants(its tenant)`` is false, so a version of
+        a tenant the caller may not manage is exactly an unknown one — or ``InvalidAgentSpec``
+        when it cannot serve any more."""
         stored = await self._store.get_agent_version(version)
-        if stored is None or stored.agent_id != agent_id:
+        if stored is None or stored.agent_id != agent_id or not tenants(stored.tenant):
             raise AgentVersionNotFound(agent_id, version)
         try:
             entry = stored_entry(stored)

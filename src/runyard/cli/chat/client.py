@@ -5,7 +5,7 @@ One ``ChatClient`` lives for one stretch of async work (httpx clients belong to 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any
 
@@ -21,15 +21,23 @@ _TIMEOUT = httpx.Timeout(10.0, read=60.0)
 
 @dataclass(frozen=True, slots=True)
 class Connection:
-    """Where the server is and who is talking to it."""
+    """Where the server is and who is talking to it: an API key (``RUNYARD_AUTH=keys``), or a
+    tenant and user (``proxy``); none of them for a server with ``RUNYARD_AUTH=none``, which
+    refuses identity headers."""
 
     url: str = "http://127.0.0.1:8400"
-    tenant: str = "default"
-    user: str = "default"
+    tenant: str | None = None
+    user: str | None = None
+    api_key: str | None = field(default=None, repr=False)
 
     def headers(self) -> dict[str, str]:
-        """The headers that select tenant and user on every request."""
-        return {"X-Runyard-Tenant": self.tenant, "X-Runyard-User": self.user}
+        """The headers that say who is calling, on every request: only those given."""
+        given = {
+            "X-Runyard-Tenant": self.tenant,
+            "X-Runyard-User": self.user,
+            "Authorization": None if self.api_key is None else f"Bearer {self.api_key}",
+        }
+        return {name: value for name, value in given.items() if value is not None}
 
 
 class ServerError(Exception):

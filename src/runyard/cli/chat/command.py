@@ -37,8 +37,22 @@ def chat(
             show_default=False,
         ),
     ] = None,
-    user: Annotated[str, typer.Option(help="User id (X-Runyard-User).")] = "default",
-    tenant: Annotated[str, typer.Option(help="Tenant id (X-Runyard-Tenant).")] = "default",
+    user: Annotated[
+        str | None,
+        typer.Option(help="User id (X-Runyard-User), for a server with RUNYARD_AUTH=proxy."),
+    ] = None,
+    tenant: Annotated[
+        str | None,
+        typer.Option(help="Tenant id (X-Runyard-Tenant), for a server with RUNYARD_AUTH=proxy."),
+    ] = None,
+    api_key: Annotated[
+        str | None,
+        typer.Option(
+            envvar="RUNYARD_API_KEY",
+            help="API key (runyard keys create), for a server with RUNYARD_AUTH=keys.",
+            show_default=False,
+        ),
+    ] = None,
     message: Annotated[
         str | None,
         typer.Option("--message", "-m", help="Send this one message, show its run, then exit."),
@@ -49,7 +63,7 @@ def chat(
     Ctrl-C during a run cancels it; Ctrl-D (or /exit) at the prompt quits.
     """
     console = Console()
-    connection = Connection(url or _default_url(Settings()), tenant, user)
+    connection = Connection(url or _default_url(Settings()), tenant, user, api_key)
     session = ChatSession(connection, thread_id or new_id("thread"), console)
     try:
         if message is not None:

@@ -40,19 +40,23 @@ def _catalog(app: Parts) -> CatalogAgents:
     return app.catalog
 
 
-@router.get("/catalog", response_model=CatalogBody, responses=error_responses(404, 503))
-async def catalog(app: PartsDep) -> dict[str, Any]:
-    """Every spec served now (kind, id, tenant, version, origin), every rejected file with its
-    errors, and every agent version this process has compiled; 404 when the server serves no
-    catalog."""
+@router.get("/catalog", response_model=CatalogBody, responses=error_responses(400, 401, 404, 503))
+async def catalog(owner: OwnerDep, app: PartsDep) -> dict[str, Any]:
+    """The specs the caller's tenant sees — the shared ones and its own, never another tenant's
+    — served now (kind, id, tenant, version, origin), every rejected file with its errors, and
+    every agent version of those tenants this process has compiled; 404 when the server serves
+    no catalog."""
     served = _catalog(app)
     state = served.state
     serving = {entry.version for entry in state.catalog.agents.values()}
+    visible = (None, owner.tenant_id)
     return {
         "directory": served.source,
         "revision": state.catalog.revision,
         "generation": state.generation,
-        "specs": [_spec(entry, state) for entry in state.catalog.entries()],
+        "specs": [
+            _spec(entry, state) for entry in state.catalog.entries() if entry.spec.tenant in visible
+        ],
         "rejected": [
             {
                 "file": rejected.file,
@@ -69,11 +73,14 @@ async def catalog(app: PartsDep) -> dict[str, Any]:
                 "serving": entry.version in serving,
             }
             for entry in served.loaded_versions()
+            if entry.spec.tenant in visible
         ],
     }
 
 
-@router.post("/route", response_model=RouteBody, responses=error_responses(400, 404, 413, 422, 503))
+@router.post(
+    "/route", response_model=RouteBody, responses=error_responses(400, 401, 404, 413, 422, 503)
+)
 async def route(body: RouteRequest, owner: OwnerDep, app: PartsDep) -> dict[str, Any]:
     """The agent a chat with this context would get, and why: every rule of the tenant's
     routing, whether it matched and the field tests that decided it. Nothing runs."""

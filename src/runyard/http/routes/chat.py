@@ -24,7 +24,7 @@ PartsDep = Annotated[Parts, Depends(parts)]
 @router.post(
     "/chat/{thread_id}",
     response_model=ChatResponse,
-    responses=error_responses(400, 404, 409, 413, 422, 429, 503),
+    responses=error_responses(400, 401, 404, 409, 413, 422, 429, 503),
 )
 async def chat(
     thread_id: ThreadId, body: ChatRequest, owner: OwnerDep, app: PartsDep
@@ -43,7 +43,7 @@ async def chat(
 @router.post(
     "/chat/{thread_id}/cancel",
     response_model=OkResponse,
-    responses=error_responses(400, 409, 422, 503),
+    responses=error_responses(400, 401, 409, 422, 503),
 )
 async def cancel(thread_id: ThreadId, owner: OwnerDep, app: PartsDep) -> OkResponse:
     """Cancel the thread's run (idempotent: nothing to cancel is fine)."""
@@ -54,7 +54,7 @@ async def cancel(thread_id: ThreadId, owner: OwnerDep, app: PartsDep) -> OkRespo
 @router.post(
     "/confirm/{request_id}",
     response_model=OkResponse,
-    responses=error_responses(400, 404, 409, 410, 413, 422, 503),
+    responses=error_responses(400, 401, 404, 409, 410, 413, 422, 503),
 )
 async def confirm(
     request_id: RequestId, body: ConfirmRequest, owner: OwnerDep, app: PartsDep

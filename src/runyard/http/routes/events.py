@@ -23,7 +23,7 @@ router = APIRouter(prefix="/v1", tags=["events"])
     "/events/{thread_id}",
     response_class=EventStreamResponse,
     status_code=200,
-    responses={200: EVENT_STREAM, **error_responses(400, 404, 422, 503)},
+    responses={200: EVENT_STREAM, **error_responses(400, 401, 404, 422, 503)},
 )
 async def events(
     thread_id: ThreadId,

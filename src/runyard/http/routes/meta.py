@@ -21,7 +21,7 @@ router = APIRouter(tags=["meta"])
 @router.get(
     "/v1/agents",
     response_model=None,
-    responses={200: {"model": AgentList}, **error_responses(400, 503)},
+    responses={200: {"model": AgentList}, **error_responses(400, 401, 503)},
 )
 async def agents(
     app: Annotated[Parts, Depends(parts)], owner: Annotated[Owner, Depends(request_owner)]

@@ -25,7 +25,7 @@ PartsDep = Annotated[Parts, Depends(parts)]
 @router.get(
     "",
     response_model=None,
-    responses={200: {"model": ThreadList}, **error_responses(400, 422, 503)},
+    responses={200: {"model": ThreadList}, **error_responses(400, 401, 422, 503)},
 )
 async def list_threads(
     owner: OwnerDep, app: PartsDep, limit: Annotated[int, Query(ge=1, le=1000)] = 100
@@ -37,7 +37,7 @@ async def list_threads(
 @router.get(
     "/{thread_id}/messages",
     response_model=None,
-    responses={200: {"model": ThreadMessages}, **error_responses(400, 404, 422, 503)},
+    responses={200: {"model": ThreadMessages}, **error_responses(400, 401, 404, 422, 503)},
 )
 async def messages(
     thread_id: ThreadId,
@@ -62,7 +62,7 @@ async def messages(
 @router.get(
     "/{thread_id}/status",
     response_model=None,
-    responses={200: {"model": ThreadStatusBody}, **error_responses(400, 404, 422, 503)},
+    responses={200: {"model": ThreadStatusBody}, **error_responses(400, 401, 404, 422, 503)},
 )
 async def status(thread_id: ThreadId, owner: OwnerDep, app: PartsDep) -> dict[str, Any]:
     """``{hasActiveRun, isSuspended, runId?, backgroundTasks}``; 404 for an unknown thread."""
@@ -70,7 +70,9 @@ async def status(thread_id: ThreadId, owner: OwnerDep, app: PartsDep) -> dict[st
 
 
 @router.delete(
-    "/{thread_id}", response_model=OkResponse, responses=error_responses(400, 404, 409, 422, 503)
+    "/{thread_id}",
+    response_model=OkResponse,
+    responses=error_responses(400, 401, 404, 409, 422, 503),
 )
 async def delete_thread(thread_id: ThreadId, owner: OwnerDep, app: PartsDep) -> OkResponse:
     """Cancel the thread's run, then delete the thread with its messages and events."""
