@@ -40,6 +40,7 @@ from runyard.service import (
     FixedAgents,
     ModelFor,
     RunManager,
+    TenantLimits,
     Threads,
     default_agent,
     open_catalog,
@@ -147,6 +148,7 @@ async def _assemble(
         instance=instance or settings.instance_id,
         lease_seconds=settings.lease_seconds,
         titles=titles,
+        tenant_limits=TenantLimits.from_settings(settings),
     )
     stack.push_async_callback(runs.aclose)
     if isinstance(directory, CatalogAgents):  # stopped first: no reload while runs end
