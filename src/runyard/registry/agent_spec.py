@@ -82,9 +82,7 @@ class LimitsSpec(SpecModel):
     running)."""
 
     @model_serializer(mode="wrap")
-    def _concurrent_runs_when_given(
-        self, handler: SerializerFunctionWrapHandler
-    ) -> dict[str, Any]:
+    def _concurrent_runs_when_given(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         # Limits without it keep the version (content hash) they had before it existed.
         data: dict[str, Any] = handler(self)
         if self.concurrent_runs is None:
