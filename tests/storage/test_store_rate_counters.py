@@ -9,6 +9,7 @@ import asyncio
 import pytest
 from store_parts import assert_implements
 
+from postgres_databases import truncate_all
 from runyard.storage import RateCounters, open_store
 
 T0 = 1_800_000_000_000
@@ -86,3 +87,5 @@ async def test_two_stores_on_one_database_share_the_window(database_url: str) ->
     finally:
         await first.close()
         await second.close()
+        if database_url.startswith("postgresql"):  # the next test starts from empty tables
+            await truncate_all(database_url)

@@ -8,7 +8,15 @@ import asyncio
 
 import pytest
 
-from runyard.storage import RunLedger, RunQuota, RunQuotaReached, RunRecord, open_store
+from postgres_databases import truncate_all
+from runyard.storage import (
+    RunConflict,
+    RunLedger,
+    RunQuota,
+    RunQuotaReached,
+    RunRecord,
+    open_store,
+)
 
 
 async def open_for(
@@ -88,3 +96,14 @@ async def test_two_stores_on_one_database_share_the_count(database_url: str) -> 
     finally:
         await first.close()
         await second.close()
+        if database_url.startswith("postgresql"):  # the next test starts from empty tables
+            await truncate_all(database_url)
+
+
+async def test_a_thread_with_an_open_run_conflicts_before_the_quota_is_asked(
+    store: RunLedger,
+) -> None:
+    quota = RunQuota(tenant_runs=1)
+    await open_for(store, 1, quota=quota)
+    with pytest.raises(RunConflict):
+        await store.open_run("r2", thread_id="t1", tenant_id="acme", owner="p", quota=quota)

@@ -90,7 +90,7 @@ class RunsPart(SqlState):
             try:
                 async with write(self._engine) as conn:
                     if quota is not None:
-                        await self._check_quota(conn, quota, tenant_id, agent_id)
+                        await self._check_quota(conn, quota, run)
                     await conn.execute(insert(runs).values(_run_values(run)))
             except IntegrityError as exc:
                 # The indexes decided; only now is it safe to ask why. The thread's open run
@@ -100,21 +100,25 @@ class RunsPart(SqlState):
                 return run
         raise RunConflict(thread_id)
 
-    async def _check_quota(
-        self, conn: AsyncConnection, quota: RunQuota, tenant_id: str, agent_id: str | None
-    ) -> None:
+    async def _check_quota(self, conn: AsyncConnection, quota: RunQuota, run: RunRecord) -> None:
         """Count the tenant's running runs inside the opening transaction. SQLite's write
         transactions already take turns; on PostgreSQL a lock per tenant makes racing openers
-        queue, so each counts what the one before it inserted (READ COMMITTED reads anew)."""
+        queue, so each counts what the one before it inserted (READ COMMITTED reads anew). A
+        thread with an open run is left to the insert: its conflict is the answer, not the quota."""
         if self._engine.dialect.name == "postgresql":
-            lock = func.pg_advisory_xact_lock(_QUOTA_LOCK_SPACE, func.hashtext(tenant_id))
+            lock = func.pg_advisory_xact_lock(_QUOTA_LOCK_SPACE, func.hashtext(run.tenant_id))
             await conn.execute(select(lock))
-        mine = case((runs.c.agent_id == agent_id, 1), else_=0)
-        stmt = select(func.count(), func.coalesce(func.sum(mine), 0)).where(
-            runs.c.tenant_id == tenant_id, runs.c.status == "running"
-        )
-        tenant_running, agent_running = (await conn.execute(stmt)).one()
-        check_quota(quota, tenant_running=tenant_running, agent_running=agent_running)
+        running = runs.c.status == "running"
+        stmt = select(
+            func.coalesce(func.sum(case((running, 1), else_=0)), 0),
+            func.coalesce(
+                func.sum(case((and_(running, runs.c.agent_id == run.agent_id), 1), else_=0)), 0
+            ),
+            func.coalesce(func.sum(case((runs.c.thread_id == run.thread_id, 1), else_=0)), 0),
+        ).where(runs.c.tenant_id == run.tenant_id, _OPEN)
+        tenant_running, agent_running, thread_open = (await conn.execute(stmt)).one()
+        if not thread_open:
+            check_quota(quota, tenant_running=tenant_running, agent_running=agent_running)
 
     async def _refusal(self, run_id: str, thread_id: str, exc: IntegrityError) -> None:
         """Raise why the insert of ``run_id`` was refused; return when the reason is gone."""
