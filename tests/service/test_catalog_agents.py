@@ -15,6 +15,7 @@ from runyard.memory import Memory
 from runyard.registry import load_catalog
 from runyard.service import (
     AgentChoice,
+    AgentLimits,
     AgentRequest,
     AgentVersionUnavailable,
     CatalogAgents,
@@ -109,7 +110,7 @@ default_agent: keeper
             catalog.compile_all()
         (agent,) = catalog.loaded()
         choice = catalog.choose("default", "u", AgentRequest(), None)
-        per_minute = catalog.requests_per_minute("default", choice)
+        limits = catalog.limits("default", choice)
     finally:
         await catalog.aclose()
 
@@ -128,7 +129,7 @@ default_agent: keeper
         "type": "object",
         "properties": {"total": {"type": "number"}},
     }
-    assert per_minute == 30
+    assert limits == AgentLimits(requests_per_minute=30)
     assert "not enforced" not in caplog.text
 
 

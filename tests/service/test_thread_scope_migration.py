@@ -39,9 +39,18 @@ def target_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     yield from private_database("RUNYARD_TEST_POSTGRES_URL", "runyard_migration")
 
 
-_LATER_TABLES = {"run_snapshots", "agent_versions", "agent_activations", "catalog_revision"}
-"""Tables of later revisions (0004, 0006): a database of revision 0001 has none; its history is then
+_LATER_TABLES = {
+    "run_snapshots",
+    "agent_versions",
+    "agent_activations",
+    "catalog_revision",
+    "rate_counters",
+}
+"""Tables of later revisions (0004, 0006, 0007): a database of revision 0001 has none; its history is then
 built from its log, the way an upgraded database's is."""
+
+_LATER_COLUMNS = {"seq", "agent_id"}
+"""Columns not copied: the target numbers rows itself; ``runs.agent_id`` came with 0007."""
 
 
 def _engine(url: str) -> AsyncEngine:
@@ -72,7 +81,7 @@ async def _copy_as_revision_0001(source_url: str, target_url: str) -> None:
         for table in metadata.sorted_tables:
             if table.name in _LATER_TABLES:
                 continue
-            columns = [c for c in table.columns if c.name != "seq"]  # the target numbers rows
+            columns = [c for c in table.columns if c.name not in _LATER_COLUMNS]
             async with read(source) as conn:
                 rows = [dict(r._mapping) for r in await conn.execute(select(*columns))]
             if rows:

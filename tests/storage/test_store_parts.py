@@ -23,6 +23,7 @@ from runyard.storage import (
     Conversations,
     EventLogStore,
     MemoryTiers,
+    RateCounters,
     RunLedger,
     RunSnapshots,
     Store,
@@ -38,6 +39,7 @@ from runyard.storage.inmemory import (
     ConversationsPart,
     EventLogPart,
     MemoryTiersPart,
+    RateCountersPart,
     RunLedgerPart,
     RunSnapshotsPart,
     VectorsPart,
@@ -54,6 +56,7 @@ PARTS = [
     Checkpoints,
     ApiKeys,
     CatalogVersions,
+    RateCounters,
 ]
 
 
@@ -77,6 +80,7 @@ def test_the_store_is_its_parts_and_nothing_more() -> None:
         (CheckpointsPart, Checkpoints),
         (ApiKeysPart, ApiKeys),
         (CatalogVersionsPart, CatalogVersions),
+        (RateCountersPart, RateCounters),
     ],
 )
 def test_each_in_memory_part_class_implements_one_part_exactly(

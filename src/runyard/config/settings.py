@@ -91,6 +91,18 @@ class Settings(BaseSettings):
     max_body_bytes: int = Field(
         default=1_048_576, ge=1, description="largest accepted request body"
     )
+    tenant_requests_per_minute: int = Field(
+        default=0,
+        ge=0,
+        description="new runs a tenant may start per minute over all its agents, counted in "
+        "the database (every replica shares it); 0 = no limit",
+    )
+    tenant_concurrent_runs: int = Field(
+        default=0,
+        ge=0,
+        description="runs of one tenant running at once (a run waiting for an approval is "
+        "not running), counted in the database; 0 = no limit",
+    )
     shutdown_grace_seconds: int = Field(
         default=10,
         ge=1,

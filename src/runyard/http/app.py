@@ -42,6 +42,7 @@ from runyard.service import (
     ModelFor,
     RedactingStore,
     RunManager,
+    TenantLimits,
     Threads,
     catalog_secrets,
     default_agent,
@@ -158,6 +159,7 @@ async def _assemble(
         instance=instance or settings.instance_id,
         lease_seconds=settings.lease_seconds,
         titles=titles,
+        tenant_limits=TenantLimits.from_settings(settings),
     )
     stack.push_async_callback(runs.aclose)
     if isinstance(directory, CatalogAgents):  # stopped first: no reload while runs end

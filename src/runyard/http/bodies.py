@@ -56,13 +56,20 @@ class ErrorDetail(_Body):
         default=None, description="every offending field (422 invalid_request)"
     )
     limit: str | SkipJsonSchema[None] = Field(
-        default=None, description="the limit refused the request (429: `requests_per_minute`)"
+        default=None,
+        description="the limit that refused the request (429): `requests_per_minute`, "
+        "`concurrent_runs` (the agent's, per tenant), `tenant_requests_per_minute`, "
+        "`tenant_concurrent_runs` (the tenant's, over all its agents)",
     )
     agentId: str | SkipJsonSchema[None] = Field(
-        default=None, description="the agent whose limit it is (429)"
+        default=None, description="the agent whose limit it is (429, an agent's limit)"
     )
     requestsPerMinute: int | SkipJsonSchema[None] = Field(
-        default=None, description="the agent's limit, per tenant (429)"
+        default=None, description="the limit's new runs per minute (429 `rate_limited`)"
+    )
+    concurrentRuns: int | SkipJsonSchema[None] = Field(
+        default=None,
+        description="the limit's runs running at once (429 `concurrent_runs_limited`)",
     )
     retryAfter: int | SkipJsonSchema[None] = Field(
         default=None, description="seconds until a request is taken again (429), as `Retry-After`"

@@ -29,7 +29,7 @@ from runyard.service import (
     InvalidAgentSpec,
     InvalidAnswer,
     InvalidThreadId,
-    RateLimited,
+    LimitReached,
     RunActive,
     RunBusy,
     ServiceError,
@@ -56,7 +56,7 @@ STATUS_CODES: dict[type[Exception], int] = {
     RunBusy: 409,
     ConfirmationAnswered: 409,
     ConfirmationExpired: 410,
-    RateLimited: 429,
+    LimitReached: 429,
 }
 """The status of each service error (a subclass not listed takes its nearest listed base's)."""
 

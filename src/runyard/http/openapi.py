@@ -48,9 +48,12 @@ _ERRORS = {
     "RUNYARD_CHECKPOINT_TTL_SECONDS and has ended",
     413: "the body is larger than RUNYARD_MAX_BODY_BYTES",
     422: "a malformed body or parameter (`fields` lists each), or a body the service refuses",
-    429: "the tenant started as many runs of the agent in the last minute as its "
-    "`requests_per_minute` allows (`rate_limited`, per server replica); `Retry-After` says "
-    "when to try again",
+    429: "a limit of the tenant refused the new run, nothing was stored or counted: as many "
+    "runs started in the last minute as the agent's `requests_per_minute` or "
+    "RUNYARD_TENANT_REQUESTS_PER_MINUTE allows (`rate_limited`), or as many runs running as the "
+    "agent's `concurrent_runs` or RUNYARD_TENANT_CONCURRENT_RUNS allows "
+    "(`concurrent_runs_limited`); counted in the database, so every replica shares them. "
+    "`Retry-After` says when to try again",
     503: "the service is starting or stopping",
 }
 _HEADERS: dict[int, dict[str, Any]] = {
@@ -65,7 +68,9 @@ _HEADERS: dict[int, dict[str, Any]] = {
     429: {
         "headers": {
             "Retry-After": {
-                "description": "seconds until the agent takes a request from this tenant again",
+                "description": "seconds until a slot frees (`rate_limited`: when the oldest "
+                "request leaves the minute's window), or a short wait (5) before trying again "
+                "(`concurrent_runs_limited`: nobody knows when a running run ends)",
                 "schema": {"type": "integer", "minimum": 1},
             }
         }

@@ -76,7 +76,18 @@ class LimitsSpec(SpecModel):
     max_output_tokens: Annotated[int, Field(ge=1)] | None = None
     """Summed over every model call of the run."""
     requests_per_minute: Annotated[int, Field(ge=1)] | None = None
-    """Per tenant and agent."""
+    """New runs per minute, per tenant and agent."""
+    concurrent_runs: Annotated[int, Field(ge=1)] | None = None
+    """Runs running at once, per tenant and agent (a run waiting for an approval is not
+    running)."""
+
+    @model_serializer(mode="wrap")
+    def _concurrent_runs_when_given(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # Limits without it keep the version (content hash) they had before it existed.
+        data: dict[str, Any] = handler(self)
+        if self.concurrent_runs is None:
+            data.pop("concurrent_runs", None)
+        return data
 
 
 class AgentSpec(SpecModel):

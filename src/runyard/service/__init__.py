@@ -50,12 +50,14 @@ from runyard.service.errors import (
     AgentRequired,
     AgentVersionNotFound,
     AgentVersionUnavailable,
+    ConcurrencyLimited,
     ConfirmationAnswered,
     ConfirmationExpired,
     ConfirmationNotFound,
     InvalidAgentSpec,
     InvalidAnswer,
     InvalidThreadId,
+    LimitReached,
     RateLimited,
     RunActive,
     RunBusy,
@@ -71,9 +73,15 @@ from runyard.service.event_log import (
     LiveEvent,
 )
 from runyard.service.leases import Heartbeat, LeaseTerms, lost_leases, new_instance_id
+from runyard.service.limits import (
+    CONCURRENT_RUNS_RETRY_AFTER,
+    AgentLimits,
+    TenantLimits,
+    run_quota,
+)
 from runyard.service.owner import Owner
 from runyard.service.redacting_store import RedactingStore, redacted_model
-from runyard.service.request_rate import RequestRate
+from runyard.service.request_rate import Admission, RequestRate
 from runyard.service.run_checkpoints import RunCheckpoints
 from runyard.service.run_finish import RunEnding, RunFinisher
 from runyard.service.run_manager import RunManager
@@ -120,17 +128,21 @@ __all__ = [
     "reload_catalog",
     "watch_catalog",
     "APPROVAL_EXPIRED",
+    "CONCURRENT_RUNS_RETRY_AFTER",
     "DEFAULT_AGENT",
     "DEMO_MODEL",
     "ORCHESTRATOR_ID",
     "RESTARTED",
     "SWEEP_EVERY_SECONDS",
     "ActiveRun",
+    "Admission",
+    "AgentLimits",
     "BackgroundTask",
     "BackgroundTaskView",
     "BackgroundTasks",
     "CancelReason",
     "ChunkMapper",
+    "ConcurrencyLimited",
     "ConfirmationAnswered",
     "ConfirmationExpired",
     "ConfirmationNotFound",
@@ -143,6 +155,7 @@ __all__ = [
     "InvalidAnswer",
     "LeaseTerms",
     "InvalidThreadId",
+    "LimitReached",
     "LiveEvent",
     "Owner",
     "RateLimited",
@@ -156,6 +169,7 @@ __all__ = [
     "RunFinisher",
     "RunManager",
     "ServiceError",
+    "TenantLimits",
     "ThreadNotFound",
     "ThreadStatus",
     "Threads",
@@ -171,6 +185,7 @@ __all__ = [
     "new_instance_id",
     "read_background_tasks",
     "redacted_model",
+    "run_quota",
     "served_memory",
     "thread_json",
 ]

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 from runyard.agent import Agent
 from runyard.service.errors import UnknownAgent
+from runyard.service.limits import AgentLimits
 
 __all__ = ["AgentChoice", "AgentDirectory", "AgentRequest", "FixedAgents", "ServedAgent"]
 
@@ -104,9 +105,9 @@ class AgentDirectory(Protocol):
         """The agents ``tenant`` may run, the default first (None: every tenant's)."""
         ...
 
-    def requests_per_minute(self, tenant: str, choice: AgentChoice) -> int | None:
-        """How many new runs of ``choice``'s agent ``tenant`` may start per minute (None: no
-        limit)."""
+    def limits(self, tenant: str, choice: AgentChoice) -> AgentLimits:
+        """How many new runs of ``choice``'s agent ``tenant`` may start per minute, and have
+        running at once."""
         ...
 
 
@@ -140,8 +141,8 @@ class FixedAgents:
         ordered = sorted(self.agents.values(), key=lambda a: (a.name != self.default, a.name))
         return [ServedAgent.of(agent, default=agent.name == self.default) for agent in ordered]
 
-    def requests_per_minute(self, tenant: str, choice: AgentChoice) -> int | None:
-        return None  # agents given in code have no request limit
+    def limits(self, tenant: str, choice: AgentChoice) -> AgentLimits:
+        return AgentLimits()  # agents given in code have no limits of their own
 
     def _named(self, name: str) -> Agent:
         found = self.agents.get(name)

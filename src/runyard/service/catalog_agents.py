@@ -5,8 +5,8 @@
 for it (``CatalogTools``: ``kind: tool`` instances, factories, toolkits, plain built-ins), memory
 from the spec's ``memory`` section (``catalog_memory``), its ``middleware`` in order
 (``catalog_middleware``), the ``output_schema`` and the run's limits. ``requests_per_minute``
-limits new runs, not a run: the run manager counts it (``RequestRate``) with the number
-``requests_per_minute`` looks up here. Each version (the spec's content hash, with the versions
+and ``concurrent_runs`` limit new runs, not a run: the run manager counts them (``RequestRate``,
+the runs ledger) with the numbers ``limits`` looks up here. Each version (the spec's content hash, with the versions
 of the ``kind: tool`` specs it names for the tenant) is compiled once and kept while this process
 lives, so a run that suspended on one version resumes on it; the catalog served
 (``CatalogState``) is swapped whole when it changes (``catalog_reload``).
@@ -47,6 +47,7 @@ from runyard.service.catalog_state import CatalogState
 from runyard.service.catalog_tools import CatalogTools, ToolBuildError
 from runyard.service.catalog_versions import database_source, stored_entry, stored_version
 from runyard.service.errors import AgentRequired, AgentVersionUnavailable, UnknownAgent
+from runyard.service.limits import AgentLimits
 from runyard.storage import Store, StoreCheckpointStore
 from runyard.tools import Tool
 
@@ -244,9 +245,12 @@ class CatalogAgents:
     def loaded(self) -> Iterable[Agent]:
         return self._compiled.values()
 
-    def requests_per_minute(self, tenant: str, choice: AgentChoice) -> int | None:
+    def limits(self, tenant: str, choice: AgentChoice) -> AgentLimits:
         entry = self.catalog.agent(choice.agent_id, tenant)
-        return entry.spec.limits.requests_per_minute if entry is not None else None
+        if entry is None:
+            return AgentLimits()
+        limits = entry.spec.limits
+        return AgentLimits(limits.requests_per_minute, limits.concurrent_runs)
 
     def loaded_versions(self) -> list[CatalogEntry[AgentSpec]]:
         """The spec of every version compiled in this process, served now or kept for the runs

@@ -8,12 +8,14 @@ __all__ = [
     "AgentRequired",
     "AgentVersionNotFound",
     "AgentVersionUnavailable",
+    "ConcurrencyLimited",
     "ConfirmationAnswered",
     "ConfirmationExpired",
     "ConfirmationNotFound",
     "InvalidAgentSpec",
     "InvalidAnswer",
     "InvalidThreadId",
+    "LimitReached",
     "RateLimited",
     "RunActive",
     "RunBusy",
@@ -94,22 +96,46 @@ class AgentVersionUnavailable(ServiceError):
         self.version = version
 
 
-class RateLimited(ServiceError):
-    """The tenant started as many runs of this agent in the last minute as its
-    ``requests_per_minute`` allows; ``retry_after`` seconds from now the oldest leaves the window."""
+class LimitReached(ServiceError):
+    """A limit of the tenant (or of its use of an agent) refused a new run; nothing was stored
+    or counted. ``retry_after``: seconds until it is worth trying again (``Retry-After``)."""
+
+    code = "limit_reached"
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__(f"{message}; retry in {retry_after}s")
+        self.retry_after = retry_after
+
+    def headers(self) -> dict[str, str]:
+        return {"Retry-After": str(self.retry_after)}
+
+
+class RateLimited(LimitReached):
+    """The tenant started as many runs in the last minute as a ``requests_per_minute`` allows:
+    the agent's (``agent_id``), or the tenant's over all its agents (``agent_id`` None).
+    ``retry_after`` seconds from now the oldest leaves the window."""
 
     code = "rate_limited"
 
-    def __init__(self, agent_id: str, limit: int, retry_after: int) -> None:
-        super().__init__(
-            f"agent {agent_id!r} takes {limit} requests per minute for this tenant "
-            f"(requests_per_minute); retry in {retry_after}s"
-        )
+    def __init__(self, agent_id: str | None, limit: int, retry_after: int) -> None:
+        if agent_id is None:
+            what = f"this tenant may start {limit} runs per minute (tenant_requests_per_minute)"
+        else:
+            what = (
+                f"agent {agent_id!r} takes {limit} requests per minute for this tenant "
+                "(requests_per_minute)"
+            )
+        super().__init__(what, retry_after)
         self.agent_id = agent_id
         self.limit = limit
-        self.retry_after = retry_after
 
     def details(self) -> dict[str, Any]:
+        if self.agent_id is None:
+            return {
+                "limit": "tenant_requests_per_minute",
+                "requestsPerMinute": self.limit,
+                "retryAfter": self.retry_after,
+            }
         return {
             "limit": "requests_per_minute",
             "agentId": self.agent_id,
@@ -117,8 +143,30 @@ class RateLimited(ServiceError):
             "retryAfter": self.retry_after,
         }
 
-    def headers(self) -> dict[str, str]:
-        return {"Retry-After": str(self.retry_after)}
+
+class ConcurrencyLimited(LimitReached):
+    """As many of the tenant's runs are running as a ``concurrent_runs`` allows: the agent's
+    (``agent_id``), or the tenant's over all its agents (``agent_id`` None)."""
+
+    code = "concurrent_runs_limited"
+
+    def __init__(self, agent_id: str | None, limit: int, retry_after: int) -> None:
+        if agent_id is None:
+            what = f"this tenant may have {limit} runs running at once (tenant_concurrent_runs)"
+        else:
+            what = f"agent {agent_id!r} runs {limit} runs at once for this tenant (concurrent_runs)"
+        super().__init__(what, retry_after)
+        self.agent_id = agent_id
+        self.limit = limit
+
+    def details(self) -> dict[str, Any]:
+        scoped = {"agentId": self.agent_id} if self.agent_id is not None else {}
+        return {
+            "limit": "concurrent_runs" if self.agent_id is not None else "tenant_concurrent_runs",
+            **scoped,
+            "concurrentRuns": self.limit,
+            "retryAfter": self.retry_after,
+        }
 
 
 class AgentVersionNotFound(ServiceError):

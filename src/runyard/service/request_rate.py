@@ -1,46 +1,72 @@
-"""``RequestRate``: the ``requests_per_minute`` of a catalog agent, per tenant, in this process.
+"""``RequestRate``: how many new runs a tenant starts per minute, of one agent and of all its
+agents, counted in the store (``RateCounters``) so every replica on the database sees one count.
 
-A sliding window of the last 60 seconds per (tenant, agent): a new run is admitted while fewer
-than the limit were admitted in the window, and refused with ``RateLimited`` (and the seconds
-until the oldest leaves the window) otherwise. Only new runs count: answering a confirmation
-carries a run on and is never refused, so a run waiting for an approval can always finish.
-
-The window lives in this process: each replica counts its own requests, so N replicas behind a
-load balancer admit up to N times the limit until the count moves to the shared store.
+A sliding window of the last 60 seconds (exact to the second, see ``RateCounters``): a new run
+is admitted while fewer than the limit were admitted in the window, and refused with
+``RateLimited`` (and the seconds until one leaves the window) otherwise. A request that is
+refused — by this limit, or after it by another (``Admission.give_back``) — is not counted.
 """
 
 from __future__ import annotations
 
 import math
-import time
-from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass
 
+from runyard.ids import now_ms
 from runyard.service.errors import RateLimited
+from runyard.service.limits import AgentLimits, TenantLimits
+from runyard.storage import RateCounters
 
-__all__ = ["WINDOW_SECONDS", "RequestRate"]
+__all__ = ["WINDOW_SECONDS", "Admission", "RequestRate"]
 
-WINDOW_SECONDS = 60.0
+WINDOW_SECONDS = 60
+
+
+@dataclass(frozen=True, slots=True)
+class Admission:
+    """The window slots one new run took, at ``taken_at`` (epoch ms)."""
+
+    counters: RateCounters
+    keys: tuple[str, ...]
+    taken_at: int
+
+    async def give_back(self) -> None:
+        """Uncount the request: no run started after all."""
+        for key in self.keys:
+            await self.counters.return_rate_slot(key, taken_at=self.taken_at)
 
 
 class RequestRate:
-    """Admits or refuses new runs per (tenant, agent); ``clock`` is monotonic seconds."""
+    """Admits or refuses new runs per tenant and per (tenant, agent); ``clock`` is epoch ms."""
 
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, counters: RateCounters, clock: Callable[[], int] = now_ms) -> None:
+        self._counters = counters
         self._clock = clock
-        self._admitted: dict[tuple[str, str], deque[float]] = {}
 
-    def admit(self, tenant: str, agent_id: str, limit: int | None) -> None:
-        """Count one new run of ``agent_id`` for ``tenant``; ``RateLimited`` when the last
-        minute already holds ``limit`` of them (None: no limit, nothing is counted)."""
-        if limit is None:
-            return
+    async def admit(
+        self, tenant: str, agent_id: str, agent: AgentLimits, tenants: TenantLimits
+    ) -> Admission:
+        """Count one new run of ``agent_id`` for ``tenant``; ``RateLimited`` (and nothing
+        counted) when the last minute already holds the agent's or the tenant's limit."""
         now = self._clock()
-        key = (tenant, agent_id)
-        window = self._admitted.setdefault(key, deque())
-        while window and window[0] <= now - WINDOW_SECONDS:
-            window.popleft()
-        if len(window) >= limit:
-            retry_after = max(math.ceil(window[0] + WINDOW_SECONDS - now), 1)
-            raise RateLimited(agent_id, limit, retry_after)
-        window.append(now)
+        checks = (
+            (f"agent:{tenant}/{agent_id}", agent.requests_per_minute, agent_id),
+            (f"tenant:{tenant}", tenants.requests_per_minute, None),
+        )
+        taken: list[str] = []
+        for key, limit, limited_agent in checks:
+            if limit is None:
+                continue
+            wait_ms = await self._counters.take_rate_slot(
+                key, limit=limit, window_seconds=WINDOW_SECONDS, now=now
+            )
+            if wait_ms is not None:
+                await Admission(self._counters, tuple(taken), now).give_back()
+                raise RateLimited(limited_agent, limit, max(math.ceil(wait_ms / 1000), 1))
+            taken.append(key)
+        return Admission(self._counters, tuple(taken), now)
+
+    async def sweep(self) -> int:
+        """Delete the counts that left every window; how many buckets went."""
+        return await self._counters.sweep_rate_counters(self._clock() - WINDOW_SECONDS * 1000)

@@ -33,6 +33,7 @@ from runyard.service.background_status import read_background_tasks
 from runyard.service.background_tasks import BACKGROUND_TASKS
 from runyard.service.crash_sweep import close_interrupted_runs
 from runyard.service.errors import (
+    ConcurrencyLimited,
     ConfirmationAnswered,
     ConfirmationExpired,
     ConfirmationNotFound,
@@ -43,6 +44,7 @@ from runyard.service.errors import (
 from runyard.service.event_log import EventLog
 from runyard.service.keyed_lock import KeyedLock
 from runyard.service.leases import Heartbeat, LeaseTerms, lost_leases, new_instance_id
+from runyard.service.limits import CONCURRENT_RUNS_RETRY_AFTER, TenantLimits, run_quota
 from runyard.service.owned_threads import claim_thread, owned_thread
 from runyard.service.owner import Owner
 from runyard.service.request_rate import RequestRate
@@ -61,6 +63,8 @@ from runyard.service.views import ThreadStatus
 from runyard.storage import (
     Confirmation,
     RunConflict,
+    RunQuota,
+    RunQuotaReached,
     RunRecord,
     StaleLease,
     Store,
@@ -83,7 +87,8 @@ class RunManager:
     agent the thread's run started with. ``instance`` is this process's instance id, the owner
     of its leases (default: ``<host name>-<random hex>``); a lease lasts ``lease_seconds``
     unless renewed (see ``keep_leases``). ``titles`` turns thread-title generation on (it costs one small model
-    call per thread).
+    call per thread). ``tenant_limits`` bound every tenant's new runs over all its agents, as
+    each agent's catalog ``limits`` bound them per agent (``runyard.service.limits``).
     """
 
     def __init__(
@@ -96,6 +101,7 @@ class RunManager:
         instance: str | None = None,
         lease_seconds: float = 30.0,
         titles: bool = True,
+        tenant_limits: TenantLimits | None = None,
     ) -> None:
         if isinstance(agents, Mapping):
             agents = FixedAgents(agents, default_agent or next(iter(agents), ""))
@@ -106,8 +112,9 @@ class RunManager:
         self.lease = LeaseTerms(lease_seconds)
         self.titles = titles
         self.finisher = RunFinisher(store, events, RunCheckpoints(agents.loaded()))
-        self.request_rate = RequestRate()
-        """Each agent's ``requests_per_minute`` per tenant, counted in this process."""
+        self.request_rate = RequestRate(store)
+        """New runs per minute, per tenant and per (tenant, agent), counted in the store."""
+        self.tenant_limits = tenant_limits or TenantLimits()
         self._runs: dict[str, ActiveRun] = {}
         self._unended: dict[str, Callable[[], Awaitable[None]]] = {}
         """Runs nothing drives any more whose ending failed: id → the ending, to try again."""
@@ -130,18 +137,27 @@ class RunManager:
 
         ``agent`` names the agent (``UnknownAgent`` when there is none for the owner's tenant);
         ``context`` is the caller's routing context (docs/catalog.md, "The invocation context").
-        ``RateLimited`` when the tenant used up the agent's ``requests_per_minute``: checked
-        before anything is stored, so a refused request leaves nothing behind and is not counted.
+        ``RateLimited`` when the tenant used up a ``requests_per_minute`` (the agent's, or its
+        own), ``ConcurrencyLimited`` when as many of its runs are running as a
+        ``concurrent_runs`` allows: checked before anything is stored, so a refused request
+        leaves nothing behind and is not counted.
         """
         key = owner.thread_key(thread_id)
         # Chosen before any run is opened, so an unknown agent leaves nothing behind.
         chosen = await self._choose(owner, key, AgentRequest(agent, context or {}))
         choice = chosen[0]
-        limit = self.directory.requests_per_minute(owner.tenant_id, choice)
-        self.request_rate.admit(owner.tenant_id, choice.agent_id, limit)
+        limits = self.directory.limits(owner.tenant_id, choice)
+        admission = await self.request_rate.admit(
+            owner.tenant_id, choice.agent_id, limits, self.tenant_limits
+        )
+        quota = run_quota(limits, self.tenant_limits)
         async with self._locks.hold(key):
-            thread = await claim_thread(self.store, owner, thread_id)
-            record = await self._open_run(owner, thread_id, new_id("run"))
+            try:
+                thread = await claim_thread(self.store, owner, thread_id)
+                record = await self._open_run(owner, thread_id, choice.agent_id, quota)
+            except Exception:
+                await admission.give_back()  # no run started: the request does not count
+                raise
             try:
                 await self._begin(record, owner, thread, chosen, message)
             except BaseException as exc:
@@ -339,9 +355,12 @@ class RunManager:
         deps = ServiceDeps(self.store, run.agent, ORCHESTRATOR_ID, scope, self.directory)
         return {SERVICE_DEPS: deps, BACKGROUND_TASKS: run.background}
 
-    async def _open_run(self, owner: Owner, thread_id: str, run_id: str) -> RunRecord:
-        """Open the thread's run; a run that already logged its ``run-finish`` is waited for."""
-        key = owner.thread_key(thread_id)
+    async def _open_run(
+        self, owner: Owner, thread_id: str, agent_id: str, quota: RunQuota | None
+    ) -> RunRecord:
+        """Open the thread's run of ``agent_id`` within ``quota``; a run that already logged its
+        ``run-finish`` is waited for."""
+        key, run_id = owner.thread_key(thread_id), new_id("run")
         for attempt in (1, 2):
             try:
                 return await self.store.open_run(
@@ -350,7 +369,12 @@ class RunManager:
                     tenant_id=owner.tenant_id,
                     owner=self.instance_id,
                     lease_until=self.lease.until(),
+                    agent_id=agent_id,
+                    quota=quota,
                 )
+            except RunQuotaReached as exc:
+                limited = agent_id if exc.scope == "agent" else None
+                raise ConcurrencyLimited(limited, exc.limit, CONCURRENT_RUNS_RETRY_AFTER) from exc
             except RunConflict as exc:
                 if attempt == 2 or not await self._freed(key):
                     raise RunActive(thread_id) from exc
@@ -491,6 +515,7 @@ class RunManager:
 
     async def _sweep_expired(self) -> None:
         await self.expire_suspensions()
+        await self.request_rate.sweep()
 
     async def _settle_local(self, thread_id: str) -> None:
         """Let a segment of this process finish what it is doing (bounded)."""

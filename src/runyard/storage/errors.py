@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 __all__ = [
     "ApiKeyConflict",
     "EventIdConflict",
     "InvalidDatabaseURL",
     "RunConflict",
     "RunNotFound",
+    "RunQuotaReached",
     "StaleLease",
     "StorageError",
     "ThreadOwnershipError",
@@ -32,6 +35,16 @@ class RunConflict(StorageError):
     def __init__(self, thread_id: str) -> None:
         super().__init__(f"thread {thread_id!r} already has an open run")
         self.thread_id = thread_id
+
+
+class RunQuotaReached(StorageError):
+    """A ``RunQuota`` is full: as many runs of the tenant (``scope`` ``"tenant"``), or of its runs
+    of the agent (``"agent"``), are running as ``limit`` allows; no run was opened."""
+
+    def __init__(self, scope: Literal["tenant", "agent"], limit: int) -> None:
+        super().__init__(f"the {scope}'s quota of {limit} running runs is full")
+        self.scope = scope
+        self.limit = limit
 
 
 class RunNotFound(StorageError, LookupError):

@@ -18,6 +18,7 @@ from runyard.storage.parts import (
     EventLogStore,
     MemoryTiers,
     Message,
+    RateCounters,
     RunLedger,
     RunSnapshots,
     VectorSearch,
@@ -41,6 +42,7 @@ class Store(
     Checkpoints,
     ApiKeys,
     CatalogVersions,
+    RateCounters,
     Protocol,
 ):
     """Every part of runyard's storage in one backend, which can say what it is and close."""

@@ -22,6 +22,7 @@ __all__ = [
     "Observation",
     "ObservationCursor",
     "Plan",
+    "RunQuota",
     "RunRecord",
     "RunSnapshot",
     "RunStatus",
@@ -93,11 +94,22 @@ class RunRecord:
     started_at: int
     finished_at: int | None
     lease_expires_at: int
+    agent_id: str | None = None
+    """The agent it runs (None: a run opened without naming one, or before migration 0007)."""
 
     @property
     def is_open(self) -> bool:
         """True while the run is running or suspended."""
         return self.status in OPEN_RUN_STATUSES
+
+
+@dataclass(frozen=True, slots=True)
+class RunQuota:
+    """How many runs may be *running* at once (None: no limit): of the tenant, and of the tenant's
+    runs of one agent. A suspended run waits for a person and holds no place."""
+
+    tenant_runs: int | None = None
+    agent_runs: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,9 +4,17 @@ what a newly opened run looks like, and how long a lease lasts unless told."""
 from __future__ import annotations
 
 from runyard.ids import now_ms
-from runyard.storage.records import OPEN_RUN_STATUSES, RunRecord, RunStatus
+from runyard.storage.errors import RunQuotaReached
+from runyard.storage.records import OPEN_RUN_STATUSES, RunQuota, RunRecord, RunStatus
 
-__all__ = ["DEFAULT_LEASE_MS", "check_close_status", "check_open_status", "lease_end", "new_run"]
+__all__ = [
+    "DEFAULT_LEASE_MS",
+    "check_close_status",
+    "check_open_status",
+    "check_quota",
+    "lease_end",
+    "new_run",
+]
 
 DEFAULT_LEASE_MS = 30_000
 """How long a lease taken without an explicit end lasts (``RUNYARD_LEASE_SECONDS``' default)."""
@@ -37,9 +45,21 @@ def new_run(
     owner: str,
     status: RunStatus,
     lease_until: int | None,
+    agent_id: str | None,
 ) -> RunRecord:
     """The row ``open_run`` inserts: open, started now, leased to ``owner`` at epoch 1."""
     check_open_status(status)
     started = now_ms()
     until = lease_end(lease_until)
-    return RunRecord(run_id, thread_id, tenant_id, status, owner, 1, None, started, None, until)
+    return RunRecord(
+        run_id, thread_id, tenant_id, status, owner, 1, None, started, None, until, agent_id
+    )
+
+
+def check_quota(quota: RunQuota, *, tenant_running: int, agent_running: int) -> None:
+    """``RunQuotaReached`` when one more running run would not fit ``quota`` (the tenant's
+    limit is checked first)."""
+    if quota.tenant_runs is not None and tenant_running >= quota.tenant_runs:
+        raise RunQuotaReached("tenant", quota.tenant_runs)
+    if quota.agent_runs is not None and agent_running >= quota.agent_runs:
+        raise RunQuotaReached("agent", quota.agent_runs)

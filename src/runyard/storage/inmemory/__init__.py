@@ -11,6 +11,7 @@ from runyard.storage.inmemory.confirmations import ConfirmationsPart
 from runyard.storage.inmemory.conversations import ConversationsPart
 from runyard.storage.inmemory.event_log import EventLogPart
 from runyard.storage.inmemory.memory_tiers import MemoryTiersPart
+from runyard.storage.inmemory.rate_counters import RateCountersPart
 from runyard.storage.inmemory.run_snapshots import RunSnapshotsPart
 from runyard.storage.inmemory.runs import RunLedgerPart
 from runyard.storage.inmemory.store import InMemoryStore
@@ -25,6 +26,7 @@ __all__ = [
     "EventLogPart",
     "InMemoryStore",
     "MemoryTiersPart",
+    "RateCountersPart",
     "RunLedgerPart",
     "RunSnapshotsPart",
     "VectorsPart",

@@ -9,8 +9,14 @@ from runyard.ids import now_ms
 from runyard.storage.errors import RunConflict, RunNotFound, StaleLease, StorageError
 from runyard.storage.inmemory.state import MemoryState
 from runyard.storage.parts import RunLedger
-from runyard.storage.records import OPEN_RUN_STATUSES, RunRecord, RunStatus
-from runyard.storage.run_rules import check_close_status, check_open_status, lease_end, new_run
+from runyard.storage.records import OPEN_RUN_STATUSES, RunQuota, RunRecord, RunStatus
+from runyard.storage.run_rules import (
+    check_close_status,
+    check_open_status,
+    check_quota,
+    lease_end,
+    new_run,
+)
 
 __all__ = ["RunLedgerPart"]
 
@@ -27,6 +33,8 @@ class RunLedgerPart(MemoryState, RunLedger):
         owner: str,
         status: RunStatus = "running",
         lease_until: int | None = None,
+        agent_id: str | None = None,
+        quota: RunQuota | None = None,
     ) -> RunRecord:
         run = new_run(
             run_id,
@@ -35,11 +43,18 @@ class RunLedgerPart(MemoryState, RunLedger):
             owner=owner,
             status=status,
             lease_until=lease_until,
+            agent_id=agent_id,
         )
         if any(r.thread_id == thread_id and r.is_open for r in self._runs.values()):
             raise RunConflict(thread_id)
         if run_id in self._runs:
             raise StorageError(f"run id {run_id!r} is already taken")
+        if quota is not None:
+            running = [
+                r for r in self._runs.values() if r.tenant_id == tenant_id and r.status == "running"
+            ]
+            mine = sum(r.agent_id == agent_id for r in running)
+            check_quota(quota, tenant_running=len(running), agent_running=mine)
         self._runs[run_id] = run
         return run
 

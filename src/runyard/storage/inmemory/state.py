@@ -58,6 +58,8 @@ class MemoryState:
         # (tenant or "" for shared, agent id) -> activation
         self._activations: dict[tuple[str, str], AgentActivation] = {}
         self._catalog_revision = 0
+        # key -> epoch second -> requests counted in it
+        self._rate_counters: dict[str, dict[int, int]] = {}
 
     def _owned(self, thread_id: str, tenant_id: str, resource_id: str) -> bool:
         thread = self._threads.get(thread_id)

@@ -9,6 +9,7 @@ from runyard.storage.inmemory.confirmations import ConfirmationsPart
 from runyard.storage.inmemory.conversations import ConversationsPart
 from runyard.storage.inmemory.event_log import EventLogPart
 from runyard.storage.inmemory.memory_tiers import MemoryTiersPart
+from runyard.storage.inmemory.rate_counters import RateCountersPart
 from runyard.storage.inmemory.run_snapshots import RunSnapshotsPart
 from runyard.storage.inmemory.runs import RunLedgerPart
 from runyard.storage.inmemory.state import MemoryState
@@ -29,6 +30,7 @@ class InMemoryStore(
     CheckpointsPart,
     ApiKeysPart,
     CatalogVersionsPart,
+    RateCountersPart,
 ):
     """A process-local ``Store``: same contract as the databases, nothing survives ``close``."""
 

@@ -10,7 +10,8 @@ else find nothing, and writes to it raise ``ThreadOwnershipError`` without chang
 Writes to a thread that does not exist yet create it for the caller. ``RunLedger``,
 ``Confirmations``, ``EventLogStore``, ``RunSnapshots`` and ``Checkpoints`` are keyed by run,
 thread or checkpoint id only: the service checks ownership before it touches them. ``ApiKeys``
-belongs to no thread: it says who a request acts for. Nor does ``CatalogVersions``: the
+belongs to no thread: it says who a request acts for; nor does ``RateCounters``, whose
+keys are whatever its caller limits. Nor does ``CatalogVersions``: the
 catalog's agent versions, for every tenant.
 
 Methods that write a batch take the thread and the batch positionally only (``/``): callers
@@ -30,6 +31,7 @@ from runyard.storage.parts.memory_tiers import (
     PlanTier,
     WorkingMemoryTier,
 )
+from runyard.storage.parts.rate_counters import RateCounters
 from runyard.storage.parts.run_ledger import RunLedger
 from runyard.storage.parts.run_snapshots import RunSnapshots
 from runyard.storage.parts.vectors import VectorSearch, VectorStore
@@ -45,6 +47,7 @@ __all__ = [
     "Message",
     "ObservationTier",
     "PlanTier",
+    "RateCounters",
     "RunLedger",
     "RunSnapshots",
     "VectorSearch",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
-from runyard.storage.records import RunRecord, RunStatus
+from runyard.storage.records import RunQuota, RunRecord, RunStatus
 
 __all__ = ["RunLedger"]
 
@@ -26,11 +26,18 @@ class RunLedger(Protocol):
         owner: str,
         status: RunStatus = "running",
         lease_until: int | None = None,
+        agent_id: str | None = None,
+        quota: RunQuota | None = None,
     ) -> RunRecord:
-        """Insert an open run at lease epoch 1, leased to ``owner`` until ``lease_until`` (epoch
-        ms; default 30 s from now). ``RunConflict`` if the thread already has an open run
-        (decided by the database, so of racing callers exactly one wins; a run that closes while
-        the insert races it is no conflict). A run id used before raises ``StorageError``."""
+        """Insert an open run of ``agent_id`` at lease epoch 1, leased to ``owner`` until
+        ``lease_until`` (epoch ms; default 30 s from now). ``RunConflict`` if the thread already
+        has an open run (decided by the database, so of racing callers exactly one wins; a run
+        that closes while the insert races it is no conflict). A run id used before raises
+        ``StorageError``.
+
+        With ``quota``, ``RunQuotaReached`` when the tenant's running runs, or its running runs
+        of ``agent_id``, already fill it: counted and inserted in one transaction that racing
+        openers of the same tenant take in turn, so every replica sees one count."""
         ...
 
     async def get_run(self, run_id: str) -> RunRecord | None:

@@ -4,17 +4,25 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import ColumnElement, Row, and_, insert, select, update
+from sqlalchemy import ColumnElement, Row, and_, case, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from runyard.ids import now_ms
 from runyard.storage.errors import RunConflict, RunNotFound, StaleLease, StorageError
 from runyard.storage.records import (
     OPEN_RUN_STATUSES,
+    RunQuota,
     RunRecord,
     RunStatus,
 )
-from runyard.storage.run_rules import check_close_status, check_open_status, lease_end, new_run
+from runyard.storage.run_rules import (
+    check_close_status,
+    check_open_status,
+    check_quota,
+    lease_end,
+    new_run,
+)
 from runyard.storage.sql.engine import read, write
 from runyard.storage.sql.schema import runs
 from runyard.storage.sql.state import SqlState
@@ -34,6 +42,7 @@ def _run(row: Row[Any]) -> RunRecord:
         row.started_at,
         row.finished_at,
         row.lease_expires_at,
+        row.agent_id,
     )
 
 
@@ -44,6 +53,10 @@ def _expired(now: int) -> ColumnElement[bool]:
     """Running, with a lease that ended at or before ``now`` (suspended runs never expire)."""
     return and_(runs.c.status == "running", runs.c.lease_expires_at <= now)
 
+
+_QUOTA_LOCK_SPACE = 0x7175
+"""The first key of PostgreSQL's two-key advisory locks that queue a tenant's quota checks (the
+second is the tenant's hash); two-key locks never meet the migrations' one-key lock."""
 
 _OPEN_ATTEMPTS = 5
 """Inserts tried while the thread's open run keeps closing under them before one is a conflict."""
@@ -61,6 +74,8 @@ class RunsPart(SqlState):
         owner: str,
         status: RunStatus = "running",
         lease_until: int | None = None,
+        agent_id: str | None = None,
+        quota: RunQuota | None = None,
     ) -> RunRecord:
         for _ in range(_OPEN_ATTEMPTS):
             run = new_run(
@@ -70,9 +85,12 @@ class RunsPart(SqlState):
                 owner=owner,
                 status=status,
                 lease_until=lease_until,
+                agent_id=agent_id,
             )
             try:
                 async with write(self._engine) as conn:
+                    if quota is not None:
+                        await self._check_quota(conn, quota, run)
                     await conn.execute(insert(runs).values(_run_values(run)))
             except IntegrityError as exc:
                 # The indexes decided; only now is it safe to ask why. The thread's open run
@@ -81,6 +99,26 @@ class RunsPart(SqlState):
             else:
                 return run
         raise RunConflict(thread_id)
+
+    async def _check_quota(self, conn: AsyncConnection, quota: RunQuota, run: RunRecord) -> None:
+        """Count the tenant's running runs inside the opening transaction. SQLite's write
+        transactions already take turns; on PostgreSQL a lock per tenant makes racing openers
+        queue, so each counts what the one before it inserted (READ COMMITTED reads anew). A
+        thread with an open run is left to the insert: its conflict is the answer, not the quota."""
+        if self._engine.dialect.name == "postgresql":
+            lock = func.pg_advisory_xact_lock(_QUOTA_LOCK_SPACE, func.hashtext(run.tenant_id))
+            await conn.execute(select(lock))
+        running = runs.c.status == "running"
+        stmt = select(
+            func.coalesce(func.sum(case((running, 1), else_=0)), 0),
+            func.coalesce(
+                func.sum(case((and_(running, runs.c.agent_id == run.agent_id), 1), else_=0)), 0
+            ),
+            func.coalesce(func.sum(case((runs.c.thread_id == run.thread_id, 1), else_=0)), 0),
+        ).where(runs.c.tenant_id == run.tenant_id, _OPEN)
+        tenant_running, agent_running, thread_open = (await conn.execute(stmt)).one()
+        if not thread_open:
+            check_quota(quota, tenant_running=tenant_running, agent_running=agent_running)
 
     async def _refusal(self, run_id: str, thread_id: str, exc: IntegrityError) -> None:
         """Raise why the insert of ``run_id`` was refused; return when the reason is gone."""
@@ -209,4 +247,5 @@ def _run_values(run: RunRecord) -> dict[str, Any]:
         "started_at": run.started_at,
         "finished_at": run.finished_at,
         "lease_expires_at": run.lease_expires_at,
+        "agent_id": run.agent_id,
     }

@@ -48,6 +48,7 @@ __all__ = [
     "observation_cursors",
     "observations",
     "plans",
+    "rate_counters",
     "run_snapshots",
     "runs",
     "seq_type",
@@ -200,6 +201,7 @@ runs = Table(
     Column("finished_at", BigInteger),
     # Renewed by the owner's heartbeat; 0 (a row written without one) is long expired.
     Column("lease_expires_at", BigInteger, nullable=False, server_default=text("0")),
+    Column("agent_id", StorableText),
     # The database, not a read-then-write check, keeps one open run per thread.
     Index(
         "runs_one_open_per_thread",
@@ -209,6 +211,7 @@ runs = Table(
         postgresql_where=OPEN_RUNS_WHERE,
     ),
     Index("runs_by_status", "status", "started_at"),
+    Index("runs_by_tenant", "tenant_id", "status"),
 )
 
 events = Table(
@@ -311,3 +314,14 @@ catalog_revision = Table(
     Column("revision", BigInteger, nullable=False),
 )
 """At most one row (``id`` 1): the counter replicas poll to see an activation; none = 0."""
+
+rate_counters = Table(
+    "rate_counters",
+    metadata,
+    Column("key", StorableText, nullable=False),
+    # Epoch second of the bucket: one row per key and second that saw a request.
+    Column("second", BigInteger, nullable=False),
+    Column("hits", BigInteger, nullable=False),
+    PrimaryKeyConstraint("key", "second"),
+    Index("rate_counters_by_second", "second"),
+)

@@ -13,6 +13,7 @@ from runyard.storage.sql.conversations import ConversationsPart
 from runyard.storage.sql.embeddings_part import EmbeddingsPart
 from runyard.storage.sql.log_part import LogPart
 from runyard.storage.sql.memory_tiers import MemoryTiersPart
+from runyard.storage.sql.rate_counters_part import RateCountersPart
 from runyard.storage.sql.runs_part import RunsPart
 from runyard.storage.sql.snapshots_part import SnapshotsPart
 
@@ -30,6 +31,7 @@ class SqlStore(
     SnapshotsPart,
     ApiKeysPart,
     CatalogVersionsPart,
+    RateCountersPart,
 ):
     """A ``Store`` on SQLite or PostgreSQL. Build it with ``runyard.storage.open_store``."""
 
