@@ -31,7 +31,7 @@ from typer.testing import CliRunner
 from runyard.cli import app as cli
 from runyard.http.state import AppState
 from runyard.ids import now_ms
-from runyard.service import Owner
+from runyard.service import Owner, reload_catalog
 from runyard.service.api_keys import issue_api_key
 
 CATALOG = """\
@@ -372,6 +372,21 @@ async def test_a_tenant_admin_manages_only_its_own_tenant_and_the_operator_every
         )
     assert own.status_code == 200
     assert operator_shared.status_code == 200, operator_shared.text
+
+
+async def test_only_the_operators_admins_see_the_rejected_catalog_files(tmp_path: Path) -> None:
+    seen: dict[str, list[Any]] = {}
+    async with world(f"sqlite:///{tmp_path / 'runyard.db'}", tmp_path) as w:
+        (tmp_path / "agents" / "broken.yaml").write_text("kind: agent\nid: x\ncolour: red\n")
+        await reload_catalog(w.app.state.runyard.parts.catalog)
+        for name in ("a1", "admin_a", "operator"):
+            async with client(w.app, w.tokens[name]) as caller:
+                seen[name] = (await caller.get("/v1/catalog")).json()["rejected"]
+
+    assert seen["a1"] == seen["admin_a"] == []
+    assert [rejected["file"] for rejected in seen["operator"]] == [
+        str(tmp_path / "agents" / "broken.yaml")
+    ]
 
 
 @pytest.mark.parametrize("auth", ["none", "keys"])

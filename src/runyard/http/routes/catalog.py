@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, Request
 
+from runyard.config import Settings
 from runyard.http.bodies import CatalogBody, RouteBody
 from runyard.http.errors import ApiError
-from runyard.http.identity import request_owner
+from runyard.http.identity import Caller, request_caller, request_owner
 from runyard.http.openapi import error_responses
 from runyard.http.routes.schemas import RouteRequest
 from runyard.http.state import Parts, parts
@@ -30,6 +31,17 @@ router = APIRouter(prefix="/v1", tags=["catalog"])
 
 PartsDep = Annotated[Parts, Depends(parts)]
 OwnerDep = Annotated[Owner, Depends(request_owner)]
+CallerDep = Annotated[Caller, Depends(request_caller)]
+
+
+def _sees_rejected_files(caller: Caller, settings: Settings) -> bool:
+    """A rejected file is the operator's to fix, and its errors may name any tenant's agents:
+    with API keys only an admin of ``RUNYARD_OPERATOR_TENANT`` sees them. Without keys the
+    callers are trusted (``none``: one tenant; ``proxy``: the gateway decides who asks)."""
+    if settings.auth != "keys":
+        return True
+    operator = settings.operator_tenant
+    return bool(operator) and caller.role == "admin" and caller.owner.tenant_id == operator
 
 
 def _catalog(app: Parts) -> CatalogAgents:
@@ -41,11 +53,12 @@ def _catalog(app: Parts) -> CatalogAgents:
 
 
 @router.get("/catalog", response_model=CatalogBody, responses=error_responses(400, 401, 404, 503))
-async def catalog(owner: OwnerDep, app: PartsDep) -> dict[str, Any]:
+async def catalog(caller: CallerDep, request: Request, app: PartsDep) -> dict[str, Any]:
     """The specs the caller's tenant sees — the shared ones and its own, never another tenant's
-    — served now (kind, id, tenant, version, origin), every rejected file with its errors, and
-    every agent version of those tenants this process has compiled; 404 when the server serves
-    no catalog."""
+    — served now (kind, id, tenant, version, origin), the rejected files with their errors (for
+    callers who may see them: ``_sees_rejected_files``), and every agent version of those
+    tenants this process has compiled; 404 when the server serves no catalog."""
+    owner = caller.owner
     served = _catalog(app)
     state = served.state
     serving = {entry.version for entry in state.catalog.agents.values()}
@@ -64,6 +77,7 @@ async def catalog(owner: OwnerDep, app: PartsDep) -> dict[str, Any]:
                 "lastGood": rejected.last_good,
             }
             for rejected in state.rejected
+            if _sees_rejected_files(caller, request.app.state.runyard.settings)
         ],
         "loaded": [
             {
