@@ -29,6 +29,9 @@ class TerminalProgram:
             stdout=program_side,
             stderr=program_side,
             env={**env, "COLUMNS": "100", "LINES": "40", "TERM": "xterm"},
+            # A shell starts background jobs with Ctrl-C ignored, and a child inherits that:
+            # the program must get Ctrl-C as a terminal would give it, however the suite runs.
+            preexec_fn=_default_ctrl_c,
         )
         os.close(program_side)
         self._shown = ""
@@ -90,3 +93,7 @@ def on_a_terminal(args: Sequence[str], env: Mapping[str, str]) -> Iterator[Termi
         yield program
     finally:
         program.close()
+
+
+def _default_ctrl_c() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
