@@ -41,6 +41,7 @@ def _serve(db: Path, port: int, out: Path) -> subprocess.Popen[bytes]:
     env.update(
         RUNYARD_DATABASE_URL=f"sqlite:///{db}",
         RUNYARD_MODEL="runyard:demo",
+        RUNYARD_AUTH="proxy",  # the clients act for ALICE through the identity headers
         RUNYARD_REDIS_URL="",
         RUNYARD_ADMIN_TOKEN=ADMIN_TOKEN,
         RUNYARD_REDACT_PATTERNS=json.dumps([r"acme-canary-\d{6}"]),
