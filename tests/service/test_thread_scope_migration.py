@@ -45,12 +45,14 @@ _LATER_TABLES = {
     "agent_activations",
     "catalog_revision",
     "rate_counters",
+    "tool_ledger",
 }
-"""Tables of later revisions (0004, 0006, 0007): a database of revision 0001 has none; its history is then
+"""Tables of later revisions (0004, 0006, 0007, 0008): a database of revision 0001 has none; its history is then
 built from its log, the way an upgraded database's is."""
 
-_LATER_COLUMNS = {"seq", "agent_id"}
-"""Columns not copied: the target numbers rows itself; ``runs.agent_id`` came with 0007."""
+_LATER_COLUMNS = {"seq", "agent_id", "cancel_requested_at"}
+"""Columns not copied: the target numbers rows itself; ``runs.agent_id`` came with 0007 and
+``runs.cancel_requested_at`` with 0008."""
 
 
 def _engine(url: str) -> AsyncEngine:

@@ -54,6 +54,7 @@ __all__ = [
     "seq_type",
     "storable_text",
     "threads",
+    "tool_ledger",
     "working_memory",
 ]
 
@@ -202,6 +203,8 @@ runs = Table(
     # Renewed by the owner's heartbeat; 0 (a row written without one) is long expired.
     Column("lease_expires_at", BigInteger, nullable=False, server_default=text("0")),
     Column("agent_id", StorableText),
+    # Set by a cancel sent to a replica that does not drive the run; the owner acts on it.
+    Column("cancel_requested_at", BigInteger),
     # The database, not a read-then-write check, keeps one open run per thread.
     Index(
         "runs_one_open_per_thread",
@@ -262,6 +265,20 @@ checkpoints = Table(
     Column("expires_at", BigInteger),
     Column("updated_at", BigInteger, nullable=False),
     Index("checkpoints_by_expiry", "expires_at"),
+)
+
+# One row per tool call a run started, keyed by the idempotency key (run id, tool call id):
+# ``started`` before the tool runs, ``settled`` with its outcome, so a takeover never runs it twice.
+tool_ledger = Table(
+    "tool_ledger",
+    metadata,
+    Column("run_id", String(255), nullable=False),
+    Column("tool_call_id", StorableText, nullable=False),
+    Column("tool_name", StorableText, nullable=False),
+    Column("state", String(16), nullable=False),
+    Column("outcome", json_type()),
+    Column("updated_at", BigInteger, nullable=False),
+    PrimaryKeyConstraint("run_id", "tool_call_id"),
 )
 
 api_keys = Table(
