@@ -53,7 +53,7 @@ async def test_sigterm_ends_the_run_says_goodbye_to_the_stream_and_exits_0(
     with serving(db, port) as process:
         async with client_for(port) as client:
             await client.post("/v1/chat/t1", json={"message": SLOW})
-            async with asyncio.timeout(60), client.stream("GET", "/v1/events/t1") as response:
+            async with asyncio.timeout(300), client.stream("GET", "/v1/events/t1") as response:
                 exit_task = None
                 async for chunk in response.aiter_bytes():
                     parser.feed(chunk)
@@ -97,9 +97,12 @@ async def test_a_second_server_on_a_taken_port_exits_at_once_and_changes_nothing
     db, port = tmp_path / "runyard.db", free_port()
     with serving(db, port) as first:
         async with client_for(port) as client:
-            await client.post("/v1/chat/t1", json={"message": "/delay 100\n" + "word " * 200})
+            # Minutes of deltas: the run must outlive two server starts on a loaded machine
+            # (it is cancelled below).
+            long = "/delay 100\n" + "word " * 3000
+            await client.post("/v1/chat/t1", json={"message": long})
             parser = FrameParser()
-            async with asyncio.timeout(60), client.stream("GET", "/v1/events/t1") as response:
+            async with asyncio.timeout(300), client.stream("GET", "/v1/events/t1") as response:
                 chunks = response.aiter_bytes()
                 while not any(f.data and f.data["type"] == "text-delta" for f in parser.frames):
                     parser.feed(await anext(chunks))
@@ -129,4 +132,4 @@ async def test_a_second_server_on_a_taken_port_exits_at_once_and_changes_nothing
 
 def _second_server(db: Path, port: int) -> subprocess.CompletedProcess[str]:
     command, env = _command(db, port)
-    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=60)
+    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=180)
