@@ -31,7 +31,7 @@ _EXAMPLE = (
     response_class=Response,
     responses={
         200: {
-            "description": "Prometheus text exposition format (version 0.0.4)",
+            "description": "the Prometheus text exposition format",
             "content": {
                 CONTENT_TYPE.split(";")[0]: {"schema": {"type": "string"}, "example": _EXAMPLE}
             },
