@@ -11,8 +11,9 @@ import hmac
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
+from runyard.http.bodies import ErrorBody
 from runyard.http.errors import ApiError
-from runyard.http.openapi import error_responses
+from runyard.http.openapi import METRICS_PATH
 from runyard.http.state import AppState
 from runyard.observability import CONTENT_TYPE, Metrics
 from runyard.registry import Catalog
@@ -27,7 +28,7 @@ _EXAMPLE = (
 
 
 @router.get(
-    "/metrics",
+    METRICS_PATH,
     response_class=Response,
     responses={
         200: {
@@ -36,7 +37,11 @@ _EXAMPLE = (
                 CONTENT_TYPE.split(";")[0]: {"schema": {"type": "string"}, "example": _EXAMPLE}
             },
         },
-        **error_responses(401),
+        401: {
+            "model": ErrorBody,
+            "description": "RUNYARD_METRICS_TOKEN is set and the request does not send it as "
+            "`Authorization: Bearer <token>` (`metrics_unauthorized`)",
+        },
     },
 )
 async def metrics(request: Request) -> Response:
