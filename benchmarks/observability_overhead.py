@@ -33,7 +33,6 @@ from typing import Any
 from _timing import Timed, Variant, interleave
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
-
 from pydantic_ai import messages as pai
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
 
@@ -142,7 +141,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--warmup", type=int, default=100, help="untimed runs per row first")
     parser.add_argument("--no-write", action="store_true", help="print only; leave the docs")
     args = parser.parse_args(argv)
-    with open(os.devnull, "w") as sink:  # noqa: PTH123
+    with open(os.devnull, "w") as sink:
         configure_logging("json", stream=sink)
         timed = asyncio.run(_measure(args.iterations, args.warmup))
         logging.getLogger().handlers.clear()
