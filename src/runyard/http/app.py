@@ -125,7 +125,7 @@ def create_app(
     install_api_docs(app)
     install_openapi(app)
     app.add_middleware(BodyLimit, max_bytes=config.max_body_bytes)
-    # Around every other concern: a 413 or a 503 is timed, traced and carries the request id.
+    # Around the body limit and every route: a 413 or a 503 is timed, traced and has its id.
     app.add_middleware(ObservedRequests, metrics=state.metrics, tracing=traces)
     # Outermost: a 413 or any error a browser page receives carries the CORS headers too.
     add_cors(app, parse_origins(config.cors_origins))

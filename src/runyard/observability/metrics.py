@@ -9,7 +9,7 @@ labels (they are span attributes and log fields).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
@@ -32,125 +32,95 @@ class Metrics:
 
     def __init__(self, namespace: str = "runyard") -> None:
         self.registry = CollectorRegistry(auto_describe=True)
-        reg, ns = self.registry, namespace
-        self.agent_latency = Histogram(
+        made = _Instruments(self.registry, namespace)
+        counter, gauge, histogram = made.counter, made.gauge, made.histogram
+        self.agent_latency = histogram(
             "agent_latency_seconds",
             "Wall time of a run segment (a fresh run or a resume), by how it ended",
             [*RUN_LABELS, "status"],
-            namespace=ns,
-            registry=reg,
-            buckets=_LATENCY_BUCKETS,
+            _LATENCY_BUCKETS,
         )
-        self.tool_invocations = Counter(
+        self.tool_invocations = counter(
             "tool_invocations",
-            "Tool calls, by tool and outcome (success, error, denied, suspended)",
+            "Tool calls, by tool and outcome (success, error, denied, suspended, cancelled)",
             [*RUN_LABELS, "tool", "outcome"],
-            namespace=ns,
-            registry=reg,
         )
-        self.tool_duration = Histogram(
+        self.tool_duration = histogram(
             "tool_duration_seconds",
             "Wall time of a tool call",
             [*RUN_LABELS, "tool"],
-            namespace=ns,
-            registry=reg,
-            buckets=_FAST_BUCKETS,
+            _FAST_BUCKETS,
         )
-        self.routing_decisions = Counter(
+        self.routing_decisions = counter(
             "routing_decisions",
             "Agents chosen for new runs, by the rule that chose them (default, explicit)",
             ["tenant", "agent", "rule"],
-            namespace=ns,
-            registry=reg,
         )
-        self.routing_mismatch = Counter(
+        self.routing_mismatch = counter(
             "routing_mismatch",
             "Requests whose agent the rules would not have chosen: explicit_differs (the "
             "request named another agent than the rules give) or no_rule (none matched)",
             ["tenant", "agent", "reason"],
-            namespace=ns,
-            registry=reg,
         )
-        self.registry_nodes = Gauge(
+        self.registry_nodes = gauge(
             "registry_nodes",
             "Definitions the served catalog holds, by kind (agent, tool, routing)",
             ["kind"],
-            namespace=ns,
-            registry=reg,
         )
-        self.registry_reload_duration = Histogram(
+        self.registry_reload_duration = histogram(
             "registry_reload_duration_seconds",
-            "Wall time of a catalog reload, by outcome (changed, unchanged, rejected, failed)",
+            "Wall time of a catalog reload, by outcome (changed, unchanged, failed)",
             ["outcome"],
-            namespace=ns,
-            registry=reg,
-            buckets=_FAST_BUCKETS,
+            _FAST_BUCKETS,
         )
-        self.model_tokens = Counter(
+        self.model_tokens = counter(
             "model_tokens",
             "Tokens of model calls, by model and direction (input, output)",
             [*RUN_LABELS, "model", "direction"],
-            namespace=ns,
-            registry=reg,
         )
-        self.model_cost = Counter(
+        self.model_cost = counter(
             "model_cost_usd",
             "Cost of model calls in US dollars (calls without a known price add nothing)",
             [*RUN_LABELS, "model"],
-            namespace=ns,
-            registry=reg,
         )
-        self.model_latency = Histogram(
+        self.model_latency = histogram(
             "model_call_duration_seconds",
             "Wall time of a model call, by outcome (success, error)",
             [*RUN_LABELS, "model", "outcome"],
-            namespace=ns,
-            registry=reg,
-            buckets=_LATENCY_BUCKETS,
+            _LATENCY_BUCKETS,
         )
-        self.model_first_token = Histogram(
+        self.model_first_token = histogram(
             "model_time_to_first_token_seconds",
             "Time from a streamed model call's start to its first delta",
             [*RUN_LABELS, "model"],
-            namespace=ns,
-            registry=reg,
-            buckets=_FAST_BUCKETS,
+            _FAST_BUCKETS,
         )
-        self.runs_active = Gauge(
+        self.runs_active = gauge(
             "runs_active",
             "Run segments executing in this process",
             list(RUN_LABELS),
-            namespace=ns,
-            registry=reg,
         )
-        self.runs_suspended = Gauge(
+        self.runs_suspended = gauge(
             "runs_suspended",
             "Runs this process suspended that no segment of this process has resumed yet",
             list(RUN_LABELS),
-            namespace=ns,
-            registry=reg,
         )
-        self.streams_open = Gauge(
+        self.streams_open = gauge(
             "streams_open",
             "Event streams open to clients, by protocol (sse, grpc)",
             ["protocol"],
-            namespace=ns,
-            registry=reg,
         )
-        self.event_log_write_lag = Histogram(
+        self.event_log_write_lag = histogram(
             "event_log_write_lag_seconds",
             "Time from an event's emission to its batch being stored and visible",
-            namespace=ns,
-            registry=reg,
-            buckets=_FAST_BUCKETS,
+            (),
+            _FAST_BUCKETS,
         )
-        self.http_request_duration = Histogram(
+        self.http_request_duration = histogram(
             "http_request_duration_seconds",
             "HTTP requests, by method, route template and status (streams: until they end)",
             ["method", "route", "status"],
-            namespace=ns,
-            registry=reg,
-            buckets=_FAST_BUCKETS,
+            _FAST_BUCKETS,
         )
 
     @contextmanager
@@ -166,3 +136,23 @@ class Metrics:
     def render(self) -> bytes:
         """Every instrument in the Prometheus text format (``CONTENT_TYPE``)."""
         return generate_latest(self.registry)
+
+
+class _Instruments:
+    """Makes instruments in one registry under one namespace."""
+
+    def __init__(self, registry: CollectorRegistry, namespace: str) -> None:
+        self._namespace, self._registry = namespace, registry
+
+    def counter(self, name: str, doc: str, labels: Sequence[str]) -> Counter:
+        return Counter(name, doc, labels, namespace=self._namespace, registry=self._registry)
+
+    def gauge(self, name: str, doc: str, labels: Sequence[str]) -> Gauge:
+        return Gauge(name, doc, labels, namespace=self._namespace, registry=self._registry)
+
+    def histogram(
+        self, name: str, doc: str, labels: Sequence[str], buckets: Sequence[float]
+    ) -> Histogram:
+        return Histogram(
+            name, doc, labels, self._namespace, registry=self._registry, buckets=buckets
+        )
