@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from catalog_harness import models, serving, write_catalog
+from catalog_harness import run as catalog_run
 from fastapi import FastAPI
 from http_harness import asgi_client, asgi_sse, running_app, settled
 from opentelemetry.sdk.trace import ReadableSpan
@@ -248,3 +250,36 @@ async def test_metrics_need_the_metrics_token_when_one_is_set(url: str) -> None:
     assert refused.json()["error"]["code"] == "metrics_unauthorized"
     assert allowed.status_code == 200
     assert "runyard_http_request_duration_seconds" in allowed.text
+
+
+async def test_routing_decisions_and_mismatches_are_counted_by_rule(
+    url: str, tmp_path: Path
+) -> None:
+    catalog = write_catalog(tmp_path)
+    scripted = models(support=[text("s1"), text("s2")], billing=[text("b1")])
+    async with serving(url, catalog, scripted) as app:
+        await catalog_run(app, "t1", {"message": "hi", "context": {"ui_page": "/billing/q3"}})
+        await catalog_run(app, "t2", {"message": "hi", "context": {"ui_page": "/home"}})
+        named = {"message": "hi", "agentId": "support", "context": {"ui_page": "/billing"}}
+        await catalog_run(app, "t3", named)
+        async with asgi_client(app) as client:
+            found = samples((await client.get("/metrics")).text)
+
+    def decided(agent: str, rule: str) -> float:
+        return value(
+            found, "runyard_routing_decisions_total", tenant="acme", agent=agent, rule=rule
+        )
+
+    def mismatched(agent: str, reason: str) -> float:
+        return value(
+            found, "runyard_routing_mismatch_total", tenant="acme", agent=agent, reason=reason
+        )
+
+    assert decided("billing", "billing-page") == 1
+    assert decided("support", "default") == 1
+    assert decided("support", "explicit") == 1
+    assert mismatched("support", "no_rule") == 1  # t2: no rule matched /home
+    assert mismatched("support", "explicit_differs") == 1  # t3: the rules give billing
+    assert mismatched("billing", "no_rule") == mismatched("billing", "explicit_differs") == 0
+    assert value(found, "runyard_registry_nodes", kind="agent") == 2
+    assert value(found, "runyard_registry_nodes", kind="routing") == 1
