@@ -33,6 +33,8 @@ from runyard.observability import (
 __all__ = ["ObservedRequests"]
 
 _HEADER = REQUEST_ID_HEADER.lower().encode()
+_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+"""Methods counted by name; any other (a client may send anything) counts as ``OTHER``."""
 _PROPAGATOR = TraceContextTextMapPropagator()
 
 
@@ -71,9 +73,8 @@ class ObservedRequests:
                 otel_context.detach(token)
             route = _route(scope)
             seconds = time.perf_counter() - started
-            self.metrics.http_request_duration.labels(scope["method"], route, str(status)).observe(
-                seconds
-            )
+            method = scope["method"] if scope["method"] in _METHODS else "OTHER"
+            self.metrics.http_request_duration.labels(method, route, str(status)).observe(seconds)
             if span is not None:
                 _end_span(span, scope, route, status, rid)
 

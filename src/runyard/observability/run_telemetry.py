@@ -31,6 +31,7 @@ from runyard.observability.tracing import Tracing
 __all__ = ["ObservedTelemetry", "RunLabels"]
 
 tool_log = logging.getLogger("runyard.tools")
+log = logging.getLogger(__name__)
 
 _OPERATIONS = {"run": "invoke_agent", "model": "chat", "tool": "execute_tool"}
 
@@ -50,12 +51,28 @@ class RunLabels:
         return f"{self.agent}@{self.version}" if self.version else self.agent
 
 
+_MAX_SUSPENDED = 10_000
+"""Suspended runs remembered for the gauge; past it the oldest is forgotten (and uncounted), so
+runs resumed elsewhere or expired cannot grow the process without bound."""
+
+
 @dataclass
 class _Shared:
     metrics: Metrics
     tracing: Tracing
-    suspended: set[str] = field(default_factory=set)
-    """Runs this process suspended and has not resumed since (the suspended-runs gauge)."""
+    suspended: dict[str, tuple[str, str, str]] = field(default_factory=dict)
+    """Runs this process suspended and has not resumed since, with their labels."""
+
+    def suspend(self, run_id: str, labels: tuple[str, str, str]) -> None:
+        self.suspended[run_id] = labels
+        self.metrics.runs_suspended.labels(*labels).inc()
+        if len(self.suspended) > _MAX_SUSPENDED:
+            self.resume(next(iter(self.suspended)))
+
+    def resume(self, run_id: str) -> None:
+        labels = self.suspended.pop(run_id, None)
+        if labels is not None:
+            self.metrics.runs_suspended.labels(*labels).dec()
 
 
 class ObservedTelemetry:
@@ -100,10 +117,7 @@ class _Span:
         self._log_token = log_context.bind(self._log_fields()) if kind == "run" else None
         if self._is_root_run:
             shared.metrics.runs_active.labels(*self._run_labels).inc()
-            run_id = str(attributes.get("run_id"))
-            if run_id in shared.suspended:
-                shared.suspended.discard(run_id)
-                shared.metrics.runs_suspended.labels(*self._run_labels).dec()
+            shared.resume(str(attributes.get("run_id")))
 
     @property
     def _is_root_run(self) -> bool:
@@ -128,6 +142,8 @@ class _Span:
         seconds = time.perf_counter() - self._started
         try:
             self._record(ended, error, seconds)
+        except Exception:  # the hook must not raise: a lost sample never fails the run
+            log.exception("recording the %s span %s failed", self.kind, self.name)
         finally:
             if self._log_token is not None:
                 log_context.unbind(self._log_token)
@@ -156,8 +172,7 @@ class _Span:
         metrics.agent_latency.labels(*labels, status).observe(seconds)
         metrics.runs_active.labels(*labels).dec()
         if status == "suspended":
-            self._shared.suspended.add(str(self._attributes.get("run_id")))
-            metrics.runs_suspended.labels(*labels).inc()
+            self._shared.suspend(str(self._attributes.get("run_id")), labels)
 
     def _record_model(
         self, ended: dict[str, object], error: BaseException | None, seconds: float
