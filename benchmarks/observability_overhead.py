@@ -37,7 +37,13 @@ from pydantic_ai import messages as pai
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
 
 from runyard import Agent, tool
-from runyard.observability import Metrics, ObservedTelemetry, Tracing, configure_logging
+from runyard.observability import (
+    ContentGate,
+    Metrics,
+    ObservedTelemetry,
+    Tracing,
+    configure_logging,
+)
 from runyard.redaction import RedactingTelemetry, SecretRedactor
 from runyard.telemetry import NO_TELEMETRY, Telemetry
 
@@ -84,9 +90,14 @@ def _telemetries() -> dict[str, tuple[Telemetry, Tracing | None]]:
     on = ObservedTelemetry(Metrics(), tracing).bound(tenant="t", agent="bench", version="v1")
     return {
         "none": (NO_TELEMETRY, None),
-        "tracing off (metrics, logs)": (RedactingTelemetry(off, redactor), None),
-        "tracing on": (RedactingTelemetry(on, redactor), tracing),
+        "tracing off (metrics, logs)": (_served(off, redactor), None),
+        "tracing on": (_served(on, redactor), tracing),
     }
+
+
+def _served(observed: ObservedTelemetry, redactor: SecretRedactor) -> Telemetry:
+    """As ``RunTelemetry.of`` wraps it for a run of the server."""
+    return ContentGate(RedactingTelemetry(observed, redactor), observed.records_content)
 
 
 def _variant(name: str, telemetry: Telemetry) -> Variant:

@@ -8,6 +8,7 @@ output, with the request, tenant, agent, thread, run and trace ids of ``log_cont
 See docs/observability.md.
 """
 
+from runyard.observability.content_gate import CONTENT_KEYS, ContentGate
 from runyard.observability.log_context import LOG_FIELDS, LogContextFilter, bind_log_context
 from runyard.observability.log_format import (
     JsonFormatter,
@@ -21,11 +22,13 @@ from runyard.observability.run_telemetry import ObservedTelemetry, RunLabels
 from runyard.observability.tracing import OTEL_ENDPOINT_VARIABLES, Tracing, otlp_endpoint
 
 __all__ = [
+    "CONTENT_KEYS",
     "CONTENT_TYPE",
     "LOG_FIELDS",
     "OTEL_ENDPOINT_VARIABLES",
     "REQUEST_ID_HEADER",
     "RUN_LABELS",
+    "ContentGate",
     "JsonFormatter",
     "LogContextFilter",
     "LogFormat",

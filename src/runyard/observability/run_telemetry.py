@@ -90,6 +90,10 @@ class ObservedTelemetry:
         twin._shared, twin.labels = self._shared, replace(self.labels, **labels)
         return twin
 
+    def records_content(self) -> bool:
+        """True while contents are recorded: traces with content on, or tool logs at debug."""
+        return self._shared.tracing.content or tool_log.isEnabledFor(logging.DEBUG)
+
     def start_span(self, kind: str, name: str, attributes: Mapping[str, object]) -> _Span:
         labels = (
             self.labels if self.labels.agent or kind != "run" else replace(self.labels, agent=name)

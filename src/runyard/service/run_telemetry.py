@@ -1,13 +1,13 @@
 """``RunTelemetry``: what each run the service starts reports its spans to.
 
 The server's ``ObservedTelemetry`` (traces, metrics, logs), bound to the run's tenant, agent,
-version and thread, behind the server's redactor, so no span, metric or tool log line holds a
+version and thread, behind the server's redactor (and, before it, a ``ContentGate``), so no span, metric or tool log line holds a
 secret a tool or a model echoed. Without one, runs report nothing.
 """
 
 from __future__ import annotations
 
-from runyard.observability import ObservedTelemetry
+from runyard.observability import ContentGate, ObservedTelemetry
 from runyard.redaction import RedactingTelemetry, SecretRedactor
 from runyard.service.active_run import ActiveRun
 from runyard.service.agent_choice import AgentChoice
@@ -35,4 +35,5 @@ class RunTelemetry:
             version=(choice.version if choice is not None else None) or "",
             thread_id=run.owner.thread_id_of(run.thread_id),
         )
-        return RedactingTelemetry(bound, self.redactor)
+        # Contents nobody records are dropped before the redactor, which they would cost most.
+        return ContentGate(RedactingTelemetry(bound, self.redactor), bound.records_content)
