@@ -21,7 +21,11 @@ __all__ = ["LogFormat", "JsonFormatter", "configure_logging", "resolve_format"]
 LogFormat = Literal["auto", "json", "text"]
 
 _TEXT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
-_RECORD_ATTRS = frozenset(vars(logging.makeLogRecord({}))) | {"message", "asctime"}
+_RECORD_ATTRS = frozenset(vars(logging.makeLogRecord({}))) | {
+    "message",
+    "asctime",
+    "color_message",  # uvicorn's ANSI-coloured twin of the message
+}
 """Attributes every record has; anything else on a record came in ``extra=``."""
 
 
