@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from catalog_harness import models, serving, write_catalog
+from catalog_harness import catalog_body, models, next_generation, serving, write_catalog
 from catalog_harness import run as catalog_run
 from fastapi import FastAPI
 from http_harness import asgi_client, asgi_sse, running_app, settled
@@ -283,3 +283,17 @@ async def test_routing_decisions_and_mismatches_are_counted_by_rule(
     assert mismatched("billing", "no_rule") == mismatched("billing", "explicit_differs") == 0
     assert value(found, "runyard_registry_nodes", kind="agent") == 2
     assert value(found, "runyard_registry_nodes", kind="routing") == 1
+
+
+async def test_a_catalog_reload_is_timed_by_its_outcome(url: str, tmp_path: Path) -> None:
+    catalog = write_catalog(tmp_path)
+    async with serving(url, catalog, models()) as app:
+        before = await catalog_body(app)
+        agents = catalog / "agents.yaml"
+        agents.write_text(agents.read_text().replace("Be kind.", "Be brief."))
+        await next_generation(app, before["generation"])
+        async with asgi_client(app) as client:
+            found = samples((await client.get("/metrics")).text)
+    reloads = "runyard_registry_reload_duration_seconds_count"
+    assert value(found, reloads, outcome="changed") >= 1
+    assert value(found, reloads, outcome="failed") == 0
