@@ -114,9 +114,20 @@ async def test_a_run_reports_its_segment_model_calls_and_tool_calls_as_nested_sp
     }
     assert run.error is None
     assert (first.attributes["iteration"], second.attributes["iteration"]) == (1, 2)
-    assert first.ended == {"finish_reason": "tool-calls", "input_tokens": 10, "output_tokens": 2}
-    assert added.attributes == {"run_id": result.run_id, "tool_call_id": "c1"}
-    assert added.ended == {"outcome": "success"}
+    assert first.ended == {
+        "finish_reason": "tool-calls",
+        "input_tokens": 10,
+        "output_tokens": 2,
+        "cost": None,
+        "time_to_first_token_s": None,  # generate does not stream
+        "output_text": "",
+    }
+    assert added.attributes == {
+        "run_id": result.run_id,
+        "tool_call_id": "c1",
+        "arguments": {"a": 1, "b": 2},
+    }
+    assert added.ended == {"outcome": "success", "tool_known": True, "result": 3}
 
 
 async def test_a_failing_run_ends_its_spans_with_the_error() -> None:
@@ -126,7 +137,11 @@ async def test_a_failing_run_ends_its_spans_with_the_error() -> None:
     result = await agent.generate("go")
 
     run, _, missing, _, bad = recorder.spans
-    assert missing.ended == {"outcome": "error", "error": "Tool missing not found"}
+    assert missing.ended == {
+        "outcome": "error",
+        "tool_known": False,
+        "error": "Tool missing not found",
+    }
     assert bad.ended is not None
     assert bad.ended["outcome"] == "error"
     assert isinstance(result.error, RunError)
@@ -152,8 +167,9 @@ async def test_a_suspended_run_and_its_resume_are_two_run_spans() -> None:
     first_run, _, asked, resumed, approved, _ = recorder.spans
     assert first_run.ended is not None
     assert first_run.ended["status"] == "suspended"
-    assert asked.ended == {"outcome": "suspended"}
-    assert approved.ended == {"outcome": "success"}
+    assert asked.ended == {"outcome": "suspended", "tool_known": True}
+    assert approved.ended is not None
+    assert approved.ended["outcome"] == "success"
     assert resumed.ended is not None
     assert resumed.ended["status"] == "success"
 

@@ -244,3 +244,38 @@ def test_a_bad_setting_is_one_line_naming_the_variable(tmp_path: Path) -> None:
         "runyard: RUNYARD_AUTH: Input should be 'none', 'keys' or 'proxy' (got 'bogus')"
     )
     assert not database.exists()
+
+
+def test_the_report_says_where_metrics_are_and_that_tracing_is_off() -> None:
+    settings = Settings(log_format="json")
+    report = ServeReport.of(settings, "127.0.0.1", 8400, (ASSISTANT,), environ={})
+    assert report.observability == (
+        (
+            "metrics",
+            "http://127.0.0.1:8400/metrics, open, no auth (set RUNYARD_METRICS_TOKEN to "
+            "require one)",
+        ),
+        (
+            "tracing",
+            "off (set OTEL_EXPORTER_OTLP_ENDPOINT or RUNYARD_OTLP_ENDPOINT to export traces)",
+        ),
+        ("logs", "json to stderr (RUNYARD_LOG_FORMAT)"),
+    )
+
+
+def test_the_report_names_the_otlp_endpoint_without_its_password_and_the_metrics_token() -> None:
+    settings = Settings(metrics_token="scrape-token-1", trace_content=True)
+    environ = {
+        "OTEL_EXPORTER_OTLP_ENDPOINT": "https://pk:sk-lf-secret@cloud.langfuse.com/api/public/otel"
+    }
+    rows = dict(
+        ServeReport.of(settings, "127.0.0.1", 8400, (ASSISTANT,), environ=environ).observability
+    )
+    assert rows["metrics"] == (
+        "http://127.0.0.1:8400/metrics, Authorization: Bearer <RUNYARD_METRICS_TOKEN>"
+    )
+    assert rows["tracing"].startswith("on, OTLP/HTTP to https://")
+    assert rows["tracing"].endswith(
+        "cloud.langfuse.com/api/public/otel/v1/traces, with message contents (redacted)"
+    )
+    assert "sk-lf-secret" not in rows["tracing"]

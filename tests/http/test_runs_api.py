@@ -39,6 +39,8 @@ async def test_a_message_streams_ordered_events_with_ids_and_the_seed_headers(ur
 
     run_id = response.json()["runId"]
     assert response.status_code == 200
+    request_id = stream.headers.pop("x-request-id")  # every response has one
+    assert len(request_id) == 32
     assert stream.headers == {
         "content-type": "text/event-stream",
         "cache-control": "no-cache",

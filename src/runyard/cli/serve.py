@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import signal
 import socket
+import sys
 from types import FrameType
 from typing import Annotated, Any, NoReturn
 
@@ -27,6 +28,7 @@ from runyard.cli.serve_report import AgentSummary, ServeReport, print_report
 from runyard.config import Settings
 from runyard.http import create_app
 from runyard.http.state import AppState
+from runyard.observability import configure_logging, resolve_format
 
 __all__ = ["serve"]
 
@@ -38,6 +40,7 @@ class _Server(uvicorn.Server):
     draining the app before it waits for open connections."""
 
     def __init__(self, app: FastAPI, settings: Settings, console: Console) -> None:
+        json_logs = resolve_format(settings.log_format, sys.stderr) == "json"
         super().__init__(
             uvicorn.Config(
                 app,
@@ -47,6 +50,8 @@ class _Server(uvicorn.Server):
                 lifespan="on",
                 log_level="info",
                 timeout_graceful_shutdown=settings.shutdown_grace_seconds,
+                # JSON: uvicorn's records go through the root logger's one JSON handler too.
+                log_config=None if json_logs else uvicorn.config.LOGGING_CONFIG,
             )
         )
         self._app = app
@@ -154,6 +159,7 @@ def serve(
             "proxy (behind an authenticating proxy), bind 127.0.0.1, or pass --insecure."
         )
     console = Console()
+    configure_logging(settings.log_format)
     try:
         listening = _listen(settings.host, settings.port)
     except OSError as exc:

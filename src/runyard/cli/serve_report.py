@@ -9,6 +9,7 @@ the server it points at (the Responses API on an OpenAI-compatible server) gets 
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
@@ -19,6 +20,7 @@ from rich.text import Text
 from runyard.cli.display import describe_database, http_url, is_loopback, redact_url
 from runyard.config import Settings
 from runyard.http import TENANT_HEADER, USER_HEADER
+from runyard.observability import otlp_endpoint, resolve_format
 from runyard.service import DEMO_MODEL
 
 __all__ = ["AgentSummary", "ServeReport", "print_report"]
@@ -50,6 +52,8 @@ class ServeReport:
     agents: tuple[AgentSummary, ...]
     grpc_port: int
     notices: tuple[str, ...] = ()
+    observability: tuple[tuple[str, str], ...] = ()
+    """Where metrics are, whether traces are exported and how logs are written: (label, line)."""
 
     @classmethod
     def of(
@@ -78,6 +82,7 @@ class ServeReport:
             memory=_memory(settings),
             agents=agents,
             grpc_port=settings.grpc_port,
+            observability=_observability(settings, http_url(host, port), environ),
             notices=(
                 *_auth_notices(settings, host),
                 *(f"catalog file rejected: {error}" for error in rejected),
@@ -103,6 +108,7 @@ def print_report(console: Console, report: ServeReport) -> None:
         tools = f" ({', '.join(agent.tools)})" if agent.tools else ""
         rows.append(("agent", f"{agent.name}{tools}, model {agent.model}"))
     rows.append(("gRPC", f"port {report.grpc_port} requested; gRPC is not served yet"))
+    rows.extend(report.observability)
     for label, value in rows:
         # Paths and URLs must stay copyable: no wrapping, whatever the terminal width.
         console.print(Text.assemble((f"{label:<10} ", "dim"), value), soft_wrap=True)
@@ -129,6 +135,27 @@ def _demo_notice(
         f"No model provider is configured: answering with the offline demo model {DEMO_MODEL}. "
         "Set RUNYARD_MODEL, or a provider key such as OPENAI_API_KEY, to use a real model.",
     )
+
+
+def _observability(
+    settings: Settings, url: str, environ: Mapping[str, str]
+) -> tuple[tuple[str, str], ...]:
+    """The metrics, tracing and logs lines (docs/observability.md)."""
+    access = (
+        "Authorization: Bearer <RUNYARD_METRICS_TOKEN>"
+        if settings.metrics_token
+        else "open, no auth (set RUNYARD_METRICS_TOKEN to require one)"
+    )
+    endpoint = otlp_endpoint(settings.otlp_endpoint, environ)
+    if endpoint is None:
+        tracing = "off (set OTEL_EXPORTER_OTLP_ENDPOINT or RUNYARD_OTLP_ENDPOINT to export traces)"
+    else:
+        content = (
+            ", with message contents (redacted)" if settings.trace_content else ", no contents"
+        )
+        tracing = f"on, OTLP/HTTP to {redact_url(endpoint)}{content}"
+    logs = f"{resolve_format(settings.log_format, sys.stderr)} to stderr (RUNYARD_LOG_FORMAT)"
+    return (("metrics", f"{url}/metrics, {access}"), ("tracing", tracing), ("logs", logs))
 
 
 def _auth(settings: Settings) -> tuple[str, ...]:

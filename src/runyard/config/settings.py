@@ -8,9 +8,10 @@ from typing import Literal
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-__all__ = ["AuthMode", "Settings", "get_settings"]
+__all__ = ["AuthMode", "LogFormat", "Settings", "get_settings"]
 
 AuthMode = Literal["none", "keys", "proxy"]
+LogFormat = Literal["auto", "json", "text"]
 """How the HTTP service learns who a request acts for (docs/security.md, "Auth modes")."""
 
 
@@ -119,6 +120,23 @@ class Settings(BaseSettings):
         default=30.0,
         gt=0,
         description="a run's lease lasts this long unless its process renews it (every third)",
+    )
+    otlp_endpoint: str = Field(
+        default="",
+        description="OTLP/HTTP base URL traces are exported to (/v1/traces is appended); "
+        "empty = OTEL_EXPORTER_OTLP_ENDPOINT, else tracing off",
+    )
+    trace_content: bool = Field(
+        default=False,
+        description="record message texts and tool arguments and results in spans (redacted)",
+    )
+    log_format: LogFormat = Field(
+        default="auto",
+        description="json (one object per line), text, or auto: text to a terminal, else json",
+    )
+    metrics_token: str = Field(
+        default="",
+        description="bearer token GET /metrics requires; empty = /metrics is open",
     )
 
     @field_validator("redact_patterns")

@@ -25,13 +25,15 @@ from runyard.http.api_docs import install_api_docs
 from runyard.http.body_limit import BodyLimit
 from runyard.http.cors import add_cors, parse_origins
 from runyard.http.errors import install_error_handlers
+from runyard.http.observed_requests import ObservedRequests
 from runyard.http.openapi import install_openapi
 from runyard.http.routes import ROUTERS
 from runyard.http.shutdown import Shutdown
 from runyard.http.state import AppState, Parts
 from runyard.memory import Memory
 from runyard.models import resolve_model
-from runyard.redaction import SecretRedactor, redacted_logs, server_redactor
+from runyard.observability import Metrics, ObservedTelemetry, Tracing
+from runyard.redaction import redacted_logs, server_redactor
 from runyard.registry.tools import EgressAllowList, EgressPolicy, ToolDependencies
 from runyard.service import (
     DEFAULT_AGENT,
@@ -42,6 +44,7 @@ from runyard.service import (
     ModelFor,
     RedactingStore,
     RunManager,
+    RunTelemetry,
     TenantLimits,
     Threads,
     catalog_secrets,
@@ -68,6 +71,7 @@ def create_app(
     titles: bool = True,
     instance: str | None = None,
     model_for: ModelFor | None = None,
+    tracing: Tracing | None = None,
 ) -> FastAPI:
     """The runyard HTTP app; pass ``store``/``agents``/``bus`` to use yours (you close them).
 
@@ -78,10 +82,17 @@ def create_app(
     its run leases (default: ``RUNYARD_INSTANCE_ID``, else ``<host name>-<random hex>``).
     Without ``agents``, the catalog ``RUNYARD_CATALOG_DIR`` names (``open_catalog``) is served,
     else the built-in ``assistant``; ``model_for`` maps the catalog's model names to models
-    (default ``resolve_model``; tests map them to ``FunctionModel``s).
+    (default ``resolve_model``; tests map them to ``FunctionModel``s). ``tracing`` is where
+    spans go (default: OTLP export when ``RUNYARD_OTLP_ENDPOINT`` or
+    ``OTEL_EXPORTER_OTLP_ENDPOINT`` is set, else off; a given one is not shut down here).
     """
     config = settings or Settings()
-    state = AppState(config, sse_ping_seconds, sse_follow, redactor=server_redactor(config))
+    traces = tracing or Tracing.exporting(
+        config.otlp_endpoint, content=config.trace_content, instance=config.instance_id
+    )
+    state = AppState(
+        config, sse_ping_seconds, sse_follow, redactor=server_redactor(config), tracing=traces
+    )
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -89,7 +100,9 @@ def create_app(
         async with AsyncExitStack() as stack:
             given = _Given(store, agents, bus, model_for or resolve_model)
             stack.enter_context(redacted_logs(state.redactor))
-            state.parts = await _assemble(stack, config, given, titles, instance, state.redactor)
+            if tracing is None:  # exports what is buffered, after everything else stopped
+                stack.callback(traces.shutdown)
+            state.parts = await _assemble(stack, config, given, titles, instance, state)
             try:
                 yield
             finally:
@@ -112,6 +125,8 @@ def create_app(
     install_api_docs(app)
     install_openapi(app)
     app.add_middleware(BodyLimit, max_bytes=config.max_body_bytes)
+    # Around the body limit and every route: a 413 or a 503 is timed, traced and has its id.
+    app.add_middleware(ObservedRequests, metrics=state.metrics, tracing=traces)
     # Outermost: a 413 or any error a browser page receives carries the CORS headers too.
     add_cors(app, parse_origins(config.cors_origins))
     return app
@@ -133,12 +148,14 @@ async def _assemble(
     given: _Given,
     titles: bool,
     instance: str | None,
-    redactor: SecretRedactor,
+    state: AppState,
 ) -> Parts:
     """Open what was not given (each closed by ``stack``), sweep, and warm the model layer.
 
-    Everything the app builds writes through one ``RedactingStore`` (agents given keep theirs).
+    Everything the app builds writes through one ``RedactingStore`` (agents given keep theirs)
+    and reports to ``state``'s metrics and tracing.
     """
+    redactor, metrics = state.redactor, state.metrics
     opened, bus = given.store, given.bus
     if opened is None:
         opened = await open_store(settings.database_url)
@@ -147,9 +164,9 @@ async def _assemble(
     if bus is None:
         bus = open_event_bus(settings.redis_url)
         stack.push_async_callback(bus.close)
-    events = EventLog(store, bus, redactor=redactor)
+    events = EventLog(store, bus, redactor=redactor, metrics=metrics)
     stack.push_async_callback(events.close)
-    directory = _agents(stack, settings, store, given)
+    directory = _agents(stack, settings, store, given, metrics)
     if isinstance(directory, CatalogAgents):  # hot reloads included
         redactor.follow(lambda: directory.catalog, catalog_secrets)
     runs = RunManager(
@@ -160,6 +177,7 @@ async def _assemble(
         lease_seconds=settings.lease_seconds,
         titles=titles,
         tenant_limits=TenantLimits.from_settings(settings),
+        telemetry=RunTelemetry(ObservedTelemetry(metrics, state.tracing), redactor),
     )
     stack.push_async_callback(runs.aclose)
     if isinstance(directory, CatalogAgents):  # stopped first: no reload while runs end
@@ -174,7 +192,7 @@ async def _assemble(
 
 
 def _agents(
-    stack: AsyncExitStack, settings: Settings, store: Store, given: _Given
+    stack: AsyncExitStack, settings: Settings, store: Store, given: _Given, metrics: Metrics
 ) -> AgentDirectory:
     """The agents given, else the catalog's (every one compiled now), else ``assistant``."""
     if given.agents is not None:
@@ -184,7 +202,7 @@ def _agents(
     egress = EgressPolicy(EgressAllowList.parse(settings.egress_allow))
     deps = ToolDependencies(store=store, egress=egress)
     stack.push_async_callback(deps.aclose)
-    catalog = open_catalog(settings, store, deps, given.model_for)
+    catalog = open_catalog(settings, store, deps, given.model_for, metrics)
     if catalog is not None:
         stack.push_async_callback(catalog.aclose)
         catalog.compile_all()

@@ -25,7 +25,10 @@ from runyard.config import Settings
 from runyard.http.bodies import ErrorBody
 from runyard.http.identity import TENANT_HEADER, USER_HEADER
 
-__all__ = ["EVENT_STREAM", "error_responses", "install_openapi"]
+__all__ = ["EVENT_STREAM", "METRICS_PATH", "error_responses", "install_openapi"]
+
+METRICS_PATH = "/metrics"
+"""The Prometheus scrape path, open or behind its own token (``RUNYARD_METRICS_TOKEN``)."""
 
 _ERRORS = {
     400: "a bad identity header (`invalid_identity`), one sent to a server that does not read "
@@ -155,12 +158,23 @@ def _document(app: FastAPI) -> dict[str, Any]:
         for operation in path.values():
             _drop_fastapi_422(operation["responses"])
             _fix_media_types(operation["responses"])
-            _authenticate(operation, settings, admin=route.startswith("/v1/admin/"))
+            if route == METRICS_PATH:  # its own token, not the API's credential
+                _metrics_token(operation, settings)
+            else:
+                _authenticate(operation, settings, admin=route.startswith("/v1/admin/"))
     document["components"]["securitySchemes"] = {"bearer": _BEARER}
     schemas = document["components"]["schemas"]
     for name in _FASTAPI_SCHEMAS:
         schemas.pop(name, None)
     return document
+
+
+def _metrics_token(operation: dict[str, Any], settings: Settings) -> None:
+    """``/metrics`` asks for a bearer token only when RUNYARD_METRICS_TOKEN is set."""
+    if settings.metrics_token:
+        operation["security"] = [{"bearer": []}]
+    else:
+        operation["responses"].pop("401", None)
 
 
 def _authenticate(operation: dict[str, Any], settings: Settings, *, admin: bool) -> None:

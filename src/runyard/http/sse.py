@@ -17,6 +17,7 @@ from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from runyard.http.shutdown import GOING_AWAY, Shutdown
+from runyard.observability import Metrics
 from runyard.service import EventLog, LiveEvent
 
 __all__ = ["RETRY_MS", "SSE_HEADERS", "EventStreamResponse", "event_frames", "frame"]
@@ -75,13 +76,19 @@ class EventStreamResponse(Response):
 
     media_type = "text/event-stream"
 
-    def __init__(self, frames: AsyncIterator[bytes]) -> None:
+    def __init__(self, frames: AsyncIterator[bytes], metrics: Metrics | None = None) -> None:
         self.frames = frames
+        self.metrics = metrics or Metrics()
+        """Counts the stream in ``runyard_streams_open{protocol="sse"}`` while it is open."""
         self.status_code = 200
         self.background = None
         self.raw_headers = [(k.encode(), v.encode()) for k, v in SSE_HEADERS]
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        with self.metrics.stream_open("sse"):
+            await self._respond(receive, send)
+
+    async def _respond(self, receive: Receive, send: Send) -> None:
         await send({"type": "http.response.start", "status": 200, "headers": self.raw_headers})
         streaming = asyncio.create_task(self._stream(send))
         watching = asyncio.create_task(_disconnected(receive))

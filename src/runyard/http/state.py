@@ -9,6 +9,7 @@ from fastapi import Request
 from runyard.config import Settings
 from runyard.http.errors import ApiError
 from runyard.http.shutdown import Shutdown
+from runyard.observability import Metrics, Tracing
 from runyard.redaction import SecretRedactor
 from runyard.service import AgentDirectory, CatalogAgents, EventLog, RunManager, Threads
 from runyard.storage import Store
@@ -41,6 +42,10 @@ class AppState:
     shutdown: Shutdown = field(default_factory=Shutdown)
     redactor: SecretRedactor = field(default_factory=SecretRedactor)
     """Blanks secrets in logs, error bodies, events and what the store keeps."""
+    metrics: Metrics = field(default_factory=Metrics)
+    """This app's instruments (``GET /metrics``)."""
+    tracing: Tracing = field(default_factory=Tracing)
+    """Where this app's spans go (off by default)."""
 
     async def drain(self) -> None:
         """Stop serving: 503 for new requests, end this process's runs and every event stream

@@ -1,6 +1,6 @@
 """The secret values a server knows at start-up: its settings' and its environment's.
 
-- ``RUNYARD_ADMIN_TOKEN``;
+- ``RUNYARD_ADMIN_TOKEN`` and ``RUNYARD_METRICS_TOKEN``;
 - the passwords of ``RUNYARD_DATABASE_URL`` and ``RUNYARD_REDIS_URL`` (as written and
   percent-decoded; a user name is not a secret);
 - every environment variable whose name says it holds a credential (``SECRET_ENV_NAME``):
@@ -41,8 +41,7 @@ def known_secrets(settings: Settings, environ: Mapping[str, str] | None = None) 
     """Every secret value ``settings`` and ``environ`` (default ``os.environ``) hold."""
     env = os.environ if environ is None else environ
     found = {value for name, value in env.items() if SECRET_ENV_NAME.search(name) and value}
-    if settings.admin_token:
-        found.add(settings.admin_token)
+    found.update(token for token in (settings.admin_token, settings.metrics_token) if token)
     for url in (settings.database_url, settings.redis_url):
         found.update(url_secrets(url))
     return found

@@ -36,6 +36,7 @@ from runyard.runtime.chunks import (
 )
 from runyard.runtime.control import RunControl
 from runyard.runtime.events import AgentEvent
+from runyard.runtime.first_token import FirstToken
 from runyard.runtime.memory import MemoryScope
 from runyard.runtime.message_list import AgentMessageList
 from runyard.runtime.middleware import DeltaChannel, ModelRequest
@@ -93,6 +94,7 @@ class AgentRuntime:
         self._tool_specs: list[ToolSpec] = []
         self._instructions = spec.instructions
         self._checkpointed = False
+        self._first_token = FirstToken()
 
     # -- entry points -------------------------------------------------------------------------
 
@@ -276,6 +278,7 @@ class AgentRuntime:
         """One model call inside its span, a child of the run's."""
         attributes = {"run_id": self.run_id, "iteration": iteration}
         span = self.span.start_span("model", self.spec.model_label, attributes)
+        self._first_token = FirstToken()
         try:
             turn = await self._call_model()
         except BaseException as exc:
@@ -286,6 +289,9 @@ class AgentRuntime:
             "finish_reason": turn.finish_reason,
             "input_tokens": usage.input_tokens,
             "output_tokens": usage.output_tokens,
+            "cost": usage.cost,
+            "time_to_first_token_s": self._first_token.seconds,
+            "output_text": turn.message.text,
         }
         span.end(attributes=ended)
         return turn
@@ -307,6 +313,7 @@ class AgentRuntime:
         streamed: ModelTurn | None = None
         relay = middleware.delta_relay()
         async for item in stream_model(self.spec.model, request.messages, **arguments):
+            self._first_token.mark()
             if isinstance(item, TextDelta):
                 await self._send_deltas(relay.push("text", item.text))
             elif isinstance(item, ReasoningDelta):

@@ -25,7 +25,7 @@ from runyard.runtime.results import AgentToolOutput, SubAgentUsage
 from runyard.runtime.state import NestedSuspension
 from runyard.runtime.sub_agent_suspension import SubAgentSuspend
 from runyard.telemetry import Telemetry, TelemetrySpan
-from runyard.tools import Suspend, Tool, ToolContext, ToolEvent, resume_validator
+from runyard.tools import Suspend, Tool, ToolContext, ToolDenied, ToolEvent, resume_validator
 
 __all__ = ["ToolOutcome", "ToolRunner", "WindowsResult"]
 
@@ -41,6 +41,8 @@ class ToolOutcome:
     sub_agent_usage: list[SubAgentUsage] = field(default_factory=list)
     resume_schema: dict[str, Any] | None = None
     nested: NestedSuspension | None = None
+    denied: bool = False
+    """An error outcome because a person declined the call (telemetry tells the two apart)."""
 
     @property
     def settled(self) -> bool:
@@ -118,16 +120,23 @@ class ToolRunner:
         invalid_args: Mapping[str, str] | None = None,
     ) -> ToolOutcome:
         """Run one call inside its telemetry span; the span ends with the outcome's kind."""
-        attributes = {"run_id": self.run_id, "tool_call_id": call.tool_call_id}
+        attributes = {
+            "run_id": self.run_id,
+            "tool_call_id": call.tool_call_id,
+            "arguments": call.args,
+        }
         span = self.telemetry.start_span("tool", call.tool_name, attributes)
         try:
             outcome = await self._execute(call, span, resume_data, invalid_args)
         except BaseException as exc:  # an abort cancels the call
             span.end(error=exc)
             raise
-        ended: dict[str, object] = {"outcome": outcome.kind}
-        if outcome.kind == "error":
-            ended["error"] = outcome.output
+        ended: dict[str, object] = {
+            "outcome": "denied" if outcome.denied else outcome.kind,
+            "tool_known": call.tool_name in self.tools,
+        }
+        if outcome.kind != "suspended":
+            ended["error" if outcome.kind == "error" else "result"] = outcome.output
         span.end(attributes=ended)
         return outcome
 
@@ -169,7 +178,9 @@ class ToolRunner:
                 return self._error(call, f"{type(exc).__name__}: {exc}")
             return self._error(call, f"Tool {name} timed out after {timeout:g}s")
         except ToolError as exc:
-            return self._error(call, str(exc))
+            outcome = self._error(call, str(exc))
+            outcome.denied = isinstance(exc, ToolDenied)
+            return outcome
         except Exception as exc:
             return self._error(call, f"{type(exc).__name__}: {exc}")
         raw, tool = done.raw, done.tool

@@ -85,6 +85,7 @@ from runyard.service.request_rate import Admission, RequestRate
 from runyard.service.run_checkpoints import RunCheckpoints
 from runyard.service.run_finish import RunEnding, RunFinisher
 from runyard.service.run_manager import RunManager
+from runyard.service.run_telemetry import RunTelemetry
 from runyard.service.served_catalog import DEFAULT_CATALOG_DIR, catalog_directory, open_catalog
 from runyard.service.served_memory import served_memory
 from runyard.service.suspension_expiry import (
@@ -168,6 +169,7 @@ __all__ = [
     "RunEnding",
     "RunFinisher",
     "RunManager",
+    "RunTelemetry",
     "ServiceError",
     "TenantLimits",
     "ThreadNotFound",

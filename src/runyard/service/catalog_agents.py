@@ -28,6 +28,7 @@ from runyard.config import Settings
 from runyard.errors import ConfigurationError
 from runyard.memory import Memory
 from runyard.models import resolve_model
+from runyard.observability import Metrics
 from runyard.registry import (
     AgentSpec,
     Catalog,
@@ -38,7 +39,13 @@ from runyard.registry import (
     RejectedFile,
 )
 from runyard.registry.tools import ToolDependencies
-from runyard.routing import InvocationContext, NoRoutingError, UnknownAgentError, route
+from runyard.routing import (
+    InvocationContext,
+    NoRoutingError,
+    RouteDecision,
+    UnknownAgentError,
+    route,
+)
 from runyard.runtime import CheckpointStore, Middleware
 from runyard.service.agent_choice import AgentChoice, AgentRequest, ServedAgent
 from runyard.service.catalog_memory import catalog_memory
@@ -122,6 +129,7 @@ class CatalogAgents:
         model_for: ModelFor = resolve_model,
         source: str = "",
         tools: CatalogTools | None = None,
+        metrics: Metrics | None = None,
     ) -> None:
         if not load.catalog.agents:
             raise ConfigurationError(_no_agents(load))
@@ -129,6 +137,8 @@ class CatalogAgents:
         """Where the catalog was read from (its directory)."""
         self.changes = asyncio.Lock()
         """Held while the catalog served is being replaced."""
+        self.metrics = metrics or Metrics()
+        """Where routing decisions and reload times are counted."""
         self._state = CatalogState(load)
         self._store = store
         self._settings = settings
@@ -350,9 +360,30 @@ class CatalogAgents:
             raise UnknownAgent(exc.agent_id, tenant=tenant) from exc
         except NoRoutingError as exc:
             raise AgentRequired(str(exc)) from exc
+        if reason is None:  # a new choice, not the thread keeping its agent
+            self._count(context, decision)
         return AgentChoice(
             decision.agent_id, decision.version, decision.rule_id, reason or decision.reason
         )
+
+    def _count(self, context: InvocationContext, decision: RouteDecision) -> None:
+        """Count the decision, and a mismatch: no rule matched, or the request named another
+        agent than the rules would give it."""
+        tenant, agent = context.tenant, decision.agent_id
+        rule = decision.rule_id or decision.reason
+        self.metrics.routing_decisions.labels(tenant, agent, rule).inc()
+        mismatch: str | None = "no_rule" if decision.reason == "default" else None
+        if decision.reason == "explicit":
+            try:
+                ruled = route(self.catalog, context)
+            except (NoRoutingError, UnknownAgentError):
+                ruled = None
+            if ruled is None or ruled.reason == "default":
+                mismatch = "no_rule"
+            elif ruled.agent_id != agent:
+                mismatch = "explicit_differs"
+        if mismatch is not None:
+            self.metrics.routing_mismatch.labels(tenant, agent, mismatch).inc()
 
     def _compile(self, entry: CatalogEntry[AgentSpec], tenant: str | None) -> Agent:
         variant = self._tools.variant(entry, self.catalog, tenant)

@@ -11,6 +11,7 @@ they resume on them after a restart too.
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -79,8 +80,19 @@ async def reload_catalog(agents: CatalogAgents) -> CatalogChange | None:
 
     Every version served is stored before it serves (``record_versions``). A directory that is
     gone, or that now holds no agent at all, is refused whole: the catalog served before keeps
-    serving, and the reason is logged.
+    serving, and the reason is logged. Timed into ``registry_reload_duration_seconds``.
     """
+    started, outcome = time.perf_counter(), "failed"
+    try:
+        change = await _reload(agents)
+        outcome = "unchanged" if change is None else "changed"
+        return change
+    finally:
+        seconds = time.perf_counter() - started
+        agents.metrics.registry_reload_duration.labels(outcome).observe(seconds)
+
+
+async def _reload(agents: CatalogAgents) -> CatalogChange | None:
     async with agents.changes:
         before = agents.state
         try:

@@ -51,6 +51,7 @@ from runyard.service.request_rate import RequestRate
 from runyard.service.run_checkpoints import RunCheckpoints
 from runyard.service.run_finish import RunEnding, RunFinisher
 from runyard.service.run_segment import RunSegment, SegmentStart
+from runyard.service.run_telemetry import RunTelemetry
 from runyard.service.suspension_expiry import (
     SWEEP_EVERY_SECONDS,
     end_expired,
@@ -102,6 +103,7 @@ class RunManager:
         lease_seconds: float = 30.0,
         titles: bool = True,
         tenant_limits: TenantLimits | None = None,
+        telemetry: RunTelemetry | None = None,
     ) -> None:
         if isinstance(agents, Mapping):
             agents = FixedAgents(agents, default_agent or next(iter(agents), ""))
@@ -115,6 +117,8 @@ class RunManager:
         self.request_rate = RequestRate(store)
         """New runs per minute, per tenant and per (tenant, agent), counted in the store."""
         self.tenant_limits = tenant_limits or TenantLimits()
+        self.telemetry = telemetry or RunTelemetry()
+        """Where each run reports its spans (the server's traces, metrics and logs)."""
         self._runs: dict[str, ActiveRun] = {}
         self._unended: dict[str, Callable[[], Awaitable[None]]] = {}
         """Runs nothing drives any more whose ending failed: id → the ending, to try again."""
@@ -197,6 +201,7 @@ class RunManager:
                 run.run_id, "running", epoch=record.lease_epoch
             )
             active = ActiveRun(run.run_id, run.thread_id, owner, chosen, record.lease_epoch)
+            telemetry = self.telemetry.of(active, AgentChoice.stored(thread.metadata))
 
             async def open_stream() -> StreamResult:
                 return await chosen.resume_prepared(
@@ -204,6 +209,7 @@ class RunManager:
                     prepared,
                     abort_signal=active.abort,
                     deps=self._deps(active),
+                    telemetry=telemetry,
                 )
 
             self._launch(active, SegmentStart(open_stream))
@@ -458,6 +464,7 @@ class RunManager:
             thread_id, [user], tenant_id=owner.tenant_id, resource_id=owner.user_id
         )
         run = ActiveRun(record.run_id, thread_id, owner, chosen, record.lease_epoch)
+        telemetry = self.telemetry.of(run, choice)
 
         async def open_stream() -> StreamResult:
             return await chosen.stream(
@@ -468,6 +475,7 @@ class RunManager:
                 run_id=record.run_id,
                 abort_signal=run.abort,
                 deps=self._deps(run),
+                telemetry=telemetry,
             )
 
         title_from = message if self.titles and thread.title is None else None

@@ -16,6 +16,7 @@ from pathlib import Path
 from runyard.config import Settings
 from runyard.errors import ConfigurationError
 from runyard.models import resolve_model
+from runyard.observability import Metrics
 from runyard.registry.tools import ToolDependencies
 from runyard.service.catalog_agents import CatalogAgents, ModelFor
 from runyard.service.catalog_tools import CatalogTools
@@ -40,6 +41,7 @@ def open_catalog(
     store: Store,
     deps: ToolDependencies,
     model_for: ModelFor = resolve_model,
+    metrics: Metrics | None = None,
 ) -> CatalogAgents | None:
     """The catalog's agents, their tools built by the discovered factories with ``deps`` (call
     ``compile_all`` once their ``aclose`` is arranged); None when no catalog is configured."""
@@ -53,7 +55,7 @@ def open_catalog(
         raise ConfigurationError(f"RUNYARD_CATALOG_DIR: {exc}") from exc
     for error in load.errors:
         logger.error("catalog file rejected: %s", error)
-    agents = CatalogAgents(load, store, settings, model_for, str(path), tools)
+    agents = CatalogAgents(load, store, settings, model_for, str(path), tools, metrics)
     logger.info(
         "serving the catalog %s: %d agent(s), %d rejected file(s)",
         path,

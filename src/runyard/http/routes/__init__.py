@@ -1,6 +1,6 @@
 """The routers of the ``/v1`` API."""
 
-from runyard.http.routes import admin, catalog, chat, events, meta, threads
+from runyard.http.routes import admin, catalog, chat, events, meta, metrics, threads
 
 ROUTERS = (
     chat.router,
@@ -9,6 +9,7 @@ ROUTERS = (
     catalog.router,
     admin.router,
     meta.router,
+    metrics.router,
 )
 
 __all__ = ["ROUTERS"]

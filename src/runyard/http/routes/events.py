@@ -41,4 +41,4 @@ async def events(
     frames = event_frames(
         app.events, thread.id, cursor, state.sse_ping_seconds, state.shutdown, state.sse_follow
     )
-    return EventStreamResponse(frames)
+    return EventStreamResponse(frames, state.metrics)

@@ -16,6 +16,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+from runyard.observability import Metrics
 from runyard.redaction import SecretRedactor
 from runyard.service.bus import EventBus, EventBusClosedError
 from runyard.service.event_log.channel import LiveEvent, ThreadChannel
@@ -52,10 +53,13 @@ class EventLog:
         *,
         tail_size: int = 1024,
         redactor: SecretRedactor | None = None,
+        metrics: Metrics | None = None,
     ) -> None:
         self.store = store
         self.bus = bus
         self.redactor = redactor or SecretRedactor()
+        self.metrics = metrics or Metrics()
+        """Where the writers' lag (emitted → stored and visible) is measured."""
         self._tail_size = tail_size
         self._entries: dict[str, _Entry] = {}
         self._stopping: set[asyncio.Task[None]] = set()
@@ -72,7 +76,7 @@ class EventLog:
                 last_id = await self.store.last_event_id(thread_id)
                 entry.channel.announce(last_id)
                 writer = EventWriter(
-                    entry.channel, self.store, self.bus, last_id + 1, self.redactor
+                    entry.channel, self.store, self.bus, last_id + 1, self.redactor, self.metrics
                 )
                 try:
                     yield writer

@@ -21,9 +21,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 
 from runyard.ids import now_ms
 from runyard.json_text import json_text
+from runyard.observability import Metrics
 from runyard.protocol import WireEvent, event_to_dict, event_to_json
 from runyard.redaction import SecretRedactor
 from runyard.service.bus import EventBus
@@ -56,8 +58,12 @@ class EventWriter:
         bus: EventBus,
         first_id: int,
         redactor: SecretRedactor,
+        metrics: Metrics | None = None,
     ) -> None:
         self._redactor = redactor
+        self._lag = (metrics or Metrics()).event_log_write_lag
+        self._oldest = 0.0
+        """When the oldest event of the queue was emitted (``time.perf_counter``)."""
         self._channel = channel
         self._store = store
         self._bus = bus
@@ -87,6 +93,8 @@ class EventWriter:
         if self._failure is not None:
             raise self._failure
         self._last_id += 1
+        if not self._queue:
+            self._oldest = time.perf_counter()
         self._queue.append((self._last_id, event))
         self._ready.set()
         return self._last_id
@@ -109,10 +117,11 @@ class EventWriter:
         while True:
             await self._ready.wait()
             self._ready.clear()
-            batch, self._queue = self._queue, []
+            batch, self._queue, oldest = self._queue, [], self._oldest
             if batch and self._failure is None:
                 try:
                     await self._write(batch)
+                    self._lag.observe(time.perf_counter() - oldest)
                 except Exception as exc:  # whatever it was, flush must not wait forever
                     self._fail(f"cannot persist events: {exc}", exc)
             elif batch:
