@@ -44,7 +44,6 @@ from runyard.service import (
     RunManager,
     TenantLimits,
     Threads,
-    catalog_secrets,
     default_agent,
     open_catalog,
     watch_catalog,
@@ -151,7 +150,7 @@ async def _assemble(
     stack.push_async_callback(events.close)
     directory = _agents(stack, settings, store, given)
     if isinstance(directory, CatalogAgents):  # hot reloads included
-        redactor.follow(lambda: directory.catalog, catalog_secrets)
+        directory.teach_secrets(redactor)
     runs = RunManager(
         store,
         events,
