@@ -139,3 +139,13 @@ def test_the_hold_back_covers_the_longest_known_value() -> None:
     assert redactor.hold_chars == SHAPE_HOLD_CHARS
     redactor.learn(["x" * 200])
     assert redactor.hold_chars == 200
+
+
+def test_a_short_string_seen_before_is_answered_alike_and_learning_forgets_it() -> None:
+    redactor = SecretRedactor()
+    first, again = "agent-001", "".join(["agent-", "001"])
+    assert redactor.redact(first) is first
+    assert redactor.redact(again) is again  # unchanged text is the caller's own object
+    assert redactor.redact("key=secret-1") == "key=secret-1"
+    redactor.learn(["secret-1"])
+    assert redactor.redact("key=secret-1") == f"key={REDACTED}"

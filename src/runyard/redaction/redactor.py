@@ -59,6 +59,9 @@ SHAPE_HOLD_CHARS = 64
 """How much of a stream ``hold_back`` keeps unsent for the shapes: more than the built-in key
 forms need before they match (a runyard key, 59 characters, is the longest)."""
 
+_SHORT = 40
+_SHORT_KEPT = 4096
+"""``redact`` remembers up to this many strings of at most ``_SHORT`` characters."""
 _SECRET_GROUP = re.compile(r"secret\d*")
 _GLOBAL_FLAGS = re.compile(r"\(\?([aiLmsux]+)\)")
 
@@ -86,6 +89,9 @@ class SecretRedactor:
         self._builtin = _one_alternation(BUILTIN_SECRET_PATTERNS.values()) if builtin else None
         self._shapes = [re.compile(p) for p in patterns]
         self._values: set[str] = set()
+        self._short: dict[str, str | None] = {}
+        """Short strings already redacted, and what they became (None: nothing); cleared by
+        ``learn``."""
         self._by_value: re.Pattern[str] | None = None
         self._value_begun: re.Pattern[str] | None = None
         self.hold_chars = SHAPE_HOLD_CHARS
@@ -98,6 +104,7 @@ class SecretRedactor:
         if fresh <= self._values:
             return
         self._values |= fresh
+        self._short.clear()
         # Longest first, so a secret that contains another is blanked whole.
         ordered = sorted(self._values, key=len, reverse=True)
         self._by_value = re.compile("|".join(re.escape(v) for v in ordered))
@@ -106,6 +113,19 @@ class SecretRedactor:
 
     def redact(self, text: str) -> str:
         """``text`` with every secret in it replaced; the same object when there was none."""
+        if len(text) > _SHORT:
+            return self._redact(text)
+        # Most strings of an event are its field names and ids, the same on every event.
+        if text in self._short:
+            done = self._short[text]
+        else:
+            if len(self._short) >= _SHORT_KEPT:
+                self._short.clear()
+            redacted = self._redact(text)
+            done = self._short[text] = None if redacted is text else redacted
+        return text if done is None else done
+
+    def _redact(self, text: str) -> str:
         out = text
         if self._by_value is not None:
             out = self._by_value.sub(REDACTED, out)
