@@ -8,7 +8,7 @@ from pathlib import Path
 
 from runyard.redaction import REDACTED, SecretRedactor
 from runyard.service import RedactingStore
-from runyard.storage import EmbeddingEntry, Observation, open_store
+from runyard.storage import EmbeddingEntry, Observation, Store, open_store
 
 SECRET = "canary-Zq8uXw3Lp0TtRv"
 OWNER = {"tenant_id": "acme", "resource_id": "alice"}
@@ -49,3 +49,18 @@ async def test_observations_and_embedding_texts_are_stored_redacted(tmp_path: Pa
         rows = [repr(db.execute(f'SELECT * FROM "{t}"').fetchall()) for t in tables]
     assert "answer with [REDACTED]" in "".join(rows)
     assert SECRET not in "".join(rows)
+
+
+async def test_every_other_call_reaches_the_inner_store_unchanged(tmp_path: Path) -> None:
+    inner = await open_store(f"sqlite:///{tmp_path / 'runyard.db'}")
+    store = RedactingStore(inner, SecretRedactor([SECRET]))
+    try:
+        await store.save_thread("t1", **OWNER)
+        threads = await store.list_threads(**OWNER)
+        backend = store.backend
+    finally:
+        await store.close()
+
+    assert isinstance(store, Store)
+    assert [t.id for t in threads] == ["t1"]
+    assert backend == "sqlite"

@@ -6,7 +6,8 @@ memory, plans, observations, the text stored beside embeddings, thread titles an
 and a failed run's reason are redacted on their way into the database, by one
 ``SecretRedactor``.
 Events are redacted earlier, by their writer, since they reach clients before any store read.
-Everything else (reads, runs, leases, keys, catalog versions) passes through unchanged.
+Everything else (reads, runs, leases, keys, catalog versions) passes through unchanged
+(``ForwardingStore``), so the type checker sees a whole ``Store``.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from runyard.redaction import SecretRedactor
+from runyard.service.forwarding_store import ForwardingStore
 from runyard.storage import (
     Confirmation,
     EmbeddingEntry,
@@ -44,15 +46,12 @@ def redacted_model(redactor: SecretRedactor, model: _M) -> _M:
     return model if redacted is data else type(model).model_validate(redacted)
 
 
-class RedactingStore:
+class RedactingStore(ForwardingStore):
     """``inner`` with its free-text writes passed through ``redactor`` first."""
 
     def __init__(self, inner: Store, redactor: SecretRedactor) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.redactor = redactor
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)
 
     async def save_thread(
         self,
