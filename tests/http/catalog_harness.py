@@ -5,13 +5,14 @@ run a chat and read what its run did."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI
 from http_harness import asgi_client, asgi_sse, running_app
+from pydantic_ai.models import Model
 
 from runyard.testing import ScriptedModel, scripted_model
 from runyard.testing.scripted import TurnSource
@@ -71,11 +72,13 @@ def models(support: Sequence[TurnSource] = (), billing: Sequence[TurnSource] = (
 
 @asynccontextmanager
 async def serving(
-    url: str, catalog: Path, scripted: Models, **settings: Any
+    url: str, catalog: Path, models: Mapping[str, Model] | Model, **settings: Any
 ) -> AsyncIterator[FastAPI]:
-    """The app serving ``catalog`` on ``url``; ``settings`` override the test ``Settings``."""
+    """The app serving ``catalog`` on ``url``, each model name of the catalog mapped by
+    ``models`` (or every name to one model); ``settings`` override the test ``Settings``."""
     chosen = {"catalog_dir": str(catalog), "instance_id": "catalog-server", **settings}
-    async with running_app(url, settings=chosen, model_for=scripted.__getitem__) as app:
+    model_for = models.__getitem__ if isinstance(models, Mapping) else (lambda _: models)
+    async with running_app(url, settings=chosen, model_for=model_for) as app:
         yield app
 
 

@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 import schemathesis
+from catalog_harness import serving
 from fastapi import FastAPI
-from http_harness import asgi_client, asgi_sse, running_app
+from http_harness import asgi_client, asgi_sse
 from pydantic_ai import messages as pai
-from pydantic_ai.models import Model
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from runyard.testing import Turn, call, scripted_model, text
@@ -58,11 +58,6 @@ def catalog(tmp_path: Path) -> Path:
     directory.mkdir()
     (directory / "agents.yaml").write_text(CATALOG)
     return directory
-
-
-def serving(url: str, catalog: Path, model: Model) -> Any:
-    settings = {"catalog_dir": str(catalog), "instance_id": "limits-server"}
-    return running_app(url, settings=settings, model_for=lambda _: model)
 
 
 async def finished(app: FastAPI, thread: str) -> list[dict[str, Any]]:

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
+from catalog_harness import serving
 from fastapi import FastAPI
-from http_harness import asgi_client, asgi_sse, running_app
+from http_harness import asgi_client, asgi_sse
 from pydantic_ai import messages as pai
 from pydantic_ai.models import Model
 from pydantic_ai.models.function import AgentInfo, FunctionModel
@@ -44,7 +44,17 @@ kind: routing
 default_agent: support
 """
 
-PIECES = ("Write to ali", "ce@exam", "ple.com or call +1 555 ", "123 4567, please.")
+PIECES = (
+    "Write to ali",
+    "ce@exam",
+    "ple.com or call +1 555 ",
+    "123 4567, please.",
+    " We answer every message within a day or two, weekends included.",
+)
+ANSWER = (
+    "Write to [EMAIL] or call [PHONE], please."
+    " We answer every message within a day or two, weekends included."
+)
 
 
 def pieces_model(*pieces: str) -> FunctionModel:
@@ -73,13 +83,9 @@ def catalog(tmp_path: Path) -> Path:
     return directory
 
 
-@asynccontextmanager
-async def serving(url: str, catalog: Path, models: dict[str, Model]) -> AsyncIterator[FastAPI]:
-    """The catalog served; the agent ``models`` leaves out gets a model with no turns."""
-    every = {REDACTING_MODEL: scripted_model([]), POLICY_MODEL: scripted_model([]), **models}
-    settings = {"catalog_dir": str(catalog), "instance_id": "middleware-server"}
-    async with running_app(url, settings=settings, model_for=every.__getitem__) as app:
-        yield app
+def every(models: dict[str, Model]) -> dict[str, Model]:
+    """``models``, and a model with no turns for each agent it leaves out."""
+    return {REDACTING_MODEL: scripted_model([]), POLICY_MODEL: scripted_model([]), **models}
 
 
 async def events_until(app: FastAPI, thread: str, event: str) -> list[dict[str, Any]]:
@@ -92,7 +98,7 @@ async def test_an_sse_client_never_sees_the_raw_email_and_the_stored_answer_matc
     url: str, catalog: Path
 ) -> None:
     models: dict[str, Model] = {REDACTING_MODEL: pieces_model(*PIECES)}
-    async with serving(url, catalog, models) as app:
+    async with serving(url, catalog, every(models)) as app:
         async with asgi_client(app) as client:
             started = await client.post("/v1/chat/t1", json={"message": "How do I reach you?"})
             assert started.status_code == 200, started.text
@@ -104,18 +110,18 @@ async def test_an_sse_client_never_sees_the_raw_email_and_the_stored_answer_matc
     deltas = [e["payload"]["text"] for e in events if e["type"] == "text-delta"]
     streamed = "".join(deltas)
     assert len(deltas) > 1  # held back only as long as a match could still grow
-    assert streamed == "Write to [EMAIL] or call [PHONE], please."
+    assert streamed == ANSWER
     wire = json.dumps(events) + json.dumps(history)
     for raw in ("ali", "@exam", "example.com", "555"):
         assert raw not in wire.replace("[EMAIL]", "")
-    assert "Write to [EMAIL] or call [PHONE], please." in json.dumps(history)
+    assert ANSWER in json.dumps(history)
 
 
 async def test_a_policy_call_waits_for_confirmation_and_runs_once_approved(
     url: str, catalog: Path
 ) -> None:
     model = scripted_model([call("calculator", {"expression": "9*9"}), text("It is 81.")])
-    async with serving(url, catalog, {POLICY_MODEL: model}) as app:
+    async with serving(url, catalog, every({POLICY_MODEL: model})) as app:
         async with asgi_client(app) as client:
             started = await client.post("/v1/chat/t1", json={"message": "9*9?", "agentId": "calc"})
             assert started.status_code == 200, started.text
@@ -146,7 +152,7 @@ async def test_a_denied_policy_call_never_runs_and_a_call_outside_the_condition_
             text("It is 5."),
         ]
     )
-    async with serving(url, catalog, {POLICY_MODEL: model}) as app:
+    async with serving(url, catalog, every({POLICY_MODEL: model})) as app:
         async with asgi_client(app) as client:
             started = await client.post("/v1/chat/t1", json={"message": "9+1?", "agentId": "calc"})
             assert started.status_code == 200, started.text
@@ -166,3 +172,33 @@ async def test_a_denied_policy_call_never_runs_and_a_call_outside_the_condition_
     assert "denied by the user" in refused[-1]["error"]
     assert all(e["type"] != "confirmation-request" for e in second)
     assert [e["payload"]["result"] for e in second if e["type"] == "tool-result"] == [{"result": 5}]
+
+
+CANARY = "canary-Zq8uXw3Lp0TtRv"
+
+
+async def test_a_secret_split_across_deltas_at_any_point_never_reaches_an_sse_client(
+    url: str, catalog: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CANARY_API_KEY", CANARY)
+    cuts = list(range(1, len(CANARY)))
+    streams = [("The key is ", CANARY[:i], CANARY[i:], ", keep it.") for i in cuts]
+
+    async def respond(_: list[pai.ModelMessage], __: AgentInfo) -> pai.ModelResponse:
+        raise AssertionError("served runs stream")
+
+    async def stream(_: list[pai.ModelMessage], __: AgentInfo) -> AsyncIterator[str]:
+        for piece in streams.pop(0):
+            yield piece
+
+    models: dict[str, Model] = {REDACTING_MODEL: FunctionModel(respond, stream_function=stream)}
+    async with serving(url, catalog, every(models)) as app:
+        for cut in cuts:
+            async with asgi_client(app) as client:
+                started = await client.post(f"/v1/chat/t{cut}", json={"message": "Key?"})
+                assert started.status_code == 200, started.text
+            events = await events_until(app, f"t{cut}", "run-finish")
+
+            streamed = "".join(e["payload"]["text"] for e in events if e["type"] == "text-delta")
+            assert streamed == "The key is [REDACTED], keep it.", cut
+            assert CANARY[: max(cut, 6)] not in json.dumps(events), cut

@@ -1,7 +1,9 @@
 """Schemathesis, every default check and phase (examples, coverage, fuzzing, stateful), against
 the ASGI app on a SQLite file with the demo model: every response must be one the OpenAPI
 document declares (status, content type, body schema), no input may give a 5xx, invalid input
-must be refused and valid input accepted.
+must be refused and valid input accepted. Twice: with ``RUNYARD_AUTH=none``, and with ``keys``
+and a valid member key on every request (fewer examples: the routes are the same, what changes
+is the document's security and the identity the key gives).
 
 Schemathesis runs as its command line does (its engine), not through its pytest plugin, whose
 lazy fixture loader does not work with this pytest; the engine also runs the coverage and
@@ -16,15 +18,20 @@ and test_shutdown.py.
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
+from typing import Any
 
 import pytest
 import schemathesis
+from fastapi import FastAPI
 from schemathesis.config import SchemathesisConfig
 from schemathesis.engine import events
 
 from runyard.config import Settings
 from runyard.http import create_app
+from runyard.service.api_keys import issue_api_key
+from runyard.storage import open_store
 
 pytestmark = pytest.mark.slow
 
@@ -34,25 +41,65 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "agents"
 # (http.md, "Text"), which JSON Schema cannot say, so schema-valid data with one is no bug.
 # Hypothesis draws constants from runyard's own source, so any change to the code reshuffles
 # the examples; without this, whether a NUL lands in an accepted field was luck.
-CONFIG = {"seed": 7, "generation": {"max-examples": 20, "database": "none", "allow-x00": False}}
+CONFIG: dict[str, Any] = {
+    "seed": 7,
+    "generation": {"max-examples": 20, "database": "none", "allow-x00": False},
+}
 
 
 def test_every_response_matches_the_openapi_document(tmp_path: Path) -> None:
-    app = create_app(
-        Settings(
-            database_url=f"sqlite:///{tmp_path / 'runyard.db'}",
-            model="runyard:demo",
-            catalog_dir=str(EXAMPLES),  # the bundled catalog: routing and /v1/catalog are served
-        ),
-        sse_follow=False,
-        titles=False,
-        instance="schemathesis",
+    settings = _settings(tmp_path)
+    problems, statuses = _run(create_app(settings, **APP), CONFIG)
+
+    assert not problems, "\n\n".join(problems)
+    assert len(statuses) > 20
+
+
+def test_with_api_keys_every_response_matches_the_document_and_none_is_a_500(
+    tmp_path: Path,
+) -> None:
+    settings = _settings(tmp_path, auth="keys")
+    key = asyncio.run(_member_key(settings.database_url))
+    config = {
+        **CONFIG,
+        "headers": {"Authorization": f"Bearer {key}"},
+        "generation": {**CONFIG["generation"], "max-examples": 5},
+    }
+    problems, statuses = _run(create_app(settings, **APP), config)
+
+    assert not problems, "\n\n".join(problems)
+    assert len(statuses) > 20
+    assert statuses.count(200) > 10  # the key was accepted: the routes ran, not only a 401
+
+
+APP: dict[str, Any] = {"sse_follow": False, "titles": False, "instance": "schemathesis"}
+
+
+def _settings(tmp_path: Path, **overrides: Any) -> Settings:
+    return Settings(
+        database_url=f"sqlite:///{tmp_path / 'runyard.db'}",
+        model="runyard:demo",
+        catalog_dir=str(EXAMPLES),  # the bundled catalog: routing and /v1/catalog are served
+        **overrides,
     )
+
+
+async def _member_key(url: str) -> str:
+    store = await open_store(url)
+    try:
+        issued = await issue_api_key(store, tenant_id="acme", user_id="alice")
+    finally:
+        await store.close()
+    return issued.token
+
+
+def _run(app: FastAPI, config: dict[str, Any]) -> tuple[list[str], list[int]]:
+    """Every check that failed, and the status of every response."""
     schema = schemathesis.openapi.from_asgi(
-        "/openapi.json", app, config=SchemathesisConfig.from_dict(CONFIG)
+        "/openapi.json", app, config=SchemathesisConfig.from_dict(config)
     )
     problems: list[str] = []
-    scenarios = 0
+    statuses: list[int] = []
     for event in schemathesis.engine.from_schema(schema).execute():
         if isinstance(event, events.NonFatalError | events.FatalError):
             problems.append(
@@ -61,11 +108,13 @@ def test_every_response_matches_the_openapi_document(tmp_path: Path) -> None:
                 else f"fatal: {event.exception!r}"
             )
         elif isinstance(event, events.ScenarioFinished):
-            scenarios += 1
             problems += _failures(event)
-
-    assert not problems, "\n\n".join(problems)
-    assert scenarios > 20
+            statuses += [
+                i.response.status_code
+                for i in event.recorder.interactions.values()
+                if i.response is not None
+            ]
+    return problems, statuses
 
 
 def _failures(event: events.ScenarioFinished) -> list[str]:

@@ -15,8 +15,9 @@ from typing import Any
 import httpx
 import pytest
 import schemathesis
+from catalog_harness import serving
 from fastapi import FastAPI
-from http_harness import asgi_client, asgi_sse, running_app
+from http_harness import asgi_client, asgi_sse
 from pydantic_ai import messages as pai
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
 
@@ -99,11 +100,7 @@ async def two_instances(
     async with AsyncExitStack() as stack:
         apps = [
             await stack.enter_async_context(
-                running_app(
-                    url,
-                    settings={"catalog_dir": str(catalog), "instance_id": name, **settings},
-                    model_for=lambda _: gate.model,
-                )
+                serving(url, catalog, gate.model, instance_id=name, **settings)
             )
             for name in ("replica-a", "replica-b")
         ]

@@ -3,9 +3,17 @@ changes, and redacting twice changes nothing more."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
-from runyard.redaction import REDACTED, SecretRedactor
+from runyard.redaction import (
+    BUILTIN_SECRET_PATTERNS,
+    REDACTED,
+    SHAPE_HOLD_CHARS,
+    SecretRedactor,
+    substitute,
+)
 
 API_KEY = "ryk_" + "A1b2C3d4E5f6" + "x" * 43
 
@@ -90,10 +98,54 @@ def test_data_is_redacted_in_every_string_and_kept_when_clean() -> None:
     }
 
 
-def test_a_followed_source_is_learnt_again_whenever_it_changes() -> None:
-    catalogs = [("first-secret",)]
+def _one_shape_at_a_time(text: str) -> str:
+    """What redacting with each built-in shape in turn gives (the redactor runs them as one)."""
+
+    def replace(match: re.Match[str]) -> str:
+        if "secret" not in match.re.groupindex or match.group("secret") is None:
+            return REDACTED
+        start, end = (i - match.start() for i in match.span("secret"))
+        return match.group(0)[:start] + REDACTED + match.group(0)[end:]
+
+    for pattern in BUILTIN_SECRET_PATTERNS.values():
+        text = re.sub(pattern, replace, text)
+    return text
+
+
+CORPUS = [
+    f"key {API_KEY} used; Authorization: Bearer {API_KEY}",
+    "Authorization: Basic dXNlcjpwYXNz and bearer eyJhbGciOiJIUzI1NiJ9.x",
+    "postgresql://app:sk-abcdefghijklmnopqrstuvwxyz@db/x https://ghp_token@github.com/o/r",
+    "hf_" + "a" * 34 + " gsk_" + "b" * 24 + " xai-" + "c" * 24 + " AKIAABCDEFGHIJKLMNOP",
+    "'proxy-authorization': 'tok' then sk-ant-api03-abcdefghijklmnopqrstu, AIza" + "b" * 35,
+    "the bearer of bad news at http://example.com/a?b=c@d",
+]
+
+
+@pytest.mark.parametrize("text", CORPUS)
+def test_the_shapes_as_one_alternation_redact_as_the_shapes_one_at_a_time(text: str) -> None:
+    assert SecretRedactor().redact(text) == _one_shape_at_a_time(text)
+
+
+@pytest.mark.parametrize("text", CORPUS)
+def test_the_replacements_a_stream_uses_give_the_redacted_text(text: str) -> None:
+    redactor = SecretRedactor(["known-value-123"])
+    text = f"{text} known-value-123"
+    assert substitute(text, redactor.replacements(text), 0, len(text)) == redactor.redact(text)
+
+
+def test_the_hold_back_covers_the_longest_known_value() -> None:
     redactor = SecretRedactor()
-    redactor.follow(lambda: catalogs[-1], lambda catalog: catalog)
-    assert redactor.redact("first-secret second-secret") == f"{REDACTED} second-secret"
-    catalogs.append(("second-secret",))
-    assert redactor.redact("first-secret second-secret") == f"{REDACTED} {REDACTED}"
+    assert redactor.hold_chars == SHAPE_HOLD_CHARS
+    redactor.learn(["x" * 200])
+    assert redactor.hold_chars == 200
+
+
+def test_a_short_string_seen_before_is_answered_alike_and_learning_forgets_it() -> None:
+    redactor = SecretRedactor()
+    first, again = "agent-001", "".join(["agent-", "001"])
+    assert redactor.redact(first) is first
+    assert redactor.redact(again) is again  # unchanged text is the caller's own object
+    assert redactor.redact("key=secret-1") == "key=secret-1"
+    redactor.learn(["secret-1"])
+    assert redactor.redact("key=secret-1") == f"key={REDACTED}"

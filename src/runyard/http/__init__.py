@@ -4,7 +4,7 @@
 ``runyard serve`` runs under uvicorn; its API docs are at ``/docs`` and ``/redoc`` (offline).
 """
 
-from runyard.http.app import create_app
+from runyard.http.app import AgentsOnStore, create_app
 from runyard.http.body_limit import BodyLimit
 from runyard.http.cursor import replay_cursor
 from runyard.http.errors import STATUS_CODES, ApiError, status_for
@@ -16,6 +16,7 @@ __all__ = [
     "STATUS_CODES",
     "TENANT_HEADER",
     "USER_HEADER",
+    "AgentsOnStore",
     "ApiError",
     "BodyLimit",
     "EventStreamResponse",

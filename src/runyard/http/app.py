@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import importlib
 import logging
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 
@@ -47,7 +47,6 @@ from runyard.service import (
     RunTelemetry,
     TenantLimits,
     Threads,
-    catalog_secrets,
     default_agent,
     open_catalog,
     watch_catalog,
@@ -55,7 +54,11 @@ from runyard.service import (
 from runyard.service.bus import EventBus, open_event_bus
 from runyard.storage import Store, open_store
 
-__all__ = ["create_app"]
+__all__ = ["AgentsOnStore", "create_app"]
+
+AgentsOnStore = Callable[[Store], Mapping[str, Agent]]
+"""Builds the agents to serve on the store the app gives it: the app's own, redacting one, so
+what their memory and checkpoints write is redacted too (docs/security.md)."""
 
 logger = logging.getLogger("runyard.http")
 
@@ -64,7 +67,7 @@ def create_app(
     settings: Settings | None = None,
     *,
     store: Store | None = None,
-    agents: Mapping[str, Agent] | None = None,
+    agents: Mapping[str, Agent] | AgentsOnStore | None = None,
     bus: EventBus | None = None,
     sse_ping_seconds: float = 15.0,
     sse_follow: bool = True,
@@ -75,7 +78,10 @@ def create_app(
 ) -> FastAPI:
     """The runyard HTTP app; pass ``store``/``agents``/``bus`` to use yours (you close them).
 
-    ``agents`` maps names to agents; ``assistant`` (else the first) is the default.
+    ``agents`` maps names to agents; ``assistant`` (else the first) is the default. Given as a
+    function of a store (``AgentsOnStore``), it is called with the app's redacting store and
+    the app closes the agents (and their memory) it returns; agents given as a mapping keep the
+    store they were built on, which the app does not redact.
     ``sse_ping_seconds`` is the idle time before a ``: ping`` keep-alive; ``sse_follow=False``
     ends each event stream once it has sent what is stored (tests, one-shot exports);
     ``titles`` turns thread titles on; ``instance`` is this process's instance id, the owner of
@@ -137,7 +143,7 @@ class _Given:
     """What the caller of ``create_app`` passed in (None: the app opens its own)."""
 
     store: Store | None
-    agents: Mapping[str, Agent] | None
+    agents: Mapping[str, Agent] | AgentsOnStore | None
     bus: EventBus | None
     model_for: ModelFor
 
@@ -152,8 +158,8 @@ async def _assemble(
 ) -> Parts:
     """Open what was not given (each closed by ``stack``), sweep, and warm the model layer.
 
-    Everything the app builds writes through one ``RedactingStore`` (agents given keep theirs)
-    and reports to ``state``'s metrics and tracing.
+    Everything the app builds writes through one ``RedactingStore`` (agents given as a mapping
+    keep theirs) and reports to ``state``'s metrics and tracing.
     """
     redactor, metrics = state.redactor, state.metrics
     opened, bus = given.store, given.bus
@@ -168,7 +174,7 @@ async def _assemble(
     stack.push_async_callback(events.close)
     directory = _agents(stack, settings, store, given, metrics)
     if isinstance(directory, CatalogAgents):  # hot reloads included
-        redactor.follow(lambda: directory.catalog, catalog_secrets)
+        directory.teach_secrets(redactor)
     runs = RunManager(
         store,
         events,
@@ -196,8 +202,13 @@ def _agents(
 ) -> AgentDirectory:
     """The agents given, else the catalog's (every one compiled now), else ``assistant``."""
     if given.agents is not None:
-        default = DEFAULT_AGENT if DEFAULT_AGENT in given.agents else next(iter(given.agents))
-        return FixedAgents(given.agents, default)
+        agents = given.agents
+        if not isinstance(agents, Mapping):
+            agents = agents(store)
+            for agent in agents.values():
+                _close_with(stack, agent)
+        default = DEFAULT_AGENT if DEFAULT_AGENT in agents else next(iter(agents))
+        return FixedAgents(agents, default)
     # One set of shared clients for every tool the catalog builds, closed after its agents.
     egress = EgressPolicy(EgressAllowList.parse(settings.egress_allow))
     deps = ToolDependencies(store=store, egress=egress)
@@ -208,7 +219,13 @@ def _agents(
         catalog.compile_all()
         return catalog
     assistant = default_agent(store, settings)
-    if isinstance(assistant.memory, Memory):  # stops its background observation, after runs
-        stack.push_async_callback(assistant.memory.aclose)
-    stack.push_async_callback(assistant.aclose)
+    _close_with(stack, assistant)
     return FixedAgents({assistant.name: assistant}, DEFAULT_AGENT)
+
+
+def _close_with(stack: AsyncExitStack, agent: Agent) -> None:
+    """Close ``agent`` when the app stops, after the runs, and its memory after it (which stops
+    its background observation)."""
+    if isinstance(agent.memory, Memory):
+        stack.push_async_callback(agent.memory.aclose)
+    stack.push_async_callback(agent.aclose)

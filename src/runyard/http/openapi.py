@@ -7,6 +7,8 @@
   401 needs the ``bearer`` scheme; otherwise only the admin routes do, while
   ``RUNYARD_ADMIN_TOKEN`` is set; the identity headers are parameters only with ``proxy`` (the
   other modes refuse them).
+- Every route may answer ``500 internal_error`` (a bug: an exception nobody mapped); it is
+  described once, here, for all of them.
 - An event stream is ``text/event-stream``, its schema describing one event (as OpenAPI 3.2's
   ``itemSchema`` does, and as tools read ``schema`` for event streams under 3.1).
 
@@ -85,6 +87,13 @@ _BEARER = {
     "description": "an API key (`ryk_…`, `runyard keys create`) with RUNYARD_AUTH=keys; on the "
     "admin routes in the other modes, RUNYARD_ADMIN_TOKEN (docs/security.md)",
 }
+_INTERNAL_ERROR: dict[str, Any] = {
+    "description": "a bug: an exception nobody mapped. The body is always "
+    '`{"error": {"code": "internal_error", "message": "internal server error"}}`; what went '
+    "wrong is only in the server's (redacted) log",
+    "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}},
+}
+"""The ``500`` every route may answer (``runyard.http.errors``)."""
 _IDENTITY_HEADERS = (TENANT_HEADER, USER_HEADER)
 _FASTAPI_422 = "#/components/schemas/HTTPValidationError"
 _FASTAPI_SCHEMAS = ("HTTPValidationError", "ValidationError")
@@ -162,6 +171,7 @@ def _document(app: FastAPI) -> dict[str, Any]:
                 _metrics_token(operation, settings)
             else:
                 _authenticate(operation, settings, admin=route.startswith("/v1/admin/"))
+            operation["responses"].setdefault("500", _INTERNAL_ERROR)
     document["components"]["securitySchemes"] = {"bearer": _BEARER}
     schemas = document["components"]["schemas"]
     for name in _FASTAPI_SCHEMAS:

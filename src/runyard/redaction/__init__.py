@@ -6,6 +6,7 @@ telemetry spans (``RedactingTelemetry``) all pass the same ``SecretRedactor``
 telemetry hook.
 """
 
+from runyard.redaction.hold_back import HoldBack, Replacement, substitute
 from runyard.redaction.known_secrets import (
     SECRET_ENV_NAME,
     known_secrets,
@@ -17,22 +18,27 @@ from runyard.redaction.redactor import (
     BUILTIN_SECRET_PATTERNS,
     MIN_SECRET_LENGTH,
     REDACTED,
+    SHAPE_HOLD_CHARS,
     SecretRedactor,
 )
 from runyard.redaction.telemetry import RedactedError, RedactingTelemetry
 
 __all__ = [
     "BUILTIN_SECRET_PATTERNS",
+    "HoldBack",
     "LOGGERS_WITH_HANDLERS",
     "MIN_SECRET_LENGTH",
     "REDACTED",
     "SECRET_ENV_NAME",
+    "SHAPE_HOLD_CHARS",
     "RedactedError",
     "RedactingLogFilter",
     "RedactingTelemetry",
+    "Replacement",
     "SecretRedactor",
     "known_secrets",
     "redacted_logs",
     "server_redactor",
+    "substitute",
     "url_secrets",
 ]

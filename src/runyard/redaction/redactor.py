@@ -11,10 +11,18 @@ redacted text redacts to itself.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, TypeVar
 
-__all__ = ["BUILTIN_SECRET_PATTERNS", "MIN_SECRET_LENGTH", "REDACTED", "SecretRedactor"]
+from runyard.redaction.hold_back import HoldBack, Replacement
+
+__all__ = [
+    "BUILTIN_SECRET_PATTERNS",
+    "MIN_SECRET_LENGTH",
+    "REDACTED",
+    "SHAPE_HOLD_CHARS",
+    "SecretRedactor",
+]
 
 REDACTED = "[REDACTED]"
 
@@ -29,7 +37,7 @@ BUILTIN_SECRET_PATTERNS: dict[str, str] = {
         r"(?!(?:bearer|basic|token)\b)(?P<secret>[^\s\"',;\[][^\s\"',;]*)"
     ),
     "bearer": r"(?i)\bbearer\s+(?P<secret>[A-Za-z0-9._~+/=-]{8,})",
-    "url_userinfo": r"[A-Za-z][A-Za-z0-9+.-]*://(?P<secret>[^\s/?#@\"'<>]+)@",
+    "url_userinfo": r"(?<=[A-Za-z0-9+.-])://(?P<secret>[^\s/?#@\"'<>]+)@",
     "provider_key": r"\b(?:sk|rk|pk)-[A-Za-z0-9_-]{20,}",
     "google_api_key": r"\bAIza[0-9A-Za-z_-]{35}",
     "groq_key": r"\bgsk_[A-Za-z0-9]{20,}",
@@ -40,6 +48,23 @@ BUILTIN_SECRET_PATTERNS: dict[str, str] = {
 }
 """The credential shapes always redacted, whatever the process knows (docs/security.md)."""
 
+_SHAPE_TRIGGERS = (
+    *("ryk_", "authorization", "bearer", "://", "sk-", "rk-", "pk-", "aiza", "gsk_", "xai-"),
+    *("hf_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "akia", "asia"),
+)
+"""Every match of a built-in shape holds one of these (in lower case). Most text holds none,
+and looking for them (C string search) costs a fraction of running the shapes' scan."""
+
+SHAPE_HOLD_CHARS = 64
+"""How much of a stream ``hold_back`` keeps unsent for the shapes: more than the built-in key
+forms need before they match (a runyard key, 59 characters, is the longest)."""
+
+_SHORT = 40
+_SHORT_KEPT = 4096
+"""``redact`` remembers up to this many strings of at most ``_SHORT`` characters."""
+_SECRET_GROUP = re.compile(r"secret\d*")
+_GLOBAL_FLAGS = re.compile(r"\(\?([aiLmsux]+)\)")
+
 _T = TypeVar("_T")
 
 
@@ -49,8 +74,7 @@ class SecretRedactor:
     ``secrets`` are exact values (shorter than ``MIN_SECRET_LENGTH`` ignored); ``patterns`` are
     regular expressions added to ``BUILTIN_SECRET_PATTERNS`` (``builtin=False`` drops those).
     A pattern that does not compile raises ``re.error``. More values can be learnt later
-    (``learn``), or followed (``follow``): the credentials of the tools a catalog defines, which
-    a hot reload may change.
+    (``learn``): the credentials of the tools a catalog defines, which a hot reload may change.
     """
 
     def __init__(
@@ -60,27 +84,19 @@ class SecretRedactor:
         *,
         builtin: bool = True,
     ) -> None:
-        shapes = [*(BUILTIN_SECRET_PATTERNS.values() if builtin else ()), *patterns]
-        self._shapes = [re.compile(p) for p in shapes]
+        # The built-in shapes are one alternation (one scan of the text, not one per shape);
+        # the operator's stay apart, their groups and flags are theirs.
+        self._builtin = _one_alternation(BUILTIN_SECRET_PATTERNS.values()) if builtin else None
+        self._shapes = [re.compile(p) for p in patterns]
         self._values: set[str] = set()
+        self._short: dict[str, str | None] = {}
+        """Short strings already redacted, and what they became (None: nothing); cleared by
+        ``learn``."""
         self._by_value: re.Pattern[str] | None = None
-        self._followed: list[_Followed] = []
+        self._value_begun: re.Pattern[str] | None = None
+        self.hold_chars = SHAPE_HOLD_CHARS
+        """What ``hold_back`` keeps unsent: the longest shape or known value."""
         self.learn(secrets)
-
-    def follow(
-        self, current: Callable[[], object], secrets_of: Callable[[Any], Iterable[str]]
-    ) -> None:
-        """Learn ``secrets_of(current())`` now, and again whenever ``current()`` returns another
-        object (checked by identity on each redaction: cheap). Values once learnt stay secret."""
-        self._followed.append(_Followed(current, secrets_of))
-        self._refresh()
-
-    def _refresh(self) -> None:
-        for followed in self._followed:
-            now = followed.current()
-            if now is not followed.seen:
-                followed.seen = now
-                self.learn(followed.secrets_of(now))
 
     def learn(self, secrets: Iterable[str]) -> None:
         """Redact these exact values too from now on."""
@@ -88,17 +104,32 @@ class SecretRedactor:
         if fresh <= self._values:
             return
         self._values |= fresh
+        self._short.clear()
         # Longest first, so a secret that contains another is blanked whole.
         ordered = sorted(self._values, key=len, reverse=True)
         self._by_value = re.compile("|".join(re.escape(v) for v in ordered))
+        self._value_begun = re.compile("|".join(_prefix_at_end(v) for v in ordered))
+        self.hold_chars = max(SHAPE_HOLD_CHARS, len(ordered[0]))
 
     def redact(self, text: str) -> str:
         """``text`` with every secret in it replaced; the same object when there was none."""
-        self._refresh()
+        if len(text) > _SHORT:
+            return self._redact(text)
+        # Most strings of an event are its field names and ids, the same on every event.
+        if text in self._short:
+            done = self._short[text]
+        else:
+            if len(self._short) >= _SHORT_KEPT:
+                self._short.clear()
+            redacted = self._redact(text)
+            done = self._short[text] = None if redacted is text else redacted
+        return text if done is None else done
+
+    def _redact(self, text: str) -> str:
         out = text
         if self._by_value is not None:
             out = self._by_value.sub(REDACTED, out)
-        for shape in self._shapes:
+        for shape in self._shapes_in(out):
             out = shape.sub(_replacement, out)
         return text if out == text else out
 
@@ -107,25 +138,88 @@ class SecretRedactor:
         redacted, keys included; the same object when nothing changed."""
         return _redact_value(self, value)  # type: ignore[no-any-return]
 
+    def replacements(self, text: str) -> list[Replacement]:
+        """Where ``redact`` blanks ``text``, as non-overlapping ``(start, end, "[REDACTED]")``:
+        leftmost first, the longest on a tie (a pattern's ``secret`` group only)."""
+        found: list[Replacement] = []
+        if self._by_value is not None:
+            found += [(m.start(), m.end(), REDACTED) for m in self._by_value.finditer(text)]
+        for shape in self._shapes_in(text):
+            found += [_secret_span(m) for m in shape.finditer(text)]
+        found.sort(key=lambda r: (r[0], -r[1]))
+        kept: list[Replacement] = []
+        for replacement in found:
+            if not kept or replacement[0] >= kept[-1][1]:
+                kept.append(replacement)
+        return kept
 
-class _Followed:
-    """A source of secret values and the object it last gave."""
+    def _shapes_in(self, text: str) -> list[re.Pattern[str]]:
+        """The shapes worth running over ``text``: the built-ins only when a trigger is in it."""
+        if self._builtin is None:
+            return self._shapes
+        lower = text.lower()
+        if any(trigger in lower for trigger in _SHAPE_TRIGGERS):
+            return [self._builtin, *self._shapes]
+        return self._shapes
 
-    def __init__(
-        self, current: Callable[[], object], secrets_of: Callable[[Any], Iterable[str]]
-    ) -> None:
-        self.current = current
-        self.secrets_of = secrets_of
-        self.seen: object = _NOTHING
+    def hold_back(self) -> HoldBack:
+        """A filter for one stream of text deltas that redacts a secret split across deltas
+        (``runyard.redaction.hold_back``). It holds back at most ``hold_chars`` characters: with
+        only the built-in shapes (none of which has white space in what it blanks), the last
+        word and whatever could be the beginning of a known value; with operator patterns,
+        whose matches may span words, all ``hold_chars``."""
+        return HoldBack(self.replacements, self.hold_chars, None if self._shapes else self.pending)
+
+    def pending(self, text: str) -> int:
+        """Where in ``text`` a secret that is not complete yet may begin: at the last word, or
+        earlier where the end of ``text`` is the beginning of a known value."""
+        begins = len(text)
+        if text and not text[-1].isspace():
+            begins -= len(text.rsplit(maxsplit=1)[-1])
+        if self._value_begun is not None and (value := self._value_begun.search(text)):
+            begins = min(begins, value.start())
+        return begins
 
 
-_NOTHING = object()
+def _prefix_at_end(value: str) -> str:
+    """A pattern of any beginning of ``value`` that ends the text: ``a(?:b(?:c)?)?\\Z``."""
+    nested = ""
+    for char in reversed(value[1:]):
+        nested = f"(?:{re.escape(char)}{nested})?"
+    return f"{re.escape(value[0])}{nested}\\Z"
+
+
+def _one_alternation(patterns: Iterable[str]) -> re.Pattern[str]:
+    """The patterns as one regular expression: a leading ``(?i)`` scoped to its pattern, each
+    ``secret`` group numbered (``secret0``, ``secret1``, …) so the names stay unique."""
+    parts: list[str] = []
+    for index, pattern in enumerate(patterns):
+        flags = _GLOBAL_FLAGS.match(pattern)
+        body = pattern[flags.end() :] if flags else pattern
+        body = body.replace("(?P<secret>", f"(?P<secret{index}>")
+        parts.append(f"(?{flags.group(1) if flags else ''}:{body})")
+    return re.compile("|".join(parts))
+
+
+def _secret_group(match: re.Match[str]) -> str | None:
+    """The name of the ``secret`` group that took part in ``match``, if any."""
+    for name in match.re.groupindex:
+        if _SECRET_GROUP.fullmatch(name) and match.group(name) is not None:
+            return name
+    return None
+
+
+def _secret_span(match: re.Match[str]) -> Replacement:
+    group = _secret_group(match)
+    start, end = match.span(group) if group else match.span()
+    return start, end, REDACTED
 
 
 def _replacement(match: re.Match[str]) -> str:
-    if "secret" not in match.re.groupindex or match.group("secret") is None:
+    group = _secret_group(match)
+    if group is None:
         return REDACTED
-    start, end = match.span("secret")
+    start, end = match.span(group)
     whole = match.group(0)
     offset = match.start()
     return whole[: start - offset] + REDACTED + whole[end - offset :]

@@ -29,6 +29,7 @@ from runyard.errors import ConfigurationError
 from runyard.memory import Memory
 from runyard.models import resolve_model
 from runyard.observability import Metrics
+from runyard.redaction import SecretRedactor
 from runyard.registry import (
     AgentSpec,
     Catalog,
@@ -50,6 +51,7 @@ from runyard.runtime import CheckpointStore, Middleware
 from runyard.service.agent_choice import AgentChoice, AgentRequest, ServedAgent
 from runyard.service.catalog_memory import catalog_memory
 from runyard.service.catalog_middleware import agent_middleware
+from runyard.service.catalog_secrets import catalog_secrets
 from runyard.service.catalog_state import CatalogState
 from runyard.service.catalog_tools import CatalogTools, ToolBuildError
 from runyard.service.catalog_versions import database_source, stored_entry, stored_version
@@ -159,6 +161,7 @@ class CatalogAgents:
         # One checkpoint store for every version: a run known only by id (the crash sweep's)
         # is then looked up once, not once per compiled agent.
         self._checkpoints = StoreCheckpointStore(store, ttl_seconds=settings.checkpoint_ttl_seconds)
+        self._redactor: SecretRedactor | None = None
 
     @property
     def state(self) -> CatalogState:
@@ -172,6 +175,12 @@ class CatalogAgents:
     @property
     def load(self) -> CatalogLoad:
         return self._state.files
+
+    def teach_secrets(self, redactor: SecretRedactor) -> None:
+        """Make ``redactor`` know the credentials of the catalog's tools (``catalog_secrets``)
+        now and whenever the catalog served changes, before anything runs on the new one."""
+        self._redactor = redactor
+        redactor.learn(catalog_secrets(self.catalog))
 
     def compile_all(self) -> None:
         """Compile every agent now, for every tenant with ``kind: tool`` specs of its own too,
@@ -321,6 +330,8 @@ class CatalogAgents:
             self._state = replace(after, generation=before.generation)
             return None
         self._state = after
+        if self._redactor is not None:
+            self._redactor.learn(catalog_secrets(after.catalog))
         return after
 
     async def _read_activations(self) -> None:

@@ -2,23 +2,30 @@
 
 The server wraps its one store in it, so the messages memory saves (a tool result that echoed a
 key, an answer quoting it), the checkpoints of suspended runs, confirmation payloads, working
-memory, plans, thread titles and metadata, and a failed run's reason are redacted on their way into the database, by one ``SecretRedactor``.
+memory, plans, observations, the text stored beside embeddings, thread titles and metadata,
+and a failed run's reason are redacted on their way into the database, by one
+``SecretRedactor``.
 Events are redacted earlier, by their writer, since they reach clients before any store read.
-Everything else (reads, runs, leases, keys, catalog versions) passes through unchanged.
+Everything else (reads, runs, leases, keys, catalog versions) passes through unchanged
+(``ForwardingStore``), so the type checker sees a whole ``Store``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
 from runyard.redaction import SecretRedactor
+from runyard.service.forwarding_store import ForwardingStore
 from runyard.storage import (
     Confirmation,
+    EmbeddingEntry,
     MemoryScope,
     Message,
+    Observation,
     Plan,
     RunRecord,
     RunStatus,
@@ -39,15 +46,12 @@ def redacted_model(redactor: SecretRedactor, model: _M) -> _M:
     return model if redacted is data else type(model).model_validate(redacted)
 
 
-class RedactingStore:
+class RedactingStore(ForwardingStore):
     """``inner`` with its free-text writes passed through ``redactor`` first."""
 
     def __init__(self, inner: Store, redactor: SecretRedactor) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.redactor = redactor
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)
 
     async def save_thread(
         self,
@@ -127,6 +131,77 @@ class RedactingStore:
             scope=scope,
             thread_id=thread_id,
         )
+
+    async def append_observations(
+        self,
+        thread_id: str,
+        observations: Sequence[Observation],
+        /,
+        *,
+        tenant_id: str,
+        resource_id: str,
+    ) -> None:
+        await self.inner.append_observations(
+            thread_id,
+            self._observations(observations),
+            tenant_id=tenant_id,
+            resource_id=resource_id,
+        )
+
+    async def replace_observations(
+        self,
+        thread_id: str,
+        observations: Sequence[Observation],
+        /,
+        *,
+        tenant_id: str,
+        resource_id: str,
+    ) -> None:
+        await self.inner.replace_observations(
+            thread_id,
+            self._observations(observations),
+            tenant_id=tenant_id,
+            resource_id=resource_id,
+        )
+
+    async def condense_observations(
+        self,
+        thread_id: str,
+        observations: Sequence[Observation],
+        /,
+        *,
+        replaces: Sequence[str],
+        tenant_id: str,
+        resource_id: str,
+    ) -> bool:
+        return await self.inner.condense_observations(
+            thread_id,
+            self._observations(observations),
+            replaces=replaces,
+            tenant_id=tenant_id,
+            resource_id=resource_id,
+        )
+
+    async def save_embeddings(
+        self,
+        thread_id: str,
+        entries: Sequence[EmbeddingEntry],
+        /,
+        *,
+        tenant_id: str,
+        resource_id: str,
+    ) -> None:
+        clean = [replace(e, text=self.redactor.redact(e.text)) for e in entries]
+        await self.inner.save_embeddings(
+            thread_id, clean, tenant_id=tenant_id, resource_id=resource_id
+        )
+
+    def _observations(self, observations: Sequence[Observation]) -> list[Observation]:
+        redact = self.redactor
+        return [
+            replace(o, text=redact.redact(o.text), metadata=redact.redact_data(o.metadata))
+            for o in observations
+        ]
 
     async def save_plan(
         self, thread_id: str, data: dict[str, Any], *, tenant_id: str, resource_id: str

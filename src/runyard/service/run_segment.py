@@ -33,6 +33,7 @@ from runyard.protocol import (
 )
 from runyard.runtime import (
     FinishChunk,
+    MessageChunk,
     PendingSuspend,
     RunStatus,
     StreamChunk,
@@ -161,6 +162,8 @@ class RunSegment:
             self.finish = chunk
         for event in self.mapper.map(chunk):
             writer.emit(event)
+        if isinstance(chunk, MessageChunk | FinishChunk):  # a model call ended, or the stream
+            writer.end_of_stream(self.run.run_id, ORCHESTRATOR_ID)
 
     def _ending(self) -> RunEnding | None:
         """The run's ending, from the runtime's verdict on the finish chunk; None: suspended."""

@@ -63,6 +63,9 @@ async def catalog(caller: CallerDep, request: Request, app: PartsDep) -> dict[st
     state = served.state
     serving = {entry.version for entry in state.catalog.agents.values()}
     visible = (None, owner.tenant_id)
+    shown = (
+        state.rejected if _sees_rejected_files(caller, request.app.state.runyard.settings) else ()
+    )
     return {
         "directory": served.source,
         "revision": state.catalog.revision,
@@ -76,8 +79,7 @@ async def catalog(caller: CallerDep, request: Request, app: PartsDep) -> dict[st
                 "errors": [_error(e) for e in rejected.errors],
                 "lastGood": rejected.last_good,
             }
-            for rejected in state.rejected
-            if _sees_rejected_files(caller, request.app.state.runyard.settings)
+            for rejected in shown
         ],
         "loaded": [
             {

@@ -25,6 +25,7 @@ from typing import Any
 from runyard.errors import ConfigurationError
 from runyard.messages import AgentMessage, ReasoningPart, TextPart, ToolResultPart
 from runyard.models import ModelTurn
+from runyard.redaction import HoldBack, Replacement, substitute
 from runyard.runtime.middleware.base import DeltaChannel, DeltaFilter, Middleware, ModelRequest
 
 __all__ = ["BUILTIN_PII_PATTERNS", "PiiRedaction", "Redactor"]
@@ -65,19 +66,11 @@ class Redactor:
         return spans
 
     def redact(self, text: str) -> str:
-        return self.substitute(text, self.spans(text), 0, len(text))
+        return substitute(text, self.replacements(text), 0, len(text))
 
-    def substitute(self, text: str, spans: Iterable[tuple[int, int, str]], lo: int, hi: int) -> str:
-        """``text[lo:hi]`` with every span that starts inside it replaced by its label."""
-        out: list[str] = []
-        at = lo
-        for start, end, kind in spans:
-            if start < lo or start >= hi:
-                continue
-            out += [text[at:start], f"[{kind.upper()}]"]
-            at = end
-        out.append(text[at:hi])
-        return "".join(out)
+    def replacements(self, text: str) -> list[Replacement]:
+        """``spans`` with the label each is replaced by."""
+        return [(start, end, f"[{kind.upper()}]") for start, end, kind in self.spans(text)]
 
     def redact_value(self, value: Any) -> Any:
         """Every string inside a JSON-like value redacted (tool results)."""
@@ -88,37 +81,6 @@ class Redactor:
         if isinstance(value, dict):
             return {key: self.redact_value(item) for key, item in value.items()}
         return value
-
-
-class _StreamRedaction:
-    """A ``DeltaFilter``: sends text only once no match can still grow across its end."""
-
-    def __init__(self, redactor: Redactor, hold_chars: int) -> None:
-        self._redactor = redactor
-        self._hold = hold_chars
-        self._text = ""
-        self._sent = 0
-        """How much of ``_text`` (raw) has been sent on, redacted."""
-
-    def push(self, delta: str) -> str:
-        self._text += delta
-        return self._send_until(len(self._text) - self._hold)
-
-    def flush(self) -> str:
-        return self._send_until(len(self._text))
-
-    def _send_until(self, cut: int) -> str:
-        # The scan starts a little before what was sent, for the context of \b and look-behinds.
-        base = max(self._sent - self._hold, 0)
-        spans = [(s + base, e + base, k) for s, e, k in self._redactor.spans(self._text[base:])]
-        for start, end, _ in spans:
-            if start < cut < end:
-                cut = start  # never send part of a match
-        if cut <= self._sent:
-            return ""
-        sent = self._redactor.substitute(self._text, spans, self._sent, cut)
-        self._sent = cut
-        return sent
 
 
 class PiiRedaction(Middleware):
@@ -156,7 +118,7 @@ class PiiRedaction(Middleware):
         return replace(turn, message=self._message(turn.message))
 
     def delta_filter(self, channel: DeltaChannel) -> DeltaFilter:
-        return _StreamRedaction(self.redactor, self.hold_chars)
+        return HoldBack(self.redactor.replacements, self.hold_chars)
 
     def _message(self, message: AgentMessage) -> AgentMessage:
         parts = [self._part(part) for part in message.parts]

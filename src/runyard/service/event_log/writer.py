@@ -30,6 +30,7 @@ from runyard.protocol import WireEvent, event_to_dict, event_to_json
 from runyard.redaction import SecretRedactor
 from runyard.service.bus import EventBus
 from runyard.service.event_log.channel import LiveEvent, ThreadChannel
+from runyard.service.event_log.held_deltas import HeldDeltas
 from runyard.storage import EventIdConflict, EventLogStore, StoredEvent
 
 __all__ = ["EventLogWriteError", "EventWriter"]
@@ -64,6 +65,7 @@ class EventWriter:
         self._lag = (metrics or Metrics()).event_log_write_lag
         self._oldest = 0.0
         """When the oldest event of the queue was emitted (``time.perf_counter``)."""
+        self._deltas = HeldDeltas(redactor)
         self._channel = channel
         self._store = store
         self._bus = bus
@@ -89,15 +91,26 @@ class EventWriter:
         return self._last_id
 
     def emit(self, event: WireEvent) -> int:
-        """Queue ``event`` for the thread's log and return its id; readers see it once stored."""
+        """Queue ``event`` for the thread's log and return the newest id; readers see it once
+        stored. A text or reasoning delta may be held back in part or whole (``HeldDeltas``)."""
         if self._failure is not None:
             raise self._failure
-        self._last_id += 1
-        if not self._queue:
-            self._oldest = time.perf_counter()
-        self._queue.append((self._last_id, event))
-        self._ready.set()
+        self._queue_all(self._deltas.take(event))
         return self._last_id
+
+    def end_of_stream(self, run_id: str, agent_id: str) -> None:
+        """The agent's model call (or its whole stream) ended: queue the text its deltas still
+        hold, which may be followed by nothing of the agent's own for a while (the run waits
+        for its background tasks)."""
+        self._queue_all(self._deltas.release(lambda held: held == (run_id, agent_id)))
+
+    def _queue_all(self, events: list[WireEvent]) -> None:
+        if events and not self._queue:
+            self._oldest = time.perf_counter()
+        for event in events:
+            self._last_id += 1
+            self._queue.append((self._last_id, event))
+        self._ready.set()
 
     async def flush(self) -> None:
         """Return once every event emitted so far is stored and visible; raise if that failed."""
@@ -108,7 +121,9 @@ class EventWriter:
             raise self._failure
 
     async def close(self) -> None:
-        """Persist what is queued, then stop the background task."""
+        """Persist what is queued and what deltas are held, then stop the background task."""
+        if self._failure is None:
+            self._queue_all(self._deltas.release())
         self._closing = True
         self._ready.set()
         await asyncio.shield(self._task)

@@ -1,0 +1,66 @@
+"""What memory's observer and semantic recall store passes the redactor too: observations (text
+and metadata) and the text kept beside an embedding hold no secret in the database."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from runyard.redaction import REDACTED, SecretRedactor
+from runyard.service import RedactingStore
+from runyard.storage import EmbeddingEntry, Observation, Store, open_store
+
+SECRET = "canary-Zq8uXw3Lp0TtRv"
+OWNER = {"tenant_id": "acme", "resource_id": "alice"}
+
+
+def observation(n: int) -> Observation:
+    return Observation(
+        id=f"obs_{n}",
+        thread_id="t1",
+        text=f"the user pasted {SECRET} ({n})",
+        created_at=n,
+        metadata={"quote": f"key={SECRET}"},
+    )
+
+
+async def test_observations_and_embedding_texts_are_stored_redacted(tmp_path: Path) -> None:
+    path = tmp_path / "runyard.db"
+    inner = await open_store(f"sqlite:///{path}")
+    store = RedactingStore(inner, SecretRedactor([SECRET]))
+    try:
+        await store.save_thread("t1", **OWNER)
+        await store.append_observations("t1", [observation(1)], **OWNER)
+        await store.replace_observations("t1", [observation(2)], **OWNER)
+        condensed = await store.condense_observations(
+            "t1", [observation(3)], replaces=["obs_2"], **OWNER
+        )
+        entry = EmbeddingEntry("msg_1", [0.1, 0.2, 0.3], f"answer with {SECRET}", "hash")
+        await store.save_embeddings("t1", [entry], **OWNER)
+        stored = await store.list_observations("t1", **OWNER)
+    finally:
+        await inner.close()
+
+    assert condensed
+    assert [o.text for o in stored] == [f"the user pasted {REDACTED} (3)"]
+    assert stored[0].metadata == {"quote": f"key={REDACTED}"}
+    with sqlite3.connect(path) as db:
+        tables = [row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+        rows = [repr(db.execute(f'SELECT * FROM "{t}"').fetchall()) for t in tables]
+    assert "answer with [REDACTED]" in "".join(rows)
+    assert SECRET not in "".join(rows)
+
+
+async def test_every_other_call_reaches_the_inner_store_unchanged(tmp_path: Path) -> None:
+    inner = await open_store(f"sqlite:///{tmp_path / 'runyard.db'}")
+    store = RedactingStore(inner, SecretRedactor([SECRET]))
+    try:
+        await store.save_thread("t1", **OWNER)
+        threads = await store.list_threads(**OWNER)
+        backend = store.backend
+    finally:
+        await store.close()
+
+    assert isinstance(store, Store)
+    assert [t.id for t in threads] == ["t1"]
+    assert backend == "sqlite"
