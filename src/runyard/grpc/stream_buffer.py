@@ -1,0 +1,98 @@
+"""Back-pressure of a ``Stream``: a bounded buffer between the thread's log and the client.
+
+A pump reads the run's events into a queue of ``capacity`` events; the call writes them one by
+one, each write awaiting the client (gRPC flow control). A slow client fills the queue, and the
+pump stops reading until there is room: memory per stream stays bounded, and the run is not
+held back (it writes to the durable log, not to the stream). Nothing is dropped: a client that
+takes no event for ``stall_seconds`` while events wait gets ``RESOURCE_EXHAUSTED`` naming the
+last event it was sent, to call ``Stream`` again with an empty message and ``after_event_id``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+import grpc
+
+from runyard.grpc.status import CallError
+from runyard.grpc.v1 import inference_pb2 as pb
+
+__all__ = ["BufferStats", "StreamLimits", "write_buffered"]
+
+
+@dataclass(frozen=True, slots=True)
+class StreamLimits:
+    capacity: int = 256
+    """Events a stream holds for its client at most."""
+    stall_seconds: float = 30.0
+    """How long one write may wait for the client before the stream gives up."""
+
+
+@dataclass
+class BufferStats:
+    """What the buffers of a server held (tests and benchmarks read it)."""
+
+    high_water: int = 0
+    """The most events any one stream's buffer held at once."""
+    events_written: int = 0
+
+
+_END = object()
+
+
+async def write_buffered(
+    context: grpc.aio.ServicerContext,
+    events: AsyncIterator[pb.StreamEvent],
+    limits: StreamLimits,
+    stats: BufferStats,
+) -> None:
+    """Write ``events`` to the call through a buffer of ``limits.capacity`` events."""
+    queue: asyncio.Queue[object] = asyncio.Queue(limits.capacity)
+
+    async def pump() -> None:
+        try:
+            async for event in events:
+                await queue.put(event)
+                stats.high_water = max(stats.high_water, queue.qsize())
+            await queue.put(_END)
+        except Exception as exc:
+            await queue.put(exc)
+
+    pumping = asyncio.create_task(pump(), name="runyard-grpc-stream-pump")
+    try:
+        await _drain(context, queue, limits, stats)
+    finally:
+        pumping.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await pumping
+        with contextlib.suppress(Exception):
+            await events.aclose()  # type: ignore[attr-defined]
+
+
+async def _drain(
+    context: grpc.aio.ServicerContext,
+    queue: asyncio.Queue[object],
+    limits: StreamLimits,
+    stats: BufferStats,
+) -> None:
+    sent = 0
+    while (item := await queue.get()) is not _END:
+        if isinstance(item, Exception):
+            raise item
+        assert isinstance(item, pb.StreamEvent)
+        try:
+            async with asyncio.timeout(limits.stall_seconds):
+                await context.write(item)
+        except TimeoutError:
+            raise CallError(
+                "RESOURCE_EXHAUSTED",
+                "slow_consumer",
+                f"the client took no event for {limits.stall_seconds:g} s while "
+                f"{queue.qsize() + 1} waited; nothing was dropped: call Stream again with an "
+                f"empty message and after_event_id={sent} to go on from the thread's event log",
+            ) from None
+        sent = item.meta.event_id
+        stats.events_written += 1
