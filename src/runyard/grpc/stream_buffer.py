@@ -4,8 +4,11 @@ A pump reads the run's events into a queue of ``capacity`` events; the call writ
 one, each write awaiting the client (gRPC flow control). A slow client fills the queue, and the
 pump stops reading until there is room: memory per stream stays bounded, and the run is not
 held back (it writes to the durable log, not to the stream). Nothing is dropped: a client that
-takes no event for ``stall_seconds`` while events wait gets ``RESOURCE_EXHAUSTED`` naming the
-last event it was sent, to call ``Stream`` again with an empty message and ``after_event_id``.
+took longer than ``stall_seconds`` to take one event is too slow for a live stream, and once
+that write went through it gets ``RESOURCE_EXHAUSTED`` naming the last event it was sent, to
+call ``Stream`` again with an empty message and ``after_event_id`` (the log has the rest).
+The error cannot overtake the events already sent — gRPC delivers the status after them — so
+it is raised after the slow write, not during it.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ class StreamLimits:
     capacity: int = 256
     """Events a stream holds for its client at most."""
     stall_seconds: float = 30.0
-    """How long one write may wait for the client before the stream gives up."""
+    """How long one write may wait for the client before the stream gives up (after it)."""
 
 
 @dataclass
@@ -78,21 +81,20 @@ async def _drain(
     limits: StreamLimits,
     stats: BufferStats,
 ) -> None:
-    sent = 0
+    clock = asyncio.get_running_loop().time
     while (item := await queue.get()) is not _END:
         if isinstance(item, Exception):
             raise item
         assert isinstance(item, pb.StreamEvent)
-        try:
-            async with asyncio.timeout(limits.stall_seconds):
-                await context.write(item)
-        except TimeoutError:
+        began = clock()
+        await context.write(item)
+        stats.events_written += 1
+        if clock() - began > limits.stall_seconds and queue.qsize():
             raise CallError(
                 "RESOURCE_EXHAUSTED",
                 "slow_consumer",
-                f"the client took no event for {limits.stall_seconds:g} s while "
-                f"{queue.qsize() + 1} waited; nothing was dropped: call Stream again with an "
-                f"empty message and after_event_id={sent} to go on from the thread's event log",
-            ) from None
-        sent = item.meta.event_id
-        stats.events_written += 1
+                f"the client took more than {limits.stall_seconds:g} s to take one event while "
+                f"{queue.qsize()} waited; nothing was dropped: call Stream again with an empty "
+                f"message and after_event_id={item.meta.event_id} to go on from the thread's "
+                "event log",
+            )

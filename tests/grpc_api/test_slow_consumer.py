@@ -1,0 +1,102 @@
+"""Back-pressure: a slow client holds a bounded buffer, the run is not held back, nothing is
+dropped, and a client that stalls gets an error saying where to resume."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import grpc
+import pytest
+from grpc_harness import ALICE, grpc_served, read_rest
+from pydantic_ai.messages import ModelMessage
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+from runyard.agent import Agent
+from runyard.grpc import StreamLimits
+from runyard.grpc.v1 import inference_pb2 as pb
+from runyard.memory import Memory
+from runyard.storage import Store
+
+CHUNKS = 150
+CHUNK = "x" * 1200
+
+
+async def chatty(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str]:
+    for _ in range(CHUNKS):
+        yield CHUNK
+
+
+def agents(store: Store) -> list[Agent]:
+    return [Agent("assistant", FunctionModel(stream_function=chatty), memory=Memory(store))]
+
+
+@pytest.fixture
+def url(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'runyard.db'}"
+
+
+async def run_finished(served: object, key: str) -> None:
+    """Wait until the thread's log holds a run-finish."""
+    async with served.parts.events.reader(key) as reader:  # type: ignore[attr-defined]
+        while not any('"run-finish"' in e.json for e in await reader.next()):
+            pass
+
+
+def assert_complete(events: list[pb.StreamEvent]) -> None:
+    ids = [e.meta.event_id for e in events]
+    assert ids == list(range(1, len(ids) + 1)), "an event was dropped or repeated"
+    assert events[-1].status.state == pb.COMPLETED
+    assert "".join(e.token.text for e in events) == CHUNK * CHUNKS
+
+
+@pytest.mark.slow
+async def test_a_client_that_reads_nothing_until_the_run_ends_holds_only_the_buffer(
+    url: str,
+) -> None:
+    limits = StreamLimits(capacity=16, stall_seconds=60)
+    async with grpc_served(url, agents, limits=limits) as served:
+        call = served.inference.Stream(
+            pb.InvokeRequest(thread_id="t1", message="go"), metadata=ALICE
+        )
+        await run_finished(served, "acme/alice/t1")
+        held = served.server.state.stats.high_water
+        events = await read_rest(call)
+
+    # The run ended while its client read nothing: it was never held back, and the stream
+    # held at most its buffer (gRPC's own flow-control window holds the rest of what was sent).
+    assert held == limits.capacity
+    assert served.server.state.stats.high_water == limits.capacity
+    assert len(events) > CHUNKS
+    assert_complete(events)
+
+
+@pytest.mark.slow
+async def test_a_stalled_client_is_told_where_to_resume_and_loses_nothing(url: str) -> None:
+    limits = StreamLimits(capacity=8, stall_seconds=0.1)
+    async with grpc_served(url, agents, limits=limits) as served:
+        call = served.inference.Stream(
+            pb.InvokeRequest(thread_id="t1", message="go"), metadata=ALICE
+        )
+        await run_finished(served, "acme/alice/t1")
+        stats = served.server.state.stats
+        while stats.high_water < limits.capacity:  # the writer waits on the client
+            await asyncio.sleep(0.01)
+        # Longer than the stall limit, so the write under way took longer (not a race).
+        await asyncio.sleep(3 * limits.stall_seconds)
+        received: list[pb.StreamEvent] = []
+        with pytest.raises(grpc.aio.AioRpcError) as caught:
+            while (event := await call.read()) is not grpc.aio.EOF:
+                received.append(event)
+        resume_at = int(caught.value.details().rsplit("after_event_id=", 1)[1].split()[0])
+        rest = await read_rest(
+            served.inference.Stream(
+                pb.InvokeRequest(thread_id="t1", after_event_id=resume_at), metadata=ALICE
+            )
+        )
+
+    assert caught.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert "nothing was dropped" in caught.value.details()
+    assert received[-1].meta.event_id == resume_at
+    assert_complete([*received, *rest])
