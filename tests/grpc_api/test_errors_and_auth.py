@@ -34,7 +34,7 @@ def trailer(error: grpc.aio.AioRpcError, key: str) -> str | None:
 
 
 def test_the_identity_metadata_are_the_http_headers_in_lower_case() -> None:
-    assert (TENANT_METADATA, USER_METADATA) == (TENANT_HEADER.lower(), USER_HEADER.lower())
+    assert (TENANT_HEADER.lower(), USER_HEADER.lower()) == (TENANT_METADATA, USER_METADATA)
 
 
 async def test_bad_input_is_invalid_argument_naming_the_field(url: str) -> None:

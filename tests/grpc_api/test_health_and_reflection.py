@@ -6,11 +6,11 @@ import asyncio
 from pathlib import Path
 
 import grpc
+from grpc_harness import grpc_served
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
     ProtoReflectionDescriptorDatabase,
 )
-from grpc_harness import grpc_served
 
 from runyard.config import Settings
 from runyard.grpc import GrpcServer, GrpcState
