@@ -1,11 +1,14 @@
-"""``runyard serve``: the HTTP service on uvicorn (one worker, lifespan on), with a start-up report.
+"""``runyard serve``: the HTTP service on uvicorn (one worker, lifespan on), and the gRPC service
+(``runyard.grpc``, unless ``--grpc-port 0``) on the same event loop, serving the same parts, with
+a start-up report.
 
 The listening socket is bound before the app's lifespan opens anything, so a second server whose
 port is taken stops with one line and touches no database. The report is printed once the
 lifespan has opened the store and built the agents, so it states what is really serving —
 including, plainly, when that is the offline demo model. SIGTERM and Ctrl-C drain the app
 (``AppState.drain``: 503 for new requests, runs ended, every event stream told the server is
-going away) before uvicorn waits for open connections, which an event stream would hold forever.
+going away) before uvicorn waits for open connections, which an event stream would hold forever;
+gRPC drains first (health ``NOT_SERVING``, every stream ended saying where to resume).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from rich.console import Console
 from runyard.cli.display import is_loopback
 from runyard.cli.serve_report import AgentSummary, ServeReport, print_report
 from runyard.config import Settings
+from runyard.grpc import GrpcServer, GrpcState
 from runyard.http import create_app
 from runyard.http.state import AppState
 
@@ -52,10 +56,17 @@ class _Server(uvicorn.Server):
         self._app = app
         self._settings = settings
         self._console = console
+        self._grpc: GrpcServer | None = None
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
         await super().startup(sockets)
         if self.should_exit:
+            return
+        try:
+            grpc_address = await self._start_grpc()
+        except OSError as exc:
+            Console(stderr=True).print(f"runyard: {exc}", style="red", highlight=False)
+            self.should_exit = True
             return
         port = self.servers[0].sockets[0].getsockname()[1] if self.servers else self._settings.port
         agents, rejected = _agents(self._app), _rejected(self._app)
@@ -66,10 +77,30 @@ class _Server(uvicorn.Server):
             agents,
             rejected,
             catalog=_catalog_source(self._app),
+            grpc=grpc_address,
         )
         print_report(self._console, report)
 
+    async def _start_grpc(self) -> str | None:
+        """The gRPC server on ``grpc_port``, serving the app's parts; its address (None: off).
+        ``OSError`` when the port is taken."""
+        settings, state = self._settings, self._app.state.runyard
+        if not settings.grpc_port or not isinstance(state, AppState) or state.parts is None:
+            return None
+        grpc = GrpcServer(GrpcState(settings, state.redactor), settings.host, settings.grpc_port)
+        try:
+            port = await grpc.start()
+        except (OSError, RuntimeError) as exc:
+            await grpc.drain(0)
+            raise OSError(f"cannot listen for gRPC on {grpc.address}: {exc}") from exc
+        self._grpc = grpc
+        await grpc.serve(state.parts)
+        host = settings.host
+        return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        if self._grpc is not None:
+            await self._grpc.drain(self._settings.shutdown_grace_seconds)
         for server in self.servers:
             server.close()  # no new connections; requests on open ones get 503 while draining
         state = self._app.state.runyard
@@ -117,9 +148,7 @@ def serve(
     ] = None,
     grpc_port: Annotated[
         int | None,
-        typer.Option(
-            help="gRPC port (accepted; gRPC is not served yet). (env RUNYARD_GRPC_PORT, default 8401)"
-        ),
+        typer.Option(help="gRPC port; 0 turns gRPC off. (env RUNYARD_GRPC_PORT, default 8401)"),
     ] = None,
     insecure: Annotated[
         bool,
@@ -130,7 +159,7 @@ def serve(
         ),
     ] = False,
 ) -> None:
-    """Serve the agents over HTTP until Ctrl-C or SIGTERM.
+    """Serve the agents over HTTP and gRPC until Ctrl-C or SIGTERM.
 
     The database, event bus and model come from RUNYARD_DATABASE_URL, RUNYARD_REDIS_URL and
     RUNYARD_MODEL (or a provider key such as OPENAI_API_KEY); with none, the offline demo model.
