@@ -16,7 +16,7 @@ from runyard.grpc.agents import agent_infos
 from runyard.grpc.auth import call_owner
 from runyard.grpc.events import stream_events
 from runyard.grpc.invoke_result import InvokeResult
-from runyard.grpc.run_calls import FollowedRun, follow_call
+from runyard.grpc.run_calls import FollowedRun, follow_call, required
 from runyard.grpc.run_follow import RunPause, follow_run
 from runyard.grpc.serving import GrpcState, ServiceParts
 from runyard.grpc.status import CallError, Refusals
@@ -101,8 +101,7 @@ class InferenceServicer:
         self, request: pb.ConfirmRequest, context: grpc.aio.ServicerContext
     ) -> pb.ConfirmResponse:
         parts, owner = await self._call(context)
-        if not request.request_id:
-            raise CallError("INVALID_ARGUMENT", "invalid_request", "required", field="request_id")
+        required(request.request_id, "request_id")
         answer = json_format.MessageToDict(request.answer)
         if not isinstance(answer.get("approved"), bool):
             raise CallError(
@@ -118,6 +117,5 @@ class InferenceServicer:
         self, request: pb.CancelRequest, context: grpc.aio.ServicerContext
     ) -> pb.CancelResponse:
         parts, owner = await self._call(context)
-        if not request.thread_id:
-            raise CallError("INVALID_ARGUMENT", "invalid_request", "required", field="thread_id")
+        required(request.thread_id, "thread_id")
         return pb.CancelResponse(cancelled=await parts.runs.cancel(owner, request.thread_id))

@@ -15,25 +15,14 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
+from runyard.grpc.serving import ServiceParts
 from runyard.grpc.status import CallError
 from runyard.grpc.v1 import inference_pb2 as pb
-from runyard.service import EventLog, Owner, RunActive, RunManager
-from runyard.storage import Store
+from runyard.service import Owner, RunActive
 
-__all__ = ["FollowedRun", "RunParts", "follow_call", "routing_context"]
-
-
-class RunParts(Protocol):
-    """What a run call needs of the service (``runyard.http.state.Parts`` has it)."""
-
-    @property
-    def store(self) -> Store: ...
-    @property
-    def events(self) -> EventLog: ...
-    @property
-    def runs(self) -> RunManager: ...
+__all__ = ["FollowedRun", "follow_call", "required", "routing_context"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,10 +34,9 @@ class FollowedRun:
     cursor: int
 
 
-async def follow_call(parts: RunParts, owner: Owner, request: pb.InvokeRequest) -> FollowedRun:
+async def follow_call(parts: ServiceParts, owner: Owner, request: pb.InvokeRequest) -> FollowedRun:
     """The run the call follows, started here when the request's message asks for one."""
-    if not request.thread_id:
-        raise CallError("INVALID_ARGUMENT", "invalid_request", "required", field="thread_id")
+    required(request.thread_id, "thread_id")
     key = owner.thread_key(request.thread_id)
     after = request.after_event_id
     if after < 0:
@@ -81,6 +69,12 @@ async def follow_call(parts: RunParts, owner: Owner, request: pb.InvokeRequest) 
     return FollowedRun(key, run_id, cursor)
 
 
+def required(value: str, field: str) -> None:
+    """``INVALID_ARGUMENT`` naming ``field`` when ``value`` is empty."""
+    if not value:
+        raise CallError("INVALID_ARGUMENT", "invalid_request", "required", field=field)
+
+
 def routing_context(owner: Owner, context: pb.InvocationContext) -> dict[str, Any]:
     """The context routing reads; its tenant and user, when given, must be the caller's."""
     for name, given, actual in (
@@ -107,7 +101,7 @@ def _message_id(thread_key: str, idempotency_key: str) -> str:
     return f"msg-idem-{digest[:32]}"
 
 
-async def _latest_run(parts: RunParts, owner: Owner, key: str, after: int) -> FollowedRun:
+async def _latest_run(parts: ServiceParts, owner: Owner, key: str, after: int) -> FollowedRun:
     open_run = await parts.store.get_active_run(key)
     starts = [e for e in await parts.events.read_stored(key) if e.type == "run-start"]
     wanted = open_run.run_id if open_run is not None else None
@@ -125,7 +119,7 @@ async def _latest_run(parts: RunParts, owner: Owner, key: str, after: int) -> Fo
 
 
 async def _run_of_message(
-    parts: RunParts, owner: Owner, key: str, message_id: str, after: int
+    parts: ServiceParts, owner: Owner, key: str, message_id: str, after: int
 ) -> FollowedRun | None:
     """The run the message ``message_id`` started, if it did."""
     logged = await parts.events.read_stored(key)

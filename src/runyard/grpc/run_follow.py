@@ -15,7 +15,8 @@ from collections.abc import AsyncIterator, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
-from runyard.grpc.run_calls import FollowedRun, RunParts
+from runyard.grpc.run_calls import FollowedRun
+from runyard.grpc.serving import ServiceParts
 from runyard.grpc.status import CallError
 from runyard.protocol import ConfirmationRequestEvent, RunFinishEvent, WireEvent, parse_event
 from runyard.service import LiveEvent
@@ -39,7 +40,7 @@ class RunPause:
 
 
 async def follow_run(
-    parts: RunParts, run: FollowedRun, stopping: asyncio.Event
+    parts: ServiceParts, run: FollowedRun, stopping: asyncio.Event
 ) -> AsyncIterator[tuple[int, WireEvent] | RunPause]:
     """``(log id, event)`` of the run's events after ``run.cursor``, then a ``RunPause`` unless
     the last was its ``run-finish``. ``stopping`` set: ``UNAVAILABLE``, saying where to resume."""
