@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,8 +22,12 @@ from runyard.grpc.serving import ServiceParts
 from runyard.grpc.status import CallError
 from runyard.grpc.v1 import inference_pb2 as pb
 from runyard.service import Owner, RunActive
+from runyard.storage import StoredEvent
 
 __all__ = ["FollowedRun", "follow_call", "required", "routing_context"]
+
+
+_SCAN_SLICE = 500
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,11 +108,10 @@ def _message_id(thread_key: str, idempotency_key: str) -> str:
 
 async def _latest_run(parts: ServiceParts, owner: Owner, key: str, after: int) -> FollowedRun:
     open_run = await parts.store.get_active_run(key)
-    starts = [e for e in await parts.events.read_stored(key) if e.type == "run-start"]
     wanted = open_run.run_id if open_run is not None else None
-    for start in reversed(starts):
-        if wanted is None or start.run_id == wanted:
-            return FollowedRun(key, start.run_id or "", max(after, start.id - 1))
+    start = await _last_run_start(parts, key, lambda e: wanted is None or e.run_id == wanted)
+    if start is not None:
+        return FollowedRun(key, start.run_id or "", max(after, start.id - 1))
     if open_run is not None:  # opened a moment ago: its run-start is not logged yet
         return FollowedRun(key, open_run.run_id, max(after, await parts.store.last_event_id(key)))
     raise CallError(
@@ -121,21 +125,37 @@ async def _latest_run(parts: ServiceParts, owner: Owner, key: str, after: int) -
 async def _run_of_message(
     parts: ServiceParts, owner: Owner, key: str, message_id: str, after: int
 ) -> FollowedRun | None:
-    """The run the message ``message_id`` started, if it did."""
-    logged = await parts.events.read_stored(key)
-    for event in logged:
-        if (
-            event.type == "run-start"
-            and event.data.get("payload", {}).get("messageId") == message_id
-        ):
-            return FollowedRun(key, event.run_id or "", max(after, event.id - 1))
-    open_run = await parts.store.get_active_run(key)
-    if open_run is None:
-        return None
+    """The run the message ``message_id`` started, if it did (a message is stored with its run,
+    so an unknown message, the usual case, costs one indexed read)."""
     stored = await parts.store.get_messages_by_ids(
         key, [message_id], tenant_id=owner.tenant_id, resource_id=owner.user_id
     )
     if not stored:
         return None
-    scanned = logged[-1].id if logged else 0
+    scanned = await parts.store.last_event_id(key)
+    start = await _last_run_start(
+        parts, key, lambda e: e.data.get("payload", {}).get("messageId") == message_id
+    )
+    if start is not None:
+        return FollowedRun(key, start.run_id or "", max(after, start.id - 1))
+    open_run = await parts.store.get_active_run(key)
+    if open_run is None:
+        return None  # stored, but its run never started: a new one may answer it
+    # Its run is open and has not logged its run-start yet: every event of it comes later.
     return FollowedRun(key, open_run.run_id, max(after, scanned))
+
+
+async def _last_run_start(
+    parts: ServiceParts, key: str, wanted: Callable[[StoredEvent], bool]
+) -> StoredEvent | None:
+    """The newest ``run-start`` of the thread that is ``wanted``, read from the log's end
+    backwards in slices (the run a call follows is nearly always one of the last)."""
+    high = await parts.store.last_event_id(key)
+    while high > 0:
+        low = max(0, high - _SCAN_SLICE)
+        events = await parts.store.read_events(key, after_id=low, limit=high - low)
+        for event in reversed(events):
+            if event.type == "run-start" and wanted(event):
+                return event
+        high = low
+    return None
