@@ -41,9 +41,11 @@ async def grpc_served(
     *,
     settings: dict[str, Any] | None = None,
     limits: StreamLimits | None = None,
+    channel_options: Sequence[tuple[str, Any]] = (),
     **options: Any,
 ) -> AsyncIterator[Served]:
-    """The HTTP app's lifespan entered and a ``GrpcServer`` serving its parts on a free port."""
+    """The HTTP app's lifespan entered and a ``GrpcServer`` serving its parts on a free port;
+    ``channel_options`` go to the client's channel."""
     config = Settings(
         **{"database_url": url, "model": "runyard:demo", "auth": "proxy", **(settings or {})}
     )
@@ -59,7 +61,9 @@ async def grpc_served(
             port = await server.start()
             await server.serve(app.state.runyard.parts)
             try:
-                async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+                async with grpc.aio.insecure_channel(
+                    f"127.0.0.1:{port}", options=list(channel_options)
+                ) as channel:
                     yield Served(
                         app,
                         server,

@@ -170,3 +170,33 @@ async def test_drain_ends_open_streams_saying_where_to_resume(url: str) -> None:
 
     assert caught.value.code() == grpc.StatusCode.UNAVAILABLE
     assert f"after_event_id={first.meta.event_id}" in caught.value.details()
+
+
+async def test_a_retry_after_the_suspension_gets_the_same_question_not_a_second_run(
+    url: str,
+) -> None:
+    request = pb.InvokeRequest(thread_id="t1", message=NOTE, idempotency_key="step-1")
+    async with grpc_served(url) as served:
+        first = await served.inference.Invoke(request, metadata=ALICE)
+        retried = await served.inference.Invoke(request, metadata=ALICE)
+        other_key = await refused_code(
+            served.inference.Invoke(
+                pb.InvokeRequest(thread_id="t1", message=NOTE, idempotency_key="step-2"),
+                metadata=ALICE,
+            )
+        )
+
+    assert first.status == retried.status == "suspended"
+    assert retried.run_id == first.run_id
+    assert [p.request_id for p in retried.pending_confirmations] == [
+        p.request_id for p in first.pending_confirmations
+    ]
+    assert other_key == grpc.StatusCode.ALREADY_EXISTS
+
+
+async def refused_code(call: object) -> grpc.StatusCode:
+    try:
+        await call  # type: ignore[misc]
+    except grpc.aio.AioRpcError as error:
+        return error.code()
+    raise AssertionError("the call succeeded")

@@ -66,7 +66,7 @@ async def write_buffered(
 
     pumping = asyncio.create_task(pump(), name="runyard-grpc-stream-pump")
     try:
-        await _drain(context, queue, limits, stats)
+        await _drain(context, queue, limits, stats, pumping)
     finally:
         pumping.cancel()
         with contextlib.suppress(asyncio.CancelledError):
@@ -80,6 +80,7 @@ async def _drain(
     queue: asyncio.Queue[object],
     limits: StreamLimits,
     stats: BufferStats,
+    pumping: asyncio.Task[None],
 ) -> None:
     clock = asyncio.get_running_loop().time
     while (item := await queue.get()) is not _END:
@@ -89,7 +90,8 @@ async def _drain(
         began = clock()
         await context.write(item)
         stats.events_written += 1
-        if clock() - began > limits.stall_seconds and queue.qsize():
+        more = queue.qsize() > 0 or not pumping.done()
+        if more and clock() - began > limits.stall_seconds:
             raise CallError(
                 "RESOURCE_EXHAUSTED",
                 "slow_consumer",
