@@ -6,6 +6,7 @@ import asyncio
 from pathlib import Path
 
 import grpc
+import pytest
 from grpc_harness import grpc_served
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
@@ -61,3 +62,15 @@ async def test_reflection_lists_both_services_and_their_methods(tmp_path: Path) 
         "runyard.v1.InferenceService",
     ]
     assert methods == ["Invoke", "Stream", "ListAgents", "Confirm", "Cancel"]
+
+
+async def test_a_second_server_on_a_taken_port_fails_instead_of_sharing_it() -> None:
+    first = GrpcServer(GrpcState(Settings()), "127.0.0.1", 0)
+    port = await first.start()
+    second = GrpcServer(GrpcState(Settings()), "127.0.0.1", port)
+    try:
+        with pytest.raises((OSError, RuntimeError)):
+            await second.start()
+    finally:
+        await second.drain(0)
+        await first.drain(0)

@@ -76,3 +76,18 @@ async def test_serve_runs_http_and_grpc_in_one_process_and_drains_both(tmp_path:
     assert reply.text == 'You said: "hello"'
     assert code == 0
     assert f"gRPC       127.0.0.1:{grpc_port} (runyard.v1" in log.read_text()
+
+
+async def test_a_taken_grpc_port_stops_serve_with_one_line(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        grpc_port = taken.getsockname()[1]
+        process = serve(tmp_path, free_port(), grpc_port)
+        code = await asyncio.to_thread(process.wait, 60)
+
+    assert code == 1
+    assert (
+        f"runyard: cannot listen for gRPC on 127.0.0.1:{grpc_port}"
+        in (tmp_path / "serve.log").read_text()
+    )

@@ -57,17 +57,25 @@ class _Server(uvicorn.Server):
         self._settings = settings
         self._console = console
         self._grpc: GrpcServer | None = None
+        self.failure: str | None = None
+        """Why the server stopped before it served (``runyard serve`` exits 1 with it)."""
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
-        await super().startup(sockets)
-        if self.should_exit:
-            return
+        # gRPC listens first, answering health NOT_SERVING while the lifespan opens everything.
         try:
-            grpc_address = await self._start_grpc()
+            grpc_address = await self._listen_grpc()
         except OSError as exc:
-            Console(stderr=True).print(f"runyard: {exc}", style="red", highlight=False)
+            self.failure = f"runyard: {exc}"
             self.should_exit = True
             return
+        await super().startup(sockets)
+        state = self._app.state.runyard
+        if self.should_exit or not isinstance(state, AppState) or state.parts is None:
+            if self._grpc is not None:
+                await self._grpc.drain(0)
+            return
+        if self._grpc is not None:
+            await self._grpc.serve(state.parts)
         port = self.servers[0].sockets[0].getsockname()[1] if self.servers else self._settings.port
         agents, rejected = _agents(self._app), _rejected(self._app)
         report = ServeReport.of(
@@ -81,11 +89,11 @@ class _Server(uvicorn.Server):
         )
         print_report(self._console, report)
 
-    async def _start_grpc(self) -> str | None:
-        """The gRPC server on ``grpc_port``, serving the app's parts; its address (None: off).
-        ``OSError`` when the port is taken."""
+    async def _listen_grpc(self) -> str | None:
+        """The gRPC server listening on ``grpc_port`` (health ``NOT_SERVING`` until ``serve``);
+        its address (None: off). ``OSError`` when the port is taken."""
         settings, state = self._settings, self._app.state.runyard
-        if not settings.grpc_port or not isinstance(state, AppState) or state.parts is None:
+        if not settings.grpc_port or not isinstance(state, AppState):
             return None
         grpc = GrpcServer(GrpcState(settings, state.redactor), settings.host, settings.grpc_port)
         try:
@@ -94,7 +102,6 @@ class _Server(uvicorn.Server):
             await grpc.drain(0)
             raise OSError(f"cannot listen for gRPC on {grpc.address}: {exc}") from exc
         self._grpc = grpc
-        await grpc.serve(state.parts)
         host = settings.host
         return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
@@ -191,11 +198,14 @@ def serve(
     # handler it found: make that a KeyboardInterrupt for both, so a clean stop exits 0.
     previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
+        server = _Server(create_app(settings), settings, console)
         with contextlib.suppress(KeyboardInterrupt):
-            _Server(create_app(settings), settings, console).run(sockets=[listening])
+            server.run(sockets=[listening])
     finally:
         signal.signal(signal.SIGTERM, previous)
         listening.close()
+    if server.failure is not None:
+        _fail(server.failure)
     console.print("runyard stopped.", style="dim")
 
 

@@ -34,7 +34,8 @@ class GrpcServer:
         self.port = port
         self.health = HealthServicer()
         self.inference = InferenceServicer(state)
-        self._server = grpc.aio.server()
+        # No SO_REUSEPORT: a second server on a taken port must fail, not share it silently.
+        self._server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
         # The generated registration functions are untyped (grpcio-tools writes no stubs).
         pb_grpc.add_InferenceServiceServicer_to_server(self.inference, self._server)  # type: ignore[no-untyped-call]
         pb_grpc.add_CatalogServiceServicer_to_server(CatalogServicer(state), self._server)  # type: ignore[no-untyped-call]
@@ -43,7 +44,8 @@ class GrpcServer:
         reflection.enable_server_reflection((*names, reflection.SERVICE_NAME), self._server)
 
     async def start(self) -> int:
-        """Listen (health ``NOT_SERVING``); the port bound (``OSError`` when it is taken)."""
+        """Listen (health ``NOT_SERVING``); the port bound. A taken port raises ``OSError``
+        (``RuntimeError`` from grpcio versions that raise their own)."""
         await self._set_health(health_pb2.HealthCheckResponse.NOT_SERVING)
         bound = self._server.add_insecure_port(self.address)
         if bound == 0:
