@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PIP    := $(BIN)/python -m pip --disable-pip-version-check -q
 
-.PHONY: serve test check bench format clean
+.PHONY: serve test check bench format clean proto
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -38,6 +38,10 @@ test: check
 
 bench: $(VENV)/.installed-bench
 	$(BIN)/python benchmarks/runtime_overhead.py
+
+# The gRPC code in src/runyard/grpc/v1, from proto/ (committed; tests/grpc_api fails when it is stale).
+proto: $(VENV)/.installed-dev
+	$(BIN)/python proto/generate.py
 
 format: $(VENV)/.installed-dev
 	$(BIN)/ruff format src tests benchmarks examples

@@ -29,7 +29,9 @@ def test_the_report_names_url_docs_database_bus_agents_and_grpc(tmp_path: Path) 
         grpc_port=9001,
         embedder_model="",
     )
-    text = _printed(ServeReport.of(settings, "127.0.0.1", 8400, (ASSISTANT,)))
+    text = _printed(
+        ServeReport.of(settings, "127.0.0.1", 8400, (ASSISTANT,), grpc="127.0.0.1:9001")
+    )
     lines = text.splitlines()
     assert lines[0].startswith("runyard ")
     assert lines[0].endswith("serving http://127.0.0.1:8400")
@@ -43,7 +45,7 @@ def test_the_report_names_url_docs_database_bus_agents_and_grpc(tmp_path: Path) 
         "memory     semantic recall off (set RUNYARD_EMBEDDER_MODEL to turn it on)",
         "           observational memory off (set RUNYARD_OBSERVATIONAL_MEMORY=true to turn it on)",
         "agent      assistant (calculator, save_note), model runyard:demo",
-        "gRPC       port 9001 requested; gRPC is not served yet",
+        "gRPC       127.0.0.1:9001 (runyard.v1, health and reflection; docs/grpc.md)",
     ]
     assert (
         "No model provider is configured: answering with the offline demo model runyard:demo."
@@ -120,7 +122,7 @@ def test_serve_help_lists_its_flags_and_their_environment_variables() -> None:
         "--insecure",
         "RUNYARD_HOST",
         "RUNYARD_PORT",
-        "not served yet",
+        "RUNYARD_GRPC_PORT",
     ):
         assert text in result.output
 

@@ -1,11 +1,14 @@
-"""``runyard serve``: the HTTP service on uvicorn (one worker, lifespan on), with a start-up report.
+"""``runyard serve``: the HTTP service on uvicorn (one worker, lifespan on), and the gRPC service
+(``runyard.grpc``, unless ``--grpc-port 0``) on the same event loop, serving the same parts, with
+a start-up report.
 
 The listening socket is bound before the app's lifespan opens anything, so a second server whose
 port is taken stops with one line and touches no database. The report is printed once the
 lifespan has opened the store and built the agents, so it states what is really serving —
 including, plainly, when that is the offline demo model. SIGTERM and Ctrl-C drain the app
 (``AppState.drain``: 503 for new requests, runs ended, every event stream told the server is
-going away) before uvicorn waits for open connections, which an event stream would hold forever.
+going away) before uvicorn waits for open connections, which an event stream would hold forever;
+gRPC drains first (health ``NOT_SERVING``, every stream ended saying where to resume).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from rich.console import Console
 from runyard.cli.display import is_loopback
 from runyard.cli.serve_report import AgentSummary, ServeReport, print_report
 from runyard.config import Settings
+from runyard.grpc import GrpcServer, GrpcState
 from runyard.http import create_app
 from runyard.http.state import AppState
 from runyard.observability import configure_logging, resolve_format
@@ -57,11 +61,26 @@ class _Server(uvicorn.Server):
         self._app = app
         self._settings = settings
         self._console = console
+        self._grpc: GrpcServer | None = None
+        self.failure: str | None = None
+        """Why the server stopped before it served (``runyard serve`` exits 1 with it)."""
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
-        await super().startup(sockets)
-        if self.should_exit:
+        # gRPC listens first, answering health NOT_SERVING while the lifespan opens everything.
+        try:
+            grpc_address = await self._listen_grpc()
+        except OSError as exc:
+            self.failure = f"runyard: {exc}"
+            self.should_exit = True
             return
+        await super().startup(sockets)
+        state = self._app.state.runyard
+        if self.should_exit or not isinstance(state, AppState) or state.parts is None:
+            if self._grpc is not None:
+                await self._grpc.drain(0)
+            return
+        if self._grpc is not None:
+            await self._grpc.serve(state.parts)
         port = self.servers[0].sockets[0].getsockname()[1] if self.servers else self._settings.port
         agents, rejected = _agents(self._app), _rejected(self._app)
         report = ServeReport.of(
@@ -71,10 +90,33 @@ class _Server(uvicorn.Server):
             agents,
             rejected,
             catalog=_catalog_source(self._app),
+            grpc=grpc_address,
         )
         print_report(self._console, report)
 
+    async def _listen_grpc(self) -> str | None:
+        """The gRPC server listening on ``grpc_port`` (health ``NOT_SERVING`` until ``serve``);
+        its address (None: off). ``OSError`` when the port is taken."""
+        settings, state = self._settings, self._app.state.runyard
+        if not settings.grpc_port or not isinstance(state, AppState):
+            return None
+        grpc = GrpcServer(
+            GrpcState(settings, state.redactor, metrics=state.metrics),
+            settings.host,
+            settings.grpc_port,
+        )
+        try:
+            port = await grpc.start()
+        except (OSError, RuntimeError) as exc:
+            await grpc.drain(0)
+            raise OSError(f"cannot listen for gRPC on {grpc.address}: {exc}") from exc
+        self._grpc = grpc
+        host = settings.host
+        return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        if self._grpc is not None:
+            await self._grpc.drain(self._settings.shutdown_grace_seconds)
         for server in self.servers:
             server.close()  # no new connections; requests on open ones get 503 while draining
         state = self._app.state.runyard
@@ -122,9 +164,7 @@ def serve(
     ] = None,
     grpc_port: Annotated[
         int | None,
-        typer.Option(
-            help="gRPC port (accepted; gRPC is not served yet). (env RUNYARD_GRPC_PORT, default 8401)"
-        ),
+        typer.Option(help="gRPC port; 0 turns gRPC off. (env RUNYARD_GRPC_PORT, default 8401)"),
     ] = None,
     insecure: Annotated[
         bool,
@@ -135,7 +175,7 @@ def serve(
         ),
     ] = False,
 ) -> None:
-    """Serve the agents over HTTP until Ctrl-C or SIGTERM.
+    """Serve the agents over HTTP and gRPC until Ctrl-C or SIGTERM.
 
     The database, event bus and model come from RUNYARD_DATABASE_URL, RUNYARD_REDIS_URL and
     RUNYARD_MODEL (or a provider key such as OPENAI_API_KEY); with none, the offline demo model.
@@ -168,11 +208,14 @@ def serve(
     # handler it found: make that a KeyboardInterrupt for both, so a clean stop exits 0.
     previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
+        server = _Server(create_app(settings), settings, console)
         with contextlib.suppress(KeyboardInterrupt):
-            _Server(create_app(settings), settings, console).run(sockets=[listening])
+            server.run(sockets=[listening])
     finally:
         signal.signal(signal.SIGTERM, previous)
         listening.close()
+    if server.failure is not None:
+        _fail(server.failure)
     console.print("runyard stopped.", style="dim")
 
 

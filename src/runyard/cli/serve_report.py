@@ -50,7 +50,8 @@ class ServeReport:
     event_bus: str
     memory: tuple[str, ...]
     agents: tuple[AgentSummary, ...]
-    grpc_port: int
+    grpc: str | None
+    """The address gRPC listens on; None: off (``--grpc-port 0``)."""
     notices: tuple[str, ...] = ()
     observability: tuple[tuple[str, str], ...] = ()
     """Where metrics are, whether traces are exported and how logs are written: (label, line)."""
@@ -65,10 +66,12 @@ class ServeReport:
         rejected: tuple[str, ...] = (),
         environ: Mapping[str, str] = os.environ,
         catalog: str | None = None,
+        grpc: str | None = None,
     ) -> ServeReport:
         """The report for a server bound to ``host:port`` with ``settings`` (and ``environ``);
         ``rejected`` are the errors of the catalog files it refused, ``catalog`` the directory
-        its agents come from (None: the built-in agent)."""
+        its agents come from (None: the built-in agent), ``grpc`` the address gRPC listens on
+        (None: off)."""
         bus = (
             f"Redis {redact_url(settings.redis_url)}"
             if settings.redis_url
@@ -81,7 +84,7 @@ class ServeReport:
             event_bus=bus,
             memory=_memory(settings),
             agents=agents,
-            grpc_port=settings.grpc_port,
+            grpc=grpc,
             observability=_observability(settings, http_url(host, port), environ),
             notices=(
                 *_auth_notices(settings, host),
@@ -107,7 +110,12 @@ def print_report(console: Console, report: ServeReport) -> None:
     for agent in report.agents:
         tools = f" ({', '.join(agent.tools)})" if agent.tools else ""
         rows.append(("agent", f"{agent.name}{tools}, model {agent.model}"))
-    rows.append(("gRPC", f"port {report.grpc_port} requested; gRPC is not served yet"))
+    grpc = (
+        f"{report.grpc} (runyard.v1, health and reflection; docs/grpc.md)"
+        if report.grpc is not None
+        else "off (--grpc-port 0)"
+    )
+    rows.append(("gRPC", grpc))
     rows.extend(report.observability)
     for label, value in rows:
         # Paths and URLs must stay copyable: no wrapping, whatever the terminal width.

@@ -16,6 +16,7 @@ from runyard.service.agent_choice import (
     AgentRequest,
     FixedAgents,
     ServedAgent,
+    ServedTool,
 )
 from runyard.service.background_status import BackgroundTaskView, read_background_tasks
 from runyard.service.background_tasks import BackgroundTask, BackgroundTasks
@@ -114,6 +115,7 @@ __all__ = [
     "CatalogTools",
     "FixedAgents",
     "ServedAgent",
+    "ServedTool",
     "ModelFor",
     "agent_middleware",
     "catalog_change",

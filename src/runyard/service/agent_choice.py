@@ -13,10 +13,18 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from runyard.agent import Agent
+from runyard.registry import LimitsSpec
 from runyard.service.errors import UnknownAgent
 from runyard.service.limits import AgentLimits
 
-__all__ = ["AgentChoice", "AgentDirectory", "AgentRequest", "FixedAgents", "ServedAgent"]
+__all__ = [
+    "AgentChoice",
+    "AgentDirectory",
+    "AgentRequest",
+    "FixedAgents",
+    "ServedAgent",
+    "ServedTool",
+]
 
 
 _KEYS = ("agent", "agentVersion", "ruleId")
@@ -64,6 +72,18 @@ class AgentRequest:
 
 
 @dataclass(frozen=True, slots=True)
+class ServedTool:
+    """One tool of a served agent, as capability listings (gRPC ``ListAgents``) show it."""
+
+    name: str
+    description: str
+    requires_approval: bool
+    """Every call waits for a person's approval."""
+    may_require_approval: bool
+    """A policy decides per call whether it waits."""
+
+
+@dataclass(frozen=True, slots=True)
 class ServedAgent:
     """One agent as listings show it (``GET /v1/agents``, the start-up report)."""
 
@@ -76,10 +96,20 @@ class ServedAgent:
     """Whose spec it is (catalog agents; None: shared, or not from a catalog)."""
     version: str | None = None
     description: str = ""
+    tool_details: tuple[ServedTool, ...] = ()
+    """``tools`` with their descriptions and approval gates, in the same order."""
+    limits: LimitsSpec | None = None
+    """What one run may use (catalog agents; None: agents given in code)."""
 
     @classmethod
     def of(cls, agent: Agent, **fields: Any) -> ServedAgent:
-        return cls(agent.name, agent.model_label, tuple(sorted(agent.tools)), **fields)
+        tools = [agent.tools[name] for name in sorted(agent.tools)]
+        details = tuple(
+            ServedTool(t.name, t.description, t.requires_approval, t.needs_approval is not None)
+            for t in tools
+        )
+        names = tuple(t.name for t in tools)
+        return cls(agent.name, agent.model_label, names, tool_details=details, **fields)
 
 
 class AgentDirectory(Protocol):

@@ -311,6 +311,7 @@ class CatalogAgents:
             tenant=entry.spec.tenant,
             version=entry.version,
             description=entry.spec.description,
+            limits=entry.spec.limits,
         )
 
     def _serve(self, files: CatalogLoad, revision: int) -> CatalogState | None:

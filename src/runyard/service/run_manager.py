@@ -136,8 +136,12 @@ class RunManager:
         *,
         agent: str | None = None,
         context: Mapping[str, Any] | None = None,
+        message_id: str | None = None,
     ) -> str:
         """Start a run for ``message``; its id. ``RunActive`` while the thread has an open run.
+
+        ``message_id`` is the user message's id (default: a new one); the run's ``run-start``
+        names it, which is how a caller finds the run its message started (gRPC idempotency).
 
         ``agent`` names the agent (``UnknownAgent`` when there is none for the owner's tenant);
         ``context`` is the caller's routing context (docs/catalog.md, "The invocation context").
@@ -163,7 +167,7 @@ class RunManager:
                 await admission.give_back()  # no run started: the request does not count
                 raise
             try:
-                await self._begin(record, owner, thread, chosen, message)
+                await self._begin(record, owner, thread, chosen, message, message_id)
             except BaseException as exc:
                 # Nothing drives the run yet: close its row, or the thread stays blocked.
                 await self._fail_unlaunched(record, exc)
@@ -449,6 +453,7 @@ class RunManager:
         thread: Thread,
         agent: tuple[AgentChoice, Agent],
         message: str,
+        message_id: str | None = None,
     ) -> None:
         """Store the thread's agent and the user's message, then launch the first segment."""
         (choice, chosen), thread_id = agent, record.thread_id
@@ -458,7 +463,8 @@ class RunManager:
             resource_id=owner.user_id,
             metadata=choice.recorded_in(thread.metadata),
         )
-        user = AgentMessage.user(message)
+        given = {} if message_id is None else {"id": message_id}
+        user = AgentMessage.user(message, **given)
         # Stored now, not only with the turn: a client reloading mid-run sees what it asked.
         await self.store.save_messages(
             thread_id, [user], tenant_id=owner.tenant_id, resource_id=owner.user_id

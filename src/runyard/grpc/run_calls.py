@@ -1,0 +1,161 @@
+"""Which run an ``Invoke`` or ``Stream`` call follows, and from which event of the thread's log.
+
+- A message starts a run (as ``POST /v1/chat`` does) and the call follows it from its start.
+- No message: the call follows the thread's open run, else its latest one (after ``Confirm``,
+  or to pick a dropped stream up again with ``after_event_id``).
+- ``idempotency_key``: the user message's id is derived from the thread and the key, so the
+  run a message started is found again by its ``run-start`` (which names the message) — a
+  retried call follows the run the first attempt started, running, suspended or ended, and
+  never starts a second one. The message and the run are stored together under the thread's
+  lock, so a retry that meets the first attempt's open run before its ``run-start`` is logged
+  knows it by the stored message.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from runyard.grpc.serving import ServiceParts
+from runyard.grpc.status import CallError
+from runyard.grpc.v1 import inference_pb2 as pb
+from runyard.service import Owner, RunActive
+from runyard.storage import StoredEvent
+
+__all__ = ["FollowedRun", "follow_call", "required", "routing_context"]
+
+
+_SCAN_SLICE = 500
+
+
+@dataclass(frozen=True, slots=True)
+class FollowedRun:
+    """A run of a thread, and the log id its events are read after."""
+
+    thread_key: str
+    run_id: str
+    cursor: int
+
+
+async def follow_call(parts: ServiceParts, owner: Owner, request: pb.InvokeRequest) -> FollowedRun:
+    """The run the call follows, started here when the request's message asks for one."""
+    required(request.thread_id, "thread_id")
+    key = owner.thread_key(request.thread_id)
+    after = request.after_event_id
+    if after < 0:
+        raise CallError("INVALID_ARGUMENT", "invalid_request", "must be >= 0", "after_event_id")
+    if not request.message:
+        return await _latest_run(parts, owner, key, after)
+    message_id = _message_id(key, request.idempotency_key) if request.idempotency_key else None
+    if message_id is not None:
+        found = await _run_of_message(parts, owner, key, message_id, after)
+        if found is not None:
+            return found
+    cursor = max(after, await parts.store.last_event_id(key))
+    try:
+        run_id = await parts.runs.start(
+            owner,
+            request.thread_id,
+            request.message,
+            agent=request.agent_id if request.HasField("agent_id") else None,
+            context=routing_context(owner, request.context),
+            message_id=message_id,
+        )
+    except RunActive:
+        # Another attempt with the same key may hold the thread: follow its run, not a 409.
+        found = None
+        if message_id is not None:
+            found = await _run_of_message(parts, owner, key, message_id, after)
+        if found is None:
+            raise
+        return found
+    return FollowedRun(key, run_id, cursor)
+
+
+def required(value: str, field: str) -> None:
+    """``INVALID_ARGUMENT`` naming ``field`` when ``value`` is empty."""
+    if not value:
+        raise CallError("INVALID_ARGUMENT", "invalid_request", "required", field=field)
+
+
+def routing_context(owner: Owner, context: pb.InvocationContext) -> dict[str, Any]:
+    """The context routing reads; its tenant and user, when given, must be the caller's."""
+    for name, given, actual in (
+        ("tenant", context.tenant, owner.tenant_id),
+        ("user", context.user, owner.user_id),
+    ):
+        if given and given != actual:
+            raise CallError(
+                "INVALID_ARGUMENT",
+                "invalid_context",
+                f"{given!r} is not the caller's {name} ({actual!r}); authentication decides it",
+                field=f"context.{name}",
+            )
+    fields: dict[str, Any] = {"flags": dict(context.flags), "metadata": dict(context.metadata)}
+    if context.user_role:
+        fields["user_role"] = context.user_role
+    if context.ui_page:
+        fields["ui_page"] = context.ui_page
+    return fields
+
+
+def _message_id(thread_key: str, idempotency_key: str) -> str:
+    digest = hashlib.sha256(f"{thread_key}\0{idempotency_key}".encode()).hexdigest()
+    return f"msg-idem-{digest[:32]}"
+
+
+async def _latest_run(parts: ServiceParts, owner: Owner, key: str, after: int) -> FollowedRun:
+    open_run = await parts.store.get_active_run(key)
+    wanted = open_run.run_id if open_run is not None else None
+    start = await _last_run_start(parts, key, lambda e: wanted is None or e.run_id == wanted)
+    if start is not None:
+        return FollowedRun(key, start.run_id or "", max(after, start.id - 1))
+    if open_run is not None:  # opened a moment ago: its run-start is not logged yet
+        return FollowedRun(key, open_run.run_id, max(after, await parts.store.last_event_id(key)))
+    raise CallError(
+        "NOT_FOUND",
+        "run_not_found",
+        f"thread {owner.thread_id_of(key)!r} has no run to follow; send a message",
+        field="thread_id",
+    )
+
+
+async def _run_of_message(
+    parts: ServiceParts, owner: Owner, key: str, message_id: str, after: int
+) -> FollowedRun | None:
+    """The run the message ``message_id`` started, if it did (a message is stored with its run,
+    so an unknown message, the usual case, costs one indexed read)."""
+    stored = await parts.store.get_messages_by_ids(
+        key, [message_id], tenant_id=owner.tenant_id, resource_id=owner.user_id
+    )
+    if not stored:
+        return None
+    scanned = await parts.store.last_event_id(key)
+    start = await _last_run_start(
+        parts, key, lambda e: e.data.get("payload", {}).get("messageId") == message_id
+    )
+    if start is not None:
+        return FollowedRun(key, start.run_id or "", max(after, start.id - 1))
+    open_run = await parts.store.get_active_run(key)
+    if open_run is None:
+        return None  # stored, but its run never started: a new one may answer it
+    # Its run is open and has not logged its run-start yet: every event of it comes later.
+    return FollowedRun(key, open_run.run_id, max(after, scanned))
+
+
+async def _last_run_start(
+    parts: ServiceParts, key: str, wanted: Callable[[StoredEvent], bool]
+) -> StoredEvent | None:
+    """The newest ``run-start`` of the thread that is ``wanted``, read from the log's end
+    backwards in slices (the run a call follows is nearly always one of the last)."""
+    high = await parts.store.last_event_id(key)
+    while high > 0:
+        low = max(0, high - _SCAN_SLICE)
+        events = await parts.store.read_events(key, after_id=low, limit=high - low)
+        for event in reversed(events):
+            if event.type == "run-start" and wanted(event):
+                return event
+        high = low
+    return None

@@ -1,0 +1,98 @@
+"""``follow_run``: one run's wire events from the thread's log, to its end or its suspension.
+
+A run logs ``run-finish`` when it ends. It logs no event when it suspends: it stores its
+confirmation requests, logs them, then marks itself ``suspended``. So after a
+``confirmation-request`` with nothing logged behind it, the follower asks the store, every
+``SUSPENSION_POLL_SECONDS``, whether the run is suspended yet (or has gone on). While nothing is
+logged otherwise it checks every ``IDLE_CHECK_SECONDS`` that the run is still open, so a run
+that closed without a ``run-finish`` (it never started) ends its followers too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Coroutine
+from dataclasses import dataclass
+from typing import Any
+
+from runyard.grpc.run_calls import FollowedRun
+from runyard.grpc.serving import ServiceParts
+from runyard.grpc.status import CallError
+from runyard.protocol import ConfirmationRequestEvent, RunFinishEvent, WireEvent, parse_event
+from runyard.service import LiveEvent
+from runyard.storage import RunRecord
+
+__all__ = ["IDLE_CHECK_SECONDS", "SUSPENSION_POLL_SECONDS", "RunPause", "follow_run"]
+
+SUSPENSION_POLL_SECONDS = 0.05
+IDLE_CHECK_SECONDS = 5.0
+
+
+@dataclass(frozen=True, slots=True)
+class RunPause:
+    """The run stopped without a ``run-finish`` to follow: ``suspended`` (waiting for
+    ``Confirm``), or closed (``failed``/``cancelled``) with ``reason``; ``event_id`` is the
+    last logged event of the run."""
+
+    event_id: int
+    status: str
+    reason: str | None = None
+
+
+async def follow_run(
+    parts: ServiceParts, run: FollowedRun, stopping: asyncio.Event
+) -> AsyncIterator[tuple[int, WireEvent] | RunPause]:
+    """``(log id, event)`` of the run's events after ``run.cursor``, then a ``RunPause`` unless
+    the last was its ``run-finish``. ``stopping`` set: ``UNAVAILABLE``, saying where to resume."""
+    record = await parts.store.get_run(run.run_id)
+    asked = record is not None and record.status == "suspended"
+    last = run.cursor
+    async with parts.events.reader(run.thread_key, after=run.cursor) as reader:
+        while True:
+            wait = SUSPENSION_POLL_SECONDS if asked else IDLE_CHECK_SECONDS
+            batch = await _next(reader.next(max_wait=wait), stopping, last)
+            if not batch:
+                pause = _pause(await parts.store.get_run(run.run_id), asked, last)
+                if pause is not None:
+                    yield pause
+                    return
+                continue
+            for live in batch:
+                event = parse_event(live.json)
+                if event.run_id != run.run_id:
+                    continue  # another run's late event (a title), or an earlier run's
+                last = live.id
+                yield live.id, event
+                if isinstance(event, RunFinishEvent):
+                    return
+                asked = isinstance(event, ConfirmationRequestEvent)
+
+
+async def _next(
+    reading: Coroutine[Any, Any, list[LiveEvent]], stopping: asyncio.Event, last: int
+) -> list[LiveEvent]:
+    read = asyncio.ensure_future(reading)
+    stop = asyncio.ensure_future(stopping.wait())
+    try:
+        await asyncio.wait({read, stop}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stop.cancel()
+    if read.done():
+        return read.result()
+    read.cancel()
+    raise CallError(
+        "UNAVAILABLE",
+        "server_shutdown",
+        f"the server is going away; call again (on any replica) with after_event_id={last}",
+    )
+
+
+def _pause(record: RunRecord | None, asked: bool, last: int) -> RunPause | None:
+    if record is None:
+        return RunPause(last, "error", "the run is gone")
+    if record.status == "suspended":
+        return RunPause(last, "suspended") if asked else None
+    if record.is_open:
+        return None
+    # Closed, and its run-finish was not logged (a run that never started logs nothing).
+    return RunPause(last, "cancelled" if record.status == "cancelled" else "error", record.reason)

@@ -1,0 +1,57 @@
+"""``GrpcState``: what the gRPC services serve from — the service's parts once they are ready,
+the settings, the redactor — and the stop signal every stream watches while the server drains."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from runyard.config import Settings
+from runyard.grpc.status import CallError
+from runyard.grpc.stream_buffer import BufferStats, StreamLimits
+from runyard.observability import Metrics
+from runyard.redaction import SecretRedactor
+from runyard.service import AgentDirectory, CatalogAgents, EventLog, RunManager
+from runyard.storage import Store
+
+__all__ = ["GrpcState", "ServiceParts"]
+
+
+class ServiceParts(Protocol):
+    """The parts the HTTP app assembles (``runyard.http.state.Parts``), as gRPC reads them."""
+
+    @property
+    def store(self) -> Store: ...
+    @property
+    def events(self) -> EventLog: ...
+    @property
+    def runs(self) -> RunManager: ...
+    @property
+    def agents(self) -> AgentDirectory: ...
+    @property
+    def catalog(self) -> CatalogAgents | None: ...
+
+
+@dataclass
+class GrpcState:
+    """Shared by the services of one server; ``parts`` is None while starting and after draining."""
+
+    settings: Settings
+    redactor: SecretRedactor = field(default_factory=SecretRedactor)
+    limits: StreamLimits = field(default_factory=StreamLimits)
+    parts: ServiceParts | None = None
+    stopping: asyncio.Event = field(default_factory=asyncio.Event)
+    stats: BufferStats = field(default_factory=BufferStats)
+    metrics: Metrics = field(default_factory=Metrics)
+    """The HTTP app's instruments, so ``/metrics`` counts gRPC streams beside SSE ones."""
+    catalog_poll_seconds: float = 0.2
+    """How often ``StreamCatalog`` looks for a new served catalog (an in-memory check)."""
+
+    def ready(self) -> ServiceParts:
+        """The parts; ``UNAVAILABLE`` while the server starts or stops."""
+        if self.stopping.is_set():
+            raise CallError("UNAVAILABLE", "not_ready", "the service is stopping")
+        if self.parts is None:
+            raise CallError("UNAVAILABLE", "not_ready", "the service is starting")
+        return self.parts
