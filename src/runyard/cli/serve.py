@@ -27,6 +27,7 @@ from runyard.cli.serve_report import AgentSummary, ServeReport, print_report
 from runyard.config import Settings
 from runyard.http import create_app
 from runyard.http.state import AppState
+from runyard.service.bus import Delivery
 
 __all__ = ["serve"]
 
@@ -66,6 +67,7 @@ class _Server(uvicorn.Server):
             agents,
             rejected,
             catalog=_catalog_source(self._app),
+            delivery=_delivery(self._app),
         )
         print_report(self._console, report)
 
@@ -89,6 +91,14 @@ def _agents(app: FastAPI) -> tuple[AgentSummary, ...]:
         )
         for agent in state.parts.agents.served(None)
     )
+
+
+def _delivery(app: FastAPI) -> Delivery:
+    """How the started app's event streams learn of other replicas' events (Redis answered?)."""
+    state = app.state.runyard
+    if not isinstance(state, AppState) or state.parts is None:
+        return "live"
+    return state.parts.events.bus.delivery
 
 
 def _catalog_source(app: FastAPI) -> str | None:

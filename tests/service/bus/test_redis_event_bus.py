@@ -13,8 +13,9 @@ from typing import TypeVar
 import pytest
 import redis.asyncio as aioredis
 
-from runyard.service.bus import RedisEventBus, open_event_bus
+from runyard.service.bus import RedisEventBus, Subscription, open_event_bus
 from runyard.service.bus.redis_bus import CHANNEL_PREFIX
+from runyard.service.bus.subscription import LocalSubscription
 
 T = TypeVar("T")
 
@@ -23,13 +24,23 @@ async def within(awaitable: Awaitable[T]) -> T:
     return await asyncio.wait_for(awaitable, timeout=10)
 
 
-async def eventually(condition: Callable[[], Awaitable[bool]]) -> None:
-    """Poll Redis until ``condition`` holds; give up after about ten seconds."""
+async def eventually(condition: Callable[[], Awaitable[bool] | bool]) -> None:
+    """Poll (Redis, or the bus) until ``condition`` holds; give up after about ten seconds."""
     for _ in range(500):
-        if await condition():
+        held = condition()
+        if held if isinstance(held, bool) else await held:
             return
         await asyncio.sleep(0.02)
     raise AssertionError("the condition never held")
+
+
+async def catch_up(subscription: Subscription, after: int) -> int:
+    """Wait like a reader until an id above ``after`` is announced (wake-ups that only say
+    "re-read the log" return ``<= after``); that id."""
+    latest = after
+    while latest <= after:
+        latest = await subscription.wait(after=after)
+    return latest
 
 
 @pytest.fixture
@@ -105,8 +116,10 @@ async def test_a_killed_connection_is_replaced_and_readers_told_to_re_read_the_l
 
         # Woken with nothing new: whatever was announced meanwhile is in the log.
         assert await within(subscription.wait(after=1)) == 1
+        assert isinstance(subscription, LocalSubscription)
+        await eventually(lambda: not subscription.polling)  # re-subscribed on a new connection
         await publisher.publish(thread_id, 2)
-        assert await within(subscription.wait(after=1)) == 2
+        assert await within(catch_up(subscription, after=1)) == 2
     await publisher.close()
 
 
