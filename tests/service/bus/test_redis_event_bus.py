@@ -7,40 +7,15 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import TypeVar
+from collections.abc import AsyncIterator
 
 import pytest
 import redis.asyncio as aioredis
+from waits import catch_up, eventually, within
 
-from runyard.service.bus import RedisEventBus, Subscription, open_event_bus
+from runyard.service.bus import RedisEventBus, open_event_bus
 from runyard.service.bus.redis_bus import CHANNEL_PREFIX
 from runyard.service.bus.subscription import LocalSubscription
-
-T = TypeVar("T")
-
-
-async def within(awaitable: Awaitable[T]) -> T:
-    return await asyncio.wait_for(awaitable, timeout=10)
-
-
-async def eventually(condition: Callable[[], Awaitable[bool] | bool]) -> None:
-    """Poll (Redis, or the bus) until ``condition`` holds; give up after about ten seconds."""
-    for _ in range(500):
-        held = condition()
-        if held if isinstance(held, bool) else await held:
-            return
-        await asyncio.sleep(0.02)
-    raise AssertionError("the condition never held")
-
-
-async def catch_up(subscription: Subscription, after: int) -> int:
-    """Wait like a reader until an id above ``after`` is announced (wake-ups that only say
-    "re-read the log" return ``<= after``); that id."""
-    latest = after
-    while latest <= after:
-        latest = await subscription.wait(after=after)
-    return latest
 
 
 @pytest.fixture
