@@ -183,7 +183,7 @@ class Readiness(_Body):
     """Whether the service serves (``ready``, 200) or not yet / no more (503)."""
 
     status: Literal["ready", "starting", "stopping"]
-    eventDelivery: Delivery | None = Field(
+    eventDelivery: Delivery | SkipJsonSchema[None] = Field(
         default=None,
         description="when ready: how event streams learn of events written on other replicas — "
         "live (the bus wakes them) or polling (Redis is unreachable: they check the event log "
