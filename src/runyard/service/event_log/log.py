@@ -170,8 +170,10 @@ class EventLog:
         so, it covers every event the lost wake-ups were about)."""
         try:
             channel.announce(await self.store.last_event_id(channel.thread_id))
-        except Exception as exc:  # let each reader read, and meet the failure, itself
-            logger.warning("thread %s: cannot read the newest event id: %s", channel.thread_id, exc)
+        except Exception as exc:
+            # Each reader then reads the store itself and reports the failure to its client; a
+            # warning here would repeat every poll interval of a database outage.
+            logger.debug("thread %s: cannot read the newest event id: %s", channel.thread_id, exc)
             channel.mark_stale()
 
 
