@@ -281,3 +281,22 @@ def test_the_report_names_the_otlp_endpoint_without_its_password_and_the_metrics
         "cloud.langfuse.com/api/public/otel/v1/traces, with message contents (redacted)"
     )
     assert "sk-lf-secret" not in rows["tracing"]
+
+
+def test_a_redis_that_does_not_answer_at_start_up_is_said_plainly() -> None:
+    settings = Settings(redis_url="redis://:hunter2@cache:6379/0", bus_poll_seconds=0.5)
+    text = _printed(ServeReport.of(settings, "127.0.0.1", 8400, (ASSISTANT,), delivery="polling"))
+    assert "event bus  Redis redis://:***@cache:6379/0 (unreachable: polling the event log)" in text
+    assert (
+        "Redis at redis://:***@cache:6379/0 does not answer: serving anyway. Runs go on and "
+        "event streams get every event by checking the event log every 0.5s "
+        "(RUNYARD_BUS_POLL_SECONDS); live delivery resumes by itself once Redis answers."
+    ) in " ".join(text.split())
+    assert "hunter2" not in text
+
+
+def test_a_redis_that_answers_gets_no_notice() -> None:
+    settings = Settings(redis_url="redis://cache:6379/0")
+    text = _printed(ServeReport.of(settings, "127.0.0.1", 8400, (ASSISTANT,), delivery="live"))
+    assert "event bus  Redis redis://cache:6379/0\n" in text
+    assert "does not answer" not in text

@@ -55,10 +55,11 @@ async def stop(process: subprocess.Popen[bytes]) -> int:
 
 
 @asynccontextmanager
-async def client_for(port: int) -> AsyncIterator[httpx.AsyncClient]:
-    """A client of the server on ``port``, once it is ready (``/readyz`` answers 200)."""
+async def client_for(port: int, *, within: float = 60) -> AsyncIterator[httpx.AsyncClient]:
+    """A client of the server on ``port``, once it is ready (``/readyz`` answers 200, which
+    must happen ``within`` seconds)."""
     async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", headers=ALICE) as client:
-        async with asyncio.timeout(60):
+        async with asyncio.timeout(within):
             while True:
                 try:
                     if (await client.get("/readyz")).status_code == 200:

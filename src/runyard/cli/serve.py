@@ -33,6 +33,7 @@ from runyard.grpc import GrpcServer, GrpcState
 from runyard.http import create_app
 from runyard.http.state import AppState
 from runyard.observability import configure_logging, resolve_format
+from runyard.service.bus import Delivery
 
 __all__ = ["serve"]
 
@@ -91,6 +92,7 @@ class _Server(uvicorn.Server):
             rejected,
             catalog=_catalog_source(self._app),
             grpc=grpc_address,
+            delivery=_delivery(self._app),
         )
         print_report(self._console, report)
 
@@ -136,6 +138,14 @@ def _agents(app: FastAPI) -> tuple[AgentSummary, ...]:
         )
         for agent in state.parts.agents.served(None)
     )
+
+
+def _delivery(app: FastAPI) -> Delivery:
+    """How the started app's event streams learn of other replicas' events (Redis answered?)."""
+    state = app.state.runyard
+    if not isinstance(state, AppState) or state.parts is None:
+        return "live"
+    return state.parts.events.bus.delivery
 
 
 def _catalog_source(app: FastAPI) -> str | None:

@@ -22,6 +22,7 @@ from runyard.config import Settings
 from runyard.http import TENANT_HEADER, USER_HEADER
 from runyard.observability import otlp_endpoint, resolve_format
 from runyard.service import DEMO_MODEL
+from runyard.service.bus import Delivery
 
 __all__ = ["AgentSummary", "ServeReport", "print_report"]
 
@@ -67,16 +68,19 @@ class ServeReport:
         environ: Mapping[str, str] = os.environ,
         catalog: str | None = None,
         grpc: str | None = None,
+        delivery: Delivery = "live",
     ) -> ServeReport:
         """The report for a server bound to ``host:port`` with ``settings`` (and ``environ``);
         ``rejected`` are the errors of the catalog files it refused, ``catalog`` the directory
         its agents come from (None: the built-in agent), ``grpc`` the address gRPC listens on
-        (None: off)."""
+        (None: off), ``delivery`` its event bus's."""
         bus = (
             f"Redis {redact_url(settings.redis_url)}"
             if settings.redis_url
             else "in-process (one server; set RUNYARD_REDIS_URL to share events between replicas)"
         )
+        if delivery == "polling":
+            bus += " (unreachable: polling the event log)"
         return cls(
             url=http_url(host, port),
             auth=_auth(settings),
@@ -89,6 +93,7 @@ class ServeReport:
             notices=(
                 *_auth_notices(settings, host),
                 *(f"catalog file rejected: {error}" for error in rejected),
+                *_polling_notice(settings, delivery),
                 *_demo_notice(settings, agents, catalog),
                 *_responses_api_warnings(agents, environ.get("OPENAI_BASE_URL", "")),
             ),
@@ -164,6 +169,17 @@ def _observability(
         tracing = f"on, OTLP/HTTP to {redact_url(endpoint)}{content}"
     logs = f"{resolve_format(settings.log_format, sys.stderr)} to stderr (RUNYARD_LOG_FORMAT)"
     return (("metrics", f"{url}/metrics, {access}"), ("tracing", tracing), ("logs", logs))
+
+
+def _polling_notice(settings: Settings, delivery: Delivery) -> tuple[str, ...]:
+    if delivery == "live":
+        return ()
+    return (
+        f"Redis at {redact_url(settings.redis_url)} does not answer: serving anyway. Runs go on "
+        "and event streams get every event by checking the event log every "
+        f"{settings.bus_poll_seconds:g}s (RUNYARD_BUS_POLL_SECONDS); live delivery resumes by "
+        "itself once Redis answers.",
+    )
 
 
 def _auth(settings: Settings) -> tuple[str, ...]:

@@ -25,6 +25,12 @@ class Settings(BaseSettings):
         description="sqlite:///path or postgresql://…; the store behind memory, runs and events",
     )
     redis_url: str = Field(default="", description="redis://…; empty = in-process event bus")
+    bus_poll_seconds: float = Field(
+        default=1.0,
+        gt=0,
+        description="while Redis is unreachable, how often each followed thread's event log "
+        "is checked for new events (event streams keep flowing by polling)",
+    )
     model: str = Field(
         default="",
         description='"provider:model" for the default agent; empty = first configured provider, else the demo model',

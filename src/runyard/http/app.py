@@ -51,7 +51,7 @@ from runyard.service import (
     open_catalog,
     watch_catalog,
 )
-from runyard.service.bus import EventBus, open_event_bus
+from runyard.service.bus import EventBus, start_event_bus
 from runyard.storage import Store, open_store
 
 __all__ = ["AgentsOnStore", "create_app"]
@@ -168,7 +168,9 @@ async def _assemble(
         stack.push_async_callback(opened.close)
     store: Store = RedactingStore(opened, redactor)
     if bus is None:
-        bus = open_event_bus(settings.redis_url)
+        # Redis unreachable does not stop the start-up: events are delivered by polling the
+        # log until it answers (the report and /readyz say so).
+        bus = await start_event_bus(settings.redis_url, poll_seconds=settings.bus_poll_seconds)
         stack.push_async_callback(bus.close)
     events = EventLog(store, bus, redactor=redactor, metrics=metrics)
     stack.push_async_callback(events.close)

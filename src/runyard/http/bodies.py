@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.json_schema import SkipJsonSchema
 
 from runyard.protocol import AgentNode, RunUsage
+from runyard.service.bus import Delivery
 
 __all__ = [
     "AgentInfo",
@@ -182,6 +183,12 @@ class Readiness(_Body):
     """Whether the service serves (``ready``, 200) or not yet / no more (503)."""
 
     status: Literal["ready", "starting", "stopping"]
+    eventDelivery: Delivery | SkipJsonSchema[None] = Field(
+        default=None,
+        description="when ready: how event streams learn of events written on other replicas — "
+        "live (the bus wakes them) or polling (Redis is unreachable: they check the event log "
+        "every RUNYARD_BUS_POLL_SECONDS; still ready, nothing is lost)",
+    )
 
 
 class CatalogSpecBody(_Body):

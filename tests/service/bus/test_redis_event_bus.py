@@ -7,29 +7,15 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import TypeVar
+from collections.abc import AsyncIterator
 
 import pytest
 import redis.asyncio as aioredis
+from waits import catch_up, eventually, within
 
 from runyard.service.bus import RedisEventBus, open_event_bus
 from runyard.service.bus.redis_bus import CHANNEL_PREFIX
-
-T = TypeVar("T")
-
-
-async def within(awaitable: Awaitable[T]) -> T:
-    return await asyncio.wait_for(awaitable, timeout=10)
-
-
-async def eventually(condition: Callable[[], Awaitable[bool]]) -> None:
-    """Poll Redis until ``condition`` holds; give up after about ten seconds."""
-    for _ in range(500):
-        if await condition():
-            return
-        await asyncio.sleep(0.02)
-    raise AssertionError("the condition never held")
+from runyard.service.bus.subscription import LocalSubscription
 
 
 @pytest.fixture
@@ -105,8 +91,10 @@ async def test_a_killed_connection_is_replaced_and_readers_told_to_re_read_the_l
 
         # Woken with nothing new: whatever was announced meanwhile is in the log.
         assert await within(subscription.wait(after=1)) == 1
+        assert isinstance(subscription, LocalSubscription)
+        await eventually(lambda: not subscription.polling)  # re-subscribed on a new connection
         await publisher.publish(thread_id, 2)
-        assert await within(subscription.wait(after=1)) == 2
+        assert await within(catch_up(subscription, after=1)) == 2
     await publisher.close()
 
 

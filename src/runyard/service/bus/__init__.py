@@ -9,20 +9,22 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from runyard.service.bus.factory import open_event_bus
+from runyard.service.bus.factory import open_event_bus, start_event_bus
 from runyard.service.bus.in_process import InProcessEventBus
-from runyard.service.bus.interface import EventBus, EventBusClosedError, Subscription
+from runyard.service.bus.interface import Delivery, EventBus, EventBusClosedError, Subscription
 
 if TYPE_CHECKING:
     from runyard.service.bus.redis_bus import RedisEventBus
 
 __all__ = [
+    "Delivery",
     "EventBus",
     "EventBusClosedError",
     "InProcessEventBus",
     "RedisEventBus",
     "Subscription",
     "open_event_bus",
+    "start_event_bus",
 ]
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from runyard.service.bus.interface import EventBusClosedError, Subscription
+from runyard.service.bus.interface import Delivery, EventBusClosedError, Subscription
 from runyard.service.bus.subscription import Fanout
 
 __all__ = ["InProcessEventBus"]
@@ -20,6 +20,11 @@ class InProcessEventBus:
     def __init__(self) -> None:
         self._fanout = Fanout()
         self._closed = False
+
+    @property
+    def delivery(self) -> Delivery:
+        """Always ``live``: every publisher is in this process."""
+        return "live"
 
     async def publish(self, thread_id: str, event_id: int) -> None:
         """Announce ``event_id`` to the thread's subscribers."""

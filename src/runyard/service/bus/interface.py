@@ -12,14 +12,23 @@ cursor, and after every wake-up reads the log again::
 
 Subscribing before the replay closes the gap between the two: an event stored after the replay
 read has an id above the cursor, so ``wait`` returns at once.
+
+While announcements from other processes cannot arrive (Redis unreachable), the bus's
+``delivery`` is ``"polling"`` and ``wait`` returns every poll interval as if announcements had
+been lost: the reader looks at the log, so events keep flowing, a little later, and none is
+lost. When they can arrive again ``wait`` returns once more to re-read, then live delivery goes on.
 """
 
 from __future__ import annotations
 
 from contextlib import AbstractAsyncContextManager
-from typing import Protocol
+from typing import Literal, Protocol
 
-__all__ = ["EventBus", "EventBusClosedError", "Subscription"]
+__all__ = ["Delivery", "EventBus", "EventBusClosedError", "Subscription"]
+
+Delivery = Literal["live", "polling"]
+"""How subscribers learn of other processes' events: woken by announcements (``live``), or by
+looking at the log every poll interval because announcements cannot arrive (``polling``)."""
 
 
 class EventBusClosedError(RuntimeError):
@@ -33,7 +42,7 @@ class Subscription(Protocol):
         """Return once the thread may have events with an id above ``after``.
 
         That is: an id above ``after`` was announced, or announcements may have been lost (the
-        bus reconnected). Returns the highest id announced so far, which can be ``<= after`` in
+        bus reconnected, or it cannot receive them and a poll interval passed). Returns the highest id announced so far, which can be ``<= after`` in
         the second case; either way the caller re-reads the log from its cursor. Only the
         latest id is kept, so a slow reader never builds up a backlog.
         Raises ``EventBusClosedError`` once the bus is closed.
@@ -49,6 +58,11 @@ class EventBus(Protocol):
 
         Never raises for a transport failure: a wake-up may be lost, an event cannot be.
         """
+        ...
+
+    @property
+    def delivery(self) -> Delivery:
+        """``polling`` while announcements from other processes cannot arrive, else ``live``."""
         ...
 
     def subscribe(self, thread_id: str) -> AbstractAsyncContextManager[Subscription]:

@@ -3,13 +3,20 @@
 One pub/sub connection per bus carries every thread this process listens to; its owner task
 reconnects with backoff, re-subscribes, and then marks each subscription stale so its reader
 re-reads the log — whatever was announced while the connection was down is found there. A
-periodic PING detects a connection that died silently. Publishing never waits for Redis:
-announcements go to an outbox (latest id per thread) that one task sends in pipelined batches.
+periodic PING detects a connection that died silently. While a subscription's channel is not
+live (Redis unreachable, or its SUBSCRIBE not confirmed yet) it *polls*: its reader looks at the
+log every ``poll_interval`` (see ``subscription``), so events keep flowing during an outage.
+
+Publishing never waits for Redis: announcements go to an outbox (latest id per thread) that one
+task sends in pipelined batches. A batch Redis refuses goes back to the outbox and is sent again
+after a backoff, so the last announcement of a run is not lost to a subscriber that reconnected
+before this publisher did. Failures are logged at a bounded rate (``outage``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections import Counter
 from collections.abc import AsyncIterator
@@ -17,7 +24,8 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from runyard.service.bus.interface import EventBusClosedError, Subscription
+from runyard.service.bus.interface import Delivery, EventBusClosedError, Subscription
+from runyard.service.bus.outage import OutageLog
 from runyard.service.bus.subscription import Fanout
 
 try:
@@ -35,6 +43,10 @@ CHANNEL_PREFIX = "runyard:thread:"
 logger = logging.getLogger(__name__)
 
 _LinkState = Literal["connecting", "up", "down"]
+"""``connecting`` only until the first attempt ends; a failed or lost link is ``down`` until up."""
+
+_FIRST_DELAY = 0.05
+"""The first reconnect or re-publish delay, doubled at each failure up to the maximum."""
 
 
 @dataclass
@@ -52,8 +64,10 @@ class RedisEventBus:
     """``EventBus`` over Redis pub/sub; this process's own subscribers are woken directly.
 
     ``subscribe`` returns once Redis confirmed the channel (or after ``confirm_timeout``, or at
-    once while Redis is unreachable); a subscription that may have missed announcements is
-    marked stale as soon as its channel is live again.
+    once while Redis is unreachable); a subscription polls every ``poll_interval`` seconds
+    until its channel is confirmed, and is marked stale as soon as it is (again).
+    ``command_timeout`` bounds each publish, so a Redis that stopped answering holds up nothing
+    but the announcements, which wait in the outbox.
     """
 
     def __init__(
@@ -64,13 +78,21 @@ class RedisEventBus:
         confirm_timeout: float = 5.0,
         connect_timeout: float = 2.0,
         max_reconnect_delay: float = 2.0,
+        poll_interval: float = 1.0,
+        command_timeout: float = 5.0,
         client_name: str | None = None,
     ) -> None:
-        # RESP2: pub/sub messages arrive as plain replies on the connection we read.
+        # RESP2: pub/sub messages arrive as plain replies on the connection we read. The pub/sub
+        # reads pass their own timeout (the PING interval); command_timeout bounds the rest.
         self._pool = aioredis.ConnectionPool.from_url(
-            url, protocol=2, socket_connect_timeout=connect_timeout, client_name=client_name
+            url,
+            protocol=2,
+            socket_connect_timeout=connect_timeout,
+            socket_timeout=command_timeout,
+            client_name=client_name,
         )
         self._client = aioredis.Redis(connection_pool=self._pool)
+        self._poll_interval = poll_interval
         self._ping_interval = ping_interval
         self._confirm_timeout = confirm_timeout
         self._max_reconnect_delay = max_reconnect_delay
@@ -82,8 +104,37 @@ class RedisEventBus:
         self._resync = asyncio.Event()  # the writer has something to send
         self._outbox: dict[str, int] = {}
         self._outbox_ready = asyncio.Event()
+        self._closing = asyncio.Event()  # cuts a publish backoff short
         self._listener: asyncio.Task[None] | None = None
         self._publisher: asyncio.Task[None] | None = None
+        self._link_outage = OutageLog(
+            logger,
+            "cannot connect",
+            f"event streams poll the event log every {poll_interval:g}s until it answers",
+            "live delivery resumes",
+        )
+        self._publish_outage = OutageLog(
+            logger,
+            "cannot publish wake-ups",
+            "the events are stored; wake-ups wait here and other replicas poll the log",
+            "the wake-ups held back are sent",
+        )
+
+    @property
+    def delivery(self) -> Delivery:
+        """``live`` while the pub/sub connection is up; ``polling`` before and after."""
+        return "live" if self._state == "up" else "polling"
+
+    async def connect(self, wait: float) -> Delivery:
+        """Connect now rather than at first use, waiting up to ``wait`` seconds for Redis: the
+        ``delivery`` that results. An unreachable Redis is retried in the background."""
+        self._check_open()
+        self._start_listening()
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(wait):
+                while self._state == "connecting":
+                    await self._changed.wait()
+        return self.delivery
 
     async def publish(self, thread_id: str, event_id: int) -> None:
         """Wake this process's subscribers now and queue the announcement for Redis."""
@@ -99,12 +150,14 @@ class RedisEventBus:
     async def subscribe(self, thread_id: str) -> AsyncIterator[Subscription]:
         """Wake-ups for ``thread_id`` from every replica while the context is open."""
         self._check_open()
-        subscription = self._fanout.add(thread_id)
+        channel = CHANNEL_PREFIX + thread_id
+        subscription = self._fanout.add(thread_id, poll_seconds=self._poll_interval)
         try:
-            if self._listener is None:
-                self._listener = asyncio.create_task(self._listen_forever(), name="runyard-bus-sub")
+            self._start_listening()
             self._resync.set()
-            await self._until_live(CHANNEL_PREFIX + thread_id)
+            await self._until_settled(channel)
+            if self._confirmed(channel):  # by an earlier subscriber of the thread, maybe
+                subscription.go_live()
             # The reader has not read the log yet: nothing it could have missed.
             subscription.clear_stale()
             yield subscription
@@ -117,6 +170,7 @@ class RedisEventBus:
         if self._closed:
             return
         self._closed = True
+        self._closing.set()
         self._notify()
         self._outbox_ready.set()
         self._resync.set()
@@ -134,40 +188,49 @@ class RedisEventBus:
             raise EventBusClosedError("the event bus was closed")
 
     def _notify(self) -> None:
-        """Wake everyone waiting for the link to change (see ``_until_live``)."""
+        """Wake everyone waiting for the link to change (see ``_until_settled``)."""
         self._changed.set()
         self._changed = asyncio.Event()
 
-    def _is_live(self, channel: str) -> bool:
-        if self._closed or self._state == "down":
-            return True  # nothing to wait for; a reconnect will mark the subscription stale
+    def _start_listening(self) -> None:
+        if self._listener is None:
+            self._listener = asyncio.create_task(self._listen_forever(), name="runyard-bus-sub")
+
+    def _confirmed(self, channel: str) -> bool:
+        """Whether announcements on ``channel`` reach this process now."""
         link = self._link
         return link is not None and channel in link.subscribed and not link.unconfirmed[channel]
 
-    async def _until_live(self, channel: str) -> None:
+    async def _until_settled(self, channel: str) -> None:
+        """Until the channel is confirmed, or known not to be soon (Redis down: it polls)."""
         try:
             async with asyncio.timeout(self._confirm_timeout):
-                while not self._is_live(channel):
+                while not (self._closed or self._state == "down" or self._confirmed(channel)):
                     await self._changed.wait()
         except TimeoutError:
-            logger.warning("Redis did not confirm %s in time; continuing without it", channel)
+            logger.warning("Redis did not confirm %s in time; polling the log meanwhile", channel)
+
+    def _link_down(self) -> None:
+        """No announcement arrives any more: every subscription polls until re-confirmed."""
+        if self._state != "down" and not self._closed:  # closing wakes readers for good instead
+            self._fanout.go_polling(self._poll_interval)
+        self._state = "down"
+        self._notify()
 
     async def _listen_forever(self) -> None:
-        delay = 0.05
+        delay = _FIRST_DELAY
         while not self._closed:
-            self._state = "connecting"
-            self._notify()
             try:
                 connection = self._pool.connection_class(**self._pool.connection_kwargs)
                 await connection.connect()  # type: ignore[no-untyped-call]  # unannotated upstream
             except (RedisError, OSError) as exc:
-                self._state = "down"
-                self._notify()
-                logger.warning("Redis event bus cannot connect (retry in %.2fs): %s", delay, exc)
+                self._link_down()
+                self._link_outage.failed(exc)
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, self._max_reconnect_delay)
                 continue
-            delay = 0.05
+            delay = _FIRST_DELAY
+            self._link_outage.recovered()
             await self._serve(_Link(connection))
 
     async def _serve(self, link: _Link) -> None:
@@ -183,10 +246,12 @@ class RedisEventBus:
         try:
             await self._read(link)
         except Exception as exc:  # whatever broke the link, a fresh one is the remedy
-            logger.warning("Redis event bus lost its connection, reconnecting: %r", exc)
+            if not self._closed:
+                logger.warning("Redis event bus lost its connection, reconnecting: %r", exc)
         finally:
             link.alive = False
             self._link = None
+            self._link_down()
             self._resync.set()
             writer.cancel()
             await asyncio.gather(writer, return_exceptions=True)
@@ -219,7 +284,7 @@ class RedisEventBus:
             link.unconfirmed[name] -= 1
             if link.unconfirmed[name] <= 0:
                 del link.unconfirmed[name]
-            self._fanout.mark_stale(thread_id)
+            self._fanout.go_live(thread_id)
             self._notify()
 
     async def _write(self, link: _Link) -> None:
@@ -248,19 +313,38 @@ class RedisEventBus:
             await link.connection.send_command("PING")
 
     async def _publish_forever(self) -> None:
+        delay = _FIRST_DELAY
         while not (self._closed and not self._outbox):
             await self._outbox_ready.wait()
             self._outbox_ready.clear()
             batch, self._outbox = self._outbox, {}
-            if batch:
-                await self._send(batch)
+            if not batch:
+                continue
+            if await self._send(batch):
+                delay = _FIRST_DELAY
+            elif not self._closed:  # a closing bus gives up what Redis would not take
+                self._hold_back(batch)
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(delay):
+                        await self._closing.wait()
+                delay = min(delay * 2, self._max_reconnect_delay)
 
-    async def _send(self, batch: dict[str, int]) -> None:
+    def _hold_back(self, batch: dict[str, int]) -> None:
+        """Put refused announcements back, under any newer ones, to be sent again."""
+        for thread_id, event_id in batch.items():
+            if event_id > self._outbox.get(thread_id, 0):
+                self._outbox[thread_id] = event_id
+        self._outbox_ready.set()
+
+    async def _send(self, batch: dict[str, int]) -> bool:
+        """Publish the batch; False when Redis did not take it."""
         try:
             async with self._client.pipeline(transaction=False) as pipe:
                 for thread_id, event_id in batch.items():
                     pipe.publish(CHANNEL_PREFIX + thread_id, event_id)
                 await pipe.execute()
-        except RedisError as exc:
-            # At-most-once: readers elsewhere catch up from the log at their next wake-up.
-            logger.warning("Redis event bus dropped %d wake-up(s): %s", len(batch), exc)
+        except (RedisError, OSError) as exc:
+            self._publish_outage.failed(exc)
+            return False
+        self._publish_outage.recovered()
+        return True

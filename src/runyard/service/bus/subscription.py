@@ -3,6 +3,13 @@
 Both buses deliver through it: the in-process bus directly, the Redis bus for what arrives from
 Redis (and for its own publishes). A subscription remembers only the highest id announced, so
 memory stays constant however slow its reader is.
+
+A subscription is *live* (woken only by announcements) or *polling*: while wake-ups from other
+processes cannot arrive (Redis unreachable, or its channel not confirmed yet), ``wait`` also
+returns every ``poll_seconds`` as if announcements had been lost, so its reader looks at the log.
+Either change of mode wakes the reader once, to re-read what it may have missed::
+
+    polling ──channel confirmed──▶ live ──link lost──▶ polling      (each arrow: stale)
 """
 
 from __future__ import annotations
@@ -15,15 +22,21 @@ __all__ = ["Fanout", "LocalSubscription"]
 
 
 class LocalSubscription:
-    """One reader's view of one thread: the latest announced id and a wake-up flag."""
+    """One reader's view of one thread: the latest announced id, a wake-up flag and its mode."""
 
-    __slots__ = ("_closed", "_latest", "_stale", "_wakeup")
+    __slots__ = ("_closed", "_latest", "_poll_seconds", "_stale", "_wakeup")
 
-    def __init__(self) -> None:
+    def __init__(self, poll_seconds: float | None = None) -> None:
         self._latest = 0
         self._stale = False
         self._closed = False
+        self._poll_seconds = poll_seconds
         self._wakeup = asyncio.Event()
+
+    @property
+    def polling(self) -> bool:
+        """Whether ``wait`` returns every ``poll_seconds`` (announcements cannot arrive)."""
+        return self._poll_seconds is not None
 
     def announce(self, event_id: int) -> None:
         """The thread has events up to ``event_id`` (older announcements are ignored)."""
@@ -40,6 +53,16 @@ class LocalSubscription:
         """Forget a staleness mark; only safe before the reader has read the log."""
         self._stale = False
 
+    def go_live(self) -> None:
+        """Announcements arrive from now on; the reader re-reads once what came before."""
+        self._poll_seconds = None
+        self.mark_stale()
+
+    def go_polling(self, poll_seconds: float) -> None:
+        """Announcements stopped arriving: re-read now, then every ``poll_seconds``."""
+        self._poll_seconds = poll_seconds
+        self.mark_stale()
+
     def close(self) -> None:
         """Wake the reader for good: ``wait`` raises from now on."""
         self._closed = True
@@ -49,7 +72,11 @@ class LocalSubscription:
         """See ``Subscription.wait``."""
         while self._latest <= after and not self._stale and not self._closed:
             self._wakeup.clear()
-            await self._wakeup.wait()
+            try:
+                async with asyncio.timeout(self._poll_seconds):
+                    await self._wakeup.wait()
+            except TimeoutError:
+                break  # polling: whatever was announced meanwhile may be in the log only
         if self._closed:
             raise EventBusClosedError("the event bus was closed")
         self._stale = False
@@ -62,9 +89,9 @@ class Fanout:
     def __init__(self) -> None:
         self._by_thread: dict[str, set[LocalSubscription]] = {}
 
-    def add(self, thread_id: str) -> LocalSubscription:
-        """A new subscription to ``thread_id``."""
-        subscription = LocalSubscription()
+    def add(self, thread_id: str, poll_seconds: float | None = None) -> LocalSubscription:
+        """A new subscription to ``thread_id``, polling every ``poll_seconds`` unless None."""
+        subscription = LocalSubscription(poll_seconds)
         self._by_thread.setdefault(thread_id, set()).add(subscription)
         return subscription
 
@@ -92,6 +119,17 @@ class Fanout:
         """Tell every subscription of the thread to re-read the log."""
         for subscription in self._by_thread.get(thread_id, ()):
             subscription.mark_stale()
+
+    def go_live(self, thread_id: str) -> None:
+        """The thread's announcements arrive again: its subscriptions re-read once, then wait."""
+        for subscription in self._by_thread.get(thread_id, ()):
+            subscription.go_live()
+
+    def go_polling(self, poll_seconds: float) -> None:
+        """No announcement arrives any more: every subscription re-reads now and then polls."""
+        for subscriptions in self._by_thread.values():
+            for subscription in subscriptions:
+                subscription.go_polling(poll_seconds)
 
     def close(self) -> None:
         """Close every subscription and forget them."""

@@ -7,7 +7,8 @@ Gap-free replay rests on three facts (DESIGN.md §8, durable before visible):
 2. ``last_id`` never exceeds what the store holds: it grows when a writer here appends, when the
    bus announces an id, or when a writer opens on the store's newest id.
 3. Every event stored after a reader subscribed either raises ``last_id`` or bumps ``stale``
-   (the bus may lose a wake-up only when it then says so).
+   (the bus may lose a wake-up only when it then says so; the listener then raises ``last_id``
+   to the store's newest id, read after that, or bumps ``stale`` when it cannot read it).
 
 So a reader whose cursor is at least ``last_id``, and that has read the store since the last
 ``stale``, has seen everything there is; otherwise the tail or the store has what follows its
@@ -76,7 +77,8 @@ class ThreadChannel:
             self.notify()
 
     def mark_stale(self) -> None:
-        """Announcements may have been lost (the bus reconnected): readers re-read the store."""
+        """Announcements may have been lost and the store's newest id is unknown: readers
+        re-read the store."""
         self.stale += 1
         self.notify()
 

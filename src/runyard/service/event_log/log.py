@@ -4,13 +4,16 @@ The store holds the log and is the source of truth; the bus only wakes readers o
 replicas. Within one process a ``ThreadChannel`` per thread carries each batch the writer has
 stored to its readers, without a store read per reader. Nothing is visible before it is stored.
 A channel lives while a writer or a reader uses it; its bus subscription (one per thread, not
-per reader) lives as long.
+per reader) lives as long. When the bus says wake-ups may have been lost — it reconnected, or
+it cannot receive them and polls — that subscription's listener reads the store's newest id
+once for all the thread's readers (one indexed read), and they read the store only if it grew.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -27,6 +30,8 @@ from runyard.storage import EventLogStore, StoredEvent
 _Row = TypeVar("_Row")
 
 __all__ = ["EventLog"]
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -155,7 +160,7 @@ class EventLog:
                 while True:
                     latest = await subscription.wait(after=seen)
                     if latest <= seen:
-                        channel.mark_stale()
+                        await self._catch_up(channel)
                     else:
                         channel.announce(latest)
                         seen = latest
@@ -163,6 +168,17 @@ class EventLog:
             channel.mark_stale()
         finally:
             entry.listening.set()
+
+    async def _catch_up(self, channel: ThreadChannel) -> None:
+        """Wake-ups may have been lost: announce what the store holds (read after the bus said
+        so, it covers every event the lost wake-ups were about)."""
+        try:
+            channel.announce(await self.store.last_event_id(channel.thread_id))
+        except Exception as exc:
+            # Each reader then reads the store itself and reports the failure to its client; a
+            # warning here would repeat every poll interval of a database outage.
+            logger.debug("thread %s: cannot read the newest event id: %s", channel.thread_id, exc)
+            channel.mark_stale()
 
 
 async def _in_slices(
