@@ -1,7 +1,8 @@
 """SIGKILL mid-stream loses no event a client saw and reuses no id (DESIGN.md §8, durable before
 visible): real ``runyard serve`` processes, killed and restarted on one SQLite file or one
 PostgreSQL database, and a client that records every event it receives and resumes each time
-with ``Last-Event-ID``."""
+with ``Last-Event-ID``. Each killed run is carried on by the restarted server (``run-resumed``)
+and completes."""
 
 from __future__ import annotations
 
@@ -46,7 +47,9 @@ async def test_a_client_resuming_after_a_kill_misses_nothing_and_sees_no_id_twic
         assert seen == stored  # the client saw the rest of the run, its run-finish included
         assert seen[-1] == (kill.finish_id, stored[-1][1])
         assert stored[-1][1]["type"] == "run-finish"
-        assert stored[-1][1]["payload"]["status"] == "error"
+        # The restarted server carried the run on from its message (it had made no step yet).
+        assert stored[-1][1]["payload"]["status"] == "completed"
+        assert "run-resumed" in [d["type"] for _, d in stored]
     seen, stored = report.run_events(report.final_run)
     assert seen == stored
     assert [d["type"] for _, d in seen][0 :: len(seen) - 1] == ["run-start", "run-finish"]

@@ -151,7 +151,7 @@ async def test_restarting_one_of_three_replicas_never_disturbs_a_live_run_on_ano
     assert [f.id for f in frames] == list(range(1, len(frames) + 1))
 
 
-async def test_a_killed_servers_run_is_settled_by_a_survivor_once_its_lease_expired(
+async def test_a_killed_servers_run_is_carried_on_by_a_survivor_once_its_lease_expired(
     shared: Shared, thread: str
 ) -> None:
     env = {**shared.env, "RUNYARD_LEASE_SECONDS": "2"}
@@ -161,13 +161,18 @@ async def test_a_killed_servers_run_is_settled_by_a_survivor_once_its_lease_expi
             run_id = await start_slow_run(client_a, thread)
             killed.send_signal(signal.SIGKILL)
             await asyncio.to_thread(killed.wait, 20)
+            await frames_until(client_b, thread, "run-resumed", within=60)
+            # The survivor drives it now: a cancel there ends it (it would stream for minutes).
+            cancelled = await client_b.post(f"/v1/chat/{thread}/cancel")
             frames = await frames_until(client_b, thread, "run-finish", within=60)
             closed = await run_row(shared.url, run_id, closed=True)
             again = await client_b.post(f"/v1/chat/{thread}", json={"message": "hello again"})
 
-    assert finishes(frames) == [RESTARTED]
+    assert cancelled.status_code == 200
+    assert finishes(frames) == [CANCELLED]
     assert [f.id for f in frames] == list(range(1, len(frames) + 1))
-    assert (closed.status, closed.lease_epoch) == ("interrupted", 2)
+    # Taken by the survivor's sweep (epoch 2), then by the survivor itself to drive it (3).
+    assert (closed.status, closed.lease_epoch) == ("cancelled", 3)
     assert again.status_code == 200
 
 

@@ -48,7 +48,7 @@ async def test_a_suspended_run_is_confirmed_after_the_server_restarts(tmp_path: 
     assert [f.id for f in frames] == list(range(1, len(frames) + 1))
 
 
-async def test_a_run_killed_mid_stream_is_closed_by_the_crash_sweep(tmp_path: Path) -> None:
+async def test_a_run_killed_mid_stream_is_carried_on_after_the_restart(tmp_path: Path) -> None:
     db, port = tmp_path / "runyard.db", free_port()
     with restartable(db, port) as first:
         async with client_for(port) as client:
@@ -62,7 +62,8 @@ async def test_a_run_killed_mid_stream_is_closed_by_the_crash_sweep(tmp_path: Pa
             again = await client.post("/v1/chat/t1", json={"message": "hello again"})
 
     assert frames[-1].data is not None
-    assert frames[-1].data["payload"] == {"status": "error", "reason": "server restarted"}
+    assert frames[-1].data["payload"]["status"] == "completed"
+    assert "run-resumed" in [f.data["type"] for f in frames if f.data]
     assert again.status_code == 200
 
 

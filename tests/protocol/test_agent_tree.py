@@ -368,3 +368,35 @@ def test_a_follow_up_run_merges_into_the_same_tree() -> None:
     tree = build_agent_tree(events)
 
     assert (tree.agent_id, tree.status, tree.text_content) == ("a1", "active", "Started. Finished.")
+
+
+def test_run_resumed_drops_the_stopped_servers_partial_output_of_that_run() -> None:
+    logged = [
+        (1, ev("run-start", "a1", messageId="m1")),
+        (2, ev("text-delta", "a1", text="Let me look.")),
+        (3, ev("tool-call", "a1", toolCallId="tc1", toolName="lookup", args={})),
+        (4, ev("tool-result", "a1", toolCallId="tc1", result="first try")),
+        (5, ev("text-delta", "a1", text="It says fir")),
+        (6, ev("text-delta", "a1", run_id="r0", text="another run's")),
+        (7, ev("run-resumed", "a1", afterEventId=3)),
+        (8, ev("tool-result", "a1", toolCallId="tc1", result="replayed")),
+        (9, ev("text-delta", "a1", text="It says replayed.")),
+    ]
+    builder = AgentTreeBuilder()
+    for event_id, event in logged:
+        builder.apply(event, event_id)
+
+    tree = builder.tree()
+    assert tree.text_content == "Let me look.another run'sIt says replayed."
+    (tool_call,) = tree.tool_calls
+    assert tool_call.result == "replayed"
+    assert tree.status == "active"
+
+
+def test_events_applied_without_ids_survive_a_run_resumed() -> None:
+    builder = AgentTreeBuilder()
+    builder.apply(ev("run-start", "a1", messageId="m1"))
+    builder.apply(ev("text-delta", "a1", text="kept"))
+    builder.apply(ev("run-resumed", "a1", afterEventId=0))
+
+    assert builder.tree().text_content == "kept"

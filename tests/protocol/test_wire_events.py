@@ -34,13 +34,14 @@ def test_every_seed_example_round_trips_to_the_same_json(text: str) -> None:
     assert json.loads(event_to_json(event)) == json.loads(text)
 
 
-def test_the_union_has_exactly_the_seed_s_fifteen_types() -> None:
+def test_the_union_has_the_seed_s_fifteen_types_and_run_resumed() -> None:
     (union, _discriminator) = get_args(WireEvent)
     types = {member.model_fields["type"].default for member in get_args(union)}
 
     assert types == {
         "run-start",
         "run-finish",
+        "run-resumed",
         "text-delta",
         "reasoning-delta",
         "tool-call",

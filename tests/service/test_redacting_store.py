@@ -8,7 +8,7 @@ from pathlib import Path
 
 from runyard.redaction import REDACTED, SecretRedactor
 from runyard.service import RedactingStore
-from runyard.storage import EmbeddingEntry, Observation, Store, open_store
+from runyard.storage import EmbeddingEntry, Observation, Store, ToolCallEntry, open_store
 
 SECRET = "canary-Zq8uXw3Lp0TtRv"
 OWNER = {"tenant_id": "acme", "resource_id": "alice"}
@@ -64,3 +64,29 @@ async def test_every_other_call_reaches_the_inner_store_unchanged(tmp_path: Path
     assert isinstance(store, Store)
     assert [t.id for t in threads] == ["t1"]
     assert backend == "sqlite"
+
+
+async def test_a_runs_progress_and_settled_tool_outcomes_are_stored_redacted(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "runyard.db"
+    inner = await open_store(f"sqlite:///{path}")
+    store = RedactingStore(inner, SecretRedactor([SECRET]))
+    try:
+        await store.save_thread("t1", **OWNER)
+        run = await store.open_run("run_1", thread_id="t1", tenant_id="acme", owner="me")
+        settled = ToolCallEntry("call_1", "fetch", "settled", {"output": f"key {SECRET}"})
+        started = ToolCallEntry("call_2", "fetch", "started")
+        state = {"message_list": [f"the tool said {SECRET}"]}
+        await store.record_progress("run_1", [settled, started], epoch=run.lease_epoch, state=state)
+        progress = await store.load_progress("run_1")
+    finally:
+        await inner.close()
+
+    assert progress.state == {"message_list": [f"the tool said {REDACTED}"]}
+    assert progress.calls["call_1"].outcome == {"output": f"key {REDACTED}"}
+    assert progress.calls["call_2"].state == "started"
+    with sqlite3.connect(path) as db:
+        rows = repr(db.execute("SELECT * FROM tool_ledger").fetchall())
+        rows += repr(db.execute("SELECT * FROM checkpoints").fetchall())
+    assert SECRET not in rows

@@ -17,7 +17,6 @@ from runyard.agent import Agent
 from runyard.ids import now_ms
 from runyard.memory import Memory
 from runyard.runtime import CheckpointStore, InMemoryCheckpointStore
-from runyard.service import RESTARTED
 from runyard.storage import Store, StoreCheckpointStore
 from runyard.testing import ToolCall, Turn, call, scripted_model, text
 from runyard.tools import tool
@@ -205,7 +204,7 @@ async def test_a_run_a_shutdown_stops_ends_once_and_answers_its_questions(db_url
     assert ending == ended("cancelled", "server_shutdown", "cancelled")
 
 
-async def test_a_run_swept_after_its_process_died_ends_once_and_leaves_no_checkpoint(
+async def test_a_run_swept_after_its_process_died_goes_on_ends_once_and_leaves_no_checkpoint(
     db_url: str,
 ) -> None:
     setup = Setup([call("launch", id="a"), text("done")])
@@ -218,10 +217,13 @@ async def test_a_run_swept_after_its_process_died_ends_once_and_leaves_no_checkp
         await svc.store.update_run_status(run_id, "running", epoch=dead.lease_epoch)
         kept = await setup.saved.load(run_id) is not None
         swept = await svc.runs.sweep_interrupted()
+        await svc.settle("t1")  # carried on from its last step: the call in flight is an error
         ending = await ending_of(svc, run_id, setup.saved)
+        progress = await svc.store.load_progress(run_id)
 
     assert (kept, swept) == (True, [run_id])
-    assert ending == ended("error", RESTARTED, "interrupted")
+    assert ending == ended("completed", None, "completed")
+    assert (progress.state, progress.calls) == (None, {})
 
 
 async def test_a_segment_that_breaks_outside_its_handling_still_tells_clients_it_ended(

@@ -29,6 +29,7 @@ from runyard.storage import (
     Store,
     StoredEvent,
     ThreadOwnershipError,
+    ToolLedger,
     VectorStore,
 )
 from runyard.storage.inmemory import (
@@ -42,6 +43,7 @@ from runyard.storage.inmemory import (
     RateCountersPart,
     RunLedgerPart,
     RunSnapshotsPart,
+    ToolLedgerPart,
     VectorsPart,
 )
 
@@ -57,6 +59,7 @@ PARTS = [
     ApiKeys,
     CatalogVersions,
     RateCounters,
+    ToolLedger,
 ]
 
 
@@ -81,6 +84,7 @@ def test_the_store_is_its_parts_and_nothing_more() -> None:
         (ApiKeysPart, ApiKeys),
         (CatalogVersionsPart, CatalogVersions),
         (RateCountersPart, RateCounters),
+        (ToolLedgerPart, ToolLedger),
     ],
 )
 def test_each_in_memory_part_class_implements_one_part_exactly(

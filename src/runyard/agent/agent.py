@@ -29,10 +29,12 @@ from runyard.runtime import (
     EventHandler,
     GenerateResult,
     InMemoryCheckpointStore,
+    JournalCall,
     MemoryProtocol,
     MemoryScope,
     ResultCollector,
     RunControl,
+    RunJournal,
     RunStateManager,
     RuntimeSpec,
     StructuredOutput,
@@ -62,6 +64,9 @@ class ResumeOptions(TypedDict, total=False):
     telemetry: Telemetry | None
     """Where this run reports its spans instead of the agent's telemetry (a sub-agent's run gets
     its caller's tool span: ``ToolContext.telemetry``)."""
+    journal: RunJournal | None
+    """Where the run makes every step durable (``runtime.journal``), so ``recover`` can carry it
+    on after its process died; None: only suspensions are kept (in ``checkpoints``)."""
 
 
 class RunOptions(ResumeOptions, total=False):
@@ -277,6 +282,43 @@ class Agent:
         return await self._generate(carry_on, prepared.run_id, options)
 
     @overload
+    async def recover(
+        self,
+        method: Literal["generate"],
+        state: AgentState,
+        calls: Mapping[str, JournalCall],
+        **options: Unpack[ResumeOptions],
+    ) -> GenerateResult: ...
+
+    @overload
+    async def recover(
+        self,
+        method: Literal["stream"],
+        state: AgentState,
+        calls: Mapping[str, JournalCall],
+        **options: Unpack[ResumeOptions],
+    ) -> StreamResult: ...
+
+    async def recover(
+        self,
+        method: Method,
+        state: AgentState,
+        calls: Mapping[str, JournalCall],
+        **options: Unpack[ResumeOptions],
+    ) -> GenerateResult | StreamResult:
+        """Carry on a run whose process died, from what its journal held: its last progress
+        checkpoint ``state`` and its tool calls (``runtime.journal`` says what runs again)."""
+        if state.run_id is None:
+            raise ResumeError("The state names no run")
+
+        async def carry_on(runtime: AgentRuntime) -> None:
+            await runtime.recover(state, calls)
+
+        if method == "stream":
+            return self._stream(carry_on, state.run_id, options)
+        return await self._generate(carry_on, state.run_id, options)
+
+    @overload
     async def approve(
         self,
         method: Literal["generate"],
@@ -457,6 +499,7 @@ class Agent:
             streaming=streaming,
             deps=options.get("deps"),
             telemetry=options.get("telemetry"),
+            journal=options.get("journal"),
         )
         self._runs[runtime.run_id] = runtime
         self._last = runtime

@@ -1,4 +1,4 @@
-"""The streaming protocol on the wire: the fifteen event types and the agent tree built from them.
+"""The streaming protocol on the wire: the sixteen event types and the agent tree built from them.
 
 Every event is ``{"type", "runId", "agentId", "payload"}`` (docs/protocol.md), defined once here
 as the discriminated union ``WireEvent``; ``docs/events.schema.json`` is generated from it by
@@ -28,6 +28,7 @@ from runyard.protocol.events import (
     FilesystemRequestEvent,
     ReasoningDeltaEvent,
     RunFinishEvent,
+    RunResumedEvent,
     RunStartEvent,
     StatusEvent,
     TasksUpdateEvent,
@@ -46,6 +47,7 @@ from runyard.protocol.payloads import (
     FilesystemRequestPayload,
     ReasoningDeltaPayload,
     RunFinishPayload,
+    RunResumedPayload,
     RunStartPayload,
     RunStatus,
     RunUsage,
@@ -100,6 +102,8 @@ __all__ = [
     "ResourceDecision",
     "RunFinishEvent",
     "RunFinishPayload",
+    "RunResumedEvent",
+    "RunResumedPayload",
     "RunStartEvent",
     "RunStartPayload",
     "RunStatus",

@@ -1,4 +1,4 @@
-"""The fifteen wire events of the streaming protocol, as one discriminated union on ``type``.
+"""The sixteen wire events of the streaming protocol, as one discriminated union on ``type``.
 
 Every event is ``{"type", "runId", "agentId", "payload"}``: ``runId`` ties it to one user
 message → answer cycle, ``agentId`` to the agent (orchestrator or sub-agent) it belongs to.
@@ -18,6 +18,7 @@ from runyard.protocol.payloads import (
     FilesystemRequestPayload,
     ReasoningDeltaPayload,
     RunFinishPayload,
+    RunResumedPayload,
     RunStartPayload,
     StatusPayload,
     TasksUpdatePayload,
@@ -37,6 +38,7 @@ __all__ = [
     "FilesystemRequestEvent",
     "ReasoningDeltaEvent",
     "RunFinishEvent",
+    "RunResumedEvent",
     "RunStartEvent",
     "StatusEvent",
     "TasksUpdateEvent",
@@ -68,6 +70,14 @@ class RunFinishEvent(_Envelope):
 
     type: Literal["run-finish"] = "run-finish"
     payload: RunFinishPayload
+
+
+class RunResumedEvent(_Envelope):
+    """The run carries on on another server after its own stopped; drop its events after
+    ``afterEventId`` (they are said again)."""
+
+    type: Literal["run-resumed"] = "run-resumed"
+    payload: RunResumedPayload
 
 
 class TextDeltaEvent(_Envelope):
@@ -164,6 +174,7 @@ class FilesystemRequestEvent(_Envelope):
 WireEvent: TypeAlias = Annotated[
     RunStartEvent
     | RunFinishEvent
+    | RunResumedEvent
     | TextDeltaEvent
     | ReasoningDeltaEvent
     | ToolCallEvent

@@ -20,6 +20,7 @@ __all__ = [
     "FilesystemRequestPayload",
     "ReasoningDeltaPayload",
     "RunFinishPayload",
+    "RunResumedPayload",
     "RunStartPayload",
     "RunStatus",
     "RunUsage",
@@ -69,6 +70,15 @@ class RunUsage(WireModel):
     output_tokens: int
     total_tokens: int
     cost: float | None = omitted_if_none()
+
+
+class RunResumedPayload(WireModel):
+    """``run-resumed``: another server took the run over after its own stopped, and carries it
+    on from its last durable step. Every event of the run with an id above ``after_event_id``
+    (and below this one) was partial output of the stopped server: a client drops it, for the
+    run says it again from here."""
+
+    after_event_id: int
 
 
 class RunFinishPayload(WireModel):

@@ -26,3 +26,6 @@ class ToolInstanceSpec(SpecModel):
     description: str = ""
     """What the model is told the tool is for; empty = the factory's own description."""
     parameters: dict[str, Any] = Field(default_factory=dict)
+    retry_safe: bool | None = None
+    """Whether a call of its tools may run again when a run is taken over mid-call (see
+    ``Tool.retry_safe``); absent = what the factory says of the tools it builds."""

@@ -21,6 +21,12 @@ from runyard.runtime.chunks import (
 from runyard.runtime.collector import ResultCollector
 from runyard.runtime.control import RunControl
 from runyard.runtime.events import AgentEvent, AgentEventBus, AgentEventData, EventHandler
+from runyard.runtime.journal import (
+    INTERRUPTED_TOOL_ERROR,
+    InMemoryRunJournal,
+    JournalCall,
+    RunJournal,
+)
 from runyard.runtime.loop import AgentRuntime
 from runyard.runtime.memory import MemoryContext, MemoryProtocol, MemoryScope
 from runyard.runtime.message_list import AgentMessageList, SerializedMessageList
@@ -59,6 +65,7 @@ from runyard.runtime.sub_agent_suspension import SubAgentAnswer, SubAgentSuspend
 from runyard.runtime.title import clean_title, generate_title, title_thread
 
 __all__ = [
+    "INTERRUPTED_TOOL_ERROR",
     "AgentEvent",
     "AgentEventBus",
     "AgentEventData",
@@ -74,6 +81,8 @@ __all__ = [
     "FinishChunk",
     "GenerateResult",
     "InMemoryCheckpointStore",
+    "InMemoryRunJournal",
+    "JournalCall",
     "MemoryContext",
     "MemoryProtocol",
     "MemoryScope",
@@ -89,12 +98,13 @@ __all__ = [
     "ReasoningDeltaChunk",
     "ResultCollector",
     "RunControl",
+    "RunJournal",
     "RunStateManager",
     "RunStatus",
     "RuntimeSpec",
     "SerializedMessageList",
-    "StructuredOutput",
     "StreamChunk",
+    "StructuredOutput",
     "SubAgentAnswer",
     "SubAgentSuspend",
     "SubAgentUsage",

@@ -37,6 +37,7 @@ from runyard.runtime.chunks import (
 from runyard.runtime.control import RunControl
 from runyard.runtime.events import AgentEvent
 from runyard.runtime.first_token import FirstToken
+from runyard.runtime.journal import INTERRUPTED_TOOL_ERROR, JournalCall, RunJournal
 from runyard.runtime.memory import MemoryScope
 from runyard.runtime.message_list import AgentMessageList
 from runyard.runtime.middleware import DeltaChannel, ModelRequest
@@ -47,7 +48,7 @@ from runyard.runtime.run_clock import RunClock
 from runyard.runtime.spec import RuntimeSpec
 from runyard.runtime.state import AgentState, PendingToolCall, RunStatus, open_questions
 from runyard.runtime.structured_output import OutputRetry
-from runyard.runtime.tool_runner import ToolOutcome, ToolRunner
+from runyard.runtime.tool_runner import ToolOutcome, ToolRunner, WindowsResult, settled_call
 from runyard.telemetry import NO_TELEMETRY, Telemetry, TelemetrySpan
 from runyard.tools import Tool
 
@@ -67,8 +68,11 @@ class AgentRuntime:
         streaming: bool,
         deps: Mapping[str, Any] | None = None,
         telemetry: Telemetry | None = None,
+        journal: RunJournal | None = None,
     ) -> None:
         self.spec = spec
+        self.journal = journal
+        """Where every step is made durable (``runtime.journal``); None: only suspensions are."""
         self.telemetry = telemetry or spec.telemetry
         self.span: TelemetrySpan = NO_TELEMETRY
         """This segment's run span, once it started; model and tool spans are its children."""
@@ -105,6 +109,17 @@ class AgentRuntime:
         await self._traced("start", self._start(messages))
 
     async def resume(self, state: AgentState, tool_call_id: str, data: Any) -> None:
+        self._restore(state)
+        await self._traced("resume", self._resume(state.pending_tool_calls, tool_call_id, data))
+
+    async def recover(self, state: AgentState, calls: Mapping[str, JournalCall]) -> None:
+        """Carry on a run whose process died, from its last progress checkpoint ``state`` and
+        the journal's ``calls`` (``runtime.journal``)."""
+        self._restore(state)
+        await self._traced("recover", self._recover(state.pending_tool_calls, calls))
+
+    def _restore(self, state: AgentState) -> None:
+        """Take the run on where ``state`` left it."""
         self.list = AgentMessageList.deserialize(state.message_list)
         self.usage = state.usage
         self.sub_agent_usage = list(state.sub_agent_usage)
@@ -115,7 +130,6 @@ class AgentRuntime:
                 state.thread_id, state.resource_id, state.tenant_id or "default"
             )
         self._checkpointed = True
-        await self._traced("resume", self._resume(state.pending_tool_calls, tool_call_id, data))
 
     def snapshot(self) -> AgentState:
         scope = self.scope
@@ -260,19 +274,57 @@ class AgentRuntime:
                 await self._end_success()
                 return
             invalid = message.metadata.get("invalid_tool_args", {})
-            windows = await runner.run_windows(calls, invalid)
+            windows = await runner.run_windows(calls, invalid, self._progress(calls))
             await self._settle([o for o in windows.outcomes if o.settled])
             if windows.suspended:
-                pending = {
-                    o.call.tool_call_id: _suspended_entry(o)
-                    for o in windows.outcomes
-                    if o.kind == "suspended"
-                }
-                pending.update((c.tool_call_id, _unexecuted_entry(c)) for c in windows.unexecuted)
-                await self._end_suspended(pending)
+                await self._end_suspended(_still_pending(windows))
                 return
             self._emit_turn_end(message, windows.outcomes)
         raise MaxIterationsError(self.max_iterations)
+
+    def _progress(self, calls: Sequence[ToolCallPart]) -> AgentState | None:
+        """The progress checkpoint after a response that made ``calls`` (None: no journal)."""
+        if self.journal is None:
+            return None
+        self.pending = {c.tool_call_id: _unexecuted_entry(c) for c in calls}
+        try:
+            return self.snapshot()
+        finally:
+            self.pending = {}
+
+    async def _recover(
+        self, pending: dict[str, PendingToolCall], calls: Mapping[str, JournalCall]
+    ) -> None:
+        """Settle the calls of the last step (replayed, run again or interrupted), then loop."""
+        self._begin()
+        await self._attach_memory()
+        runner = self._runner()
+        outcomes: dict[str, ToolOutcome] = {}
+        again: list[ToolCallPart] = []
+        for call in map(_as_call, pending.values()):
+            known = calls.get(call.tool_call_id)
+            if known is not None and known.settled:
+                outcomes[call.tool_call_id] = _replayed(call, known)
+            elif known is not None and not self._retry_safe(call.tool_name):
+                interrupted = ToolOutcome(
+                    call, "error", output=INTERRUPTED_TOOL_ERROR.format(name=call.tool_name)
+                )
+                if self.journal is not None:
+                    await self.journal.record([settled_call(interrupted)])
+                outcomes[call.tool_call_id] = interrupted
+            else:
+                again.append(call)
+        windows = await runner.run_windows(again, {})
+        outcomes.update((o.call.tool_call_id, o) for o in windows.outcomes)
+        await self._settle([outcomes[i] for i in pending if i in outcomes])
+        if windows.suspended:
+            await self._end_suspended(_still_pending(windows))
+            return
+        await self._loop()
+
+    def _retry_safe(self, tool_name: str) -> bool:
+        tool = self._tools.get(tool_name)
+        return tool is None or tool.retry_safe  # an unknown tool fails again without effect
 
     async def _traced_model_call(self, iteration: int) -> ModelTurn:
         """One model call inside its span, a child of the run's."""
@@ -348,6 +400,7 @@ class AgentRuntime:
             telemetry=self.span,
             tool_timeout=self.spec.tool_timeout_s,
             middleware=self.spec.middleware,
+            journal=self.journal,
         )
 
     async def _settle(self, outcomes: Sequence[ToolOutcome]) -> None:
@@ -493,6 +546,13 @@ def _as_call(entry: PendingToolCall) -> ToolCallPart:
     return ToolCallPart(tool_call_id=entry.tool_call_id, tool_name=entry.tool_name, args=entry.args)
 
 
+def _replayed(call: ToolCallPart, known: JournalCall) -> ToolOutcome:
+    """A settled call's outcome as the journal holds it: it does not run again."""
+    if known.is_error:
+        return ToolOutcome(call, "error", output=known.output)
+    return ToolOutcome(call, "success", output=known.output, raw=known.output)
+
+
 def _suspended_entry(outcome: ToolOutcome) -> PendingToolCall:
     call = outcome.call
     return PendingToolCall(
@@ -504,6 +564,15 @@ def _suspended_entry(outcome: ToolOutcome) -> PendingToolCall:
         resume_schema=outcome.resume_schema,
         nested=outcome.nested,
     )
+
+
+def _still_pending(windows: WindowsResult) -> dict[str, PendingToolCall]:
+    """The calls a suspended stretch of windows leaves: the suspended and the unexecuted."""
+    pending = {
+        o.call.tool_call_id: _suspended_entry(o) for o in windows.outcomes if o.kind == "suspended"
+    }
+    pending.update((c.tool_call_id, _unexecuted_entry(c)) for c in windows.unexecuted)
+    return pending
 
 
 def _unexecuted_entry(call: ToolCallPart) -> PendingToolCall:

@@ -19,15 +19,16 @@ from runyard.messages import CustomMessage, ToolCallPart
 from runyard.runtime.chunks import ChunkSink, ToolEventChunk, ToolExecutionStartChunk
 from runyard.runtime.control import RunControl
 from runyard.runtime.events import AgentEvent, AgentEventBus
+from runyard.runtime.journal import JournalCall, RunJournal
 from runyard.runtime.memory import MemoryScope
 from runyard.runtime.middleware import MiddlewareStack, ToolCallRequest
 from runyard.runtime.results import AgentToolOutput, SubAgentUsage
-from runyard.runtime.state import NestedSuspension
+from runyard.runtime.state import AgentState, NestedSuspension
 from runyard.runtime.sub_agent_suspension import SubAgentSuspend
 from runyard.telemetry import Telemetry, TelemetrySpan
 from runyard.tools import Suspend, Tool, ToolContext, ToolDenied, ToolEvent, resume_validator
 
-__all__ = ["ToolOutcome", "ToolRunner", "WindowsResult"]
+__all__ = ["ToolOutcome", "ToolRunner", "WindowsResult", "settled_call"]
 
 
 @dataclass(slots=True)
@@ -74,7 +75,11 @@ class ToolRunner:
         telemetry: Telemetry,
         middleware: MiddlewareStack,
         tool_timeout: float | None = None,
+        journal: RunJournal | None = None,
     ) -> None:
+        self.journal = journal
+        """Where each window's calls are recorded before they run, and each outcome as it
+        settles (None: the run is not journaled)."""
         self.middleware = middleware
         self.deps = deps
         self.tool_timeout = tool_timeout
@@ -91,14 +96,21 @@ class ToolRunner:
         self.window: int | None = None if math.isinf(concurrency) else int(concurrency)
 
     async def run_windows(
-        self, calls: Sequence[ToolCallPart], invalid_args: Mapping[str, str]
+        self,
+        calls: Sequence[ToolCallPart],
+        invalid_args: Mapping[str, str],
+        progress: AgentState | None = None,
     ) -> WindowsResult:
-        """Run ``calls`` in windows; a suspension stops later windows, which stay unexecuted."""
+        """Run ``calls`` in windows; a suspension stops later windows, which stay unexecuted.
+
+        ``progress`` (the run's state after the response that made the calls) is journaled with
+        the first window's ``started`` rows, in one write."""
         size = max(self.window or len(calls), 1)
         outcomes: list[ToolOutcome] = []
         for start in range(0, len(calls), size):
             self.control.check()
             window = calls[start : start + size]
+            await self._journal_started(window, progress if start == 0 else None)
             if len(window) == 1:
                 settled = [await self.execute(window[0], invalid_args=invalid_args)]
             else:
@@ -138,7 +150,17 @@ class ToolRunner:
         if outcome.kind != "suspended":
             ended["error" if outcome.kind == "error" else "result"] = outcome.output
         span.end(attributes=ended)
+        if self.journal is not None and outcome.settled:
+            await self.journal.record([settled_call(outcome)])
         return outcome
+
+    async def _journal_started(
+        self, window: Sequence[ToolCallPart], progress: AgentState | None
+    ) -> None:
+        if self.journal is None:
+            return
+        started = [JournalCall(c.tool_call_id, c.tool_name, settled=False) for c in window]
+        await self.journal.record(started, state=progress)
 
     async def _execute(
         self,
@@ -276,6 +298,18 @@ class ToolRunner:
             result=result,
             isError=is_error,
         )
+
+
+def settled_call(outcome: ToolOutcome) -> JournalCall:
+    """The journal's row of a settled outcome: what a takeover replays instead of the call."""
+    call = outcome.call
+    return JournalCall(
+        call.tool_call_id,
+        call.tool_name,
+        settled=True,
+        output=outcome.output,
+        is_error=outcome.kind == "error",
+    )
 
 
 def _running_on(loop: asyncio.AbstractEventLoop) -> bool:

@@ -189,6 +189,8 @@ class _Entry:
                 str(CatalogError(instance.source, line, "parameters", f"{exc} ({used})"))
             ) from exc
         tools = self._checked(built)
+        if spec.retry_safe is not None:
+            tools = [replace(tool, retry_safe=spec.retry_safe) for tool in tools]
         if not spec.description:
             return tools
         if built.is_toolkit:

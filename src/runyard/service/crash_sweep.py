@@ -12,7 +12,10 @@ process, tries once more.
 
 If it had already stored its questions and its checkpoint, it was suspending when the process
 died: it becomes ``suspended`` (its ``confirmation-request`` events are logged if they were not
-yet) and stays resumable. Otherwise it is finished the one way every run is (``run_finish``):
+yet) and stays resumable. Otherwise the sweeper's ``carry_on`` takes it on from its last durable
+step (``run_takeover``): it goes on, on the same run id, driven by the sweeping process. Only a
+run that cannot go on (no ``carry_on``, or nothing to carry on from) is finished the one way
+every run is (``run_finish``):
 ``run-finish {"status": "error", "reason": "server restarted"}`` unless it already logged its
 finish, closed as ``interrupted`` — the thread is free again — and its checkpoint dropped.
 Suspended runs are left alone.
@@ -21,6 +24,7 @@ Suspended runs are left alone.
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
 
 from runyard.ids import now_ms
 from runyard.protocol import ConfirmationRequestEvent, ConfirmationRequestPayload
@@ -31,7 +35,7 @@ from runyard.service.run_checkpoints import askers
 from runyard.service.run_finish import RunEnding, RunFinisher
 from runyard.storage import Confirmation, RunRecord, StaleLease
 
-__all__ = ["RESTARTED", "close_interrupted_runs"]
+__all__ = ["RESTARTED", "CarryOn", "close_interrupted_runs"]
 
 logger = logging.getLogger(__name__)
 
@@ -39,9 +43,17 @@ RESTARTED = "server restarted"
 
 _INTERRUPTED = RunEnding("error", RESTARTED, interrupted=True)
 
+CarryOn = Callable[[RunRecord], Awaitable[bool]]
+"""Carries a run taken by the sweep on from its last durable step; False when it cannot."""
+
 
 async def close_interrupted_runs(
-    finisher: RunFinisher, *, instance_id: str, lease: LeaseTerms, own: bool = False
+    finisher: RunFinisher,
+    *,
+    instance_id: str,
+    lease: LeaseTerms,
+    own: bool = False,
+    carry_on: CarryOn | None = None,
 ) -> list[str]:
     """Take over every running run whose lease expired and settle it; returns their ids.
 
@@ -60,7 +72,7 @@ async def close_interrupted_runs(
         if taken is None:
             continue  # renewed, taken by another sweeper, or finished meanwhile
         try:
-            await _settle(finisher, taken)
+            carried = await _settle(finisher, taken, carry_on)
         except StaleLease:
             continue  # finished or taken over meanwhile
         except Exception:
@@ -68,17 +80,19 @@ async def close_interrupted_runs(
             logger.exception("run %s: settling it failed; a later sweep retries", run.run_id)
             continue
         logger.warning(
-            "run %s on thread %s was interrupted: its server stopped (lease of %s expired)",
+            "run %s on thread %s was %s: its server stopped (lease of %s expired)",
             run.run_id,
             run.thread_id,
+            "taken over" if carried else "interrupted",
             run.lease_owner,
         )
         closed.append(run.run_id)
     return closed
 
 
-async def _settle(finisher: RunFinisher, run: RunRecord) -> None:
-    """Settle ``run``, already taken over: ``run.lease_epoch`` is the sweeper's."""
+async def _settle(finisher: RunFinisher, run: RunRecord, carry_on: CarryOn | None) -> bool:
+    """Settle ``run``, already taken over: ``run.lease_epoch`` is the sweeper's. True when it
+    goes on (``carry_on``)."""
     store = finisher.store
     asked = [
         c for c in await store.list_pending_confirmations(run.thread_id) if c.run_id == run.run_id
@@ -87,8 +101,11 @@ async def _settle(finisher: RunFinisher, run: RunRecord) -> None:
     if saved is not None:
         await _finish_suspending(finisher.events, run, asked, askers(saved))
         await store.update_run_status(run.run_id, "suspended", epoch=run.lease_epoch)
-        return
+        return False
+    if carry_on is not None and await carry_on(run):
+        return True
     await finisher.finish(run.run_id, run.thread_id, _INTERRUPTED, epoch=run.lease_epoch)
+    return False
 
 
 async def _finish_suspending(

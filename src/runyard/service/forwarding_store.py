@@ -24,6 +24,7 @@ from runyard.storage import (
     Observation,
     ObservationCursor,
     Plan,
+    RunProgress,
     RunQuota,
     RunRecord,
     RunSnapshot,
@@ -31,6 +32,7 @@ from runyard.storage import (
     Store,
     StoredEvent,
     Thread,
+    ToolCallEntry,
     VectorSearch,
     WorkingMemory,
 )
@@ -406,6 +408,23 @@ class ForwardingStore:
         self, key: str, state: dict[str, Any], *, expires_at: int | None = None
     ) -> None:
         return await self.inner.save_checkpoint(key, state, expires_at=expires_at)
+
+    async def record_progress(
+        self,
+        run_id: str,
+        calls: Sequence[ToolCallEntry],
+        /,
+        *,
+        epoch: int,
+        state: dict[str, Any] | None = None,
+    ) -> None:
+        return await self.inner.record_progress(run_id, calls, epoch=epoch, state=state)
+
+    async def load_progress(self, run_id: str) -> RunProgress:
+        return await self.inner.load_progress(run_id)
+
+    async def drop_progress(self, run_id: str) -> None:
+        return await self.inner.drop_progress(run_id)
 
     async def load_checkpoint(self, key: str, *, now: int | None = None) -> dict[str, Any] | None:
         return await self.inner.load_checkpoint(key, now=now)

@@ -32,6 +32,12 @@ class Owner:
             if not value or "/" in value:
                 raise ValueError(f"tenant and user ids are non-empty, without '/': {value!r}")
 
+    @classmethod
+    def of_key(cls, key: str) -> Owner:
+        """The owner of the thread stored under ``key`` (one of ``thread_key``'s)."""
+        tenant_id, user_id, _thread = key.split("/", 2)
+        return cls(tenant_id, user_id)
+
     def thread_key(self, thread_id: str) -> str:
         """The storage key of this owner's thread ``thread_id``: ``tenant/user/thread``.
 

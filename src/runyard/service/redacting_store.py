@@ -31,6 +31,7 @@ from runyard.storage import (
     RunStatus,
     Store,
     Thread,
+    ToolCallEntry,
     WorkingMemory,
 )
 
@@ -97,6 +98,23 @@ class RedactingStore(ForwardingStore):
         await self.inner.save_checkpoint(
             key, self.redactor.redact_data(state), expires_at=expires_at
         )
+
+    async def record_progress(
+        self,
+        run_id: str,
+        calls: Sequence[ToolCallEntry],
+        /,
+        *,
+        epoch: int,
+        state: dict[str, Any] | None = None,
+    ) -> None:
+        # A settled call's outcome is what the tool returned, and may echo a key.
+        clean = [
+            c if c.outcome is None else replace(c, outcome=self.redactor.redact_data(c.outcome))
+            for c in calls
+        ]
+        kept = None if state is None else self.redactor.redact_data(state)
+        await self.inner.record_progress(run_id, clean, epoch=epoch, state=kept)
 
     async def create_confirmation(
         self,

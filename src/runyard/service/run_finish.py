@@ -11,7 +11,7 @@ whose checkpoint expired. Each does the same five things, here, in this order:
    that finds the run's ``run-finish`` already last in the log (a finish that failed half-way,
    retried) does not log another;
 3. close its row with the caller's lease epoch (``StaleLease`` when the run was taken over
-   meanwhile: the new owner ends it);
+   meanwhile: the new owner ends it), and forget its progress and tool calls (``ToolLedger``);
 4. drop its checkpoint, through the agents;
 5. store the thread's agent-tree snapshot of the run (``run_history``) — a failure here only
    costs the next history read a fold, which stores it then.
@@ -149,8 +149,10 @@ class RunFinisher:
         return True
 
     async def close(self, run_id: str, ending: RunEnding, *, epoch: int) -> None:
-        """Close the run's row as ``ending`` says; ``StaleLease`` when ``epoch`` is not current."""
+        """Close the run's row as ``ending`` says, then forget its progress (no takeover can
+        want it any more); ``StaleLease`` when ``epoch`` is not current."""
         await self.store.close_run(run_id, ending.closed_as, epoch=epoch, reason=ending.reason)
+        await self.store.drop_progress(run_id)
 
     async def _logged(self, writer: EventWriter, run_id: str) -> bool:
         """True when the run's ``run-finish`` is the newest event of its thread's log."""

@@ -98,7 +98,7 @@ class _Fold:
     def apply(self, stored: StoredEvent) -> None:
         event = parse_event(stored.data)
         self.last = stored
-        self.tree.apply(event)
+        self.tree.apply(event, stored.id)
         if event.type == "run-start":
             self.message_id = event.payload.message_id
         elif event.type == "run-finish":

@@ -22,6 +22,7 @@ from runyard.agent import Agent, PreparedResume, StreamResult
 from runyard.errors import ResumeDataError, ResumeError
 from runyard.ids import new_id, now_ms
 from runyard.messages import AgentMessage
+from runyard.runtime import RunJournal
 from runyard.service.active_run import (
     ORCHESTRATOR_ID,
     SHUTDOWN,
@@ -51,6 +52,7 @@ from runyard.service.request_rate import RequestRate
 from runyard.service.run_checkpoints import RunCheckpoints
 from runyard.service.run_finish import RunEnding, RunFinisher
 from runyard.service.run_segment import RunSegment, SegmentStart
+from runyard.service.run_takeover import Takeover, plan_takeover
 from runyard.service.run_telemetry import RunTelemetry
 from runyard.service.suspension_expiry import (
     SWEEP_EVERY_SECONDS,
@@ -71,6 +73,7 @@ from runyard.storage import (
     Store,
     Thread,
 )
+from runyard.telemetry import Telemetry
 
 __all__ = ["RunManager"]
 
@@ -207,13 +210,14 @@ class RunManager:
             active = ActiveRun(run.run_id, run.thread_id, owner, chosen, record.lease_epoch)
             telemetry = self.telemetry.of(active, AgentChoice.stored(thread.metadata))
 
-            async def open_stream() -> StreamResult:
+            async def open_stream(journal: RunJournal) -> StreamResult:
                 return await chosen.resume_prepared(
                     "stream",
                     prepared,
                     abort_signal=active.abort,
                     deps=self._deps(active),
                     telemetry=telemetry,
+                    journal=journal,
                 )
 
             self._launch(active, SegmentStart(open_stream))
@@ -280,7 +284,11 @@ class RunManager:
             raise RuntimeError("keep_leases() belongs before the first run of this manager")
         await self.store.renew_leases(self.instance_id, now_ms())
         swept = await close_interrupted_runs(
-            self.finisher, instance_id=self.instance_id, lease=self.lease, own=True
+            self.finisher,
+            instance_id=self.instance_id,
+            lease=self.lease,
+            own=True,
+            carry_on=self._carry_on,
         )
         await self.expire_suspensions()
         self._heartbeat.start()
@@ -289,9 +297,10 @@ class RunManager:
 
     async def sweep_interrupted(self) -> list[str]:
         """Settle the runs of other processes whose lease expired — their server stopped —
-        (closed, or suspended when they had already asked their questions); their ids."""
+        (carried on here from their last durable step; suspended when they had already asked
+        their questions; else closed); their ids."""
         return await close_interrupted_runs(
-            self.finisher, instance_id=self.instance_id, lease=self.lease
+            self.finisher, instance_id=self.instance_id, lease=self.lease, carry_on=self._carry_on
         )
 
     async def expire_suspensions(self) -> list[str]:
@@ -470,22 +479,66 @@ class RunManager:
             thread_id, [user], tenant_id=owner.tenant_id, resource_id=owner.user_id
         )
         run = ActiveRun(record.run_id, thread_id, owner, chosen, record.lease_epoch)
-        telemetry = self.telemetry.of(run, choice)
-
-        async def open_stream() -> StreamResult:
-            return await chosen.stream(
-                user,
-                thread_id=thread_id,
-                resource_id=owner.user_id,
-                tenant_id=owner.tenant_id,
-                run_id=record.run_id,
-                abort_signal=run.abort,
-                deps=self._deps(run),
-                telemetry=telemetry,
-            )
-
         title_from = message if self.titles and thread.title is None else None
-        self._launch(run, SegmentStart(open_stream, user.id, title_from, choice))
+        opened = partial(self._first_stream, run, user, self.telemetry.of(run, choice))
+        self._launch(run, SegmentStart(opened, user.id, title_from, choice))
+
+    async def _first_stream(
+        self, run: ActiveRun, user: AgentMessage, telemetry: Telemetry, journal: RunJournal
+    ) -> StreamResult:
+        """The run's agent answering ``user`` from the start."""
+        return await run.agent.stream(
+            user,
+            thread_id=run.thread_id,
+            resource_id=run.owner.user_id,
+            tenant_id=run.owner.tenant_id,
+            run_id=run.run_id,
+            abort_signal=run.abort,
+            deps=self._deps(run),
+            telemetry=telemetry,
+            journal=journal,
+        )
+
+    async def _carry_on(self, run: RunRecord) -> bool:
+        """Carry on here, from its last durable step, a run whose server died (the sweep took
+        it at ``run.lease_epoch``); False when it cannot be (the sweep closes it)."""
+        try:
+            takeover = await plan_takeover(self.store, run)
+            if takeover is None:
+                return False
+            owner = takeover.owner
+            thread = await owned_thread(self.store, owner, owner.thread_id_of(run.thread_id))
+            agent = await self._thread_agent(owner, thread)
+        except Exception:
+            logger.exception("run %s: cannot be carried on; closing it", run.run_id)
+            return False
+        record = await self.store.take_over(
+            run.run_id, self.instance_id, lease_until=self.lease.until(), epoch=run.lease_epoch
+        )
+        active = ActiveRun(run.run_id, run.thread_id, owner, agent, record.lease_epoch)
+        state, user = takeover.state, takeover.user
+        telemetry = self.telemetry.of(active, AgentChoice.stored(thread.metadata))
+        opened = (
+            partial(self._first_stream, active, user, telemetry)
+            if state is None and user is not None
+            else partial(self._recovered_stream, active, takeover, telemetry)
+        )
+        self._launch(active, SegmentStart(opened, resumed_after=takeover.after_event_id))
+        return True
+
+    async def _recovered_stream(
+        self, run: ActiveRun, takeover: Takeover, telemetry: Telemetry, journal: RunJournal
+    ) -> StreamResult:
+        assert takeover.state is not None
+        return await run.agent.recover(
+            "stream",
+            takeover.state,
+            takeover.calls,
+            abort_signal=run.abort,
+            deps=self._deps(run),
+            telemetry=telemetry,
+            journal=journal,
+        )
 
     async def _finish_broken(self, run: ActiveRun, cause: Exception) -> None:
         """Finish a run whose segment broke outside its own error handling: its clients still

@@ -25,6 +25,8 @@ from runyard.ids import new_id
 from runyard.memory import PlanStore
 from runyard.protocol import (
     ConfirmationRequestEvent,
+    RunResumedEvent,
+    RunResumedPayload,
     RunStartEvent,
     RunStartPayload,
     ThreadTitleUpdatedEvent,
@@ -35,6 +37,7 @@ from runyard.runtime import (
     FinishChunk,
     MessageChunk,
     PendingSuspend,
+    RunJournal,
     RunStatus,
     StreamChunk,
     ToolCallSuspendedChunk,
@@ -47,6 +50,7 @@ from runyard.service.confirmation_request import confirmation_payload
 from runyard.service.event_log import EventLog, EventWriter
 from runyard.service.failed_run import log_failed_run
 from runyard.service.run_finish import RunEnding, RunFinisher, run_usage
+from runyard.service.run_journal import StoreRunJournal
 from runyard.service.tools import tasks_update
 from runyard.storage import Store
 
@@ -60,13 +64,18 @@ _GOING_ON = (RunStatus.SUCCESS, RunStatus.SUSPENDED)
 
 @dataclass(frozen=True, slots=True)
 class SegmentStart:
-    """How a segment begins: the first one announces the run; ``title_from`` names the thread."""
+    """How a segment begins: the first one announces the run; ``title_from`` names the thread.
 
-    open_stream: Callable[[], Awaitable[StreamResult]]
+    ``open_stream`` starts the agent's stream with the segment's journal (``RunJournal``)."""
+
+    open_stream: Callable[[RunJournal], Awaitable[StreamResult]]
     message_id: str | None = None
     title_from: str | None = None
     choice: AgentChoice | None = None
     """Which agent runs and why; its catalog version and rule go into ``run-start``."""
+    resumed_after: int | None = None
+    """Set for a run taken over after its server died: the ``afterEventId`` of the
+    ``run-resumed`` the segment opens with (``run_takeover``)."""
 
 
 class RunSegment:
@@ -88,6 +97,9 @@ class RunSegment:
         self.mapper = ChunkMapper(run.run_id, ORCHESTRATOR_ID)
         self.suspensions: list[PendingSuspend] = []
         self.finish: FinishChunk | None = None
+        self._stream_result: StreamResult | None = None
+        self._took = asyncio.Event()
+        """Set whenever a chunk of the stream was taken (``_logged`` waits on it)."""
 
     async def drive(self) -> None:
         """Run the segment to its end: suspended, or finished with ``run-finish`` persisted."""
@@ -98,6 +110,8 @@ class RunSegment:
                 if self.start.message_id is not None:
                     writer.emit(self._run_start())
                     await self._restore_tasks(writer)
+                if self.start.resumed_after is not None:
+                    writer.emit(self._run_resumed(self.start.resumed_after))
                 ending = await self._run_to_end(writer)
                 if run.lease_lost:
                     logger.warning("run %s: taken over by another process; stopped", run.run_id)
@@ -145,7 +159,8 @@ class RunSegment:
         return emit
 
     async def _stream(self, writer: EventWriter) -> None:
-        stream = await self.start.open_stream()
+        journal = StoreRunJournal(self.store, self.run, lambda: self._logged(writer))
+        stream = self._stream_result = await self.start.open_stream(journal)
         try:
             async for chunk in stream:
                 self._take(chunk, writer)
@@ -153,7 +168,17 @@ class RunSegment:
             stream.cancel()  # the segment is being torn down: the run must not go on alone
             raise
 
+    async def _logged(self, writer: EventWriter) -> None:
+        """Return once every chunk the agent sent so far is mapped to events and stored: the
+        reader has taken them all (it maps each as it takes it), and the writer flushed."""
+        stream = self._stream_result
+        while stream is not None and stream.buffered:
+            self._took.clear()
+            await self._took.wait()
+        await writer.flush()
+
     def _take(self, chunk: StreamChunk, writer: EventWriter) -> None:
+        self._took.set()
         if self.run.lease_lost:
             return  # the run is another process's now: drain the aborted stream silently
         if isinstance(chunk, ToolCallSuspendedChunk):
@@ -246,6 +271,10 @@ class RunSegment:
             rule_id=routed.rule_id if routed else None,
         )
         return RunStartEvent(run_id=self.run.run_id, agent_id=ORCHESTRATOR_ID, payload=payload)
+
+    def _run_resumed(self, after_event_id: int) -> RunResumedEvent:
+        payload = RunResumedPayload(after_event_id=after_event_id)
+        return RunResumedEvent(run_id=self.run.run_id, agent_id=ORCHESTRATOR_ID, payload=payload)
 
     def _start_title(self) -> asyncio.Task[str | None] | None:
         text = self.start.title_from

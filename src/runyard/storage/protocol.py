@@ -21,6 +21,7 @@ from runyard.storage.parts import (
     RateCounters,
     RunLedger,
     RunSnapshots,
+    ToolLedger,
     VectorSearch,
     VectorStore,
 )
@@ -43,6 +44,7 @@ class Store(
     ApiKeys,
     CatalogVersions,
     RateCounters,
+    ToolLedger,
     Protocol,
 ):
     """Every part of runyard's storage in one backend, which can say what it is and close."""

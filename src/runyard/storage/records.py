@@ -23,11 +23,14 @@ __all__ = [
     "ObservationCursor",
     "Plan",
     "RunQuota",
+    "RunProgress",
     "RunRecord",
     "RunSnapshot",
     "RunStatus",
     "StoredEvent",
     "Thread",
+    "ToolCallEntry",
+    "ToolCallState",
     "WorkingMemory",
 ]
 
@@ -37,6 +40,9 @@ RunStatus = Literal["running", "suspended", "completed", "failed", "cancelled", 
 OPEN_RUN_STATUSES: tuple[RunStatus, ...] = ("running", "suspended")
 
 ConfirmationStatus = Literal["pending", "answered"]
+
+ToolCallState = Literal["started", "settled"]
+"""A ledger row's state: the tool was about to run, or its outcome is known."""
 
 ApiKeyRole = Literal["admin", "member"]
 """``admin`` may also call admin endpoints (catalog writes, key management); ``member`` may not."""
@@ -101,6 +107,24 @@ class RunRecord:
     def is_open(self) -> bool:
         """True while the run is running or suspended."""
         return self.status in OPEN_RUN_STATUSES
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallEntry:
+    """One tool call of a run in the ``ToolLedger``: ``outcome`` is set once it ``settled``."""
+
+    tool_call_id: str
+    tool_name: str
+    state: ToolCallState
+    outcome: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RunProgress:
+    """How far a running run got: its last progress checkpoint and its tool calls by id."""
+
+    state: dict[str, Any] | None
+    calls: dict[str, ToolCallEntry] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

@@ -42,6 +42,10 @@ class Tool:
     to_model_output: Callable[[Any], Any] | None = None
     to_message: Callable[[Any], CustomMessage | None] | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
+    retry_safe: bool = False
+    """True when running a call twice is harmless (it reads, or its effect is idempotent): a
+    run taken over after its server died runs again a call of it that was in flight, where
+    any other tool's call ends as an error telling the model its effect is unverified."""
 
     @property
     def parameters(self) -> dict[str, Any]:
@@ -92,6 +96,7 @@ class Tool:
         timeout: float | None = None,
         to_model_output: Callable[[Any], Any] | None = None,
         to_message: Callable[[Any], CustomMessage | None] | None = None,
+        retry_safe: bool = False,
     ) -> Tool:
         tool_name = name or function.__name__
         signature = read_signature(function, tool_name, with_args=parameters is None)
@@ -122,6 +127,7 @@ class Tool:
             timeout=timeout,
             to_model_output=to_model_output,
             to_message=to_message,
+            retry_safe=retry_safe,
         )
 
 
@@ -142,6 +148,7 @@ def tool(
     timeout: float | None = None,
     to_model_output: Callable[[Any], Any] | None = None,
     to_message: Callable[[Any], CustomMessage | None] | None = None,
+    retry_safe: bool = False,
 ) -> Callable[[Callable[..., Any]], Tool]: ...
 
 
@@ -154,7 +161,8 @@ def tool(
 
     The docstring is the description; arguments are validated by pydantic from the signature
     (or by ``parameters``, an explicit JSON Schema). A parameter annotated ``ToolContext`` is
-    injected, not shown to the model.
+    injected, not shown to the model. ``retry_safe=True`` declares that running a call again
+    is harmless (``Tool.retry_safe``).
     """
     if function is not None:
         return Tool.from_function(function)

@@ -46,9 +46,10 @@ class RunView:
         self._live.stop()
         self._console.print(render_tree(self._builder.tree()))
 
-    def apply(self, event: WireEvent) -> None:
-        """Fold one event into the tree and redraw (at most every few frames)."""
-        self._builder.apply(event)
+    def apply(self, event: WireEvent, event_id: int | None = None) -> None:
+        """Fold one event (with its log id, so a ``run-resumed`` drops the partial output of a
+        server that died) into the tree and redraw (at most every few frames)."""
+        self._builder.apply(event, event_id)
         now = time.monotonic()
         if now - self._drawn_at >= _REFRESH_SECONDS or event.type == "confirmation-request":
             self._draw()

@@ -126,7 +126,7 @@ class ChatSession:
                     event = received.event
                     if event.run_id != run_id:
                         continue
-                    view.apply(event)
+                    view.apply(event, received.id)
                     if isinstance(event, RunFinishEvent) or (
                         until_confirmation and isinstance(event, ConfirmationRequestEvent)
                     ):

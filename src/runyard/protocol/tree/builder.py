@@ -18,6 +18,7 @@ from runyard.protocol.events import (
     ErrorEvent,
     ReasoningDeltaEvent,
     RunFinishEvent,
+    RunResumedEvent,
     RunStartEvent,
     StatusEvent,
     TasksUpdateEvent,
@@ -151,18 +152,44 @@ class AgentTreeBuilder:
     ``filesystem-request``, which say nothing about agents.
 
     ``root_agent_id`` seeds the root for a log whose ``run-start`` is missing (trimmed history).
+
+    A ``run-resumed`` (the run was taken over by another server) drops the run's events applied
+    with an id above its ``afterEventId``: the tree is folded again from the events kept, so the
+    stopped server's partial text never shows twice. Events applied without an id are kept.
     """
 
     def __init__(self, root_agent_id: str | None = None) -> None:
+        self._seed = root_agent_id
+        self._applied: list[tuple[int | None, WireEvent]] = []
+        self._reset()
+
+    def _reset(self) -> None:
         self._root: _Agent | None = None
         self._agents: dict[str, _Agent] = {}
-        if root_agent_id is not None:
-            self._open_root(root_agent_id)
+        if self._seed is not None:
+            self._open_root(self._seed)
 
-    def apply(self, event: WireEvent) -> None:
-        """Fold one event into the tree."""
+    def apply(self, event: WireEvent, event_id: int | None = None) -> None:
+        """Fold one event (with its log id, when known) into the tree."""
+        if isinstance(event, RunResumedEvent):
+            self._rewind(event)
+        self._applied.append((event_id, event))
+        self._fold(event)
+
+    def _rewind(self, resumed: RunResumedEvent) -> None:
+        after = resumed.payload.after_event_id
+        self._applied = [
+            (i, e)
+            for i, e in self._applied
+            if i is None or i <= after or e.run_id != resumed.run_id
+        ]
+        self._reset()
+        for _, event in self._applied:
+            self._fold(event)
+
+    def _fold(self, event: WireEvent) -> None:
         match event:
-            case RunStartEvent():
+            case RunStartEvent() | RunResumedEvent():
                 self._open_root(event.agent_id)
             case RunFinishEvent():
                 self._finish(event)

@@ -15,6 +15,7 @@ from runyard.storage.inmemory.rate_counters import RateCountersPart
 from runyard.storage.inmemory.run_snapshots import RunSnapshotsPart
 from runyard.storage.inmemory.runs import RunLedgerPart
 from runyard.storage.inmemory.store import InMemoryStore
+from runyard.storage.inmemory.tool_ledger import ToolLedgerPart
 from runyard.storage.inmemory.vectors import VectorsPart
 
 __all__ = [
@@ -29,5 +30,6 @@ __all__ = [
     "RateCountersPart",
     "RunLedgerPart",
     "RunSnapshotsPart",
+    "ToolLedgerPart",
     "VectorsPart",
 ]

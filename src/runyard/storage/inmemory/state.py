@@ -25,6 +25,7 @@ from runyard.storage.records import (
     RunSnapshot,
     StoredEvent,
     Thread,
+    ToolCallEntry,
     WorkingMemory,
 )
 from runyard.storage.records import Observation as ObservationRow
@@ -53,6 +54,9 @@ class MemoryState:
         self._snapshots: dict[str, dict[str, RunSnapshot]] = {}
         self._confirmations: dict[str, Confirmation] = {}
         self._checkpoints: dict[str, tuple[dict[str, Any], int | None]] = {}
+        # run id -> progress checkpoint; run id -> tool call id -> ledger row
+        self._progress: dict[str, dict[str, Any]] = {}
+        self._tool_calls: dict[str, dict[str, ToolCallEntry]] = {}
         self._api_keys: dict[str, ApiKey] = {}
         self._agent_versions: dict[str, AgentVersion] = {}
         # (tenant or "" for shared, agent id) -> activation

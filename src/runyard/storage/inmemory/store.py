@@ -13,6 +13,7 @@ from runyard.storage.inmemory.rate_counters import RateCountersPart
 from runyard.storage.inmemory.run_snapshots import RunSnapshotsPart
 from runyard.storage.inmemory.runs import RunLedgerPart
 from runyard.storage.inmemory.state import MemoryState
+from runyard.storage.inmemory.tool_ledger import ToolLedgerPart
 from runyard.storage.inmemory.vectors import VectorsPart
 from runyard.storage.protocol import Backend
 
@@ -31,6 +32,7 @@ class InMemoryStore(
     ApiKeysPart,
     CatalogVersionsPart,
     RateCountersPart,
+    ToolLedgerPart,
 ):
     """A process-local ``Store``: same contract as the databases, nothing survives ``close``."""
 

@@ -8,7 +8,7 @@ Ownership rule of the thread-scoped parts (``Conversations``, ``MemoryTiers``, `
 their operations take ``tenant_id`` and ``resource_id``; reads of a thread owned by someone
 else find nothing, and writes to it raise ``ThreadOwnershipError`` without changing anything.
 Writes to a thread that does not exist yet create it for the caller. ``RunLedger``,
-``Confirmations``, ``EventLogStore``, ``RunSnapshots`` and ``Checkpoints`` are keyed by run,
+``Confirmations``, ``EventLogStore``, ``RunSnapshots``, ``ToolLedger`` and ``Checkpoints`` are keyed by run,
 thread or checkpoint id only: the service checks ownership before it touches them. ``ApiKeys``
 belongs to no thread: it says who a request acts for; nor does ``RateCounters``, whose
 keys are whatever its caller limits. Nor does ``CatalogVersions``: the
@@ -34,6 +34,7 @@ from runyard.storage.parts.memory_tiers import (
 from runyard.storage.parts.rate_counters import RateCounters
 from runyard.storage.parts.run_ledger import RunLedger
 from runyard.storage.parts.run_snapshots import RunSnapshots
+from runyard.storage.parts.tool_ledger import ToolLedger
 from runyard.storage.parts.vectors import VectorSearch, VectorStore
 
 __all__ = [
@@ -50,6 +51,7 @@ __all__ = [
     "RateCounters",
     "RunLedger",
     "RunSnapshots",
+    "ToolLedger",
     "VectorSearch",
     "VectorStore",
     "WorkingMemoryTier",

@@ -16,6 +16,7 @@ from runyard.storage.sql.memory_tiers import MemoryTiersPart
 from runyard.storage.sql.rate_counters_part import RateCountersPart
 from runyard.storage.sql.runs_part import RunsPart
 from runyard.storage.sql.snapshots_part import SnapshotsPart
+from runyard.storage.sql.tool_ledger_part import ToolLedgerPart
 
 __all__ = ["SqlStore"]
 
@@ -32,6 +33,7 @@ class SqlStore(
     ApiKeysPart,
     CatalogVersionsPart,
     RateCountersPart,
+    ToolLedgerPart,
 ):
     """A ``Store`` on SQLite or PostgreSQL. Build it with ``runyard.storage.open_store``."""
 

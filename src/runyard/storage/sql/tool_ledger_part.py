@@ -1,0 +1,116 @@
+"""Tool ledger of ``SqlStore``: ``tool_ledger`` rows, and the progress checkpoint in
+``checkpoints`` under a key of its own (never the run id a suspension is kept under, so code
+that asks "was it suspending?" never meets a progress checkpoint)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import delete, select, update
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from runyard.ids import now_ms
+from runyard.storage.errors import RunNotFound, StaleLease
+from runyard.storage.records import OPEN_RUN_STATUSES, RunProgress, ToolCallEntry
+from runyard.storage.sql.engine import read, write
+from runyard.storage.sql.schema import checkpoints, runs, tool_ledger
+from runyard.storage.sql.state import SqlState
+from runyard.storage.sql.upserts import insert_ignore
+
+__all__ = ["ToolLedgerPart", "progress_key"]
+
+
+def progress_key(run_id: str) -> str:
+    """The ``checkpoints`` key of a run's progress checkpoint."""
+    return f"{run_id}#progress"
+
+
+class ToolLedgerPart(SqlState):
+    """Progress and tool calls of running runs, every write fenced by the lease epoch."""
+
+    async def record_progress(
+        self,
+        run_id: str,
+        calls: Sequence[ToolCallEntry],
+        /,
+        *,
+        epoch: int,
+        state: dict[str, Any] | None = None,
+    ) -> None:
+        now = now_ms()
+        async with write(self._engine) as conn:
+            await self._fence(conn, run_id, epoch)
+            if state is not None:
+                stmt = self._upsert(checkpoints, ["key"], ["state", "expires_at", "updated_at"])
+                row = {"key": progress_key(run_id), "state": state, "expires_at": None}
+                await conn.execute(stmt, {**row, "updated_at": now})
+            started = [_row(run_id, c, now) for c in calls if c.state == "started"]
+            settled = [_row(run_id, c, now) for c in calls if c.state == "settled"]
+            if started:
+                await conn.execute(insert_ignore(self._engine.dialect.name, tool_ledger), started)
+            if settled:
+                stmt = self._upsert(
+                    tool_ledger,
+                    ["run_id", "tool_call_id"],
+                    ["tool_name", "state", "outcome", "updated_at"],
+                )
+                await conn.execute(stmt, settled)
+
+    async def load_progress(self, run_id: str) -> RunProgress:
+        key = progress_key(run_id)
+        async with read(self._engine) as conn:
+            state = (
+                await conn.execute(select(checkpoints.c.state).where(checkpoints.c.key == key))
+            ).scalar_one_or_none()
+            rows = (
+                await conn.execute(select(tool_ledger).where(tool_ledger.c.run_id == run_id))
+            ).all()
+        calls = {
+            r.tool_call_id: ToolCallEntry(r.tool_call_id, r.tool_name, r.state, r.outcome)
+            for r in rows
+        }
+        return RunProgress(state, calls)
+
+    async def drop_progress(self, run_id: str) -> None:
+        async with write(self._engine) as conn:
+            await conn.execute(delete(checkpoints).where(checkpoints.c.key == progress_key(run_id)))
+            await conn.execute(delete(tool_ledger).where(tool_ledger.c.run_id == run_id))
+
+    async def _fence(self, conn: AsyncConnection, run_id: str, epoch: int) -> None:
+        """Hold the run's row for this transaction if it is open at ``epoch``, else raise.
+
+        The no-op update takes the row's lock (PostgreSQL; SQLite's write transaction holds the
+        whole database), so a takeover waits for the commit or commits first and fails this."""
+        held = await conn.execute(
+            update(runs)
+            .where(
+                runs.c.run_id == run_id,
+                runs.c.lease_epoch == epoch,
+                runs.c.status.in_(OPEN_RUN_STATUSES),
+            )
+            .values(lease_epoch=runs.c.lease_epoch)
+        )
+        if held.rowcount == 1:
+            return
+        found = (
+            await conn.execute(
+                select(runs.c.status, runs.c.lease_epoch).where(runs.c.run_id == run_id)
+            )
+        ).one_or_none()
+        if found is None:
+            raise RunNotFound(run_id)
+        raise StaleLease(
+            f"run {run_id!r} is {found.status} at lease epoch {found.lease_epoch}, not {epoch}"
+        )
+
+
+def _row(run_id: str, call: ToolCallEntry, now: int) -> dict[str, Any]:
+    return {
+        "run_id": run_id,
+        "tool_call_id": call.tool_call_id,
+        "tool_name": call.tool_name,
+        "state": call.state,
+        "outcome": call.outcome,
+        "updated_at": now,
+    }

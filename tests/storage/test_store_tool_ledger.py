@@ -1,0 +1,83 @@
+"""The ``ToolLedger`` part: progress checkpoints and tool-call rows, fenced by the lease epoch."""
+
+from __future__ import annotations
+
+import pytest
+from store_parts import assert_implements
+
+from runyard.storage import RunNotFound, StaleLease, Store, ToolCallEntry, ToolLedger
+
+STATE = {"status": "running", "message_list": {"messages": []}}
+
+
+def _started(call_id: str) -> ToolCallEntry:
+    return ToolCallEntry(call_id, "lookup", "started")
+
+
+def _settled(call_id: str, output: object) -> ToolCallEntry:
+    return ToolCallEntry(call_id, "lookup", "settled", {"kind": "success", "output": output})
+
+
+async def _open(store: Store, run_id: str = "run-1") -> int:
+    run = await store.open_run(run_id, thread_id=f"t-{run_id}", tenant_id="acme", owner="a")
+    return run.lease_epoch
+
+
+async def test_every_backend_is_a_tool_ledger(store: Store) -> None:
+    assert_implements(store, ToolLedger)
+
+
+async def test_progress_and_calls_round_trip(store: Store) -> None:
+    epoch = await _open(store)
+    assert (await store.load_progress("run-1")).state is None
+    await store.record_progress("run-1", [_started("c1"), _started("c2")], epoch=epoch, state=STATE)
+    await store.record_progress("run-1", [_settled("c1", {"n": 1})], epoch=epoch)
+    progress = await store.load_progress("run-1")
+    assert progress.state == STATE
+    assert progress.calls == {"c1": _settled("c1", {"n": 1}), "c2": _started("c2")}
+
+
+async def test_a_started_row_never_replaces_a_settled_one(store: Store) -> None:
+    epoch = await _open(store)
+    await store.record_progress("run-1", [_settled("c1", "done")], epoch=epoch)
+    await store.record_progress("run-1", [_started("c1")], epoch=epoch)
+    assert (await store.load_progress("run-1")).calls["c1"].state == "settled"
+
+
+async def test_the_progress_checkpoint_is_not_the_runs_checkpoint(store: Store) -> None:
+    epoch = await _open(store)
+    await store.record_progress("run-1", [], epoch=epoch, state=STATE)
+    assert await store.load_checkpoint("run-1") is None
+
+
+async def test_a_superseded_owner_writes_nothing(store: Store) -> None:
+    epoch = await _open(store)
+    await store.record_progress("run-1", [_started("c1")], epoch=epoch, state=STATE)
+    await store.take_over("run-1", "b")
+    with pytest.raises(StaleLease):
+        await store.record_progress(
+            "run-1", [_settled("c1", "late")], epoch=epoch, state={"status": "stale"}
+        )
+    progress = await store.load_progress("run-1")
+    assert progress.state == STATE
+    assert progress.calls == {"c1": _started("c1")}
+
+
+async def test_a_closed_or_unknown_run_takes_no_progress(store: Store) -> None:
+    epoch = await _open(store)
+    await store.close_run("run-1", "completed", epoch=epoch)
+    with pytest.raises(StaleLease):
+        await store.record_progress("run-1", [_started("c1")], epoch=epoch)
+    with pytest.raises(RunNotFound):
+        await store.record_progress("nope", [_started("c1")], epoch=1)
+
+
+async def test_dropped_progress_is_gone_and_other_runs_keep_theirs(store: Store) -> None:
+    first, second = await _open(store, "run-1"), await _open(store, "run-2")
+    await store.record_progress("run-1", [_started("c1")], epoch=first, state=STATE)
+    await store.record_progress("run-2", [_started("c1")], epoch=second, state=STATE)
+    await store.drop_progress("run-1")
+    await store.drop_progress("run-1")
+    assert (await store.load_progress("run-1")).state is None
+    assert (await store.load_progress("run-1")).calls == {}
+    assert (await store.load_progress("run-2")).calls == {"c1": _started("c1")}
