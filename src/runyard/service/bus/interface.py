@@ -12,6 +12,10 @@ cursor, and after every wake-up reads the log again::
 
 Subscribing before the replay closes the gap between the two: an event stored after the replay
 read has an id above the cursor, so ``wait`` returns at once.
+
+A bus also carries *control messages* to one process, named by its instance id (a cancel sent to
+a replica that does not drive the run). Like a wake-up, a control message is a hint delivered at
+most once: the request is in the database first, and its receiver also looks there.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from __future__ import annotations
 from contextlib import AbstractAsyncContextManager
 from typing import Protocol
 
-__all__ = ["EventBus", "EventBusClosedError", "Subscription"]
+__all__ = ["ControlInbox", "EventBus", "EventBusClosedError", "Subscription"]
 
 
 class EventBusClosedError(RuntimeError):
@@ -41,6 +45,17 @@ class Subscription(Protocol):
         ...
 
 
+class ControlInbox(Protocol):
+    """The control messages sent to one process."""
+
+    async def get(self) -> str:
+        """The next message, in the order it arrived here.
+
+        Raises ``EventBusClosedError`` once the bus is closed.
+        """
+        ...
+
+
 class EventBus(Protocol):
     """Announces per-thread event ids to every subscriber of the thread, in any process."""
 
@@ -57,4 +72,16 @@ class EventBus(Protocol):
 
     async def close(self) -> None:
         """Stop every background task and wake every waiter with ``EventBusClosedError``."""
+        ...
+
+    async def send_control(self, instance_id: str, message: str) -> None:
+        """Send ``message`` to the process whose instance id is ``instance_id``, wherever it runs.
+
+        At most once, and never raises for a transport failure: record what the message asks
+        for in the database first.
+        """
+        ...
+
+    def control(self, instance_id: str) -> AbstractAsyncContextManager[ControlInbox]:
+        """Receive the messages sent to ``instance_id`` while the context is open."""
         ...
