@@ -195,14 +195,19 @@ async def test_a_run_cancelled_while_suspended_ends_once(db_url: str) -> None:
     assert ending == ended("cancelled", "user_cancelled", "cancelled")
 
 
-async def test_a_run_a_shutdown_stops_ends_once_and_answers_its_questions(db_url: str) -> None:
+async def test_a_run_handed_off_at_shutdown_is_ended_once_by_the_sweep_that_takes_it(
+    db_url: str,
+) -> None:
     setup = Setup([SLOW_AND_ONE])
     async with service(db_url, setup.agents) as svc:
         run_id = await running_a_waiting_b(svc, setup)
-        await svc.runs.aclose()
+        await svc.runs.aclose(settle_seconds=0)
+        handed_off = await ending_of(svc, run_id, setup.saved)
+        await svc.replica("survivor")  # its start-up sweep takes the released lease
         ending = await ending_of(svc, run_id, setup.saved)
 
-    assert ending == ended("cancelled", "server_shutdown", "cancelled")
+    assert (handed_off.run_finishes, handed_off.row) == (0, "running")
+    assert ending == ended("error", RESTARTED, "interrupted")
 
 
 async def test_a_run_swept_after_its_process_died_ends_once_and_leaves_no_checkpoint(

@@ -10,7 +10,14 @@ from runyard.config import Settings
 from runyard.http.errors import ApiError
 from runyard.http.shutdown import Shutdown
 from runyard.redaction import SecretRedactor
-from runyard.service import AgentDirectory, CatalogAgents, EventLog, RunManager, Threads
+from runyard.service import (
+    AgentDirectory,
+    CatalogAgents,
+    EventLog,
+    RunManager,
+    ServiceStopping,
+    Threads,
+)
 from runyard.storage import Store
 
 __all__ = ["AppState", "Parts", "parts"]
@@ -50,10 +57,11 @@ class AppState:
 
 
 def parts(request: Request) -> Parts:
-    """The ready parts of the app; 503 while it starts or stops."""
+    """The ready parts of the app; 503 while it starts or stops (stopping: with
+    ``Retry-After``, for another replica or this one restarted)."""
     state: AppState = request.app.state.runyard
     if state.shutdown.stopping:
-        raise ApiError(503, "not_ready", "the service is stopping")
+        raise ServiceStopping()
     if state.parts is None:
         raise ApiError(503, "not_ready", "the service is starting")
     return state.parts

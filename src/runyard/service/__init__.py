@@ -62,6 +62,7 @@ from runyard.service.errors import (
     RunActive,
     RunBusy,
     ServiceError,
+    ServiceStopping,
     ThreadNotFound,
     UnknownAgent,
 )
@@ -164,6 +165,7 @@ __all__ = [
     "SECRET_HEADER",
     "RunActive",
     "RunBusy",
+    "ServiceStopping",
     "RunCheckpoints",
     "RunEnding",
     "RunFinisher",
