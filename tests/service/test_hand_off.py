@@ -52,7 +52,8 @@ async def test_a_run_that_ends_within_the_grace_is_finished_by_its_own_process(
         row = await svc.store.get_run(run_id)
         finish = (await svc.log("t1"))[-1][1]
 
-    assert row is not None and row.status == "completed"
+    assert row is not None
+    assert row.status == "completed"
     assert finish.type == "run-finish"
     assert finish.payload.status == "completed"
 
@@ -73,5 +74,6 @@ async def test_a_run_handed_off_at_shutdown_is_continued_by_another_replica(
         row = await svc.store.get_run(run_id)
         finishes = [e for _, e in await svc.log("t1") if e.type == "run-finish"]
 
-    assert row is not None and row.status == "completed"
+    assert row is not None
+    assert row.status == "completed"
     assert [f.payload.status for f in finishes] == ["completed"]

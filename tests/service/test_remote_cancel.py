@@ -175,5 +175,6 @@ async def test_the_sweep_ends_a_dead_owners_run_with_a_pending_cancel_as_cancell
 
     assert swept == [run_id]
     assert finishes == [CANCELLED]
-    assert row is not None and row.status == "cancelled"
+    assert row is not None
+    assert row.status == "cancelled"
     assert key("t1") == row.thread_id

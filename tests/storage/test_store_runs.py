@@ -309,7 +309,8 @@ async def test_a_cancel_request_is_recorded_once_on_an_open_run(store: RunLedger
     first = await store.request_cancel("r1", at=NOW + 5)
     again = await store.request_cancel("r1", at=NOW + 9)
 
-    assert first is not None and again is not None
+    assert first is not None
+    assert again is not None
     assert (first.cancel_requested_at, again.cancel_requested_at) == (NOW + 5, NOW + 5)
     assert (await _get(store, "r1")).cancel_requested_at == NOW + 5
     assert await store.request_cancel("done", at=NOW) is None
@@ -343,7 +344,8 @@ async def test_a_released_lease_is_expired_at_once_but_stays_its_owners(
     assert (run.status, run.lease_owner, run.lease_epoch) == ("running", "a", 1)
     assert [r.run_id for r in await store.list_expired_runs(NOW)] == ["r1"]
     taken = await store.take_over_expired("r1", "b", now=NOW, lease_until=NOW + 9)
-    assert taken is not None and taken.lease_epoch == 2
+    assert taken is not None
+    assert taken.lease_epoch == 2
 
 
 async def test_only_the_current_epoch_releases_an_open_lease(store: RunLedger) -> None:
