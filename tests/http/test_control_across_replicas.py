@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,16 +40,17 @@ class Pair:
 
 
 @pytest.fixture(params=["sqlite+in-process", "postgresql+redis"])
-def backend(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[str, str]:
+def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str, str]]:
     """Which bus, and the database (PostgreSQL emptied after the test)."""
     if request.param == "sqlite+in-process":
-        return "in-process", f"sqlite:///{tmp_path / 'runyard.db'}"
+        yield "in-process", f"sqlite:///{tmp_path / 'runyard.db'}"
+        return
     redis_url = os.environ.get("RUNYARD_TEST_REDIS_URL", "")
     if not redis_url:
         unavailable("RUNYARD_TEST_REDIS_URL is not set")
     database: str = request.getfixturevalue("postgresql_db")
-    request.addfinalizer(lambda: asyncio.run(truncate_all(database)))
-    return redis_url, database
+    yield redis_url, database
+    asyncio.run(truncate_all(database))
 
 
 @pytest.fixture
