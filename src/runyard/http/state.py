@@ -50,8 +50,9 @@ class AppState:
     """Blanks secrets in logs, error bodies, events and what the store keeps."""
 
     async def drain(self) -> None:
-        """Stop serving: 503 for new requests, end this process's runs and every event stream
-        (``runyard.http.shutdown``), within ``RUNYARD_SHUTDOWN_GRACE_SECONDS``."""
+        """Stop serving: 503 for new requests, let this process's runs end and hand over the rest,
+        end every event stream (``runyard.http.shutdown``), within
+        ``RUNYARD_SHUTDOWN_GRACE_SECONDS``."""
         if self.parts is not None:
             await self.shutdown.drain(self.parts.runs, self.settings.shutdown_grace_seconds)
 
