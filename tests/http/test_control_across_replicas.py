@@ -19,6 +19,7 @@ import pytest
 from fastapi import FastAPI
 from http_harness import ALICE_OWNER, asgi_client, running_app, settled
 
+from blocking_agents import blocking_agents
 from postgres_databases import truncate_all, unavailable
 from runyard.agent import Agent
 from runyard.memory import Memory
@@ -79,22 +80,6 @@ def two_apps(backend: tuple[str, str]) -> Callable[[Agents], Any]:
     return start
 
 
-def blocking(started: asyncio.Event) -> Agents:
-    model = scripted_model([call("wait_forever", id="call_w"), text("unreachable")])
-
-    @tool
-    async def wait_forever() -> str:
-        """Wait for something that never comes."""
-        started.set()
-        await asyncio.Event().wait()
-        return "never"
-
-    def build(store: Store) -> list[Agent]:
-        return [Agent("assistant", model, tools=[wait_forever], memory=Memory(store))]
-
-    return build
-
-
 def counting(calls: list[str]) -> Agents:
     # One model for both apps: whichever resumes the run gets the model's next turn.
     model = scripted_model([call("launch", {"target": "moon"}), text("launched")])
@@ -133,7 +118,7 @@ async def test_a_cancel_sent_to_the_other_app_ends_the_run_and_frees_the_thread(
     two_apps: Callable[[Agents], Any],
 ) -> None:
     started = asyncio.Event()
-    async for pair in two_apps(blocking(started)):
+    async for pair in two_apps(blocking_agents(started)):
         a, b = pair.clients
         posted = await a.post("/v1/chat/t1", json={"message": "go"})
         async with asyncio.timeout(20):

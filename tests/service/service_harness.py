@@ -62,6 +62,15 @@ class Service:
         return pending.request_id
 
 
+async def start_waiting(runs: RunManager, started: asyncio.Event, thread_id: str = "t1") -> str:
+    """Start a run whose tool sets ``started`` (``blocking_agents``), and wait until it has;
+    the run's id."""
+    run_id = await runs.start(OWNER, thread_id, "go")
+    async with asyncio.timeout(20):
+        await started.wait()
+    return run_id
+
+
 def demo_assistant(store: Store) -> Agent:
     """The default ``assistant`` on the offline demo model."""
     return default_agent(store, Settings(model="runyard:demo"))

@@ -8,7 +8,7 @@ import asyncio
 from collections.abc import Callable
 
 import pytest
-from service_harness import OWNER, service
+from service_harness import OWNER, service, start_waiting
 
 from runyard.agent import Agent
 from runyard.memory import Memory
@@ -40,15 +40,13 @@ async def test_a_run_that_ends_within_the_grace_is_finished_by_its_own_process(
 ) -> None:
     started, gate = asyncio.Event(), asyncio.Event()
     async with service(sqlite_url, gated(started, gate)) as svc:
-        run_id = await svc.runs.start(OWNER, "t1", "go")
-        async with asyncio.timeout(20):
-            await started.wait()
-            closing = asyncio.create_task(svc.runs.aclose(settle_seconds=30))
-            await asyncio.sleep(0)  # one loop turn: closing has begun
-            with pytest.raises(ServiceStopping):
-                await svc.runs.start(OWNER, "t2", "hello")
-            gate.set()  # the run ends by itself within the grace
-            await closing
+        run_id = await start_waiting(svc.runs, started)
+        closing = asyncio.create_task(svc.runs.aclose(settle_seconds=30))
+        await asyncio.sleep(0)  # one loop turn: closing has begun
+        with pytest.raises(ServiceStopping):
+            await svc.runs.start(OWNER, "t2", "hello")
+        gate.set()  # the run ends by itself within the grace
+        await closing
         row = await svc.store.get_run(run_id)
         finish = (await svc.log("t1"))[-1][1]
 
@@ -64,10 +62,8 @@ async def test_a_run_handed_off_at_shutdown_is_continued_by_another_replica(
 ) -> None:
     started, gate = asyncio.Event(), asyncio.Event()
     async with service(sqlite_url, gated(started, gate)) as svc:
-        run_id = await svc.runs.start(OWNER, "t1", "go")
-        async with asyncio.timeout(20):
-            await started.wait()
-            await svc.runs.aclose(settle_seconds=0)
+        run_id = await start_waiting(svc.runs, started)
+        await svc.runs.aclose(settle_seconds=0)
         gate.set()
         survivor = await svc.replica("survivor")  # its start-up sweep takes the released lease
         await survivor.settle("t1")

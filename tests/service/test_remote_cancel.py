@@ -12,16 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from service_harness import OWNER, Service, key, service
+from service_harness import OWNER, Service, key, service, start_waiting
 
+from blocking_agents import blocking_agents
 from postgres_databases import unavailable
-from runyard.agent import Agent
 from runyard.ids import now_ms
-from runyard.memory import Memory
 from runyard.service.bus import EventBus, InProcessEventBus, RedisEventBus
-from runyard.storage import Store
-from runyard.testing import call, scripted_model, text
-from runyard.tools import tool
 
 Buses = Callable[[], EventBus]
 """A bus for one more replica."""
@@ -62,23 +58,6 @@ async def replicas_on(replica_db: tuple[str, str]) -> AsyncIterator[tuple[str, B
         await bus.close()
 
 
-def blocking(started: asyncio.Event) -> Callable[[Store], list[Agent]]:
-    """An assistant whose first tool call waits until the run is stopped."""
-
-    @tool
-    async def wait_forever() -> str:
-        """Wait for something that never comes."""
-        started.set()
-        await asyncio.Event().wait()
-        return "never"
-
-    def build(store: Store) -> list[Agent]:
-        model = scripted_model([call("wait_forever", id="call_w"), text("unreachable")])
-        return [Agent("assistant", model, tools=[wait_forever], memory=Memory(store))]
-
-    return build
-
-
 async def finish_of(svc: Service, run_id: str) -> list[dict[str, Any]]:
     return [
         event.payload.model_dump(exclude={"usage"})
@@ -92,14 +71,12 @@ async def test_a_cancel_sent_to_another_replica_reaches_the_owner_over_the_bus(
 ) -> None:
     url, bus = replicas_on
     started = asyncio.Event()
-    async with service(url, blocking(started)) as svc:
+    async with service(url, blocking_agents(started)) as svc:
         # Leases of 300 s: no heartbeat comes during the test, only the message can act.
         owner = await svc.replica("owner", bus=bus(), lease_seconds=300)
         other = await svc.replica("other", bus=bus(), lease_seconds=300)
-        run_id = await owner.runs.start(OWNER, "t1", "go")
-        async with asyncio.timeout(20):
-            await started.wait()
-            cancelled = await other.runs.cancel(OWNER, "t1")
+        run_id = await start_waiting(owner.runs, started)
+        cancelled = await other.runs.cancel(OWNER, "t1")
         finishes = await finish_of(svc, run_id)
         await owner.settle("t1")
         row = await svc.store.get_run(run_id)
@@ -116,16 +93,14 @@ async def test_a_lost_cancel_message_only_delays_the_cancel_to_the_owners_heartb
     sqlite_url: str,
 ) -> None:
     started = asyncio.Event()
-    async with service(sqlite_url, blocking(started)) as svc:
+    async with service(sqlite_url, blocking_agents(started)) as svc:
         owner = await svc.replica("owner", lease_seconds=0.3)
         # A bus that reaches nobody: the message is lost, the database still has the request.
         deaf = InProcessEventBus()
         other = await svc.replica("other", bus=deaf, lease_seconds=300)
-        run_id = await owner.runs.start(OWNER, "t1", "go")
-        async with asyncio.timeout(20):
-            await started.wait()
-            cancelled = await other.runs.cancel(OWNER, "t1")
-            await owner.settle("t1")
+        run_id = await start_waiting(owner.runs, started)
+        cancelled = await other.runs.cancel(OWNER, "t1")
+        await owner.settle("t1")
         finishes = await finish_of(svc, run_id)
         row = await svc.store.get_run(run_id)
         await deaf.close()
@@ -140,12 +115,10 @@ async def test_a_run_whose_owner_died_with_a_cancel_pending_is_ended_cancelled(
     sqlite_url: str,
 ) -> None:
     started = asyncio.Event()
-    async with service(sqlite_url, blocking(started)) as svc:
+    async with service(sqlite_url, blocking_agents(started)) as svc:
         owner = await svc.replica("owner", lease_seconds=300)
         other = await svc.replica("other", lease_seconds=300)
-        run_id = await owner.runs.start(OWNER, "t1", "go")
-        async with asyncio.timeout(20):
-            await started.wait()
+        run_id = await start_waiting(owner.runs, started)
         # As if its process died: nobody renews the lease any more, and it has expired.
         dead = await svc.store.take_over(run_id, "dead-process", lease_until=now_ms() - 1)
         cancelled = await other.runs.cancel(OWNER, "t1")
@@ -162,11 +135,9 @@ async def test_the_sweep_ends_a_dead_owners_run_with_a_pending_cancel_as_cancell
     db_url: str,
 ) -> None:
     started = asyncio.Event()
-    async with service(db_url, blocking(started)) as svc:
+    async with service(db_url, blocking_agents(started)) as svc:
         owner = await svc.replica("owner", lease_seconds=300)
-        run_id = await owner.runs.start(OWNER, "t1", "go")
-        async with asyncio.timeout(20):
-            await started.wait()
+        run_id = await start_waiting(owner.runs, started)
         await svc.store.take_over(run_id, "dead-process", lease_until=now_ms() - 1)
         await svc.store.request_cancel(run_id, at=now_ms())
         swept = await svc.runs.sweep_interrupted()

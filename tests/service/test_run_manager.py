@@ -12,6 +12,7 @@ from unittest.mock import ANY
 import pytest
 from service_harness import OWNER, key, service
 
+from blocking_agents import blocking_agents
 from runyard.agent import Agent
 from runyard.ids import now_ms
 from runyard.memory import Memory
@@ -174,21 +175,6 @@ async def test_an_answer_that_does_not_fit_the_tool_is_refused_and_stays_pending
 
     assert still is not None
     assert still.status == "pending"
-
-
-def blocking_agents(started: asyncio.Event) -> Any:
-    @tool
-    async def wait_forever() -> str:
-        """Wait for something that never comes."""
-        started.set()
-        await asyncio.Event().wait()
-        return "never"
-
-    def build(store: Store) -> list[Agent]:
-        model = scripted_model([call("wait_forever", id="call_w"), text("unreachable")])
-        return [Agent("assistant", model, tools=[wait_forever], memory=Memory(store))]
-
-    return build
 
 
 async def test_cancel_during_a_tool_settles_the_call_and_ends_cancelled(sqlite_url: str) -> None:
