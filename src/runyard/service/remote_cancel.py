@@ -20,6 +20,7 @@ from runyard.ids import now_ms
 from runyard.service.active_run import USER_CANCELLED
 from runyard.service.bus import EventBus, EventBusClosedError
 from runyard.service.event_log import EventLog
+from runyard.service.owned_task import stop_task
 from runyard.service.run_finish import RunEnding, RunFinisher
 from runyard.storage import RunLedger, RunRecord
 
@@ -102,10 +103,7 @@ class CancelListener:
     async def stop(self) -> None:
         """Stop listening and wait until the task is gone."""
         task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await stop_task(task)
 
     async def _listen(self) -> None:
         try:
