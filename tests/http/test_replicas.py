@@ -1,8 +1,9 @@
-"""Servers sharing one database on one host (DESIGN.md §8, issue 7 item 2), as real
-``runyard serve`` processes on the demo model: a server that starts, restarts or cannot bind
-never touches another live server's run, and a killed server's run is settled by a survivor
+"""Servers sharing one database on one host (DESIGN.md §8, issue 7 item 2, issue 11 items 3-4),
+as real ``runyard serve`` processes on the demo model: a server that starts, restarts or cannot
+bind never touches another live server's run, and a killed server's run is settled by a survivor
 once its lease has expired; a delegated sub-agent's question asked on one server is answered on
-another."""
+another; a cancel sent to the server that does not run the thread ends the run; a server stopped
+with SIGTERM hands its run over unfinished, to a live neighbour or to its own next start."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from http_harness import Frame, free_port
 from server_process import client_for, frames_until, server, stop
 
 from postgres_databases import private_database, unavailable
+from runyard.ids import now_ms
 from runyard.storage import RunRecord, open_store
 
 pytestmark = pytest.mark.slow
@@ -76,6 +78,37 @@ async def run_row(url: str, run_id: str, *, closed: bool = False) -> RunRecord:
         await store.close()
     assert run is not None
     return run
+
+
+async def taken_over(url: str, run_id: str) -> tuple[RunRecord, list[str]]:
+    """The run's row once another process has taken its lease (epoch 2 or more: a run closed
+    by its own server never gets there), and ``logged_finishes`` by then."""
+    store = await open_store(url, vectors="exact")
+    try:
+        async with asyncio.timeout(30):
+            # Taken by another process: only the database can tell.
+            while (run := await store.get_run(run_id)) is not None and run.lease_epoch < 2:  # noqa: ASYNC110
+                await asyncio.sleep(0.05)
+    finally:
+        await store.close()
+    assert run is not None
+    return run, await logged_finishes(url, run_id)
+
+
+async def logged_finishes(url: str, run_id: str) -> list[str]:
+    """The reasons of the run's ``run-finish`` events in its thread's log."""
+    store = await open_store(url, vectors="exact")
+    try:
+        run = await store.get_run(run_id)
+        assert run is not None
+        logged = await store.read_events(run.thread_id, after_id=0)
+    finally:
+        await store.close()
+    return [
+        e.data["payload"].get("reason", "")
+        for e in logged
+        if e.type == "run-finish" and e.run_id == run_id
+    ]
 
 
 async def start_slow_run(client: httpx.AsyncClient, thread: str) -> str:
@@ -205,3 +238,73 @@ async def test_a_sub_agents_question_asked_on_one_server_is_answered_on_another(
     completed = [e["agentId"] for e in data if e["type"] == "agent-completed"]
     assert completed == [spawned["agentId"]]
     assert finishes(frames) == [{"status": "completed", "usage": ANY}]
+
+
+async def test_a_cancel_sent_to_the_server_that_does_not_run_the_thread_ends_the_run(
+    shared: Shared, thread: str
+) -> None:
+    # The in-process bus does not cross processes: there the owner's heartbeat finds the cancel
+    # in the database (every second with 3 s leases); Redis carries it at once.
+    env = shared.env or {"RUNYARD_LEASE_SECONDS": "3"}
+    port_a, port_b = free_port(), free_port()
+    with server(shared.url, port_a, **env), server(shared.url, port_b, **env):
+        async with client_for(port_a) as client_a, client_for(port_b) as client_b:
+            run_id = await start_slow_run(client_a, thread)
+            finish = asyncio.create_task(frames_until(client_a, thread, "run-finish", within=60))
+            cancelled = await client_b.post(f"/v1/chat/{thread}/cancel")
+            frames = await finish
+            closed = await run_row(shared.url, run_id, closed=True)
+            again = await client_b.post(f"/v1/chat/{thread}", json={"message": "hello again"})
+
+    assert (cancelled.status_code, cancelled.json()) == (200, {"ok": True})
+    assert finishes(frames) == [CANCELLED]
+    assert (closed.status, closed.lease_epoch) == ("cancelled", 1)  # ended by its own server
+    assert again.status_code == 200
+
+
+async def test_sigterm_hands_a_run_over_unfinished_to_a_live_neighbour(
+    shared: Shared, thread: str
+) -> None:
+    stopping = {**shared.env, "RUNYARD_SHUTDOWN_GRACE_SECONDS": "1"}
+    neighbour = {**shared.env, "RUNYARD_LEASE_SECONDS": "2", "RUNYARD_INSTANCE_ID": "neighbour"}
+    port_a, port_b = free_port(), free_port()
+    with server(shared.url, port_a, **stopping) as a, server(shared.url, port_b, **neighbour):
+        async with client_for(port_a) as client_a, client_for(port_b) as client_b:
+            run_id = await start_slow_run(client_a, thread)
+            code = await stop(a)
+            # Released, not left to expire: the neighbour's next sweep (every 2/3 s) takes it.
+            taken, ended_as = await taken_over(shared.url, run_id)
+            await client_b.post(f"/v1/chat/{thread}/cancel")
+
+    assert code == 0
+    assert taken.lease_owner.startswith("neighbour")
+    assert "server_shutdown" not in ended_as  # the stopping server ended nothing
+
+
+async def test_sigterm_hands_a_run_over_to_the_same_servers_next_start(
+    shared: Shared, thread: str
+) -> None:
+    env = {**shared.env, "RUNYARD_SHUTDOWN_GRACE_SECONDS": "1"}
+    port = free_port()
+    with server(shared.url, port, **env, RUNYARD_INSTANCE_ID="first-life") as first:
+        async with client_for(port) as client:
+            run_id = await start_slow_run(client, thread)
+        code = await stop(first)
+    # Nothing runs now: the row is as the stopped server left it.
+    released = await run_row(shared.url, run_id)
+    stopped_at = now_ms()
+    finished_before = await logged_finishes(shared.url, run_id)
+    with server(shared.url, port, **env, RUNYARD_INSTANCE_ID="second-life"):
+        async with client_for(port) as client:  # ready: its start-up sweep has run
+            taken, _ = await taken_over(shared.url, run_id)
+            await client.post(f"/v1/chat/{thread}/cancel")
+
+    assert code == 0
+    assert (released.status, released.lease_owner, released.lease_epoch) == (
+        "running",
+        "first-life",
+        1,
+    )
+    assert released.lease_expires_at <= stopped_at
+    assert finished_before == []
+    assert taken.lease_owner.startswith("second-life")

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable, Sequence
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 
 from runyard.agent import Agent
 from runyard.config import Settings
 from runyard.protocol import WireEvent, parse_event
 from runyard.service import EventLog, Owner, RunManager, default_agent
-from runyard.service.bus import InProcessEventBus
+from runyard.service.bus import EventBus, InProcessEventBus
 from runyard.storage import Store, open_store
 
 OWNER = Owner("acme", "alice")
@@ -27,6 +27,8 @@ class Service:
     store: Store
     events: EventLog
     runs: RunManager
+    agents: dict[str, Agent]
+    stack: AsyncExitStack
 
     async def log(
         self, thread_id: str, after: int = 0, owner: Owner = OWNER
@@ -41,9 +43,32 @@ class Service:
         async with asyncio.timeout(20):
             await self.runs.wait_idle(key(thread_id, owner))
 
+    async def replica(
+        self, instance: str, *, bus: EventBus | None = None, lease_seconds: float = 30.0
+    ) -> Service:
+        """Another process's service on the same store and agents (on ``bus``, default the
+        same in-process bus), its leases kept like a server's; closed with this one."""
+        events = EventLog(self.store, bus or self.events.bus)
+        self.stack.push_async_callback(events.close)
+        runs = RunManager(
+            self.store, events, self.agents, instance=instance, lease_seconds=lease_seconds
+        )
+        self.stack.push_async_callback(runs.aclose, 0)
+        await runs.keep_leases()
+        return Service(self.store, events, runs, self.agents, self.stack)
+
     async def request_id(self, thread_id: str, owner: Owner = OWNER) -> str:
         (pending,) = await self.store.list_pending_confirmations(key(thread_id, owner))
         return pending.request_id
+
+
+async def start_waiting(runs: RunManager, started: asyncio.Event, thread_id: str = "t1") -> str:
+    """Start a run whose tool sets ``started`` (``blocking_agents``), and wait until it has;
+    the run's id."""
+    run_id = await runs.start(OWNER, thread_id, "go")
+    async with asyncio.timeout(20):
+        await started.wait()
+    return run_id
 
 
 def demo_assistant(store: Store) -> Agent:
@@ -74,10 +99,13 @@ async def service(
         lease_seconds=lease_seconds,
         titles=titles,
     )
+    agents_by_name = {a.name: a for a in chosen}
     try:
-        yield Service(store, events, runs)
+        async with AsyncExitStack() as stack:
+            yield Service(store, events, runs, agents_by_name, stack)
     finally:
-        await runs.aclose()
+        # Runs still going are handed off at once, as a server does once its grace is up.
+        await runs.aclose(settle_seconds=0)
         await events.close()
         await bus.close()
         await store.close()

@@ -194,14 +194,23 @@ async def test_a_run_cancelled_while_suspended_ends_once(db_url: str) -> None:
     assert ending == ended("cancelled", "user_cancelled", "cancelled")
 
 
-async def test_a_run_a_shutdown_stops_ends_once_and_answers_its_questions(db_url: str) -> None:
-    setup = Setup([SLOW_AND_ONE])
+async def test_a_run_handed_off_at_shutdown_is_carried_on_once_by_the_replica_that_takes_it(
+    db_url: str,
+) -> None:
+    # The taker answers the model with the call cut off in flight; the model then answers.
+    setup = Setup([SLOW_AND_ONE, text("done")])
     async with service(db_url, setup.agents) as svc:
         run_id = await running_a_waiting_b(svc, setup)
-        await svc.runs.aclose()
+        await svc.runs.aclose(settle_seconds=0)
+        handed_off = await ending_of(svc, run_id, setup.saved)
+        survivor = await svc.replica("survivor")  # its start-up sweep takes the released lease
+        await survivor.settle("t1")  # and carries the run on from its last durable step
+        resumed = [e.type for _, e in await svc.log("t1")].count("run-resumed")
         ending = await ending_of(svc, run_id, setup.saved)
 
-    assert ending == ended("cancelled", "server_shutdown", "cancelled")
+    assert (handed_off.run_finishes, handed_off.row) == (0, "running")
+    assert resumed == 1
+    assert ending == ended("completed", None, "completed")
 
 
 async def test_a_run_swept_after_its_process_died_goes_on_ends_once_and_leaves_no_checkpoint(

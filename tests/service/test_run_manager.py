@@ -12,6 +12,7 @@ from unittest.mock import ANY
 import pytest
 from service_harness import OWNER, key, service
 
+from blocking_agents import blocking_agents
 from runyard.agent import Agent
 from runyard.ids import now_ms
 from runyard.memory import Memory
@@ -20,6 +21,7 @@ from runyard.service import (
     ConfirmationAnswered,
     InvalidAnswer,
     RunActive,
+    ServiceStopping,
 )
 from runyard.storage import Store
 from runyard.testing import call, scripted_model, text
@@ -173,21 +175,6 @@ async def test_an_answer_that_does_not_fit_the_tool_is_refused_and_stays_pending
 
     assert still is not None
     assert still.status == "pending"
-
-
-def blocking_agents(started: asyncio.Event) -> Any:
-    @tool
-    async def wait_forever() -> str:
-        """Wait for something that never comes."""
-        started.set()
-        await asyncio.Event().wait()
-        return "never"
-
-    def build(store: Store) -> list[Agent]:
-        model = scripted_model([call("wait_forever", id="call_w"), text("unreachable")])
-        return [Agent("assistant", model, tools=[wait_forever], memory=Memory(store))]
-
-    return build
 
 
 async def test_cancel_during_a_tool_settles_the_call_and_ends_cancelled(sqlite_url: str) -> None:
@@ -401,7 +388,7 @@ async def test_a_segment_that_fails_outside_its_error_handling_closes_its_run(
     assert types[-1] == "run-finish"
 
 
-async def test_closing_cancels_a_run_that_outlives_its_settle_time(sqlite_url: str) -> None:
+async def test_closing_hands_off_a_run_that_outlives_its_settle_time(sqlite_url: str) -> None:
     started, swallowed = asyncio.Event(), asyncio.Event()
 
     @tool
@@ -420,17 +407,22 @@ async def test_closing_cancels_a_run_that_outlives_its_settle_time(sqlite_url: s
         return [Agent("assistant", model, tools=[stubborn], memory=Memory(store))]
 
     async with service(sqlite_url, build) as svc:
-        await svc.runs.start(OWNER, "t1", "go")
+        run_id = await svc.runs.start(OWNER, "t1", "go")
         async with asyncio.timeout(20):
             await started.wait()
-            # The shutdown's cancel is swallowed; once the settle time is up the run is cancelled
-            # again, so closing returns instead of waiting on the run for ever.
+            # The hand-off's abort is swallowed; the run's task is then cancelled, so closing
+            # returns instead of waiting on the run for ever.
             await svc.runs.aclose(settle_seconds=0.01)
-        assert swallowed.is_set()
-        assert await svc.store.get_active_run(key("t1")) is None
-        finish = (await svc.log("t1"))[-1][1]
-    assert finish.type == "run-finish"
-    assert finish.payload.model_dump(exclude={"usage"}) == {
-        "status": "cancelled",
-        "reason": "server_shutdown",
-    }
+            before = now_ms()
+        row = await svc.store.get_run(run_id)
+        types = await svc.types("t1")
+        admitted = svc.runs.start(OWNER, "t2", "hello")
+        with pytest.raises(ServiceStopping):
+            await admitted
+
+    assert swallowed.is_set()
+    assert row is not None
+    # Not finished: still running, still its lease (same owner and epoch), which ended now.
+    assert (row.status, row.lease_owner, row.lease_epoch) == ("running", svc.runs.instance_id, 1)
+    assert row.lease_expires_at <= before
+    assert "run-finish" not in types

@@ -301,6 +301,66 @@ VALUES ('old_closed', 't1', 'acme', 'completed', 'host/1', 1, NULL, 500, 1000),
 """
 
 
+async def test_a_cancel_request_is_recorded_once_on_an_open_run(store: RunLedger) -> None:
+    await _open(store, "r1", owner="a")
+    await _open(store, "done", owner="a")
+    await store.close_run("done", "completed", epoch=1)
+
+    first = await store.request_cancel("r1", at=NOW + 5)
+    again = await store.request_cancel("r1", at=NOW + 9)
+
+    assert first is not None
+    assert again is not None
+    assert (first.cancel_requested_at, again.cancel_requested_at) == (NOW + 5, NOW + 5)
+    assert (await _get(store, "r1")).cancel_requested_at == NOW + 5
+    assert await store.request_cancel("done", at=NOW) is None
+    assert await store.request_cancel("unknown", at=NOW) is None
+    assert (await _get(store, "done")).cancel_requested_at is None
+
+
+async def test_an_owner_lists_only_its_open_runs_with_a_pending_cancel(store: RunLedger) -> None:
+    await _open(store, "asked", owner="a")
+    await _open(store, "quiet", owner="a")
+    await _open(store, "theirs", owner="b")
+    await _open(store, "closed", owner="a")
+    for run_id in ("asked", "theirs", "closed"):
+        await store.request_cancel(run_id, at=NOW)
+    await store.close_run("closed", "cancelled", epoch=1)
+
+    assert [r.run_id for r in await store.list_cancel_requested("a")] == ["asked"]
+    assert [r.run_id for r in await store.list_cancel_requested("b")] == ["theirs"]
+    assert await store.list_cancel_requested("nobody") == []
+
+
+async def test_a_released_lease_is_expired_at_once_but_stays_its_owners(
+    store: RunLedger,
+) -> None:
+    await _open(store, "r1", owner="a", until=NOW + 60_000)
+
+    released = await store.release_lease("r1", epoch=1, now=NOW)
+
+    run = await _get(store, "r1")
+    assert released
+    assert (run.status, run.lease_owner, run.lease_epoch) == ("running", "a", 1)
+    assert [r.run_id for r in await store.list_expired_runs(NOW)] == ["r1"]
+    taken = await store.take_over_expired("r1", "b", now=NOW, lease_until=NOW + 9)
+    assert taken is not None
+    assert taken.lease_epoch == 2
+
+
+async def test_only_the_current_epoch_releases_an_open_lease(store: RunLedger) -> None:
+    await _open(store, "taken", owner="a", until=NOW + 60_000)
+    await store.take_over("taken", "b", lease_until=NOW + 60_000)
+    await _open(store, "closed", owner="a", until=NOW + 60_000)
+    await store.close_run("closed", "completed", epoch=1)
+
+    assert not await store.release_lease("taken", epoch=1, now=NOW)
+    assert not await store.release_lease("closed", epoch=1, now=NOW)
+    assert not await store.release_lease("unknown", epoch=1, now=NOW)
+    assert (await _get(store, "taken")).lease_expires_at == NOW + 60_000
+    assert await store.list_expired_runs(NOW) == []
+
+
 async def _open(
     store: RunLedger, run_id: str, *, owner: str, until: int = NOW, status: str = "running"
 ) -> RunRecord:

@@ -6,9 +6,10 @@ The listening socket is bound before the app's lifespan opens anything, so a sec
 port is taken stops with one line and touches no database. The report is printed once the
 lifespan has opened the store and built the agents, so it states what is really serving —
 including, plainly, when that is the offline demo model. SIGTERM and Ctrl-C drain the app
-(``AppState.drain``: 503 for new requests, runs ended, every event stream told the server is
-going away) before uvicorn waits for open connections, which an event stream would hold forever;
-gRPC drains first (health ``NOT_SERVING``, every stream ended saying where to resume).
+(``AppState.drain``: 503 for new requests, runs let end or handed over, every event stream told
+the server is going away) before uvicorn waits for open connections, which an event stream would
+hold forever; gRPC drains first (health ``NOT_SERVING``, every stream ended saying where to
+resume).
 """
 
 from __future__ import annotations

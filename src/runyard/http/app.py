@@ -4,8 +4,9 @@ Its lifespan opens what was not given (the store from ``RUNYARD_DATABASE_URL``, 
 ``RUNYARD_REDIS_URL``, the agents of the catalog ``RUNYARD_CATALOG_DIR`` names, watched for
 changes, else the default ``assistant``), runs the crash sweep and starts the lease
 heartbeat, loads the model layer, and only then reports ready; on shutdown it drains
-(``runyard.http.shutdown``: 503 for new requests, every run ended, every event stream told the
-server is going away and ended), stops the heartbeat and closes what it opened, in reverse order.
+(``runyard.http.shutdown``: 503 for new requests, runs let end or handed over, every event
+stream told the server is going away and ended), stops the heartbeat and closes what it opened,
+in reverse order.
 HTTP concerns (body limit, error bodies, CORS) are middleware and handlers.
 """
 

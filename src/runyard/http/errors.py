@@ -33,6 +33,7 @@ from runyard.service import (
     RunActive,
     RunBusy,
     ServiceError,
+    ServiceStopping,
     ThreadNotFound,
     UnknownAgent,
 )
@@ -57,6 +58,7 @@ STATUS_CODES: dict[type[Exception], int] = {
     ConfirmationAnswered: 409,
     ConfirmationExpired: 410,
     LimitReached: 429,
+    ServiceStopping: 503,
 }
 """The status of each service error (a subclass not listed takes its nearest listed base's)."""
 

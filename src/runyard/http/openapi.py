@@ -59,7 +59,9 @@ _ERRORS = {
     "agent's `concurrent_runs` or RUNYARD_TENANT_CONCURRENT_RUNS allows "
     "(`concurrent_runs_limited`); counted in the database, so every replica shares them. "
     "`Retry-After` says when to try again",
-    503: "the service is starting or stopping",
+    503: "the service is starting or stopping (`not_ready`; stopping: `Retry-After` says when "
+    "to try again — a load balancer sends it to another replica, or the server is back), or "
+    "the database failed under the request (`storage_unavailable`)",
 }
 _HEADERS: dict[int, dict[str, Any]] = {
     401: {
@@ -76,6 +78,14 @@ _HEADERS: dict[int, dict[str, Any]] = {
                 "description": "seconds until a slot frees (`rate_limited`: when the oldest "
                 "request leaves the minute's window), or a short wait (5) before trying again "
                 "(`concurrent_runs_limited`: nobody knows when a running run ends)",
+                "schema": {"type": "integer", "minimum": 1},
+            }
+        }
+    },
+    503: {
+        "headers": {
+            "Retry-After": {
+                "description": "sent while the server stops: seconds (5) before trying again",
                 "schema": {"type": "integer", "minimum": 1},
             }
         }

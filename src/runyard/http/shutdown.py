@@ -1,9 +1,10 @@
 """``Shutdown``: how the app goes away without hanging on its event streams.
 
 An SSE response never ends by itself, so a server that waits for open responses before it stops
-the app waits forever. ``drain`` stops in order: new requests get 503 ``not_ready``; this
-process's runs end (``run-finish`` ``cancelled``/``server_shutdown``, persisted); then every open
-event stream sends what the log holds, a last ``event: server-shutdown`` frame without an ``id:``
+the app waits forever. ``drain`` stops in order: new requests get 503 ``not_ready`` with
+``Retry-After``; this process's runs get the grace to end, and the rest are handed over unfinished
+(``RunManager.aclose``: leases released, so another replica's sweep takes them at once); then
+every open event stream sends what the log holds, a last ``event: server-shutdown`` frame without an ``id:``
 (the client's ``Last-Event-ID`` stays where it was) and ends, so its client reconnects to another
 server. ``runyard serve`` drains on SIGTERM before uvicorn waits for connections; the app's
 lifespan drains on its way out (idempotent), whoever runs it.
@@ -68,16 +69,16 @@ class Shutdown:
                 self._waits.discard(wait)
 
     async def drain(self, runs: RunManager, grace_seconds: float) -> None:
-        """Refuse requests, end the runs, end the streams; each stage within what is left of
-        ``grace_seconds``. A second call waits for the first."""
+        """Refuse requests, let the runs end and hand over the rest, end the streams; each
+        stage within what is left of ``grace_seconds``. A second call waits for the first."""
         if self.stopping:
             await self._drained.wait()
             return
         self.stopping = True
         loop = asyncio.get_running_loop()
         deadline = loop.time() + grace_seconds
-        # Runs get the grace less the goodbye's moment; the stragglers are cancelled by aclose
-        # itself, so its heartbeat always stops.
+        # Runs get the grace less the goodbye's moment; aclose hands the stragglers over itself
+        # (bounded), so its heartbeat always stops.
         await runs.aclose(settle_seconds=max(grace_seconds - _GOODBYE_SECONDS, 0.0))
         self.going_away.set()
         for wait in self._waits:

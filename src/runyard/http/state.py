@@ -11,7 +11,14 @@ from runyard.http.errors import ApiError
 from runyard.http.shutdown import Shutdown
 from runyard.observability import Metrics, Tracing
 from runyard.redaction import SecretRedactor
-from runyard.service import AgentDirectory, CatalogAgents, EventLog, RunManager, Threads
+from runyard.service import (
+    AgentDirectory,
+    CatalogAgents,
+    EventLog,
+    RunManager,
+    ServiceStopping,
+    Threads,
+)
 from runyard.storage import Store
 
 __all__ = ["AppState", "Parts", "parts"]
@@ -48,17 +55,19 @@ class AppState:
     """Where this app's spans go (off by default)."""
 
     async def drain(self) -> None:
-        """Stop serving: 503 for new requests, end this process's runs and every event stream
-        (``runyard.http.shutdown``), within ``RUNYARD_SHUTDOWN_GRACE_SECONDS``."""
+        """Stop serving: 503 for new requests, let this process's runs end and hand over the rest,
+        end every event stream (``runyard.http.shutdown``), within
+        ``RUNYARD_SHUTDOWN_GRACE_SECONDS``."""
         if self.parts is not None:
             await self.shutdown.drain(self.parts.runs, self.settings.shutdown_grace_seconds)
 
 
 def parts(request: Request) -> Parts:
-    """The ready parts of the app; 503 while it starts or stops."""
+    """The ready parts of the app; 503 while it starts or stops (stopping: with
+    ``Retry-After``, for another replica or this one restarted)."""
     state: AppState = request.app.state.runyard
     if state.shutdown.stopping:
-        raise ApiError(503, "not_ready", "the service is stopping")
+        raise ServiceStopping()
     if state.parts is None:
         raise ApiError(503, "not_ready", "the service is starting")
     return state.parts

@@ -63,6 +63,7 @@ from runyard.service.errors import (
     RunActive,
     RunBusy,
     ServiceError,
+    ServiceStopping,
     ThreadNotFound,
     UnknownAgent,
 )
@@ -167,6 +168,7 @@ __all__ = [
     "SECRET_HEADER",
     "RunActive",
     "RunBusy",
+    "ServiceStopping",
     "RunCheckpoints",
     "RunEnding",
     "RunFinisher",

@@ -23,7 +23,6 @@ class CancelReason:
 
 
 USER_CANCELLED = CancelReason("user_cancelled")
-SHUTDOWN = CancelReason("server_shutdown")
 
 
 @dataclass(eq=False)

@@ -18,7 +18,8 @@ run that cannot go on (no ``carry_on``, or nothing to carry on from) is finished
 every run is (``run_finish``):
 ``run-finish {"status": "error", "reason": "server restarted"}`` unless it already logged its
 finish, closed as ``interrupted`` — the thread is free again — and its checkpoint dropped.
-Suspended runs are left alone.
+Suspended runs are left alone. A run whose cancel was requested (``remote_cancel``) is finished
+``cancelled`` as its user asked, whatever it was doing.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from runyard.protocol import ConfirmationRequestEvent, ConfirmationRequestPayloa
 from runyard.service.active_run import ORCHESTRATOR_ID
 from runyard.service.event_log import EventLog
 from runyard.service.leases import LeaseTerms
+from runyard.service.remote_cancel import end_if_cancel_requested
 from runyard.service.run_checkpoints import askers
 from runyard.service.run_finish import RunEnding, RunFinisher
 from runyard.storage import Confirmation, RunRecord, StaleLease
@@ -72,7 +74,9 @@ async def close_interrupted_runs(
         if taken is None:
             continue  # renewed, taken by another sweeper, or finished meanwhile
         try:
-            carried = await _settle(finisher, taken, carry_on)
+            # A cancel sent while its server was dying ends it cancelled, not carried on.
+            cancelled = await end_if_cancel_requested(finisher, taken)
+            carried = not cancelled and await _settle(finisher, taken, carry_on)
         except StaleLease:
             continue  # finished or taken over meanwhile
         except Exception:

@@ -20,6 +20,7 @@ __all__ = [
     "RunActive",
     "RunBusy",
     "ServiceError",
+    "ServiceStopping",
     "ThreadNotFound",
     "UnknownAgent",
 ]
@@ -209,9 +210,27 @@ class RunActive(ServiceError):
 
 
 class RunBusy(ServiceError):
-    """The run is between states on another replica (e.g. still finishing); retry shortly."""
+    """The run is between states (say, a confirm and a cancel crossed); retry shortly."""
 
     code = "run_busy"
+
+
+STOPPING_RETRY_AFTER = 5
+"""Seconds a client waits before sending again what a stopping server refused (``Retry-After``);
+a load balancer has sent it to another replica by then, or the server is back."""
+
+
+class ServiceStopping(ServiceError):
+    """This process is shutting down and takes no new run or resume; another replica (or this
+    one, restarted) will."""
+
+    code = "not_ready"
+
+    def __init__(self) -> None:
+        super().__init__("the service is stopping")
+
+    def headers(self) -> dict[str, str]:
+        return {"Retry-After": str(STOPPING_RETRY_AFTER)}
 
 
 class ConfirmationNotFound(ServiceError):

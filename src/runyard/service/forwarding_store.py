@@ -345,6 +345,15 @@ class ForwardingStore:
             run_id, new_owner, now=now, lease_until=lease_until
         )
 
+    async def request_cancel(self, run_id: str, *, at: int) -> RunRecord | None:
+        return await self.inner.request_cancel(run_id, at=at)
+
+    async def list_cancel_requested(self, owner: str) -> list[RunRecord]:
+        return await self.inner.list_cancel_requested(owner)
+
+    async def release_lease(self, run_id: str, *, epoch: int, now: int) -> bool:
+        return await self.inner.release_lease(run_id, epoch=epoch, now=now)
+
     # -- Confirmations -------------------------------------------------------
     async def create_confirmation(
         self,

@@ -10,7 +10,6 @@ runs whose lease expired.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import secrets
 import socket
@@ -19,6 +18,7 @@ from dataclasses import dataclass
 
 from runyard.ids import now_ms
 from runyard.service.active_run import ActiveRun
+from runyard.service.owned_task import stop_task
 from runyard.storage import RunLedger
 
 __all__ = ["Heartbeat", "LeaseTerms", "lost_leases", "new_instance_id"]
@@ -96,10 +96,7 @@ class Heartbeat:
     async def stop(self) -> None:
         """Stop beating and wait until the task is gone."""
         task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await stop_task(task)
 
     async def _forever(self) -> None:
         while True:

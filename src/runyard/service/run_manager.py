@@ -7,7 +7,8 @@ drives under its instance id and renews them on a heartbeat; a run whose lease a
 took over is stopped here. A suspended run whose checkpoint expired is ended
 (``suspension_expiry``) by a slower sweep, or at once by a confirm or a message that meets it.
 Within this process a per-thread lock keeps start, confirm and cancel of one thread from
-interleaving.
+interleaving. A cancel for a run another process drives reaches it through the database and the
+bus (``remote_cancel``). Closing hands the runs still going over to the other processes.
 """
 
 from __future__ import annotations
@@ -23,12 +24,7 @@ from runyard.errors import ResumeDataError, ResumeError
 from runyard.ids import new_id, now_ms
 from runyard.messages import AgentMessage
 from runyard.runtime import RunJournal
-from runyard.service.active_run import (
-    ORCHESTRATOR_ID,
-    SHUTDOWN,
-    USER_CANCELLED,
-    ActiveRun,
-)
+from runyard.service.active_run import ORCHESTRATOR_ID, USER_CANCELLED, ActiveRun
 from runyard.service.agent_choice import AgentChoice, AgentDirectory, AgentRequest, FixedAgents
 from runyard.service.background_status import read_background_tasks
 from runyard.service.background_tasks import BACKGROUND_TASKS
@@ -41,6 +37,7 @@ from runyard.service.errors import (
     InvalidAnswer,
     RunActive,
     RunBusy,
+    ServiceStopping,
 )
 from runyard.service.event_log import EventLog
 from runyard.service.keyed_lock import KeyedLock
@@ -48,6 +45,7 @@ from runyard.service.leases import Heartbeat, LeaseTerms, lost_leases, new_insta
 from runyard.service.limits import CONCURRENT_RUNS_RETRY_AFTER, TenantLimits, run_quota
 from runyard.service.owned_threads import claim_thread, owned_thread
 from runyard.service.owner import Owner
+from runyard.service.remote_cancel import CancelListener, request_cancel, wait_until_settled
 from runyard.service.request_rate import RequestRate
 from runyard.service.run_checkpoints import RunCheckpoints
 from runyard.service.run_finish import RunEnding, RunFinisher
@@ -80,6 +78,8 @@ __all__ = ["RunManager"]
 logger = logging.getLogger(__name__)
 
 _SETTLE_SECONDS = 10.0
+_HAND_OFF_SECONDS = 2.0
+"""How long a run handed off at shutdown gets to stop writing before its task is cancelled."""
 
 
 class RunManager:
@@ -126,6 +126,8 @@ class RunManager:
         self._unended: dict[str, Callable[[], Awaitable[None]]] = {}
         """Runs nothing drives any more whose ending failed: id → the ending, to try again."""
         self._locks = KeyedLock()
+        self._closing = False
+        self._cancels = CancelListener(events.bus, self.instance_id, self._cancel_requested)
         self._heartbeat = Heartbeat(self._beat, self.lease.renew_every)
         self._expiry_sweep = Heartbeat(self._sweep_expired, SWEEP_EVERY_SECONDS)
 
@@ -151,8 +153,9 @@ class RunManager:
         ``RateLimited`` when the tenant used up a ``requests_per_minute`` (the agent's, or its
         own), ``ConcurrencyLimited`` when as many of its runs are running as a
         ``concurrent_runs`` allows: checked before anything is stored, so a refused request
-        leaves nothing behind and is not counted.
+        leaves nothing behind and is not counted. ``ServiceStopping`` once ``aclose`` began.
         """
+        self._admit()
         key = owner.thread_key(thread_id)
         # Chosen before any run is opened, so an unknown agent leaves nothing behind.
         chosen = await self._choose(owner, key, AgentRequest(agent, context or {}))
@@ -178,7 +181,9 @@ class RunManager:
         return record.run_id
 
     async def confirm(self, owner: Owner, request_id: str, answer: dict[str, Any]) -> None:
-        """Answer a ``confirmation-request`` once and resume its run from the checkpoint."""
+        """Answer a ``confirmation-request`` once and resume its run from the checkpoint
+        (``ServiceStopping`` once ``aclose`` began: another process resumes it)."""
+        self._admit()
         confirmation = await self._confirmation(owner, request_id)
         async with self._locks.hold(confirmation.thread_id):
             await self._settle_local(confirmation.thread_id)
@@ -226,6 +231,9 @@ class RunManager:
         """End the thread's open run as ``cancelled``; False (a no-op) when nothing was open.
 
         Idempotent: an unknown thread (another owner's included) has nothing to cancel either.
+        A run another process drives is cancelled through the database and that process
+        (``remote_cancel``); this waits until it has ended, or for at most 10 s — the cancel
+        stays recorded and its owner, or whoever takes the run over, honours it.
         """
         key = owner.thread_key(thread_id)
         mine = await self.store.get_thread(
@@ -241,9 +249,12 @@ class RunManager:
             run = await self.store.get_active_run(key)
             if run is None:
                 return local is not None
+            if run.status == "running" and local is not None and local.run_id == run.run_id:
+                return True  # still ending here, after the settle's bound
             if run.status == "running":
-                raise RunBusy(f"run {run.run_id} runs on another server ({run.lease_owner})")
-            await self._cancel_suspended(run)
+                run = await self._cancel_elsewhere(run)
+            if run is not None and run.status == "suspended":
+                await self._cancel_suspended(run)
             return True
 
     async def status(self, owner: Owner, thread_id: str) -> ThreadStatus:
@@ -291,6 +302,7 @@ class RunManager:
             carry_on=self._carry_on,
         )
         await self.expire_suspensions()
+        await self._cancels.start()
         self._heartbeat.start()
         self._expiry_sweep.start()
         return swept
@@ -319,35 +331,44 @@ class RunManager:
             run = self._runs.get(thread_key)
 
     async def aclose(self, settle_seconds: float = _SETTLE_SECONDS) -> None:
-        """Cancel every run this process drives (each ends ``server_shutdown``), give them
-        ``settle_seconds`` to end, then stop the heartbeat (the shutdown passes its grace).
+        """Stop taking runs and hand the ones still going over to the other processes.
 
-        A run still going by then has its task cancelled and is finished from here, so its
-        clients get their ``run-finish`` and its thread is free when the process exits.
+        From now on ``start`` and ``confirm`` raise ``ServiceStopping``. The runs this process
+        drives get ``settle_seconds`` to end (or suspend) by themselves while their leases are
+        renewed (the shutdown passes its grace); then the heartbeat stops and every run still
+        going is stopped *without being finished* — no ``run-finish``, no cancel — and its lease
+        released, so the next sweep of any process (this one's next start included) takes it
+        over at once.
         """
-        driven = [run for run in self._runs.values() if run.task is not None]
-        for run in driven:
-            run.cancel(SHUTDOWN)
-        if driven:
-            tasks = {run.task: run for run in driven if run.task is not None}
-            _done, pending = await asyncio.wait(tasks, timeout=settle_seconds)
+        self._closing = True
+        tasks = [run.task for run in self._runs.values() if run.task is not None]
+        if tasks:
+            await asyncio.wait(tasks, timeout=settle_seconds)
+        await self._heartbeat.stop()
+        await self._expiry_sweep.stop()
+        await self._hand_off()
+        await self._cancels.stop()
+
+    async def _hand_off(self) -> None:
+        """Stop driving every run still going, then release its lease (epoch-fenced)."""
+        going = [run for run in self._runs.values() if run.task is not None]
+        for run in going:
+            run.lose_lease()
+        tasks = {run.task: run for run in going if run.task is not None}
+        if tasks:
+            _done, pending = await asyncio.wait(tasks, timeout=_HAND_OFF_SECONDS)
             for task in pending:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
-            for task in pending:
-                await self._finish_stuck(tasks[task], settle_seconds)
-        await self._heartbeat.stop()
-        await self._expiry_sweep.stop()
-
-    async def _finish_stuck(self, run: ActiveRun, settle_seconds: float) -> None:
-        logger.warning(
-            "run %s: still running after %s s; finished here", run.run_id, settle_seconds
-        )
-        ending = RunEnding("cancelled", SHUTDOWN.reason)
-        await self._end(
-            run.run_id,
-            partial(self.finisher.finish, run.run_id, run.thread_id, ending, epoch=run.epoch),
-        )
+        now = now_ms()
+        for run in going:
+            try:
+                released = await self.store.release_lease(run.run_id, epoch=run.epoch, now=now)
+            except Exception:
+                logger.exception("run %s: releasing its lease failed; it expires", run.run_id)
+                continue
+            if released:
+                logger.warning("run %s: handed over at shutdown (lease released)", run.run_id)
 
     # -- internals ----------------------------------------------------------------------------
 
@@ -368,6 +389,33 @@ class RunManager:
         if stored is None:  # a thread from before choices were stored: the directory's default
             stored = self.directory.choose(owner.tenant_id, owner.user_id, AgentRequest(), None)
         return await self.directory.agent(owner.tenant_id, stored)
+
+    def _admit(self) -> None:
+        if self._closing:
+            raise ServiceStopping()
+
+    async def _cancel_elsewhere(self, run: RunRecord) -> RunRecord | None:
+        """Cancel a running run this process does not drive; the row once it stopped running
+        (None: gone), or as it is after the wait's bound."""
+        if not await request_cancel(self.store, self.events.bus, run):
+            return await self.store.get_run(run.run_id)
+        if run.lease_expires_at <= now_ms():
+            await self.sweep_interrupted()  # its owner is gone: the sweep honours the cancel
+        return await wait_until_settled(self.events, self.store, run, _SETTLE_SECONDS)
+
+    async def _cancel_requested(self, run_id: str) -> None:
+        """A cancel message for ``run_id``: cancel it if this process drives it and the
+        database, the truth, holds the request at the epoch it drives."""
+        row = await self.store.get_run(run_id)
+        if row is not None:
+            self._honour_cancel(row)
+
+    def _honour_cancel(self, row: RunRecord) -> None:
+        if row.cancel_requested_at is None:
+            return
+        for run in self._runs.values():
+            if (run.run_id, run.epoch) == (row.run_id, row.lease_epoch) and not run.lease_lost:
+                run.cancel(USER_CANCELLED)
 
     def _deps(self, run: ActiveRun) -> dict[str, Any]:
         scope = run.owner.scope(run.thread_id)
@@ -578,6 +626,9 @@ class RunManager:
         for run in await lost_leases(self.store, self.instance_id, driving, renewed):
             logger.warning("run %s: another process took its lease over; stopping", run.run_id)
             run.lose_lease()
+        # A cancel message may have been lost on the way: the database has every request.
+        for row in await self.store.list_cancel_requested(self.instance_id):
+            self._honour_cancel(row)
         await self.sweep_interrupted()
 
     async def _sweep_expired(self) -> None:

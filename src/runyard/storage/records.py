@@ -102,6 +102,9 @@ class RunRecord:
     lease_expires_at: int
     agent_id: str | None = None
     """The agent it runs (None: a run opened without naming one, or before migration 0007)."""
+    cancel_requested_at: int | None = None
+    """When (epoch ms) a cancel was asked of a process that does not drive the run: the truth
+    its owner, or whoever takes the run over, honours (None: no cancel is pending)."""
 
     @property
     def is_open(self) -> bool:

@@ -130,3 +130,39 @@ async def test_closing_wakes_waiters_with_an_error_and_refuses_new_subscribers(
     with pytest.raises(EventBusClosedError):
         async with replicas.subscriber.subscribe(thread_id):
             pass
+
+
+async def test_a_control_message_reaches_the_inbox_of_its_instance_in_order(
+    replicas: Replicas, thread_id: str
+) -> None:
+    instance, other = f"{thread_id}-a", f"{thread_id}-b"
+    async with (
+        replicas.subscriber.control(instance) as inbox,
+        replicas.subscriber.control(other) as elsewhere,
+    ):
+        await replicas.publisher.send_control(instance, "cancel r1")
+        await replicas.publisher.send_control(instance, "cancel r2")
+        await replicas.publisher.send_control(other, "cancel r3")
+
+        received = [await within(inbox.get()), await within(inbox.get())]
+        assert await within(elsewhere.get()) == "cancel r3"
+
+    assert received == ["cancel r1", "cancel r2"]
+
+
+async def test_a_control_message_to_nobody_is_dropped(replicas: Replicas, thread_id: str) -> None:
+    await replicas.publisher.send_control(f"{thread_id}-gone", "cancel r1")
+    async with replicas.subscriber.control(f"{thread_id}-gone") as inbox:
+        await replicas.publisher.send_control(f"{thread_id}-gone", "cancel r2")
+
+        assert await within(inbox.get()) == "cancel r2"
+
+
+async def test_closing_the_bus_ends_a_waiting_inbox(replicas: Replicas, thread_id: str) -> None:
+    async with replicas.subscriber.control(thread_id) as inbox:
+        waiting = asyncio.create_task(inbox.get())
+        await asyncio.sleep(0)
+        await replicas.subscriber.close()
+
+        with pytest.raises(EventBusClosedError):
+            await within(waiting)

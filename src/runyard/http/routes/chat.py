@@ -46,7 +46,9 @@ async def chat(
     responses=error_responses(400, 401, 409, 422, 503),
 )
 async def cancel(thread_id: ThreadId, owner: OwnerDep, app: PartsDep) -> OkResponse:
-    """Cancel the thread's run (idempotent: nothing to cancel is fine)."""
+    """Cancel the thread's run (idempotent: nothing to cancel is fine), whichever replica
+    drives it; answers once the run has ended, or after at most 10 s (the cancel stays
+    recorded and is honoured). 409 ``run_busy`` only when a confirm crossed the cancel."""
     await app.runs.cancel(owner, thread_id)
     return OkResponse()
 

@@ -17,6 +17,10 @@ While announcements from other processes cannot arrive (Redis unreachable), the 
 ``delivery`` is ``"polling"`` and ``wait`` returns every poll interval as if announcements had
 been lost: the reader looks at the log, so events keep flowing, a little later, and none is
 lost. When they can arrive again ``wait`` returns once more to re-read, then live delivery goes on.
+
+A bus also carries *control messages* to one process, named by its instance id (a cancel sent to
+a replica that does not drive the run). Like a wake-up, a control message is a hint delivered at
+most once: the request is in the database first, and its receiver also looks there.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from __future__ import annotations
 from contextlib import AbstractAsyncContextManager
 from typing import Literal, Protocol
 
-__all__ = ["Delivery", "EventBus", "EventBusClosedError", "Subscription"]
+__all__ = ["ControlInbox", "Delivery", "EventBus", "EventBusClosedError", "Subscription"]
 
 Delivery = Literal["live", "polling"]
 """How subscribers learn of other processes' events: woken by announcements (``live``), or by
@@ -45,6 +49,17 @@ class Subscription(Protocol):
         bus reconnected, or it cannot receive them and a poll interval passed). Returns the highest id announced so far, which can be ``<= after`` in
         the second case; either way the caller re-reads the log from its cursor. Only the
         latest id is kept, so a slow reader never builds up a backlog.
+        Raises ``EventBusClosedError`` once the bus is closed.
+        """
+        ...
+
+
+class ControlInbox(Protocol):
+    """The control messages sent to one process."""
+
+    async def get(self) -> str:
+        """The next message, in the order it arrived here.
+
         Raises ``EventBusClosedError`` once the bus is closed.
         """
         ...
@@ -71,4 +86,16 @@ class EventBus(Protocol):
 
     async def close(self) -> None:
         """Stop every background task and wake every waiter with ``EventBusClosedError``."""
+        ...
+
+    async def send_control(self, instance_id: str, message: str) -> None:
+        """Send ``message`` to the process whose instance id is ``instance_id``, wherever it runs.
+
+        At most once, and never raises for a transport failure: record what the message asks
+        for in the database first.
+        """
+        ...
+
+    def control(self, instance_id: str) -> AbstractAsyncContextManager[ControlInbox]:
+        """Receive the messages sent to ``instance_id`` while the context is open."""
         ...

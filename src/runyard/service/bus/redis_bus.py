@@ -11,6 +11,9 @@ Publishing never waits for Redis: announcements go to an outbox (latest id per t
 task sends in pipelined batches. A batch Redis refuses goes back to the outbox and is sent again
 after a backoff, so the last announcement of a run is not lost to a subscriber that reconnected
 before this publisher did. Failures are logged at a bounded rate (``outage``).
+
+Control messages travel on ``runyard:control:<instance id>`` over the same connection; one sent
+while the receiver's connection is down is lost, which only delays it (``interface.py``).
 """
 
 from __future__ import annotations
@@ -24,7 +27,13 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from runyard.service.bus.interface import Delivery, EventBusClosedError, Subscription
+from runyard.service.bus.control import ControlInboxes
+from runyard.service.bus.interface import (
+    ControlInbox,
+    Delivery,
+    EventBusClosedError,
+    Subscription,
+)
 from runyard.service.bus.outage import OutageLog
 from runyard.service.bus.subscription import Fanout
 
@@ -35,10 +44,12 @@ try:
 except ImportError as exc:  # pragma: no cover - depends on the installed extras
     raise ImportError("RedisEventBus needs the redis extra: pip install 'runyard[redis]'") from exc
 
-__all__ = ["CHANNEL_PREFIX", "RedisEventBus"]
+__all__ = ["CHANNEL_PREFIX", "CONTROL_PREFIX", "RedisEventBus"]
 
 CHANNEL_PREFIX = "runyard:thread:"
 """Thread ``T``'s wake-ups travel on channel ``runyard:thread:T``; each message is the id."""
+CONTROL_PREFIX = "runyard:control:"
+"""The control messages of the process with instance id ``I`` travel on ``runyard:control:I``."""
 
 logger = logging.getLogger(__name__)
 
@@ -97,6 +108,7 @@ class RedisEventBus:
         self._confirm_timeout = confirm_timeout
         self._max_reconnect_delay = max_reconnect_delay
         self._fanout = Fanout()
+        self._inboxes = ControlInboxes()
         self._closed = False
         self._state: _LinkState = "connecting"
         self._link: _Link | None = None
@@ -165,6 +177,29 @@ class RedisEventBus:
             if self._fanout.remove(thread_id, subscription):
                 self._resync.set()
 
+    async def send_control(self, instance_id: str, message: str) -> None:
+        """Publish ``message`` on the instance's control channel (bounded; a failure is logged)."""
+        self._check_open()
+        try:
+            async with asyncio.timeout(self._confirm_timeout):
+                await self._client.publish(CONTROL_PREFIX + instance_id, message)
+        except (RedisError, OSError, TimeoutError) as exc:
+            logger.warning("Redis event bus dropped a control message for %s: %r", instance_id, exc)
+
+    @asynccontextmanager
+    async def control(self, instance_id: str) -> AsyncIterator[ControlInbox]:
+        """The messages sent to ``instance_id`` from every replica while the context is open."""
+        self._check_open()
+        inbox = self._inboxes.add(instance_id)
+        try:
+            self._start_listening()
+            self._resync.set()
+            await self._until_settled(CONTROL_PREFIX + instance_id)
+            yield inbox
+        finally:
+            if self._inboxes.remove(instance_id, inbox):
+                self._resync.set()
+
     async def close(self) -> None:
         """Send what is queued, stop both tasks, close the connections, wake every waiter."""
         if self._closed:
@@ -180,6 +215,7 @@ class RedisEventBus:
             self._listener.cancel()
             await asyncio.gather(self._listener, return_exceptions=True)
         self._fanout.close()
+        self._inboxes.close()
         await self._client.aclose()
         await self._pool.disconnect()
 
@@ -273,19 +309,26 @@ class RedisEventBus:
         if not isinstance(reply, list) or len(reply) != 3:
             return  # a PING reply
         kind, channel, data = reply
-        thread_id = channel.decode().removeprefix(CHANNEL_PREFIX)
+        name = channel.decode()
         if kind == b"message":
-            try:
-                self._fanout.announce(thread_id, int(data))
-            except ValueError:
-                logger.warning("ignoring a malformed wake-up on %s: %r", channel, data)
+            self._deliver(name, data)
         elif kind == b"subscribe":
-            name = channel.decode()
             link.unconfirmed[name] -= 1
             if link.unconfirmed[name] <= 0:
                 del link.unconfirmed[name]
-            self._fanout.go_live(thread_id)
+            if name.startswith(CHANNEL_PREFIX):
+                self._fanout.go_live(name.removeprefix(CHANNEL_PREFIX))
             self._notify()
+
+    def _deliver(self, channel: str, data: bytes) -> None:
+        """Hand a message to the local subscribers of its thread, or inboxes of its instance."""
+        if channel.startswith(CONTROL_PREFIX):
+            self._inboxes.deliver(channel.removeprefix(CONTROL_PREFIX), data.decode())
+            return
+        try:
+            self._fanout.announce(channel.removeprefix(CHANNEL_PREFIX), int(data))
+        except ValueError:
+            logger.warning("ignoring a malformed wake-up on %s: %r", channel, data)
 
     async def _write(self, link: _Link) -> None:
         try:
@@ -301,6 +344,7 @@ class RedisEventBus:
 
     async def _send_changes(self, link: _Link) -> None:
         wanted = {CHANNEL_PREFIX + thread_id for thread_id in self._fanout.threads()}
+        wanted |= {CONTROL_PREFIX + instance for instance in self._inboxes.instances()}
         added, removed = wanted - link.subscribed, link.subscribed - wanted
         if added:
             link.subscribed |= added

@@ -113,6 +113,29 @@ class RunLedgerPart(MemoryState, RunLedger):
             return None
         return self._take(run, new_owner, lease_until)
 
+    async def request_cancel(self, run_id: str, *, at: int) -> RunRecord | None:
+        run = self._runs.get(run_id)
+        if run is None or not run.is_open:
+            return None
+        if run.cancel_requested_at is None:
+            run = self._runs[run_id] = replace(run, cancel_requested_at=at)
+        return run
+
+    async def list_cancel_requested(self, owner: str) -> list[RunRecord]:
+        pending = [
+            r
+            for r in self._runs.values()
+            if r.lease_owner == owner and r.is_open and r.cancel_requested_at is not None
+        ]
+        return sorted(pending, key=lambda r: (r.started_at, r.run_id))
+
+    async def release_lease(self, run_id: str, *, epoch: int, now: int) -> bool:
+        run = self._runs.get(run_id)
+        if run is None or not run.is_open or run.lease_epoch != epoch:
+            return False
+        self._runs[run_id] = replace(run, lease_expires_at=now)
+        return True
+
     def _take(self, run: RunRecord, new_owner: str, until: int) -> RunRecord:
         taken = replace(
             run, lease_owner=new_owner, lease_epoch=run.lease_epoch + 1, lease_expires_at=until

@@ -94,3 +94,18 @@ class RunLedger(Protocol):
         ``now`` — one conditional update, so of racing sweepers exactly one gets the run. None
         when it was renewed, taken or closed meanwhile."""
         ...
+
+    async def request_cancel(self, run_id: str, *, at: int) -> RunRecord | None:
+        """Record at ``at`` (epoch ms) that the open run is to be cancelled; the first request's
+        time is kept. The run as it is now; None when it is closed or unknown."""
+        ...
+
+    async def list_cancel_requested(self, owner: str) -> list[RunRecord]:
+        """The open runs ``owner`` holds whose cancel was requested, oldest first."""
+        ...
+
+    async def release_lease(self, run_id: str, *, epoch: int, now: int) -> bool:
+        """End at ``now`` the lease of the open run held at ``epoch``, so that the next sweep of
+        any process takes the run over; the owner and epoch stay. False when the run is closed,
+        unknown or its epoch moved on (then it is someone else's, and nothing changes)."""
+        ...

@@ -43,6 +43,7 @@ def _run(row: Row[Any]) -> RunRecord:
         row.finished_at,
         row.lease_expires_at,
         row.agent_id,
+        row.cancel_requested_at,
     )
 
 
@@ -194,6 +195,37 @@ class RunsPart(SqlState):
     ) -> RunRecord | None:
         return await self._take(run_id, new_owner, lease_until, _expired(now))
 
+    async def request_cancel(self, run_id: str, *, at: int) -> RunRecord | None:
+        requested = func.coalesce(runs.c.cancel_requested_at, at)
+        stmt = (
+            update(runs)
+            .where(runs.c.run_id == run_id, _OPEN)
+            .values(cancel_requested_at=requested)
+            .returning(runs)
+        )
+        async with write(self._engine) as conn:
+            row = (await conn.execute(stmt)).one_or_none()
+        return None if row is None else _run(row)
+
+    async def list_cancel_requested(self, owner: str) -> list[RunRecord]:
+        stmt = (
+            select(runs)
+            .where(runs.c.lease_owner == owner, _OPEN, runs.c.cancel_requested_at.is_not(None))
+            .order_by(runs.c.started_at, runs.c.run_id)
+        )
+        async with read(self._engine) as conn:
+            return [_run(row) for row in await conn.execute(stmt)]
+
+    async def release_lease(self, run_id: str, *, epoch: int, now: int) -> bool:
+        stmt = (
+            update(runs)
+            .where(runs.c.run_id == run_id, runs.c.lease_epoch == epoch, _OPEN)
+            .values(lease_expires_at=now)
+            .returning(runs.c.run_id)
+        )
+        async with write(self._engine) as conn:
+            return (await conn.scalar(stmt)) is not None
+
     async def _take(
         self, run_id: str, new_owner: str, until: int, condition: ColumnElement[bool]
     ) -> RunRecord | None:
@@ -248,4 +280,5 @@ def _run_values(run: RunRecord) -> dict[str, Any]:
         "finished_at": run.finished_at,
         "lease_expires_at": run.lease_expires_at,
         "agent_id": run.agent_id,
+        "cancel_requested_at": run.cancel_requested_at,
     }
