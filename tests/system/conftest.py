@@ -9,7 +9,7 @@ writes the figures to ``RUNYARD_SYSTEM_RESULTS``.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 
 import pytest
@@ -31,18 +31,19 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(skip)
 
 
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
-    outcome = yield
-    report = outcome.get_result()
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    report = yield
     entry = _RESULTS.scenarios.get(item.name)
-    if entry is None or report.when != "call":
-        return
-    entry.seconds = round(call.duration, 1)
-    if hasattr(report, "wasxfail"):
-        entry.outcome, entry.reason = "pending", str(report.wasxfail).removeprefix("reason: ")
-    else:
-        entry.outcome = report.outcome
+    if entry is not None and report.when == "call":
+        entry.seconds = round(call.duration, 1)
+        if hasattr(report, "wasxfail"):
+            entry.outcome, entry.reason = "pending", str(report.wasxfail).removeprefix("reason: ")
+        else:
+            entry.outcome = report.outcome
+    return report
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

@@ -64,12 +64,16 @@ class Ledger:
     path: Path
 
     def lines(self) -> list[tuple[str, str, str]]:
+        """(``start`` or ``done``, run id, idempotency key) of every line."""
         if not self.path.exists():
             return []
-        return [tuple(line.split()) for line in self.path.read_text().splitlines()]  # type: ignore[misc]
+        return [_line(text) for text in self.path.read_text().splitlines()]
 
     def started(self, run_id: str) -> int:
         return sum(1 for kind, run, _ in self.lines() if kind == "start" and run == run_id)
+
+    def done(self, run_id: str) -> int:
+        return sum(1 for kind, run, _ in self.lines() if kind == "done" and run == run_id)
 
     def finished(self) -> Counter[str]:
         """How often each call (by idempotency key) ran to its end."""
@@ -78,3 +82,8 @@ class Ledger:
     def twice(self) -> list[str]:
         """Calls that ran to their end more than once: what must never happen."""
         return [key for key, times in self.finished().items() if times > 1]
+
+
+def _line(text: str) -> tuple[str, str, str]:
+    kind, run_id, key = text.split()
+    return kind, run_id, key

@@ -23,7 +23,7 @@ import httpx
 
 HERE = Path(__file__).parent
 IDENTITY = {"X-Runyard-Tenant": "acme", "X-Runyard-User": "alice"}
-READY_WITHIN = 90.0
+READY_WITHIN = 240.0
 """Seconds a replica may take to answer ``/readyz`` (the machine is shared and loaded)."""
 
 
@@ -52,6 +52,8 @@ class Probe:
     sequence: int
     tasks: int
     rss_kb: int
+    names: tuple[str, ...] = ()
+    """The coroutine of each task, by name."""
 
 
 @dataclass
@@ -126,8 +128,9 @@ class Replica:
             return self.probe_file.exists() and self.probe_file.read_text() not in ("", before)
 
         wait_until(answered, within=10, what=f"replica {self.index} probe")
-        sequence, tasks, rss = (int(v) for v in self.probe_file.read_text().split())
-        return Probe(sequence, tasks, rss)
+        head, *names = self.probe_file.read_text().splitlines()
+        sequence, tasks, rss = (int(v) for v in head.split())
+        return Probe(sequence, tasks, rss, tuple(names))
 
 
 @dataclass

@@ -1,7 +1,7 @@
 """``runyard serve`` as the system tests start it: the real command, plus one probe.
 
-On SIGUSR1 the process writes ``<sequence> <asyncio tasks> <RSS kB>`` to the file named by
-``RUNYARD_PROBE_FILE`` (replacing it), so the soak can watch for leaked tasks and growing memory
+On SIGUSR1 the process writes ``<sequence> <asyncio tasks> <RSS kB>``, then the name of each
+task's coroutine (one a line), to the file named by ``RUNYARD_PROBE_FILE`` (replacing it), so the soak can watch for leaked tasks and growing memory
 from outside. The handler runs on the main thread, where the server's event loop runs, so
 ``asyncio.all_tasks()`` sees the server's tasks. Nothing else differs from ``python -m runyard``.
 """
@@ -30,12 +30,12 @@ def rss_kb() -> int:
 
 def report(_signal: int, _frame: FrameType | None) -> None:
     try:
-        tasks = len(asyncio.all_tasks())
+        names = sorted(task.get_coro().__qualname__ for task in asyncio.all_tasks())  # type: ignore[union-attr]
     except RuntimeError:  # no loop yet, or already closed
-        tasks = -1
+        names = []
     probe = Path(os.environ["RUNYARD_PROBE_FILE"])
     partial = probe.with_suffix(".tmp")
-    partial.write_text(f"{next(_SEQUENCE)} {tasks} {rss_kb()}\n")
+    partial.write_text("\n".join([f"{next(_SEQUENCE)} {len(names)} {rss_kb()}", *names]) + "\n")
     partial.replace(probe)  # readers never see half a line
 
 

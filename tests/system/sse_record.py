@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -40,6 +41,8 @@ class Follower:
 
     thread: str
     received: list[tuple[int, Event]] = field(default_factory=list)
+    arrivals: list[float] = field(default_factory=list)
+    """When each event of ``received`` arrived (``time.monotonic()``)."""
     connections: int = 0
     _changed: asyncio.Condition = field(default_factory=asyncio.Condition)
 
@@ -52,11 +55,11 @@ class Follower:
         base_url: str,
         *,
         take: int | None = None,
-        to_finish: bool = False,
+        until: str | None = None,
         client: httpx.AsyncClient | None = None,
     ) -> None:
         """Connect to ``base_url`` and record events until the connection ends, the task is
-        cancelled, (with ``take``) that many events arrived or (with ``to_finish``) a
+        cancelled, (with ``take``) that many events arrived or (with ``until``) that run's
         ``run-finish`` arrived; then hang up."""
         headers = {**IDENTITY, "Last-Event-ID": str(self.last_id)} if self.received else IDENTITY
         self.connections += 1
@@ -67,32 +70,46 @@ class Follower:
             with contextlib.suppress(httpx.TransportError):
                 async with client.stream("GET", url, headers=headers, timeout=None) as response:
                     response.raise_for_status()
-                    await self._read(response, take, to_finish)
+                    await self._read(response, take, until)
 
-    async def _read(self, response: httpx.Response, take: int | None, to_finish: bool) -> None:
-        buffer, taken, done = "", 0, False
+    async def _read(self, response: httpx.Response, take: int | None, until: str | None) -> None:
+        buffer, taken = "", 0
         async for chunk in response.aiter_text():
             found, buffer = frames(buffer + chunk)
             for frame in found:
-                done = taken == take or (to_finish and self.finished())
-                if done:
+                if self._enough(taken, take, until):
                     break  # hang up mid-chunk: the rest was never "seen"
                 self.received.append(frame)
+                self.arrivals.append(time.monotonic())
                 taken += 1
             async with self._changed:
                 self._changed.notify_all()
-            if done or taken == take or (to_finish and self.finished()):
+            if self._enough(taken, take, until):
                 return
+
+    def _enough(self, taken: int, take: int | None, until: str | None) -> bool:
+        return taken == take or (until is not None and self.finished(until))
 
     async def until(self, done: Callable[[list[tuple[int, Event]]], bool]) -> None:
         async with asyncio.timeout(WITHIN), self._changed:
             await self._changed.wait_for(lambda: done(self.received))
 
-    def finished(self, run_id: str | None = None) -> bool:
-        return any(
-            e["type"] == "run-finish" and (run_id is None or e["runId"] == run_id)
-            for _, e in self.received
+    def finished(self, run_id: str) -> bool:
+        return finish_of(run_id)(self.received)
+
+    def first_after(self, moment: float, run_id: str) -> float | None:
+        """When the first of ``run_id``'s events after ``moment`` arrived."""
+        return next(
+            (
+                t
+                for t, (_, e) in zip(self.arrivals, self.received, strict=True)
+                if t > moment and e["runId"] == run_id
+            ),
+            None,
         )
+
+    def finish(self, run_id: str) -> Event | None:
+        return next((e for e in of_type(self.received, "run-finish") if e["runId"] == run_id), None)
 
 
 def of_type(received: list[tuple[int, Event]], kind: str) -> list[Event]:
@@ -154,3 +171,18 @@ async def log_of(base_url: str, thread: str, last_run: str) -> dict[int, Event]:
         with contextlib.suppress(asyncio.CancelledError):
             await task
     return dict(reader.received)
+
+
+def delivery_figures(deliveries: list[Delivery]) -> dict[str, int]:
+    """Events in the logs, and how many clients lost, saw twice, out of order or altered."""
+    return {
+        "events": sum(len(d.log) for d in deliveries),
+        "lost": sum(d.lost for d in deliveries),
+        "duplicated": sum(d.duplicated for d in deliveries),
+        "reordered": sum(d.reordered for d in deliveries),
+        "altered": sum(d.altered for d in deliveries),
+    }
+
+
+CLEAN = {"lost": 0, "duplicated": 0, "reordered": 0, "altered": 0}
+"""What ``delivery_figures`` must say besides the event count."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
 import httpx
@@ -55,3 +55,34 @@ async def run_to_end(follower: Follower, base_url: str, run_id: str) -> None:
     """Follow the thread on ``base_url`` until ``run_id`` has finished."""
     async with following(follower, base_url):
         await follower.until(finish_of(run_id))
+
+
+RETRY = 0.2
+"""Seconds a client waits before reconnecting after its connection dropped (EventSource's
+``retry``); a client's own pacing, not a wait for something to happen."""
+
+
+async def keep_following(follower: Follower, base_url: str, run_id: str, within: float) -> bool:
+    """Follow the thread on ``base_url`` until ``run_id`` finished, reconnecting with
+    ``Last-Event-ID`` whenever the connection drops, as a browser does. Whether the run's
+    ``run-finish`` arrived within ``within`` seconds."""
+    try:
+        async with asyncio.timeout(within):
+            while not follower.finished(run_id):
+                with contextlib.suppress(httpx.HTTPStatusError):
+                    await follower.follow(base_url, until=run_id)
+                if not follower.finished(run_id):
+                    await asyncio.sleep(RETRY)
+    except TimeoutError:
+        return False
+    return True
+
+
+async def poll(condition: Callable[[], bool], within: float, what: str) -> None:
+    """Wait until ``condition()`` holds — for state no event announces (a file, a row)."""
+    try:
+        async with asyncio.timeout(within):
+            while not condition():  # noqa: ASYNC110 (another process changes it)
+                await asyncio.sleep(0.05)
+    except TimeoutError:
+        raise TimeoutError(f"{what}: not within {within} s") from None
