@@ -8,6 +8,8 @@ of the session. ``report.py`` turns that file into docs/reliability.md.
 from __future__ import annotations
 
 import json
+import math
+import os
 import platform
 import statistics
 import time
@@ -21,7 +23,7 @@ def percentile(values: list[float], share: float) -> float | None:
     if not values:
         return None
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, round(share * len(ordered) + 0.5) - 1))]
+    return ordered[max(0, math.ceil(share * len(ordered)) - 1)]
 
 
 def timing(values: list[float]) -> dict[str, Any]:
@@ -65,13 +67,7 @@ class Results:
         document = {
             "generated": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "scale": scale,
-            "machine": {"cpus": _cpus(), "python": platform.python_version()},
+            "machine": {"cpus": os.cpu_count() or 0, "python": platform.python_version()},
             "scenarios": {name: vars(s) for name, s in sorted(self.scenarios.items())},
         }
         path.write_text(json.dumps(document, indent=2, sort_keys=True) + "\n")
-
-
-def _cpus() -> int:
-    import os
-
-    return os.cpu_count() or 0

@@ -35,7 +35,7 @@ async def test_racing_posts_on_a_thread_start_one_run_and_the_rest_get_409(
 ) -> None:
     """(d) 100 racing POSTs per thread across three replicas: one 200, the rest 409"""
     cluster, _ = replicas
-    threads = scale(ci=1, full=10)
+    threads = scale(ci=1, full=5)
     outcomes: Counter[str] = Counter()
     for _ in range(threads):
         thread = new_thread("race")
