@@ -64,12 +64,14 @@ async def test_restarting_redis_under_100_streams_loses_and_duplicates_nothing(
         for k in range(STREAMS_PER_RUN)
     ]
     watching = asyncio.gather(*(keep_following(f, url, run, WITHIN) for f, run, url in streams))
+    live: list[int] = []  # runs still going at each restart
     for restart in range(restarts):
         # Restart once every stream has seen some of its run (text flowing), the next time later.
         least = 5 * (restart + 1)
         await asyncio.gather(
             *(f.until(lambda r: len(of_type(r, "text-delta")) >= least) for f, _, _ in streams)  # noqa: B023
         )
+        live.append(sum(not f.finished(run) for f, run, _ in streams[::STREAMS_PER_RUN]))
         await asyncio.to_thread(redis.restart)
     await watching
     logs = {
@@ -81,9 +83,11 @@ async def test_restarting_redis_under_100_streams_loses_and_duplicates_nothing(
         runs=RUNS,
         streams=len(streams),
         redis_restarts=restarts,
+        runs_live_at_restart=live,
         reconnects=sum(f.connections for f, _, _ in streams) - len(streams),
         statuses=dict(statuses),
         **delivered,
     )
+    assert all(live)  # Redis did die under live streams
     assert statuses == Counter({"completed": len(streams)})
     assert delivered == {**delivered, **CLEAN}
