@@ -64,10 +64,15 @@ class Results:
         return entry
 
     def write(self, path: Path, scale: str) -> None:
+        """Write the file; a scenario this session did not run keeps its entry from before (so
+        rerunning one scenario updates its figures and leaves the others')."""
+        now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        kept = json.loads(path.read_text())["scenarios"] if path.exists() else {}
+        fresh = {name: {**vars(s), "generated": now} for name, s in self.scenarios.items()}
         document = {
-            "generated": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "generated": now,
             "scale": scale,
             "machine": {"cpus": os.cpu_count() or 0, "python": platform.python_version()},
-            "scenarios": {name: vars(s) for name, s in sorted(self.scenarios.items())},
+            "scenarios": dict(sorted({**kept, **fresh}.items())),
         }
         path.write_text(json.dumps(document, indent=2, sort_keys=True) + "\n")

@@ -47,33 +47,50 @@ def on_own_postgres(
 
 async def start_through_outage(
     client: httpx.AsyncClient, url: str, thread: str, known: set[str]
+) -> str | None:
+    """POST until a run starts; after an answer lost to the outage, adopt the run it started.
+    None if no run started within ``WITHIN`` seconds."""
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(WITHIN):
+            return await _post_until_started(client, url, thread, known)
+    return None
+
+
+async def _post_until_started(
+    client: httpx.AsyncClient, url: str, thread: str, known: set[str]
 ) -> str:
-    """POST until a run starts; after an answer lost to the outage, adopt the run it started."""
-    async with asyncio.timeout(WITHIN):
-        while True:
-            with contextlib.suppress(httpx.TransportError):
-                response = await client.post(f"{url}/v1/chat/{thread}", json={"message": MESSAGE})
-                if response.status_code == 200:
-                    return str(response.json()["runId"])
-                if response.status_code == 409:
-                    active = (await client.get(f"{url}/v1/threads/{thread}/status")).json()
-                    if active.get("hasActiveRun") and active.get("runId") not in known:
-                        return str(active["runId"])
-            await asyncio.sleep(RETRY)
+    while True:
+        with contextlib.suppress(httpx.TransportError):
+            response = await client.post(f"{url}/v1/chat/{thread}", json={"message": MESSAGE})
+            if response.status_code == 200:
+                return str(response.json()["runId"])
+            if response.status_code == 409:
+                active = (await client.get(f"{url}/v1/threads/{thread}/status")).json()
+                if active.get("hasActiveRun") and active.get("runId") not in known:
+                    return str(active["runId"])
+        await asyncio.sleep(RETRY)
 
 
 async def keep_running(group: Cluster, index: int, until: float) -> tuple[Follower, list[str]]:
-    """Runs one after another on one thread until ``until``, followed from another replica."""
+    """Runs one after another on one thread until ``until``, followed from another replica;
+    it stops early when a run cannot start or does not end."""
     thread, runs = new_thread("pg"), list[str]()
     follower = Follower(thread)
     async with http() as client:
         while time.monotonic() < until:
-            runs.append(
-                await start_through_outage(client, group.replicas[index % 3].url, thread, set(runs))
-            )
-            if not await keep_following(follower, group.other(index).url, runs[-1], WITHIN):
+            url = group.replicas[index % 3].url
+            run_id = await start_through_outage(client, url, thread, set(runs))
+            if run_id is None:
+                STUCK.append(thread)
+                break
+            runs.append(run_id)
+            if not await keep_following(follower, group.other(index).url, run_id, WITHIN):
                 break
     return follower, runs
+
+
+STUCK: list[str] = []
+"""Threads on which no run could start within ``WITHIN`` seconds."""
 
 
 async def restart_every(postgres: PrivatePostgres, until: float) -> None:
@@ -92,6 +109,7 @@ async def test_restarting_postgres_under_load_completes_runs_and_loses_no_event(
 ) -> None:
     """(c) restart PostgreSQL every few seconds under load: runs complete, no event lost"""
     group, postgres = on_own_postgres
+    STUCK.clear()
     until = time.monotonic() + scale(ci=12, full=40)
     load = asyncio.gather(*(keep_running(group, i, until) for i in range(THREADS)))
     await restart_every(postgres, until)
@@ -106,9 +124,11 @@ async def test_restarting_postgres_under_load_completes_runs_and_loses_no_event(
     scenario.figures.update(
         runs=sum(statuses.values()),
         postgres_restarts=postgres.restarts,
+        threads_unable_to_start_a_run=len(STUCK),
         statuses=dict(statuses),
         **delivered,
     )
+    assert STUCK == []
     assert statuses == Counter({"completed": sum(statuses.values())})
     assert len(deliveries) == THREADS
     assert delivered == {**delivered, **CLEAN}

@@ -20,16 +20,12 @@ from traffic import http, keep_following, new_thread, start_run
 
 from postgres_databases import private_database
 
-pytestmark = [
-    pytest.mark.system,
-    pytest.mark.xfail(
-        strict=True, reason="needs the Redis-outage fallback (redis-fallback branch)"
-    ),
-]
+pytestmark = pytest.mark.system
 
 RUNS = 20
 STREAMS_PER_RUN = 5
-MESSAGE = "/delay 20\n" + "word " * 150
+MESSAGE = "/delay 40\n" + "word " * 400
+"""Runs of ~30 s or more (two deltas per word): still going when Redis dies, twice."""
 WITHIN = 120.0
 
 
@@ -67,7 +63,7 @@ async def test_restarting_redis_under_100_streams_loses_and_duplicates_nothing(
     live: list[int] = []  # runs still going at each restart
     for restart in range(restarts):
         # Restart once every stream has seen some of its run (text flowing), the next time later.
-        least = 5 * (restart + 1)
+        least = 5 + 100 * restart
         await asyncio.gather(
             *(f.until(lambda r: len(of_type(r, "text-delta")) >= least) for f, _, _ in streams)  # noqa: B023
         )

@@ -37,9 +37,9 @@ noise, not a leak, which grows with the soak's length."""
 SLACK_KB = 16 * 1024
 
 
-async def keep_running(cluster: Cluster, index: int, until: float) -> int:
-    """Runs one after another on one thread, at least one, until ``until``; how many."""
-    thread, finished = new_thread("soak"), 0
+async def keep_running(cluster: Cluster, thread: str, index: int, until: float) -> int:
+    """Runs one after another on ``thread``, at least one, until ``until``; how many."""
+    finished = 0
     async with http() as client:
         while finished == 0 or time.monotonic() < until:
             run_id = await start_run(client, cluster.replicas[index % 3].url, thread, MESSAGE)
@@ -111,7 +111,8 @@ def idle_again(cluster: Cluster, baseline: list[Probe]) -> list[list[str]]:
 async def warm_up(cluster: Cluster) -> list[Probe]:
     """A run on each replica, watched from another, then each replica's idle probe: the bus
     starts its listener and publisher with the first subscription, and they stay."""
-    await asyncio.gather(*(keep_running(cluster, i, time.monotonic()) for i in range(3)))
+    now = time.monotonic()
+    await asyncio.gather(*(keep_running(cluster, new_thread("warm"), i, now) for i in range(3)))
     return [await asyncio.to_thread(r.probe) for r in cluster.replicas]
 
 
@@ -124,7 +125,7 @@ async def test_a_soak_with_slow_and_frozen_readers_keeps_memory_flat_and_leaks_n
     until, series = time.monotonic() + SECONDS, list[dict[str, float]]()
     threads = [new_thread("watched") for _ in range(THREADS)]
     async with odd_readers(cluster, threads):
-        load = [keep_running(cluster, i, until) for i in range(THREADS)]
+        load = [keep_running(cluster, t, i, until) for i, t in enumerate(threads)]
         runs, _ = await asyncio.gather(asyncio.gather(*load), sample(cluster, until, series))
     tasks_after = await asyncio.to_thread(idle_again, cluster, baseline)
 

@@ -23,7 +23,11 @@ def new_thread(prefix: str) -> str:
 @asynccontextmanager
 async def http(connections: int = 100) -> AsyncIterator[httpx.AsyncClient]:
     """One client for every replica (absolute URLs), acting for the test's user."""
-    limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections)
+    # Idle connections are dropped before uvicorn's 5 s keep-alive closes them, so a POST never
+    # goes out on a connection the server is closing (httpx retries no POST).
+    limits = httpx.Limits(
+        max_connections=connections, max_keepalive_connections=connections, keepalive_expiry=2
+    )
     async with httpx.AsyncClient(headers=IDENTITY, timeout=WITHIN, limits=limits) as client:
         yield client
 
