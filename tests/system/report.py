@@ -117,12 +117,11 @@ def rss(scenarios: dict[str, dict[str, Any]]) -> list[str]:
         "| t (s) | " + " | ".join(f"replica {r}" for r in replicas) + " |",
         "|---|" + "---|" * len(replicas),
     ]
-    by_time: dict[float, dict[int, str]] = {}
-    for point in series:
-        row = by_time.setdefault(point["t"] // 1, {})
-        row[point["replica"]] = f"{point['rss_mb']} ({point['tasks']})"
-    for t, row in sorted(by_time.items()):
-        lines.append(f"| {int(t)} | " + " | ".join(row.get(r, "") for r in replicas) + " |")
+    # Each sampling round probes every replica once, in order: one row per round.
+    for start in range(0, len(series), len(replicas)):
+        row = series[start : start + len(replicas)]
+        cells = [f"{p['rss_mb']} ({p['tasks']})" for p in row]
+        lines.append(f"| {int(row[0]['t'])} | " + " | ".join(cells) + " |")
     return [*lines, ""]
 
 
