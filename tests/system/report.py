@@ -42,7 +42,9 @@ ten minutes) and regenerates this page. A scenario marked **pending** is written
 expected to fail until the branch it names is merged (`xfail(strict=True)`: the harness notices
 when it starts passing); its figures below are today's behaviour.
 
-The timings come from a shared, loaded machine: read them as upper bounds.
+Each scenario keeps the figures of the last session that ran it (its `generated` time is in the
+JSON file), so one scenario can be rerun alone. The timings come from a shared, loaded machine
+(load average 7-11 on 2 cores while these ran): read them as upper bounds.
 """
 
 
