@@ -1,10 +1,6 @@
 """Scenario (a): kill -9 the replica running several runs, some mid-tool and some mid-stream.
 Every run completes on a survivor, each completed tool call ran exactly once (the ledger
 counts), and clients connected to the survivors see every event exactly once, in order.
-
-Needs the takeover of issue 11 items 1-2 (branch durable-takeover): today a survivor settles a
-dead replica's run as interrupted once its lease expired, so the runs end in error and this
-scenario is expected to fail until that branch merges (strict: it is noticed when it passes).
 """
 
 from __future__ import annotations
@@ -26,10 +22,7 @@ from traffic import http, keep_following, new_thread, poll, start_run
 
 from postgres_databases import private_database
 
-pytestmark = [
-    pytest.mark.system,
-    pytest.mark.xfail(strict=True, reason="needs takeover (durable-takeover branch)"),
-]
+pytestmark = pytest.mark.system
 
 LEASE = "2"
 MID_TOOL = '/tool tally {"hold_ms": 15000}'
