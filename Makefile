@@ -38,6 +38,7 @@ test: check
 
 bench: $(VENV)/.installed-bench
 	$(BIN)/python benchmarks/runtime_overhead.py
+	$(BIN)/python benchmarks/cold_start.py
 
 format: $(VENV)/.installed-dev
 	$(BIN)/ruff format src tests benchmarks examples
