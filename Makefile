@@ -46,6 +46,7 @@ test-system: $(VENV)/.installed-dev
 
 bench: $(VENV)/.installed-bench
 	$(BIN)/python benchmarks/runtime_overhead.py
+	$(BIN)/python benchmarks/cold_start.py
 
 # The gRPC code in src/runyard/grpc/v1, from proto/ (committed; tests/grpc_api fails when it is stale).
 proto: $(VENV)/.installed-dev

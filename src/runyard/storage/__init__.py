@@ -4,7 +4,14 @@ SQLite and PostgreSQL backends.
 ``open_store(url)`` returns a ready store (migrations applied); ``upgrade(url)`` only migrates.
 This package imports nothing of runyard above ``runyard.messages``, ``runyard.ids`` and
 ``runyard.config``.
+
+``open_store``, ``upgrade``, ``VectorMode`` and ``head_revision`` load SQLAlchemy and alembic
+(about a second together), so they are imported on first use: a process that imports runyard
+for its SDK and never opens a database does not pay for them.
 """
+
+import importlib
+from typing import TYPE_CHECKING
 
 from runyard.storage.checkpoints import StoreCheckpointStore
 from runyard.storage.errors import (
@@ -18,8 +25,6 @@ from runyard.storage.errors import (
     StorageError,
     ThreadOwnershipError,
 )
-from runyard.storage.migrations import head_revision
-from runyard.storage.opening import VectorMode, open_store, upgrade
 from runyard.storage.parts import (
     ApiKeys,
     CatalogVersions,
@@ -66,6 +71,17 @@ from runyard.storage.records import (
     WorkingMemory,
 )
 from runyard.storage.urls import DatabaseURL, parse_database_url
+
+if TYPE_CHECKING:
+    from runyard.storage.migrations import head_revision
+    from runyard.storage.opening import VectorMode, open_store, upgrade
+
+_LAZY = {
+    "head_revision": "runyard.storage.migrations",
+    "VectorMode": "runyard.storage.opening",
+    "open_store": "runyard.storage.opening",
+    "upgrade": "runyard.storage.opening",
+}
 
 __all__ = [
     "OPEN_RUN_STATUSES",
@@ -129,3 +145,11 @@ __all__ = [
     "parse_database_url",
     "upgrade",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """The lazily imported names (module docstring); any other name is missing as usual."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-from sqlalchemy.engine import URL, make_url
-from sqlalchemy.exc import ArgumentError
+from typing import TYPE_CHECKING
 
 from runyard.storage.errors import InvalidDatabaseURL
 from runyard.storage.protocol import Backend
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import URL
 
 __all__ = ["DatabaseURL", "parse_database_url"]
 
@@ -35,6 +36,10 @@ class DatabaseURL:
 def parse_database_url(url: str) -> DatabaseURL:
     """Accepts ``sqlite:///path``, ``sqlite+aiosqlite:///path``, ``postgresql://…`` (and
     ``postgres://``, ``postgresql+asyncpg://``), and ``memory://`` / ``:memory:``."""
+    # Imported here: SQLAlchemy costs about half a second, paid once a SQL database is named.
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
     text = url.strip()
     if text in _MEMORY:
         return DatabaseURL("memory")

@@ -9,11 +9,12 @@ the same time.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from alembic.config import Config
-from alembic.runtime.environment import EnvironmentContext
-from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, text
+
+if TYPE_CHECKING:
+    from alembic.script import ScriptDirectory
 
 __all__ = ["head_revision", "lock_schema", "upgrade_to", "upgrade_to_head"]
 
@@ -23,6 +24,10 @@ _PG_LOCK_ID = 0x72756E79617264
 
 
 def _script() -> ScriptDirectory:
+    # alembic is imported where a schema is read or upgraded, not at import: it costs about a
+    # second, and most processes that import the storage layer never open a database.
+    from alembic.script import ScriptDirectory
+
     return ScriptDirectory(str(_HERE), version_locations=[str(_HERE / "versions")])
 
 
@@ -46,6 +51,9 @@ def upgrade_to_head(connection: Connection) -> None:
 
 def upgrade_to(connection: Connection, revision: str) -> None:
     """Apply the migrations up to ``revision``, inside the caller's transaction."""
+    from alembic.config import Config
+    from alembic.runtime.environment import EnvironmentContext
+
     lock_schema(connection)
     script = _script()
     config = Config()

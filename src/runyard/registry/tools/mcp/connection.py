@@ -10,14 +10,15 @@ is never sent twice: whether a request the broken connection carried ran is unkn
 from __future__ import annotations
 
 import asyncio
-from typing import Any
-
-from mcp.types import CallToolResult, Tool
+from typing import TYPE_CHECKING, Any
 
 from runyard.errors import ToolError
 from runyard.registry.tools.mcp.loop_thread import LoopThread
 from runyard.registry.tools.mcp.parameters import McpServer
 from runyard.registry.tools.mcp.session import ConnectionLostError, McpSession, describe
+
+if TYPE_CHECKING:
+    from mcp.types import CallToolResult, Tool
 
 __all__ = ["McpConnection"]
 

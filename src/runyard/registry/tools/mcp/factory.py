@@ -10,10 +10,9 @@ is a ``ConfigurationError``; later, a server that is down is a tool error the mo
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jsonschema
-from mcp.types import Tool as McpTool
 
 from runyard.errors import ConfigurationError
 from runyard.registry.tools.build_context import BuildContext
@@ -26,6 +25,9 @@ from runyard.registry.tools.mcp.parameters import parse_parameters
 from runyard.registry.tools.mcp.results import tool_output
 from runyard.registry.tools.mcp.session import McpUnavailableError
 from runyard.tools import Tool
+
+if TYPE_CHECKING:
+    from mcp.types import Tool as McpTool
 
 __all__ = ["McpFactory", "McpToolkit"]
 

@@ -7,20 +7,12 @@ passed on as base64 the model would have to read: it is named by its type and si
 
 from __future__ import annotations
 
-from typing import Any
-
-from mcp.types import (
-    AudioContent,
-    CallToolResult,
-    ContentBlock,
-    EmbeddedResource,
-    ImageContent,
-    ResourceLink,
-    TextContent,
-    TextResourceContents,
-)
+from typing import TYPE_CHECKING, Any
 
 from runyard.errors import ToolError
+
+if TYPE_CHECKING:
+    from mcp.types import CallToolResult, ContentBlock, EmbeddedResource
 
 __all__ = ["tool_output"]
 
@@ -39,6 +31,9 @@ def _text(content: list[ContentBlock]) -> str:
 
 
 def _block_text(block: ContentBlock) -> str:
+    # Imported here: the mcp package costs seconds at import, paid only once an mcp tool runs.
+    from mcp.types import AudioContent, ImageContent, ResourceLink, TextContent
+
     if isinstance(block, TextContent):
         return block.text
     if isinstance(block, ImageContent | AudioContent):
@@ -49,6 +44,8 @@ def _block_text(block: ContentBlock) -> str:
 
 
 def _resource_text(block: EmbeddedResource) -> str:
+    from mcp.types import TextResourceContents
+
     resource = block.resource
     if isinstance(resource, TextResourceContents):
         return resource.text

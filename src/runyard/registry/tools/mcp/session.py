@@ -12,17 +12,16 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Awaitable
 from contextlib import asynccontextmanager, suppress
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import httpx2
-from mcp import Client, StdioServerParameters
-from mcp.client.streamable_http import streamable_http_client
-from mcp.shared.exceptions import MCPError
-from mcp.types import CallToolResult, Tool
-from mcp.types.jsonrpc import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
 from runyard.errors import ToolError
 from runyard.registry.tools.mcp.parameters import HttpServer, McpServer
+
+if TYPE_CHECKING:
+    from mcp import Client
+    from mcp.types import CallToolResult, Tool
 
 __all__ = ["ConnectionLostError", "McpSession", "McpUnavailableError", "describe"]
 
@@ -143,6 +142,9 @@ class McpSession:
         raise self._lost(_reason(self.failure) if self.failure else "it closed")
 
     def _result(self, call: asyncio.Future[T]) -> T:
+        from mcp.shared.exceptions import MCPError
+        from mcp.types.jsonrpc import CONNECTION_CLOSED, REQUEST_TIMEOUT
+
         try:
             return call.result()
         except MCPError as exc:
@@ -167,6 +169,11 @@ class McpSession:
 @asynccontextmanager
 async def _connected_client(server: McpServer) -> AsyncIterator[Client]:
     """An entered ``mcp`` client for ``server``, with no response cache (a listing is ours)."""
+    # Imported here, not at the top: the mcp package costs seconds at import, and a process
+    # whose catalog names no mcp tool never connects.
+    from mcp import Client, StdioServerParameters
+    from mcp.client.streamable_http import streamable_http_client
+
     if isinstance(server, HttpServer):
         # trust_env=False: no proxy or certificate setting of the environment applies.
         timeout = httpx2.Timeout(server.connect_timeout_s, read=None)

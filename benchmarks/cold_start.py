@@ -1,0 +1,181 @@
+"""Cold start: what a fresh process pays before it does its first useful thing.
+
+Every row is a whole new Python process, timed from spawn to exit (or, for ``runyard serve``,
+to its first ``/readyz`` 200): bare Python, ``import runyard``, ``import runyard.cli``,
+``runyard --help``, import + build an agent + its first one-tool run (runyard and, where
+installed, pydantic-ai and LangGraph), and ``runyard serve`` on the embedded default. Rows run
+interleaved, in an order that rotates each round, so the machine's noise lands on all alike;
+medians and best of ``--rounds``. Wall time depends on what else the machine runs; the CPU
+time the process used (user + system) depends much less on it. ``serve``'s CPU includes its
+shutdown.
+
+It times the runyard that ``PYTHONPATH`` points at, so two source trees can be compared:
+``PYTHONPATH=/old/src python benchmarks/cold_start.py`` then with the new one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import resource
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+
+# The same one-tool run for each system: the model calls add(1, 2), then answers.
+_FUNCTION_MODEL = """
+from pydantic_ai import messages as pai
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+async def respond(messages: list[pai.ModelMessage], info: AgentInfo) -> pai.ModelResponse:
+    if any(isinstance(p, pai.ToolReturnPart) for m in messages for p in m.parts):
+        return pai.ModelResponse(parts=[pai.TextPart("The sum is 3.")])
+    return pai.ModelResponse(parts=[pai.ToolCallPart("add", {"a": 1, "b": 2})])
+
+async def add(a: int, b: int) -> int:
+    \"\"\"Add two integers.\"\"\"
+    return a + b
+"""
+
+_RUNYARD_FIRST_RUN = (
+    "import asyncio\nfrom runyard import Agent\n"
+    + _FUNCTION_MODEL
+    + """
+agent = Agent("bench", FunctionModel(respond), tools=[add])
+result = asyncio.run(agent.generate("What is 1 + 2?"))
+assert result.text == "The sum is 3.", result
+"""
+)
+
+_PYDANTIC_AI_FIRST_RUN = (
+    "from pydantic_ai import Agent\n"
+    + _FUNCTION_MODEL
+    + """
+agent = Agent(FunctionModel(respond), tools=[add])
+assert agent.run_sync("What is 1 + 2?").output == "The sum is 3."
+"""
+)
+
+_LANGGRAPH_FIRST_RUN = """
+from langchain.agents import create_agent
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage, HumanMessage
+from langchain_core.tools import tool
+
+@tool
+def add(a: int, b: int) -> int:
+    \"\"\"Add two integers.\"\"\"
+    return a + b
+
+class Model(GenericFakeChatModel):
+    def bind_tools(self, tools, **kwargs):
+        return self
+
+call = AIMessage("", tool_calls=[{"name": "add", "args": {"a": 1, "b": 2}, "id": "1"}])
+model = Model(messages=iter([call, AIMessage("The sum is 3.")]))
+graph = create_agent(model, tools=[add])
+state = graph.invoke({"messages": [HumanMessage("What is 1 + 2?")]})
+assert state["messages"][-1].text == "The sum is 3."
+"""
+
+
+def _python(*arguments: str) -> Callable[[], float]:
+    def run() -> float:
+        start = time.perf_counter()
+        subprocess.run([sys.executable, *arguments], check=True, stdout=subprocess.DEVNULL)
+        return time.perf_counter() - start
+
+    return run
+
+
+def _children_cpu() -> float:
+    """CPU seconds (user + system) of every child process reaped so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _serve_ready() -> float:
+    """Spawn ``runyard serve`` on a fresh embedded SQLite database; seconds until /readyz 200."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with tempfile.TemporaryDirectory() as home:
+        env = {**os.environ, "RUNYARD_DATABASE_URL": f"sqlite:///{home}/runyard.db"}
+        command = [sys.executable, "-m", "runyard", "serve", "--port", str(port)]
+        start = time.perf_counter()
+        server = subprocess.Popen(
+            command, cwd=home, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        try:
+            return _ready(f"http://127.0.0.1:{port}/readyz", server, start)
+        finally:
+            server.terminate()
+            server.wait(timeout=60)
+
+
+def _ready(url: str, server: subprocess.Popen[bytes], start: float) -> float:
+    while server.poll() is None:
+        try:
+            with urllib.request.urlopen(url, timeout=5) as response:
+                if response.status == 200:
+                    return time.perf_counter() - start
+        except OSError:
+            pass
+        time.sleep(0.005)  # polling a process we do not control; the grain is 5 ms
+    raise RuntimeError(f"runyard serve exited with {server.returncode} before it was ready")
+
+
+def _rows() -> dict[str, Callable[[], float]]:
+    rows = {
+        "bare Python (`-c pass`)": _python("-c", "pass"),
+        "`import runyard`": _python("-c", "import runyard"),
+        "`import runyard.cli`": _python("-c", "import runyard.cli"),
+        "`runyard --help`": _python("-m", "runyard", "--help"),
+        "runyard: import + build + first run": _python("-c", _RUNYARD_FIRST_RUN),
+    }
+    if importlib.util.find_spec("pydantic_ai"):
+        rows["pydantic-ai: import + build + first run"] = _python("-c", _PYDANTIC_AI_FIRST_RUN)
+    if importlib.util.find_spec("langgraph") and importlib.util.find_spec("langchain"):
+        rows["LangGraph: import + build + first run"] = _python("-c", _LANGGRAPH_FIRST_RUN)
+    rows["`runyard serve` to `/readyz` 200"] = _serve_ready
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=5, help="fresh processes per row")
+    rounds = parser.parse_args().rounds
+    rows = _rows()
+    names = list(rows)
+    times: dict[str, list[float]] = {name: [] for name in names}
+    cpu: dict[str, list[float]] = {name: [] for name in names}
+    for round_ in range(rounds):
+        shift = round_ % len(names)
+        for name in names[shift:] + names[:shift]:
+            before = _children_cpu()
+            times[name].append(rows[name]())
+            cpu[name].append(_children_cpu() - before)
+    source = Path(importlib.util.find_spec("runyard").origin or "?").parent  # type: ignore[union-attr]
+    print(f"runyard from {source}; {rounds} fresh processes per row, interleaved")
+    print("| fresh process | wall median | wall best | CPU median |\n|---|---:|---:|---:|")
+    for name in names:
+        wall, best, used = (
+            statistics.median(times[name]),
+            min(times[name]),
+            statistics.median(cpu[name]),
+        )
+        print(f"| {name} | {wall:.2f} s | {best:.2f} s | {used:.2f} s |")
+    missing = [peer for peer in ("langgraph",) if not importlib.util.find_spec(peer)]
+    if missing:
+        print(f"\nnot installed, so not measured: {', '.join(missing)}")
+
+
+if __name__ == "__main__":
+    main()
