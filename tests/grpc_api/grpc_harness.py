@@ -57,7 +57,11 @@ async def grpc_served(
         async with app.router.lifespan_context(app):
             runyard = app.state.runyard
             state = GrpcState(
-                config, runyard.redactor, limits or StreamLimits(), metrics=runyard.metrics
+                config,
+                runyard.redactor,
+                limits or StreamLimits(),
+                metrics=runyard.metrics,
+                tracing=runyard.tracing,
             )
             state.catalog_poll_seconds = 0.02
             server = GrpcServer(state, "127.0.0.1", 0)

@@ -104,7 +104,7 @@ class _Server(uvicorn.Server):
         if not settings.grpc_port or not isinstance(state, AppState):
             return None
         grpc = GrpcServer(
-            GrpcState(settings, state.redactor, metrics=state.metrics),
+            GrpcState(settings, state.redactor, metrics=state.metrics, tracing=state.tracing),
             settings.host,
             settings.grpc_port,
         )

@@ -15,6 +15,7 @@ from grpc_reflection.v1alpha import reflection
 
 from runyard.grpc.catalog import CatalogServicer
 from runyard.grpc.inference import InferenceServicer
+from runyard.grpc.observed_calls import ObservedCalls
 from runyard.grpc.serving import GrpcState, ServiceParts
 from runyard.grpc.v1 import inference_pb2 as pb
 from runyard.grpc.v1 import inference_pb2_grpc as pb_grpc
@@ -35,7 +36,9 @@ class GrpcServer:
         self.health = HealthServicer()
         self.inference = InferenceServicer(state)
         # No SO_REUSEPORT: a second server on a taken port must fail, not share it silently.
-        self._server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
+        self._server = grpc.aio.server(
+            options=[("grpc.so_reuseport", 0)], interceptors=[ObservedCalls(state.tracing)]
+        )
         # The generated registration functions are untyped (grpcio-tools writes no stubs).
         pb_grpc.add_InferenceServiceServicer_to_server(self.inference, self._server)  # type: ignore[no-untyped-call]
         pb_grpc.add_CatalogServiceServicer_to_server(CatalogServicer(state), self._server)  # type: ignore[no-untyped-call]

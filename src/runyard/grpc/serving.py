@@ -10,7 +10,7 @@ from typing import Protocol
 from runyard.config import Settings
 from runyard.grpc.status import CallError
 from runyard.grpc.stream_buffer import BufferStats, StreamLimits
-from runyard.observability import Metrics
+from runyard.observability import Metrics, Tracing
 from runyard.redaction import SecretRedactor
 from runyard.service import AgentDirectory, CatalogAgents, EventLog, RunManager
 from runyard.storage import Store
@@ -45,6 +45,8 @@ class GrpcState:
     stats: BufferStats = field(default_factory=BufferStats)
     metrics: Metrics = field(default_factory=Metrics)
     """The HTTP app's instruments, so ``/metrics`` counts gRPC streams beside SSE ones."""
+    tracing: Tracing = field(default_factory=Tracing)
+    """The HTTP app's tracing: a call's server span is the parent of the run it starts."""
     catalog_poll_seconds: float = 0.2
     """How often ``StreamCatalog`` looks for a new served catalog (an in-memory check)."""
 
