@@ -11,8 +11,11 @@ from google.protobuf import struct_pb2
 from grpc_harness import ALICE, grpc_served
 
 from runyard.grpc import ERROR_CODE, ERROR_FIELD, TENANT_METADATA, USER_METADATA
+from runyard.grpc.status import status_for
 from runyard.grpc.v1 import inference_pb2 as pb
+from runyard.http.errors import STATUS_CODES as HTTP_STATUS_CODES
 from runyard.http.identity import TENANT_HEADER, USER_HEADER
+from runyard.service import ServiceStopping
 from runyard.service.api_keys import issue_api_key
 
 NOTE = '/tool save_note {"text": "buy milk"}'
@@ -154,3 +157,10 @@ async def test_a_server_that_is_not_ready_is_unavailable(url: str) -> None:
         served.server.state.parts = served.parts
 
     assert starting.code() == grpc.StatusCode.UNAVAILABLE
+
+
+def test_a_server_shutting_down_refuses_new_runs_as_unavailable_as_http_answers_503() -> None:
+    # A replica that drains refuses start and confirm (ServiceStopping): a client retries
+    # elsewhere, which UNAVAILABLE tells it, where INVALID_ARGUMENT would blame its request.
+    assert status_for(ServiceStopping()) == grpc.StatusCode.UNAVAILABLE
+    assert HTTP_STATUS_CODES[ServiceStopping] == 503

@@ -29,6 +29,7 @@ from runyard.service import (
     RunActive,
     RunBusy,
     ServiceError,
+    ServiceStopping,
     ThreadNotFound,
     UnknownAgent,
 )
@@ -67,6 +68,7 @@ STATUS_CODES: dict[type[Exception], grpc.StatusCode] = {
     ConfirmationAnswered: grpc.StatusCode.FAILED_PRECONDITION,
     ConfirmationExpired: grpc.StatusCode.FAILED_PRECONDITION,
     LimitReached: grpc.StatusCode.RESOURCE_EXHAUSTED,
+    ServiceStopping: grpc.StatusCode.UNAVAILABLE,
 }
 """The code of each service error (a subclass not listed takes its nearest listed base's);
 HTTP's table is ``runyard.http.errors.STATUS_CODES``. A call past its deadline ends
