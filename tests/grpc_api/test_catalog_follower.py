@@ -5,14 +5,18 @@ is back."""
 from __future__ import annotations
 
 import asyncio
+import os
+import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
+from subprocess import Popen
 from typing import Any
 
 import httpx
 from fastapi import FastAPI
 from grpc_harness import Served, grpc_served
+from test_serve_grpc import free_port, ready
 
 from runyard.config import Settings
 from runyard.grpc import GrpcCatalogFeed, GrpcServer, GrpcState
@@ -124,6 +128,7 @@ async def test_a_follower_serves_follows_outlives_and_catches_up_with_its_leader
             await until(
                 leader.app, lambda _b: instructions(leader.app) == "You are the LEADER three."
             )
+            stale = instructions(app)
 
             back = await restarted(leader, port)
             try:
@@ -144,5 +149,81 @@ async def test_a_follower_serves_follows_outlives_and_catches_up_with_its_leader
     assert edited["generation"] > first["generation"]
     assert during["specs"] == edited["specs"]
     assert "You are the LEADER two." in repr(model.requests[1])
+    assert stale == "You are the LEADER two."  # the leader was away: nothing reached it
     assert caught_up["generation"] > edited["generation"]
     assert "You are the LEADER three." in repr(model.requests[2])
+
+
+def spawn(tmp_path: Path, name: str, http_port: int, *args: str, **env: str) -> Popen[bytes]:
+    """``runyard serve`` on ``http_port`` with ``args``, its output in ``<name>.log``."""
+    environ = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    environ.update(
+        RUNYARD_DATABASE_URL=f"sqlite:///{tmp_path / f'{name}.db'}",
+        RUNYARD_REDIS_URL="",
+        RUNYARD_CATALOG_DIR="",
+        PYTHONUNBUFFERED="1",
+    )
+    environ.update(env)
+    command = [sys.executable, "-m", "runyard", "serve", "--port", str(http_port), *args]
+    with (tmp_path / f"{name}.log").open("wb") as sink:
+        return Popen(command, env=environ, stdout=sink, stderr=sink, cwd=tmp_path)
+
+
+async def test_a_follower_process_outlives_a_killed_leader_and_catches_up_when_it_is_back(
+    tmp_path: Path,
+) -> None:
+    directory = tmp_path / "agents"
+    directory.mkdir()
+    (directory / "agents.yaml").write_text(agents_yaml("One.").replace(MODEL, "runyard:demo"))
+    leader_http, leader_grpc, follower_http = free_port(), free_port(), free_port()
+    source = f"grpc://127.0.0.1:{leader_grpc}"
+
+    def start_leader() -> Popen[bytes]:
+        return spawn(
+            tmp_path,
+            "leader",
+            leader_http,
+            "--grpc-port",
+            str(leader_grpc),
+            RUNYARD_CATALOG_DIR=str(directory),
+        )
+
+    leader = start_leader()
+    follower_process = spawn(
+        tmp_path, "follower", follower_http, "--grpc-port", "0", "--catalog", source
+    )
+    try:
+        await ready(leader_http)
+        await ready(follower_http)
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{follower_http}") as client:
+            first = (await client.get("/v1/catalog")).json()
+            leader.kill()
+            await asyncio.to_thread(leader.wait, 20)
+            alone = (await client.post("/v1/chat/t1", json={"message": "still here?"})).status_code
+            during = (await client.get("/v1/catalog")).json()
+
+            (directory / "agents.yaml").write_text(
+                agents_yaml("Two.").replace(MODEL, "runyard:demo")
+            )
+            leader = start_leader()
+            async with asyncio.timeout(60):
+                while True:
+                    caught_up = (await client.get("/v1/catalog")).json()
+                    if caught_up["specs"] != first["specs"]:
+                        break
+                    await asyncio.sleep(0.1)
+        follower_process.terminate()
+        code = await asyncio.to_thread(follower_process.wait, 30)
+    finally:
+        for process in (leader, follower_process):
+            if process.poll() is None:
+                process.kill()
+                process.wait(20)
+
+    assert (first["origin"], first["directory"]) == ("leader", source)
+    assert alone == 200
+    assert during["specs"] == first["specs"]
+    assert caught_up["generation"] > first["generation"]
+    assert code == 0
+    report = " ".join((tmp_path / "follower.log").read_text().split())
+    assert f"catalog {source} (follower: the leader's catalog, changes applied live)" in report
