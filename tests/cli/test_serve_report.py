@@ -120,6 +120,8 @@ def test_serve_help_lists_its_flags_and_their_environment_variables() -> None:
         "--port",
         "--grpc-port",
         "--insecure",
+        "--catalog",
+        "RUNYARD_CATALOG_SOURCE",
         "RUNYARD_HOST",
         "RUNYARD_PORT",
         "RUNYARD_GRPC_PORT",
@@ -170,6 +172,47 @@ def test_a_catalog_that_names_the_demo_model_is_not_called_unconfigured() -> Non
         "The catalog agents gives assistant, bookkeeper the offline demo model runyard:demo; "
         "name a provider's model in its spec to use a real one." in " ".join(text.split())
     )
+
+
+def test_the_report_names_where_the_catalog_comes_from() -> None:
+    files = ServeReport.of(Settings(), "127.0.0.1", 8400, (ASSISTANT,), catalog="agents")
+    leader = "grpc://leader:8401"
+    follower = ServeReport.of(
+        Settings(catalog_source=leader), "127.0.0.1", 8400, (ASSISTANT,), catalog=leader
+    )
+    builtin = ServeReport.of(Settings(), "127.0.0.1", 8400, (ASSISTANT,))
+
+    assert files.catalog == "agents (watched for changes)"
+    assert follower.catalog == f"{leader} (follower: the leader's catalog, changes applied live)"
+    assert f"catalog    {leader} (follower" in _printed(follower)
+    assert builtin.catalog is None
+    assert "catalog " not in _printed(builtin)
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        (
+            {"RUNYARD_CATALOG_SOURCE": "http://leader:8401"},
+            "runyard: RUNYARD_CATALOG_SOURCE: expected grpc://host:port, got 'http://leader:8401'",
+        ),
+        (
+            {"RUNYARD_CATALOG_SOURCE": "grpc://leader:8401", "RUNYARD_CATALOG_DIR": "agents"},
+            "runyard: RUNYARD_CATALOG_DIR and --catalog (RUNYARD_CATALOG_SOURCE) both name a "
+            "catalog: a follower has no catalog files of its own; unset one",
+        ),
+    ],
+)
+def test_serve_refuses_a_catalog_source_it_cannot_follow_before_it_opens_anything(
+    env: dict[str, str], message: str, tmp_path: Path
+) -> None:
+    database = tmp_path / "never.db"
+    result = CliRunner().invoke(
+        app, ["serve", "--port", "0"], env={**env, "RUNYARD_DATABASE_URL": f"sqlite:///{database}"}
+    )
+    assert result.exit_code == 1
+    assert " ".join(result.output.split()) == message
+    assert not database.exists()
 
 
 def test_the_report_names_the_trusted_headers_behind_a_proxy() -> None:

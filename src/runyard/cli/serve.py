@@ -30,7 +30,7 @@ from rich.console import Console
 from runyard.cli.display import is_loopback
 from runyard.cli.serve_report import AgentSummary, ServeReport, print_report
 from runyard.config import Settings
-from runyard.grpc import GrpcServer, GrpcState
+from runyard.grpc import GrpcCatalogFeed, GrpcServer, GrpcState
 from runyard.http import create_app
 from runyard.http.state import AppState
 from runyard.observability import configure_logging, resolve_format
@@ -150,7 +150,8 @@ def _delivery(app: FastAPI) -> Delivery:
 
 
 def _catalog_source(app: FastAPI) -> str | None:
-    """The directory of the catalog the started app serves; None when it serves none."""
+    """Where the catalog the started app serves comes from (its directory, or the leader it
+    follows); None when it serves none."""
     state = app.state.runyard
     if not isinstance(state, AppState) or state.parts is None or state.parts.catalog is None:
         return None
@@ -177,6 +178,13 @@ def serve(
         int | None,
         typer.Option(help="gRPC port; 0 turns gRPC off. (env RUNYARD_GRPC_PORT, default 8401)"),
     ] = None,
+    catalog: Annotated[
+        str | None,
+        typer.Option(
+            help="grpc://host:port: follow that runyard's catalog (a follower with no catalog "
+            "files). (env RUNYARD_CATALOG_SOURCE, default: RUNYARD_CATALOG_DIR's files)"
+        ),
+    ] = None,
     insecure: Annotated[
         bool,
         typer.Option(
@@ -191,7 +199,12 @@ def serve(
     The database, event bus and model come from RUNYARD_DATABASE_URL, RUNYARD_REDIS_URL and
     RUNYARD_MODEL (or a provider key such as OPENAI_API_KEY); with none, the offline demo model.
     """
-    flags: dict[str, Any] = {"host": host, "port": port, "grpc_port": grpc_port}
+    flags: dict[str, Any] = {
+        "host": host,
+        "port": port,
+        "grpc_port": grpc_port,
+        "catalog_source": catalog,
+    }
     # Flags given on the command line win over the environment; pydantic validates them too.
     try:
         settings = Settings(**{name: value for name, value in flags.items() if value is not None})
@@ -209,6 +222,7 @@ def serve(
             "can reach it would act with no authentication. Set RUNYARD_AUTH=keys (API keys) or "
             "proxy (behind an authenticating proxy), bind 127.0.0.1, or pass --insecure."
         )
+    feed = _catalog_feed(settings)
     console = Console()
     configure_logging(settings.log_format)
     try:
@@ -219,7 +233,7 @@ def serve(
     # handler it found: make that a KeyboardInterrupt for both, so a clean stop exits 0.
     previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
-        server = _Server(create_app(settings), settings, console)
+        server = _Server(create_app(settings, catalog_feed=feed), settings, console)
         with contextlib.suppress(KeyboardInterrupt):
             server.run(sockets=[listening])
     finally:
@@ -228,6 +242,22 @@ def serve(
     if server.failure is not None:
         _fail(server.failure)
     console.print("runyard stopped.", style="dim")
+
+
+def _catalog_feed(settings: Settings) -> GrpcCatalogFeed | None:
+    """The leader ``--catalog`` names (None: the catalog's files); exits when it is malformed,
+    or when catalog files are named too."""
+    if not settings.catalog_source:
+        return None
+    if settings.catalog_dir:
+        _fail(
+            "runyard: RUNYARD_CATALOG_DIR and --catalog (RUNYARD_CATALOG_SOURCE) both name a "
+            "catalog: a follower has no catalog files of its own; unset one"
+        )
+    try:
+        return GrpcCatalogFeed.of_url(settings.catalog_source, settings.catalog_source_key)
+    except ValueError as exc:
+        _fail(f"runyard: {exc}")
 
 
 def _fail(message: str) -> NoReturn:

@@ -56,6 +56,8 @@ class ServeReport:
     notices: tuple[str, ...] = ()
     observability: tuple[tuple[str, str], ...] = ()
     """Where metrics are, whether traces are exported and how logs are written: (label, line)."""
+    catalog: str | None = None
+    """Where the agents come from: the catalog's directory, or the leader a follower follows."""
 
     @classmethod
     def of(
@@ -89,6 +91,7 @@ class ServeReport:
             memory=_memory(settings),
             agents=agents,
             grpc=grpc,
+            catalog=_catalog_row(catalog, settings),
             observability=_observability(settings, http_url(host, port), environ),
             notices=(
                 *_auth_notices(settings, host),
@@ -112,6 +115,8 @@ def print_report(console: Console, report: ServeReport) -> None:
     rows.append(("database", report.database))
     rows.append(("event bus", report.event_bus))
     rows.extend(("" if i else "memory", tier) for i, tier in enumerate(report.memory))
+    if report.catalog is not None:
+        rows.append(("catalog", report.catalog))
     for agent in report.agents:
         tools = f" ({', '.join(agent.tools)})" if agent.tools else ""
         rows.append(("agent", f"{agent.name}{tools}, model {agent.model}"))
@@ -129,6 +134,14 @@ def print_report(console: Console, report: ServeReport) -> None:
         console.print(Text(warning, style="yellow"), soft_wrap=True)
     console.print(Text("Press Ctrl-C to stop.", style="dim"))
     console.file.flush()
+
+
+def _catalog_row(catalog: str | None, settings: Settings) -> str | None:
+    if catalog is None:
+        return None
+    if settings.catalog_source:
+        return f"{catalog} (follower: the leader's catalog, changes applied live)"
+    return f"{catalog} (watched for changes)"
 
 
 def _demo_notice(

@@ -40,6 +40,16 @@ class Settings(BaseSettings):
         description="the catalog of agents to serve (docs/catalog.md), watched for changes; "
         "empty = ./agents when it exists, else the built-in assistant",
     )
+    catalog_source: str = Field(
+        default="",
+        description="grpc://host:port: follow another runyard's catalog (its StreamCatalog) "
+        "instead of files, changes applied live (docs/grpc.md); empty = RUNYARD_CATALOG_DIR",
+    )
+    catalog_source_key: str = Field(
+        default="",
+        description="the API key sent to RUNYARD_CATALOG_SOURCE when it needs one (an admin key "
+        "of its operator tenant sees every tenant's specs)",
+    )
     catalog_poll_seconds: float = Field(
         default=1.0,
         gt=0,

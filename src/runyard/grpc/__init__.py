@@ -7,6 +7,7 @@ assembles, in the same process and event loop (``runyard serve --grpc-port``).
 """
 
 from runyard.grpc.auth import TENANT_METADATA, USER_METADATA
+from runyard.grpc.catalog_feed import GRPC_SCHEME, GrpcCatalogFeed
 from runyard.grpc.server import SERVICE_NAMES, GrpcServer
 from runyard.grpc.serving import GrpcState, ServiceParts
 from runyard.grpc.status import ERROR_CODE, ERROR_FIELD, STATUS_CODES
@@ -15,11 +16,13 @@ from runyard.grpc.stream_buffer import BufferStats, StreamLimits
 __all__ = [
     "ERROR_CODE",
     "ERROR_FIELD",
+    "GRPC_SCHEME",
     "SERVICE_NAMES",
     "STATUS_CODES",
     "TENANT_METADATA",
     "USER_METADATA",
     "BufferStats",
+    "GrpcCatalogFeed",
     "GrpcServer",
     "GrpcState",
     "ServiceParts",

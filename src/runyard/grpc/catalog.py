@@ -26,14 +26,13 @@ from runyard.grpc.events import json_struct
 from runyard.grpc.serving import GrpcState
 from runyard.grpc.status import CallError, Refusals
 from runyard.grpc.v1 import inference_pb2 as pb
-from runyard.registry import CatalogEntry, CatalogSpec, RoutingSpec
+from runyard.registry import CatalogEntry, CatalogSpec
 from runyard.registry.specs import canonical_json
-from runyard.service import CatalogAgents, CatalogState, Owner
+from runyard.service import CatalogAgents, CatalogState, Owner, SpecKey, spec_key
 from runyard.storage import ApiKeyRole
 
 __all__ = ["CatalogServicer", "catalog_update"]
 
-SpecKey = tuple[str, str, str]
 Specs = dict[SpecKey, CatalogEntry[CatalogSpec]]
 
 
@@ -107,7 +106,7 @@ def catalog_update(
 
 def _visible(state: CatalogState, owner: Owner, everything: bool) -> Specs:
     return {
-        _key(entry): entry
+        spec_key(entry): entry
         for entry in state.catalog.entries()
         if everything or entry.spec.tenant in (None, owner.tenant_id)
     }
@@ -115,12 +114,6 @@ def _visible(state: CatalogState, owner: Owner, everything: bool) -> Specs:
 
 def _versions(specs: Specs) -> dict[SpecKey, str]:
     return {key: entry.version for key, entry in specs.items()}
-
-
-def _key(entry: CatalogEntry[CatalogSpec]) -> SpecKey:
-    spec = entry.spec
-    spec_id = "" if isinstance(spec, RoutingSpec) else spec.id
-    return spec.kind, spec.tenant or "", spec_id
 
 
 def _spec(key: SpecKey, entry: CatalogEntry[CatalogSpec]) -> pb.CatalogSpec:

@@ -40,6 +40,7 @@ from runyard.service import (
     DEFAULT_AGENT,
     AgentDirectory,
     CatalogAgents,
+    CatalogFeed,
     EventLog,
     FixedAgents,
     ModelFor,
@@ -50,6 +51,7 @@ from runyard.service import (
     Threads,
     default_agent,
     open_catalog,
+    open_followed_catalog,
     watch_catalog,
 )
 from runyard.service.bus import EventBus, start_event_bus
@@ -76,6 +78,7 @@ def create_app(
     instance: str | None = None,
     model_for: ModelFor | None = None,
     tracing: Tracing | None = None,
+    catalog_feed: CatalogFeed | None = None,
 ) -> FastAPI:
     """The runyard HTTP app; pass ``store``/``agents``/``bus`` to use yours (you close them).
 
@@ -92,6 +95,8 @@ def create_app(
     (default ``resolve_model``; tests map them to ``FunctionModel``s). ``tracing`` is where
     spans go (default: OTLP export when ``RUNYARD_OTLP_ENDPOINT`` or
     ``OTEL_EXPORTER_OTLP_ENDPOINT`` is set, else off; a given one is not shut down here).
+    ``catalog_feed`` makes this app a follower: it serves that leader's catalog, not files
+    (``runyard serve --catalog grpc://host:port`` passes a ``runyard.grpc.GrpcCatalogFeed``).
     """
     config = settings or Settings()
     traces = tracing or Tracing.exporting(
@@ -105,7 +110,7 @@ def create_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         state.shutdown = Shutdown()
         async with AsyncExitStack() as stack:
-            given = _Given(store, agents, bus, model_for or resolve_model)
+            given = _Given(store, agents, bus, model_for or resolve_model, catalog_feed)
             stack.enter_context(redacted_logs(state.redactor))
             if tracing is None:  # exports what is buffered, after everything else stopped
                 stack.callback(traces.shutdown)
@@ -147,6 +152,7 @@ class _Given:
     agents: Mapping[str, Agent] | AgentsOnStore | None
     bus: EventBus | None
     model_for: ModelFor
+    catalog_feed: CatalogFeed | None
 
 
 async def _assemble(
@@ -175,7 +181,7 @@ async def _assemble(
         stack.push_async_callback(bus.close)
     events = EventLog(store, bus, redactor=redactor, metrics=metrics)
     stack.push_async_callback(events.close)
-    directory = _agents(stack, settings, store, given, metrics)
+    directory = await _agents(stack, settings, store, given, metrics)
     if isinstance(directory, CatalogAgents):  # hot reloads included
         directory.teach_secrets(redactor)
     runs = RunManager(
@@ -190,7 +196,9 @@ async def _assemble(
     )
     stack.push_async_callback(runs.aclose)
     if isinstance(directory, CatalogAgents):  # stopped first: no reload while runs end
-        await stack.enter_async_context(watch_catalog(directory, settings.catalog_poll_seconds))
+        await stack.enter_async_context(
+            watch_catalog(directory, settings.catalog_poll_seconds, given.catalog_feed)
+        )
     swept = await runs.keep_leases()
     if swept:
         logger.warning("settled %d run(s) whose server stopped", len(swept))
@@ -200,10 +208,11 @@ async def _assemble(
     return Parts(store, events, runs, Threads(events, store), directory, catalog)
 
 
-def _agents(
+async def _agents(
     stack: AsyncExitStack, settings: Settings, store: Store, given: _Given, metrics: Metrics
 ) -> AgentDirectory:
-    """The agents given, else the catalog's (every one compiled now), else ``assistant``."""
+    """The agents given, else the catalog's (every one compiled now: the leader's for a
+    follower, else the files'), else ``assistant``."""
     if given.agents is not None:
         agents = given.agents
         if not isinstance(agents, Mapping):
@@ -216,7 +225,12 @@ def _agents(
     egress = EgressPolicy(EgressAllowList.parse(settings.egress_allow))
     deps = ToolDependencies(store=store, egress=egress)
     stack.push_async_callback(deps.aclose)
-    catalog = open_catalog(settings, store, deps, given.model_for, metrics)
+    feed = given.catalog_feed
+    catalog = (
+        open_catalog(settings, store, deps, given.model_for, metrics)
+        if feed is None
+        else await open_followed_catalog(feed, settings, store, deps, given.model_for, metrics)
+    )
     if catalog is not None:
         stack.push_async_callback(catalog.aclose)
         catalog.compile_all()

@@ -198,12 +198,14 @@ class CatalogSpecBody(_Body):
     id: str | None = Field(description="null for routing")
     tenant: str | None = Field(description="null: shared by every tenant")
     version: str = Field(description="the spec's content hash")
-    origin: Literal["file", "database"] = Field(
-        description="a catalog file, or a version the database activates (admin API), which "
-        "takes the place of the file's spec with the same tenant and id"
+    origin: Literal["file", "database", "leader"] = Field(
+        description="a catalog file, a version the database activates (admin API), which "
+        "takes the place of the file's spec with the same tenant and id, or on a follower "
+        "(runyard serve --catalog grpc://host:port) its leader's catalog"
     )
     source: str = Field(
-        description="file:line of its document; database:TENANT/ID (`*`: shared) for the database's"
+        description="file:line of its document; database:TENANT/ID (`*`: shared) for the "
+        "database's; grpc://host:port for a leader's"
     )
 
 
@@ -240,7 +242,14 @@ class LoadedVersionBody(_Body):
 class CatalogBody(_Body):
     """What the server's catalog serves now, and what it refused."""
 
-    directory: str
+    directory: str = Field(
+        description="where the catalog is read from: its directory, or a follower's leader "
+        "(grpc://host:port)"
+    )
+    origin: Literal["files", "leader"] = Field(
+        description="files: read from the directory and watched; leader: followed from another "
+        "runyard's StreamCatalog (runyard serve --catalog grpc://host:port)"
+    )
     revision: str = Field(description="a hash of every loaded spec's kind, scope and version")
     generation: int = Field(
         description="how many times the served catalog changed since start-up (a reload that "

@@ -41,7 +41,11 @@ def known_secrets(settings: Settings, environ: Mapping[str, str] | None = None) 
     """Every secret value ``settings`` and ``environ`` (default ``os.environ``) hold."""
     env = os.environ if environ is None else environ
     found = {value for name, value in env.items() if SECRET_ENV_NAME.search(name) and value}
-    found.update(token for token in (settings.admin_token, settings.metrics_token) if token)
+    found.update(
+        token
+        for token in (settings.admin_token, settings.metrics_token, settings.catalog_source_key)
+        if token
+    )
     for url in (settings.database_url, settings.redis_url):
         found.update(url_secrets(url))
     return found

@@ -22,6 +22,13 @@ from runyard.service.background_status import BackgroundTaskView, read_backgroun
 from runyard.service.background_tasks import BackgroundTask, BackgroundTasks
 from runyard.service.catalog_admin import AgentVersions, CatalogAdmin
 from runyard.service.catalog_agents import CatalogAgents, ModelFor, compile_agent
+from runyard.service.catalog_follow import (
+    CatalogFeed,
+    CatalogFeedError,
+    CatalogFeedUpdate,
+    SpecKey,
+    spec_key,
+)
 from runyard.service.catalog_middleware import (
     BUILTIN_MIDDLEWARE,
     agent_middleware,
@@ -29,6 +36,7 @@ from runyard.service.catalog_middleware import (
 )
 from runyard.service.catalog_reload import (
     CatalogChange,
+    apply_catalog,
     catalog_change,
     read_catalog_files,
     reload_catalog,
@@ -88,7 +96,12 @@ from runyard.service.run_checkpoints import RunCheckpoints
 from runyard.service.run_finish import RunEnding, RunFinisher
 from runyard.service.run_manager import RunManager
 from runyard.service.run_telemetry import RunTelemetry
-from runyard.service.served_catalog import DEFAULT_CATALOG_DIR, catalog_directory, open_catalog
+from runyard.service.served_catalog import (
+    DEFAULT_CATALOG_DIR,
+    catalog_directory,
+    open_catalog,
+    open_followed_catalog,
+)
 from runyard.service.served_memory import served_memory
 from runyard.service.suspension_expiry import (
     APPROVAL_EXPIRED,
@@ -112,6 +125,9 @@ __all__ = [
     "CatalogAdmin",
     "CatalogAgents",
     "CatalogChange",
+    "CatalogFeed",
+    "CatalogFeedError",
+    "CatalogFeedUpdate",
     "CatalogState",
     "CatalogTools",
     "FixedAgents",
@@ -119,6 +135,7 @@ __all__ = [
     "ServedTool",
     "ModelFor",
     "agent_middleware",
+    "apply_catalog",
     "catalog_change",
     "catalog_directory",
     "catalog_secrets",
@@ -128,6 +145,8 @@ __all__ = [
     "load_served_catalog",
     "compile_agent",
     "open_catalog",
+    "open_followed_catalog",
+    "spec_key",
     "read_catalog_files",
     "reload_catalog",
     "watch_catalog",
@@ -166,6 +185,7 @@ __all__ = [
     "RedactingStore",
     "RequestRate",
     "SECRET_HEADER",
+    "SpecKey",
     "RunActive",
     "RunBusy",
     "ServiceStopping",

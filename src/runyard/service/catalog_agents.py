@@ -136,7 +136,9 @@ class CatalogAgents:
         if not load.catalog.agents:
             raise ConfigurationError(_no_agents(load))
         self.source = source
-        """Where the catalog was read from (its directory)."""
+        """Where the catalog was read from (its directory, or a follower's leader)."""
+        self.followed = False
+        """True on a follower: the catalog is its leader's (``catalog_follow``), not files."""
         self.changes = asyncio.Lock()
         """Held while the catalog served is being replaced."""
         self.metrics = metrics or Metrics()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,7 +27,13 @@ from runyard.registry import (
 from runyard.service.catalog_agents import CatalogAgents
 from runyard.service.catalog_state import CatalogState
 
-__all__ = ["CatalogChange", "catalog_change", "read_catalog_files", "reload_catalog"]
+__all__ = [
+    "CatalogChange",
+    "apply_catalog",
+    "catalog_change",
+    "read_catalog_files",
+    "reload_catalog",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -78,13 +85,26 @@ def read_catalog_files(
 async def reload_catalog(agents: CatalogAgents) -> CatalogChange | None:
     """Read ``agents``' directory again and serve it; what changed (None: nothing did).
 
-    Every version served is stored before it serves (``record_versions``). A directory that is
-    gone, or that now holds no agent at all, is refused whole: the catalog served before keeps
-    serving, and the reason is logged. Timed into ``registry_reload_duration_seconds``.
+    A directory that is gone is refused whole: the catalog served before keeps serving, and the
+    reason is logged. The rest is ``apply_catalog``'s.
+    """
+    return await apply_catalog(agents, lambda last_good: _read_files(agents, last_good))
+
+
+async def apply_catalog(
+    agents: CatalogAgents, read: Callable[[CatalogLoad], CatalogLoad | None]
+) -> CatalogChange | None:
+    """Serve what ``read`` gives (called with the files' load served now, under ``changes``;
+    None: it refused the new catalog, and logged why); what changed (None: nothing did).
+
+    Every version served is stored before it serves (``record_versions``). A catalog that holds
+    no agent at all is refused whole: the catalog served before keeps serving, and the reason is
+    logged. Timed into ``registry_reload_duration_seconds``. The file watch and a follower's
+    stream (``catalog_follow``) both serve through here, so both serve alike.
     """
     started, outcome = time.perf_counter(), "failed"
     try:
-        change = await _reload(agents)
+        change = await _apply(agents, read)
         outcome = "unchanged" if change is None else "changed"
         return change
     finally:
@@ -92,13 +112,21 @@ async def reload_catalog(agents: CatalogAgents) -> CatalogChange | None:
         agents.metrics.registry_reload_duration.labels(outcome).observe(seconds)
 
 
-async def _reload(agents: CatalogAgents) -> CatalogChange | None:
+def _read_files(agents: CatalogAgents, last_good: CatalogLoad) -> CatalogLoad | None:
+    try:
+        return read_catalog_files(agents, Path(agents.source), last_good)
+    except FileNotFoundError as exc:
+        logger.error("catalog reload refused: %s; the catalog loaded before keeps serving", exc)
+        return None
+
+
+async def _apply(
+    agents: CatalogAgents, read: Callable[[CatalogLoad], CatalogLoad | None]
+) -> CatalogChange | None:
     async with agents.changes:
         before = agents.state
-        try:
-            load = read_catalog_files(agents, Path(agents.source), before.files)
-        except FileNotFoundError as exc:
-            logger.error("catalog reload refused: %s; the catalog loaded before keeps serving", exc)
+        load = read(before.files)
+        if load is None:
             return None
         if not load.catalog.agents:
             logger.error(

@@ -22,6 +22,7 @@ from watchfiles import Change, awatch
 
 from runyard.registry import CATALOG_SUFFIXES
 from runyard.service.catalog_agents import CatalogAgents
+from runyard.service.catalog_follow import CatalogFeed, follow_feed
 from runyard.service.catalog_reload import reload_catalog
 
 __all__ = ["WATCH_DEBOUNCE_MS", "watch_catalog"]
@@ -40,18 +41,24 @@ _WATCH_START_SECONDS = 30.0
 
 
 @asynccontextmanager
-async def watch_catalog(agents: CatalogAgents, poll_seconds: float = 1.0) -> AsyncIterator[None]:
-    """Keep ``agents`` up to date with its directory and its database while the block runs."""
+async def watch_catalog(
+    agents: CatalogAgents, poll_seconds: float = 1.0, feed: CatalogFeed | None = None
+) -> AsyncIterator[None]:
+    """Keep ``agents`` up to date with its directory (or, given ``feed``, with its leader:
+    ``catalog_follow``) and its database while the block runs."""
     async with agents.changes:
         await agents.record_versions(agents.load)
     await agents.refresh()
     stop, watching = asyncio.Event(), asyncio.Event()
-    tasks = [
-        asyncio.create_task(_watch(agents, Path(agents.source), stop, watching)),
-        asyncio.create_task(_poll(agents, poll_seconds)),
-    ]
+    source = (
+        _watch(agents, Path(agents.source), stop, watching)
+        if feed is None
+        else follow_feed(agents, feed)
+    )
+    tasks = [asyncio.create_task(source), asyncio.create_task(_poll(agents, poll_seconds))]
     try:
-        await _started(tasks[0], watching, agents.source)
+        if feed is None:
+            await _started(tasks[0], watching, agents.source)
         yield
     finally:
         stop.set()

@@ -23,7 +23,7 @@ from runyard.routing import (
     UnknownAgentError,
     explain_route,
 )
-from runyard.service import AgentRequired, CatalogAgents, CatalogState, Owner, UnknownAgent
+from runyard.service import AgentRequired, CatalogAgents, Owner, UnknownAgent
 
 __all__ = ["router"]
 
@@ -55,7 +55,8 @@ def _catalog(app: Parts) -> CatalogAgents:
 @router.get("/catalog", response_model=CatalogBody, responses=error_responses(400, 401, 404, 503))
 async def catalog(caller: CallerDep, request: Request, app: PartsDep) -> dict[str, Any]:
     """The specs the caller's tenant sees — the shared ones and its own, never another tenant's
-    — served now (kind, id, tenant, version, origin), the rejected files with their errors (for
+    — served now (kind, id, tenant, version, origin), where they come from (``origin``:
+    ``files`` of ``directory``, or ``leader``, the runyard ``directory`` names a follower's), the rejected files with their errors (for
     callers who may see them: ``_sees_rejected_files``), and every agent version of those
     tenants this process has compiled; 404 when the server serves no catalog."""
     owner = caller.owner
@@ -68,10 +69,13 @@ async def catalog(caller: CallerDep, request: Request, app: PartsDep) -> dict[st
     )
     return {
         "directory": served.source,
+        "origin": "leader" if served.followed else "files",
         "revision": state.catalog.revision,
         "generation": state.generation,
         "specs": [
-            _spec(entry, state) for entry in state.catalog.entries() if entry.spec.tenant in visible
+            _spec(entry, served)
+            for entry in state.catalog.entries()
+            if entry.spec.tenant in visible
         ],
         "rejected": [
             {
@@ -113,16 +117,17 @@ async def route(body: RouteRequest, owner: OwnerDep, app: PartsDep) -> dict[str,
     return _explanation(explanation)
 
 
-def _spec(entry: CatalogEntry[CatalogSpec], state: CatalogState) -> dict[str, Any]:
+def _spec(entry: CatalogEntry[CatalogSpec], served: CatalogAgents) -> dict[str, Any]:
     spec = entry.spec
-    database = state.from_database(entry)
+    database = served.state.from_database(entry)
+    origin = "database" if database else "leader" if served.followed else "file"
     return {
         "kind": spec.kind,
         "id": None if isinstance(spec, RoutingSpec) else spec.id,
         "tenant": spec.tenant,
         "version": entry.version,
-        "origin": "database" if database else "file",
-        "source": entry.source if database else f"{entry.source}:{entry.line}",
+        "origin": origin,
+        "source": f"{entry.source}:{entry.line}" if origin == "file" else entry.source,
     }
 
 
