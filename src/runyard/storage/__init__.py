@@ -70,6 +70,7 @@ from runyard.storage.records import (
     ToolCallState,
     WorkingMemory,
 )
+from runyard.storage.unavailable import database_unavailable
 from runyard.storage.urls import DatabaseURL, parse_database_url
 
 if TYPE_CHECKING:
@@ -140,6 +141,7 @@ __all__ = [
     "VectorStore",
     "WorkingMemory",
     "WorkingMemoryTier",
+    "database_unavailable",
     "head_revision",
     "open_store",
     "parse_database_url",
