@@ -21,9 +21,10 @@ class SaveFailsOnce:
     """Makes the store's next ``save_messages`` fail, as a full disk or a dropped connection
     would, and remembers the store so the test can look at its rows."""
 
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, error: Exception | None = None) -> None:
         self.monkeypatch = monkeypatch
         self.store: Store | None = None
+        self.error = error or StorageError("the disk is full")
 
     def __call__(self, store: Store) -> Sequence[Agent]:
         self.store = store
@@ -31,7 +32,7 @@ class SaveFailsOnce:
 
         async def fail_once(*args: Any, **kwargs: Any) -> None:
             self.monkeypatch.setattr(store, "save_messages", original)
-            raise StorageError("the disk is full")
+            raise self.error
 
         self.monkeypatch.setattr(store, "save_messages", fail_once)
         return [default_agent(store, Settings(model="runyard:demo"))]
@@ -56,3 +57,21 @@ async def test_a_failed_start_closes_its_run_and_the_next_message_runs(
     assert frames[-1].data is not None
     assert frames[-1].data["payload"] == {"status": "completed", "usage": ANY}
     assert {f.data["runId"] for f in frames if f.data is not None} == {again.json()["runId"]}
+
+
+async def test_a_start_cut_off_by_a_database_outage_answers_503_and_frees_the_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The driver's own error, not a ``StorageError``: still "try again", and the run is
+    settled as a stopped driver's (its message was not stored: closed), never left open."""
+    failing = SaveFailsOnce(monkeypatch, ConnectionResetError("connection reset by peer"))
+    url = f"sqlite:///{tmp_path / 'runyard.db'}"
+    async with running_app(url, failing) as app, asgi_client(app) as client:
+        refused = await client.post("/v1/chat/t1", json={"message": "hello"})
+        assert failing.store is not None
+        assert await failing.store.get_active_run(ALICE_OWNER.thread_key("t1")) is None
+        again = await client.post("/v1/chat/t1", json={"message": "hello again"})
+
+    assert refused.status_code == 503
+    assert refused.json()["error"]["code"] == "storage_unavailable"
+    assert again.status_code == 200
