@@ -14,7 +14,7 @@ from http_harness import ALICE_OWNER, asgi_client, asgi_sse, running_app
 from runyard.agent import Agent
 from runyard.config import Settings
 from runyard.service import default_agent
-from runyard.storage import StorageError, Store
+from runyard.storage import DatabaseUnavailable, StorageError, Store
 
 
 class SaveFailsOnce:
@@ -62,9 +62,9 @@ async def test_a_failed_start_closes_its_run_and_the_next_message_runs(
 async def test_a_start_cut_off_by_a_database_outage_answers_503_and_frees_the_thread(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The driver's own error, not a ``StorageError``: still "try again", and the run is
-    settled as a stopped driver's (its message was not stored: closed), never left open."""
-    failing = SaveFailsOnce(monkeypatch, ConnectionResetError("connection reset by peer"))
+    """The run is settled as one whose driver stopped (its message was not stored: it is
+    closed), never left open; the request says "try again"."""
+    failing = SaveFailsOnce(monkeypatch, DatabaseUnavailable("connection reset by peer"))
     url = f"sqlite:///{tmp_path / 'runyard.db'}"
     async with running_app(url, failing) as app, asgi_client(app) as client:
         refused = await client.post("/v1/chat/t1", json={"message": "hello"})

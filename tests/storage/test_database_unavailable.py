@@ -1,11 +1,14 @@
-"""``database_unavailable`` tells a database that is away from a write that was refused."""
+"""A database that is away is told from a write that was refused: the driver's errors by
+``connection_failed`` (what the SQL engine waits out and turns into ``DatabaseUnavailable``),
+the store's by ``database_unavailable`` (what the service asks)."""
 
 from __future__ import annotations
 
 import pytest
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
-from runyard.storage import StaleLease, database_unavailable
+from runyard.storage import DatabaseUnavailable, StaleLease, database_unavailable
+from runyard.storage.unavailable import connection_failed
 
 
 class DriverError(Exception):
@@ -28,14 +31,8 @@ def wrapped(original: Exception, *, invalidated: bool = False) -> DBAPIError:
         wrapped(Exception("connection is closed"), invalidated=True),
     ],
 )
-def test_a_lost_or_refused_connection_is_unavailable(error: Exception) -> None:
-    assert database_unavailable(error)
-
-
-def test_the_cause_of_a_wrapper_counts() -> None:
-    outer = RuntimeError("cannot persist events")
-    outer.__cause__ = ConnectionResetError("reset by peer")
-    assert database_unavailable(outer)
+def test_a_lost_or_refused_connection_failed(error: Exception) -> None:
+    assert connection_failed(error)
 
 
 @pytest.mark.parametrize(
@@ -47,5 +44,13 @@ def test_the_cause_of_a_wrapper_counts() -> None:
         ValueError("bad"),
     ],
 )
-def test_an_answer_of_the_database_is_not(error: Exception) -> None:
+def test_an_answer_of_the_database_is_no_connection_failure(error: Exception) -> None:
+    assert not connection_failed(error)
     assert not database_unavailable(error)
+
+
+def test_a_failure_raised_from_the_stores_error_is_unavailable() -> None:
+    outer = RuntimeError("cannot persist events")
+    outer.__cause__ = DatabaseUnavailable("connection reset by peer")
+    assert database_unavailable(outer)
+    assert not database_unavailable(OSError("the disk is full"))  # only the store's word counts

@@ -37,7 +37,7 @@ from runyard.service import (
     ThreadNotFound,
     UnknownAgent,
 )
-from runyard.storage import StorageError, database_unavailable
+from runyard.storage import StorageError
 
 __all__ = ["STATUS_CODES", "ApiError", "error_body", "install_error_handlers", "status_for"]
 
@@ -137,8 +137,6 @@ def install_error_handlers(app: FastAPI) -> None:
         return _response(request, body, exc.status_code, exc.headers)
 
     async def internal_error(request: Request, exc: Exception) -> JSONResponse:
-        if database_unavailable(exc):  # the driver's own error: the database is away
-            return await storage_error(request, exc)
         # Starlette logs the exception with its traceback after this answer; the body says
         # nothing of it, since its text may hold anything.
         return _response(request, error_body("internal_error", "internal server error"), 500)

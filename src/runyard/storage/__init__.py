@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from runyard.storage.checkpoints import StoreCheckpointStore
 from runyard.storage.errors import (
     ApiKeyConflict,
+    DatabaseUnavailable,
     EventIdConflict,
     InvalidDatabaseURL,
     RunConflict,
@@ -99,6 +100,7 @@ __all__ = [
     "Confirmation",
     "ConfirmationStatus",
     "Confirmations",
+    "DatabaseUnavailable",
     "Conversations",
     "DatabaseURL",
     "EmbeddingEntry",

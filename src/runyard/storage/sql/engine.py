@@ -13,7 +13,7 @@ the other stores too, and the event log keeps the very text clients got live.
 the connection is retried with a bounded backoff, for at most ``RECONNECT_SECONDS`` — well under
 a run's lease, so a driver that still cannot write stops in time for a takeover. Only taking the
 connection is retried, where nothing was sent yet; a connection lost *during* a transaction is
-raised (it may have committed), and ``database_unavailable`` tells the caller what it was.
+raised (it may have committed). Either way the caller gets ``DatabaseUnavailable``.
 """
 
 from __future__ import annotations
@@ -29,7 +29,8 @@ from sqlalchemy.engine import URL, Connection
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from runyard.json_text import json_text
-from runyard.storage.unavailable import database_unavailable
+from runyard.storage.errors import DatabaseUnavailable, StorageError
+from runyard.storage.unavailable import connection_failed
 
 __all__ = ["BUSY_TIMEOUT_MS", "RECONNECT_SECONDS", "create_engine", "read", "write"]
 
@@ -95,12 +96,19 @@ async def read(engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
 
 @asynccontextmanager
 async def _connected(engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
-    """A checked connection (the pool pings it), taken again while the database is away."""
-    conn = await _connect(engine)
+    """A checked connection (the pool pings it), taken again while the database is away; the
+    driver's error for a database that stayed away, or a connection lost mid-way, becomes
+    ``DatabaseUnavailable``."""
     try:
-        yield conn
-    finally:
-        await conn.close()
+        conn = await _connect(engine)
+        try:
+            yield conn
+        finally:
+            await conn.close()
+    except Exception as exc:
+        if isinstance(exc, StorageError) or not connection_failed(exc):
+            raise
+        raise DatabaseUnavailable(str(exc) or type(exc).__name__) from exc
 
 
 async def _connect(engine: AsyncEngine) -> AsyncConnection:
@@ -110,7 +118,7 @@ async def _connect(engine: AsyncEngine) -> AsyncConnection:
         try:
             return await engine.connect().start()
         except Exception as exc:
-            if not database_unavailable(exc) or loop.time() + delay > deadline:
+            if not connection_failed(exc) or loop.time() + delay > deadline:
                 raise
             logger.warning("the database is unavailable, trying again: %s", exc)
         await asyncio.sleep(delay)
