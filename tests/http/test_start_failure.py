@@ -14,16 +14,17 @@ from http_harness import ALICE_OWNER, asgi_client, asgi_sse, running_app
 from runyard.agent import Agent
 from runyard.config import Settings
 from runyard.service import default_agent
-from runyard.storage import StorageError, Store
+from runyard.storage import DatabaseUnavailable, StorageError, Store
 
 
 class SaveFailsOnce:
     """Makes the store's next ``save_messages`` fail, as a full disk or a dropped connection
     would, and remembers the store so the test can look at its rows."""
 
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, error: StorageError) -> None:
         self.monkeypatch = monkeypatch
         self.store: Store | None = None
+        self.error = error
 
     def __call__(self, store: Store) -> Sequence[Agent]:
         self.store = store
@@ -31,16 +32,22 @@ class SaveFailsOnce:
 
         async def fail_once(*args: Any, **kwargs: Any) -> None:
             self.monkeypatch.setattr(store, "save_messages", original)
-            raise StorageError("the disk is full")
+            raise self.error
 
         self.monkeypatch.setattr(store, "save_messages", fail_once)
         return [default_agent(store, Settings(model="runyard:demo"))]
 
 
+@pytest.mark.parametrize(
+    "error",
+    # A database outage: the run is settled as one whose driver stopped (its message was not
+    # stored, so it is closed) rather than failed, and the thread is free just the same.
+    [StorageError("the disk is full"), DatabaseUnavailable("connection reset by peer")],
+)
 async def test_a_failed_start_closes_its_run_and_the_next_message_runs(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, error: StorageError
 ) -> None:
-    failing = SaveFailsOnce(monkeypatch)
+    failing = SaveFailsOnce(monkeypatch, error)
     url = f"sqlite:///{tmp_path / 'runyard.db'}"
     async with running_app(url, failing) as app, asgi_client(app) as client:
         refused = await client.post("/v1/chat/t1", json={"message": "hello"})
@@ -50,6 +57,9 @@ async def test_a_failed_start_closes_its_run_and_the_next_message_runs(
         assert again.status_code == 200
         async with asgi_sse(app, "/v1/events/t1") as stream:
             frames = await stream.until("run-finish")
+            while frames[-1].data is not None and frames[-1].data["runId"] != again.json()["runId"]:
+                # The stopped run was settled as a sweep settles one: its own run-finish first.
+                frames = await stream.until("run-finish")
 
     assert refused.status_code == 503
     assert refused.json()["error"]["code"] == "storage_unavailable"

@@ -22,13 +22,7 @@ from sizes import scale
 from sse_record import CLEAN, Delivery, Follower, delivery_figures, log_of
 from traffic import RETRY, http, keep_following, new_thread
 
-pytestmark = [
-    pytest.mark.system,
-    pytest.mark.xfail(
-        strict=True,
-        reason="needs runs that survive a database outage (durable-takeover branch)",
-    ),
-]
+pytestmark = pytest.mark.system
 
 THREADS = 6
 PERIOD = 4.0

@@ -37,7 +37,7 @@ from runyard.service.run_checkpoints import askers
 from runyard.service.run_finish import RunEnding, RunFinisher
 from runyard.storage import Confirmation, RunRecord, StaleLease
 
-__all__ = ["RESTARTED", "CarryOn", "close_interrupted_runs"]
+__all__ = ["RESTARTED", "CarryOn", "close_interrupted_runs", "settle_held"]
 
 logger = logging.getLogger(__name__)
 
@@ -74,9 +74,7 @@ async def close_interrupted_runs(
         if taken is None:
             continue  # renewed, taken by another sweeper, or finished meanwhile
         try:
-            # A cancel sent while its server was dying ends it cancelled, not carried on.
-            cancelled = await end_if_cancel_requested(finisher, taken)
-            carried = not cancelled and await _settle(finisher, taken, carry_on)
+            carried = await settle_held(finisher, taken, carry_on)
         except StaleLease:
             continue  # finished or taken over meanwhile
         except Exception:
@@ -92,6 +90,15 @@ async def close_interrupted_runs(
         )
         closed.append(run.run_id)
     return closed
+
+
+async def settle_held(finisher: RunFinisher, run: RunRecord, carry_on: CarryOn | None) -> bool:
+    """Settle ``run``, open and held at ``run.lease_epoch`` by the caller but driven by nobody
+    (a sweeper took it, or its driver stopped when the database went away): cancelled if its
+    cancel was requested, else suspended, carried on or closed. True when it goes on."""
+    # A cancel sent while its server was dying ends it cancelled, not carried on.
+    cancelled = await end_if_cancel_requested(finisher, run)
+    return not cancelled and await _settle(finisher, run, carry_on)
 
 
 async def _settle(finisher: RunFinisher, run: RunRecord, carry_on: CarryOn | None) -> bool:

@@ -28,7 +28,7 @@ from runyard.service.active_run import ORCHESTRATOR_ID, USER_CANCELLED, ActiveRu
 from runyard.service.agent_choice import AgentChoice, AgentDirectory, AgentRequest, FixedAgents
 from runyard.service.background_status import read_background_tasks
 from runyard.service.background_tasks import BACKGROUND_TASKS
-from runyard.service.crash_sweep import close_interrupted_runs
+from runyard.service.crash_sweep import close_interrupted_runs, settle_held
 from runyard.service.errors import (
     ConcurrencyLimited,
     ConfirmationAnswered,
@@ -70,6 +70,7 @@ from runyard.storage import (
     StaleLease,
     Store,
     Thread,
+    database_unavailable,
 )
 from runyard.telemetry import Telemetry
 
@@ -494,8 +495,12 @@ class RunManager:
             try:
                 await segment.drive()
             except Exception as exc:
-                logger.exception("run %s: the segment failed", run.run_id)
-                if not run.lease_lost:
+                if run.lease_lost:
+                    logger.exception("run %s: the segment failed", run.run_id)
+                elif database_unavailable(exc):
+                    await self._stopped_by_outage(run.run_id, run.epoch, exc)
+                else:
+                    logger.exception("run %s: the segment failed", run.run_id)
                     await self._finish_broken(run, exc)
             finally:
                 if self._runs.get(run.thread_id) is run:
@@ -557,7 +562,9 @@ class RunManager:
             owner = takeover.owner
             thread = await owned_thread(self.store, owner, owner.thread_id_of(run.thread_id))
             agent = await self._thread_agent(owner, thread)
-        except Exception:
+        except Exception as exc:
+            if database_unavailable(exc):
+                raise  # not a reason to close it: whoever settles it tries again
             logger.exception("run %s: cannot be carried on; closing it", run.run_id)
             return False
         record = await self.store.take_over(
@@ -573,6 +580,23 @@ class RunManager:
         )
         self._launch(active, SegmentStart(opened, resumed_after=takeover.after_event_id))
         return True
+
+    async def _stopped_by_outage(self, run_id: str, epoch: int, cause: BaseException) -> None:
+        """The run's driver (or its start) stopped because the database was away: the run is
+        not over. It is settled as a sweep settles a dead process's run — carried on here from
+        its last durable step, at a new epoch that fences whatever the stopped driver still had
+        in flight — once the database answers (retried on every heartbeat); a run another
+        process took meanwhile is left to it."""
+        logger.warning("run %s: stopped, the database is away: %s", run_id, cause)
+        settle = partial(self._carry_on_after_outage, run_id, epoch)
+        await asyncio.shield(self._end(run_id, settle))
+
+    async def _carry_on_after_outage(self, run_id: str, epoch: int) -> None:
+        record = await self.store.get_run(run_id)
+        if record is None or not record.is_open or record.lease_epoch != epoch:
+            return
+        if await settle_held(self.finisher, record, self._carry_on):
+            logger.warning("run %s: carried on after the database came back", run_id)
 
     async def _recovered_stream(
         self, run: ActiveRun, takeover: Takeover, telemetry: Telemetry, journal: RunJournal
@@ -596,7 +620,11 @@ class RunManager:
         await self._end(run.run_id, finish)
 
     async def _fail_unlaunched(self, record: RunRecord, cause: BaseException) -> None:
-        """Close the row of a run that never started: it logged nothing, so it says nothing."""
+        """Close the row of a run that never started: it logged nothing, so it says nothing.
+        One stopped by a database outage is carried on from its message, if that was stored."""
+        if database_unavailable(cause):
+            await self._stopped_by_outage(record.run_id, record.lease_epoch, cause)
+            return
         reason = f"the run could not start: {str(cause) or type(cause).__name__}"
         logger.error("run %s: %s", record.run_id, reason)
         close = partial(

@@ -52,7 +52,7 @@ from runyard.service.failed_run import log_failed_run
 from runyard.service.run_finish import RunEnding, RunFinisher, run_usage
 from runyard.service.run_journal import StoreRunJournal
 from runyard.service.tools import tasks_update
-from runyard.storage import Store
+from runyard.storage import Store, database_unavailable
 
 __all__ = ["RunSegment", "SegmentStart"]
 
@@ -146,8 +146,9 @@ class RunSegment:
             self.run.background.cancel()
         await self.run.background.settle()
         if failure is not None:
-            return RunEnding("error", _describe(failure), error=failure)
-        return self._ending()
+            return _failed(failure)
+        ending = self._ending()
+        return ending if ending is None or ending.error is None else _failed(ending.error, ending)
 
     def _live(self, writer: EventWriter) -> Callable[[WireEvent], None]:
         """``writer.emit`` while the run is this process's (background tasks write through it)."""
@@ -304,6 +305,14 @@ class RunSegment:
                     run_id=self.run.run_id, agent_id=ORCHESTRATOR_ID, payload=payload
                 )
             )
+
+
+def _failed(error: BaseException, ending: RunEnding | None = None) -> RunEnding:
+    """The ending of a run that failed with ``error`` — unless the database was away: then the
+    run is not over, only this driver is, and the error goes up to it (``RunManager``)."""
+    if database_unavailable(error):
+        raise error
+    return ending or RunEnding("error", _describe(error), error=error)
 
 
 def _describe(error: BaseException) -> str:

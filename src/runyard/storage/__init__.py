@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from runyard.storage.checkpoints import StoreCheckpointStore
 from runyard.storage.errors import (
     ApiKeyConflict,
+    DatabaseUnavailable,
     EventIdConflict,
     InvalidDatabaseURL,
     RunConflict,
@@ -70,6 +71,7 @@ from runyard.storage.records import (
     ToolCallState,
     WorkingMemory,
 )
+from runyard.storage.unavailable import database_unavailable
 from runyard.storage.urls import DatabaseURL, parse_database_url
 
 if TYPE_CHECKING:
@@ -98,6 +100,7 @@ __all__ = [
     "Confirmation",
     "ConfirmationStatus",
     "Confirmations",
+    "DatabaseUnavailable",
     "Conversations",
     "DatabaseURL",
     "EmbeddingEntry",
@@ -140,6 +143,7 @@ __all__ = [
     "VectorStore",
     "WorkingMemory",
     "WorkingMemoryTier",
+    "database_unavailable",
     "head_revision",
     "open_store",
     "parse_database_url",

@@ -6,6 +6,7 @@ from typing import Literal
 
 __all__ = [
     "ApiKeyConflict",
+    "DatabaseUnavailable",
     "EventIdConflict",
     "InvalidDatabaseURL",
     "RunConflict",
@@ -19,6 +20,12 @@ __all__ = [
 
 class StorageError(Exception):
     """Base class of storage failures."""
+
+
+class DatabaseUnavailable(StorageError):
+    """The database could not be reached, or the connection was lost mid-transaction (which
+    may have committed): a restart, a fail-over, a dropped link. Worth trying again later;
+    ``database_unavailable`` tells it, and the driver's error it was raised from."""
 
 
 class InvalidDatabaseURL(StorageError, ValueError):

@@ -38,6 +38,9 @@ __all__ = ["EventLogWriteError", "EventWriter"]
 logger = logging.getLogger(__name__)
 
 _ATTEMPTS = 5
+_RETRY_SECONDS = 10.0
+"""No new attempt after this long: the store already waits for a database that is away
+(``storage.sql.engine``), and a run's driver must give up well within its lease."""
 
 
 class EventLogWriteError(RuntimeError):
@@ -168,7 +171,7 @@ class EventWriter:
 
     async def _store_rows(self, rows: list[StoredEvent]) -> bool:
         """Insert ``rows`` in one transaction, retrying transient failures; False if it failed."""
-        attempt, delay = 1, 0.05
+        attempt, delay, give_up = 1, 0.05, time.monotonic() + _RETRY_SECONDS
         while True:
             try:
                 await self._store.append_events(self.thread_id, rows)
@@ -179,7 +182,7 @@ class EventWriter:
                 self._fail(f"another writer used ids of {self.thread_id}", exc)
                 return False
             except Exception as exc:
-                if attempt == _ATTEMPTS:
+                if attempt == _ATTEMPTS or time.monotonic() > give_up:
                     self._fail(f"cannot persist events: {exc}", exc)
                     return False
                 logger.warning(

@@ -8,10 +8,18 @@ fail to upgrade their lock (SQLite's "database is locked" despite the busy timeo
 Both write JSON columns with ``runyard.json_text``, the writer of the wire codec: compact, NUL
 kept as ``\\u0000``, lone surrogates as U+FFFD. So every JSON value either backend can store,
 the other stores too, and the event log keeps the very text clients got live.
+
+``read`` and ``write`` wait out a database that is briefly away (a restart, a fail-over): taking
+the connection is retried with a bounded backoff, for at most ``RECONNECT_SECONDS`` — well under
+a run's lease, so a driver that still cannot write stops in time for a takeover. Only taking the
+connection is retried, where nothing was sent yet; a connection lost *during* a transaction is
+raised (it may have committed). Either way the caller gets ``DatabaseUnavailable``.
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -21,10 +29,17 @@ from sqlalchemy.engine import URL, Connection
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from runyard.json_text import json_text
+from runyard.storage.errors import DatabaseUnavailable, StorageError
+from runyard.storage.unavailable import connection_failed
 
-__all__ = ["BUSY_TIMEOUT_MS", "create_engine", "read", "write"]
+__all__ = ["BUSY_TIMEOUT_MS", "RECONNECT_SECONDS", "create_engine", "read", "write"]
+
+logger = logging.getLogger(__name__)
 
 BUSY_TIMEOUT_MS = 30_000
+RECONNECT_SECONDS = 8.0
+"""How long ``read`` and ``write`` keep trying to reach a database that is away."""
+_FIRST_DELAY, _LONGEST_DELAY = 0.05, 1.0
 _BEGIN_OPTION = "runyard_sqlite_begin"
 
 
@@ -65,7 +80,7 @@ def _sqlite_engine(url: URL) -> AsyncEngine:
 @asynccontextmanager
 async def write(engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
     """A connection inside a write transaction, committed on success, rolled back on error."""
-    async with engine.connect() as conn:
+    async with _connected(engine) as conn:
         if engine.dialect.name == "sqlite":
             conn = await conn.execution_options(**{_BEGIN_OPTION: "IMMEDIATE"})
         async with conn.begin():
@@ -75,5 +90,36 @@ async def write(engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
 @asynccontextmanager
 async def read(engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
     """A connection inside a read transaction (one consistent snapshot)."""
-    async with engine.connect() as conn, conn.begin():
+    async with _connected(engine) as conn, conn.begin():
         yield conn
+
+
+@asynccontextmanager
+async def _connected(engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
+    """A checked connection (the pool pings it), taken again while the database is away; the
+    driver's error for a database that stayed away, or a connection lost mid-way, becomes
+    ``DatabaseUnavailable``."""
+    try:
+        conn = await _connect(engine)
+        try:
+            yield conn
+        finally:
+            await conn.close()
+    except Exception as exc:
+        if isinstance(exc, StorageError) or not connection_failed(exc):
+            raise
+        raise DatabaseUnavailable(str(exc) or type(exc).__name__) from exc
+
+
+async def _connect(engine: AsyncEngine) -> AsyncConnection:
+    loop = asyncio.get_running_loop()
+    deadline, delay = loop.time() + RECONNECT_SECONDS, _FIRST_DELAY
+    while True:
+        try:
+            return await engine.connect().start()
+        except Exception as exc:
+            if not connection_failed(exc) or loop.time() + delay > deadline:
+                raise
+            logger.warning("the database is unavailable, trying again: %s", exc)
+        await asyncio.sleep(delay)
+        delay = min(delay * 2, _LONGEST_DELAY)

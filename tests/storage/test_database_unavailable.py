@@ -1,0 +1,56 @@
+"""A database that is away is told from a write that was refused: the driver's errors by
+``connection_failed`` (what the SQL engine waits out and turns into ``DatabaseUnavailable``),
+the store's by ``database_unavailable`` (what the service asks)."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy.exc import DBAPIError, IntegrityError
+
+from runyard.storage import DatabaseUnavailable, StaleLease, database_unavailable
+from runyard.storage.unavailable import connection_failed
+
+
+class DriverError(Exception):
+    def __init__(self, sqlstate: str) -> None:
+        super().__init__(sqlstate)
+        self.sqlstate = sqlstate
+
+
+def wrapped(original: Exception, *, invalidated: bool = False) -> DBAPIError:
+    return DBAPIError("INSERT", {}, original, connection_invalidated=invalidated)
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        ConnectionRefusedError(111, "Connect call failed"),
+        wrapped(DriverError("57P03")),  # the database system is starting up
+        wrapped(DriverError("57P01")),  # terminating connection due to administrator command
+        wrapped(DriverError("08006")),  # connection failure
+        wrapped(Exception("connection is closed"), invalidated=True),
+    ],
+)
+def test_a_lost_or_refused_connection_failed(error: Exception) -> None:
+    assert connection_failed(error)
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        IntegrityError("INSERT", {}, DriverError("23505")),  # unique_violation
+        StaleLease("run 'r' lease epoch 1 superseded by 2"),
+        wrapped(DriverError("42P01")),  # undefined_table
+        ValueError("bad"),
+    ],
+)
+def test_an_answer_of_the_database_is_no_connection_failure(error: Exception) -> None:
+    assert not connection_failed(error)
+    assert not database_unavailable(error)
+
+
+def test_a_failure_raised_from_the_stores_error_is_unavailable() -> None:
+    outer = RuntimeError("cannot persist events")
+    outer.__cause__ = DatabaseUnavailable("connection reset by peer")
+    assert database_unavailable(outer)
+    assert not database_unavailable(OSError("the disk is full"))  # only the store's word counts
