@@ -97,15 +97,15 @@ async def test_a_second_server_on_a_taken_port_exits_at_once_and_changes_nothing
     db, port = tmp_path / "runyard.db", free_port()
     with serving(db, port) as first:
         async with client_for(port) as client:
-            # Minutes of deltas: the run must outlive two server starts on a loaded machine
-            # (it is cancelled below).
-            long = "/delay 100\n" + "word " * 3000
+            # Minutes of deltas (1.5 s each): the run must outlive two server starts on a loaded
+            # machine (it is cancelled below).
+            long = "/delay 1500\n" + "word " * 200
             await client.post("/v1/chat/t1", json={"message": long})
             parser = FrameParser()
             async with asyncio.timeout(300), client.stream("GET", "/v1/events/t1") as response:
                 chunks = response.aiter_bytes()
-                while not any(f.data and f.data["type"] == "text-delta" for f in parser.frames):
-                    parser.feed(await anext(chunks))
+                while not any(f.data and f.data["type"].endswith("-delta") for f in parser.frames):
+                    parser.feed(await anext(chunks))  # streaming (the demo reasons first)
                 same_db = await asyncio.to_thread(_second_server, db, port)
                 fresh_db = await asyncio.to_thread(_second_server, tmp_path / "fresh.db", port)
                 status = (await client.get("/v1/threads/t1/status")).json()
