@@ -1,12 +1,13 @@
 """``InferenceService``: Invoke, Stream, ListAgents, Confirm and Cancel over the service's runs.
 
-Invoke and Stream read the same events (``run_calls`` chooses the run, ``run_follow`` reads
-it, ``events`` maps it): Stream writes them through a bounded buffer (``stream_buffer``), Invoke
-folds them into one ``InvokeResponse``.
+Invoke and Stream read the same events (``run_calls`` chooses the run, the service's
+``follow_run`` reads it, ``events`` maps it): Stream writes them through a bounded buffer
+(``stream_buffer``), Invoke folds them into one ``InvokeResponse``.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 
 import grpc
@@ -16,13 +17,13 @@ from runyard.grpc.agents import agent_infos
 from runyard.grpc.auth import call_owner
 from runyard.grpc.events import stream_events
 from runyard.grpc.invoke_result import InvokeResult
-from runyard.grpc.run_calls import FollowedRun, follow_call, required
-from runyard.grpc.run_follow import RunPause, follow_run
+from runyard.grpc.run_calls import follow_call, required
 from runyard.grpc.serving import GrpcState, ServiceParts
 from runyard.grpc.status import CallError, Refusals
 from runyard.grpc.stream_buffer import write_buffered
 from runyard.grpc.v1 import inference_pb2 as pb
-from runyard.service import Owner
+from runyard.protocol import WireEvent
+from runyard.service import FollowedRun, FollowStopped, Owner, RunPause, follow_run
 
 __all__ = ["InferenceServicer"]
 
@@ -70,7 +71,7 @@ class InferenceServicer:
     ) -> AsyncIterator[pb.StreamEvent]:
         """The run's events as ``StreamEvent``s, ``meta`` filled in."""
         index = 0
-        async for item in follow_run(parts, run, self.state.stopping):
+        async for item in _followed(parts, run, self.state.stopping):
             if isinstance(item, RunPause):
                 status = pb.StatusEvent(state=_PAUSED[item.status], reason=item.reason or "")
                 made = [pb.StreamEvent(run_id=run.run_id, status=status)]
@@ -120,3 +121,19 @@ class InferenceServicer:
         parts, owner = await self._call(context)
         required(request.thread_id, "thread_id")
         return pb.CancelResponse(cancelled=await parts.runs.cancel(owner, request.thread_id))
+
+
+async def _followed(
+    parts: ServiceParts, run: FollowedRun, stopping: asyncio.Event
+) -> AsyncIterator[tuple[int, WireEvent] | RunPause]:
+    """``follow_run``, its stop as the ``UNAVAILABLE`` that says where to resume."""
+    try:
+        async for item in follow_run(parts.store, parts.events, run, stopping):
+            yield item
+    except FollowStopped as stopped:
+        raise CallError(
+            "UNAVAILABLE",
+            "server_shutdown",
+            "the server is going away; call again (on any replica) with "
+            f"after_event_id={stopped.last_event_id}",
+        ) from None

@@ -15,28 +15,18 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from runyard.grpc.serving import ServiceParts
 from runyard.grpc.status import CallError
 from runyard.grpc.v1 import inference_pb2 as pb
-from runyard.service import Owner, RunActive
+from runyard.service import FollowedRun, Owner, RunActive
 from runyard.storage import StoredEvent
 
-__all__ = ["FollowedRun", "follow_call", "required", "routing_context"]
+__all__ = ["follow_call", "required", "routing_context"]
 
 
 _SCAN_SLICE = 500
-
-
-@dataclass(frozen=True, slots=True)
-class FollowedRun:
-    """A run of a thread, and the log id its events are read after."""
-
-    thread_key: str
-    run_id: str
-    cursor: int
 
 
 async def follow_call(parts: ServiceParts, owner: Owner, request: pb.InvokeRequest) -> FollowedRun:

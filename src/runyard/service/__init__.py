@@ -94,6 +94,7 @@ from runyard.service.redacting_store import RedactingStore, redacted_model
 from runyard.service.request_rate import Admission, RequestRate
 from runyard.service.run_checkpoints import RunCheckpoints
 from runyard.service.run_finish import RunEnding, RunFinisher
+from runyard.service.run_follow import FollowedRun, FollowStopped, RunPause, follow_run
 from runyard.service.run_manager import RunManager
 from runyard.service.run_telemetry import RunTelemetry
 from runyard.service.served_catalog import (
@@ -131,6 +132,8 @@ __all__ = [
     "CatalogState",
     "CatalogTools",
     "FixedAgents",
+    "FollowStopped",
+    "FollowedRun",
     "ServedAgent",
     "ServedTool",
     "ModelFor",
@@ -193,6 +196,7 @@ __all__ = [
     "RunEnding",
     "RunFinisher",
     "RunManager",
+    "RunPause",
     "RunTelemetry",
     "ServiceError",
     "TenantLimits",
@@ -207,6 +211,7 @@ __all__ = [
     "confirmation_payload",
     "default_agent",
     "end_expired_suspensions",
+    "follow_run",
     "lost_leases",
     "new_instance_id",
     "read_background_tasks",

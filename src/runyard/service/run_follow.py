@@ -1,4 +1,5 @@
-"""``follow_run``: one run's wire events from the thread's log, to its end or its suspension.
+"""``follow_run``: one run's wire events from the thread's log, to its end or its suspension —
+what every surface that answers with one run (gRPC ``Invoke``/``Stream``, the faces) reads.
 
 A run logs ``run-finish`` when it ends. It logs no event when it suspends: it stores its
 confirmation requests, logs them, then marks itself ``suspended``. So after a
@@ -15,17 +16,39 @@ from collections.abc import AsyncIterator, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
-from runyard.grpc.run_calls import FollowedRun
-from runyard.grpc.serving import ServiceParts
-from runyard.grpc.status import CallError
 from runyard.protocol import ConfirmationRequestEvent, RunFinishEvent, WireEvent, parse_event
-from runyard.service import LiveEvent
-from runyard.storage import RunRecord
+from runyard.service.event_log import EventLog, LiveEvent
+from runyard.storage import RunRecord, Store
 
-__all__ = ["IDLE_CHECK_SECONDS", "SUSPENSION_POLL_SECONDS", "RunPause", "follow_run"]
+__all__ = [
+    "IDLE_CHECK_SECONDS",
+    "SUSPENSION_POLL_SECONDS",
+    "FollowStopped",
+    "FollowedRun",
+    "RunPause",
+    "follow_run",
+]
 
 SUSPENSION_POLL_SECONDS = 0.05
 IDLE_CHECK_SECONDS = 5.0
+
+
+@dataclass(frozen=True, slots=True)
+class FollowedRun:
+    """A run of a thread, and the log id its events are read after."""
+
+    thread_key: str
+    run_id: str
+    cursor: int
+
+
+class FollowStopped(Exception):
+    """The follower was told to stop (the server drains); ``last_event_id`` is the last event it
+    gave, so the caller can say where to pick the run up again, on any replica."""
+
+    def __init__(self, last_event_id: int) -> None:
+        super().__init__(f"stopped after event {last_event_id}")
+        self.last_event_id = last_event_id
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,19 +63,19 @@ class RunPause:
 
 
 async def follow_run(
-    parts: ServiceParts, run: FollowedRun, stopping: asyncio.Event
+    store: Store, events: EventLog, run: FollowedRun, stopping: asyncio.Event
 ) -> AsyncIterator[tuple[int, WireEvent] | RunPause]:
     """``(log id, event)`` of the run's events after ``run.cursor``, then a ``RunPause`` unless
-    the last was its ``run-finish``. ``stopping`` set: ``UNAVAILABLE``, saying where to resume."""
-    record = await parts.store.get_run(run.run_id)
+    the last was its ``run-finish``. ``stopping`` set: ``FollowStopped``."""
+    record = await store.get_run(run.run_id)
     asked = record is not None and record.status == "suspended"
     last = run.cursor
-    async with parts.events.reader(run.thread_key, after=run.cursor) as reader:
+    async with events.reader(run.thread_key, after=run.cursor) as reader:
         while True:
             wait = SUSPENSION_POLL_SECONDS if asked else IDLE_CHECK_SECONDS
             batch = await _next(reader.next(max_wait=wait), stopping, last)
             if not batch:
-                pause = _pause(await parts.store.get_run(run.run_id), asked, last)
+                pause = _pause(await store.get_run(run.run_id), asked, last)
                 if pause is not None:
                     yield pause
                     return
@@ -80,11 +103,7 @@ async def _next(
     if read.done():
         return read.result()
     read.cancel()
-    raise CallError(
-        "UNAVAILABLE",
-        "server_shutdown",
-        f"the server is going away; call again (on any replica) with after_event_id={last}",
-    )
+    raise FollowStopped(last)
 
 
 def _pause(record: RunRecord | None, asked: bool, last: int) -> RunPause | None:
