@@ -9,7 +9,7 @@ assembles, in the same process and event loop (``runyard serve --grpc-port``).
 from runyard.grpc.auth import TENANT_METADATA, USER_METADATA
 from runyard.grpc.catalog_feed import GRPC_SCHEME, GrpcCatalogFeed
 from runyard.grpc.server import SERVICE_NAMES, GrpcServer
-from runyard.grpc.serving import GrpcState, ServiceParts
+from runyard.grpc.serving import GrpcState
 from runyard.grpc.status import ERROR_CODE, ERROR_FIELD, STATUS_CODES
 from runyard.grpc.stream_buffer import BufferStats, StreamLimits
 
@@ -25,6 +25,5 @@ __all__ = [
     "GrpcCatalogFeed",
     "GrpcServer",
     "GrpcState",
-    "ServiceParts",
     "StreamLimits",
 ]

@@ -18,12 +18,12 @@ from runyard.grpc.auth import call_owner
 from runyard.grpc.events import stream_events
 from runyard.grpc.invoke_result import InvokeResult
 from runyard.grpc.run_calls import follow_call, required
-from runyard.grpc.serving import GrpcState, ServiceParts
+from runyard.grpc.serving import GrpcState
 from runyard.grpc.status import CallError, Refusals
 from runyard.grpc.stream_buffer import write_buffered
 from runyard.grpc.v1 import inference_pb2 as pb
 from runyard.protocol import WireEvent
-from runyard.service import FollowedRun, FollowStopped, Owner, RunPause, follow_run
+from runyard.service import FollowedRun, FollowStopped, Owner, RunPause, ServiceParts, follow_run
 
 __all__ = ["InferenceServicer"]
 

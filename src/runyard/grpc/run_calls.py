@@ -17,10 +17,9 @@ import hashlib
 from collections.abc import Callable
 from typing import Any
 
-from runyard.grpc.serving import ServiceParts
 from runyard.grpc.status import CallError
 from runyard.grpc.v1 import inference_pb2 as pb
-from runyard.service import FollowedRun, Owner, RunActive
+from runyard.service import FollowedRun, Owner, RunActive, ServiceParts
 from runyard.storage import StoredEvent
 
 __all__ = ["follow_call", "required", "routing_context"]

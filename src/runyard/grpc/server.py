@@ -16,9 +16,10 @@ from grpc_reflection.v1alpha import reflection
 from runyard.grpc.catalog import CatalogServicer
 from runyard.grpc.inference import InferenceServicer
 from runyard.grpc.observed_calls import ObservedCalls
-from runyard.grpc.serving import GrpcState, ServiceParts
+from runyard.grpc.serving import GrpcState
 from runyard.grpc.v1 import inference_pb2 as pb
 from runyard.grpc.v1 import inference_pb2_grpc as pb_grpc
+from runyard.service import ServiceParts
 
 __all__ = ["SERVICE_NAMES", "GrpcServer"]
 

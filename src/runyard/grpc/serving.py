@@ -5,32 +5,15 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Protocol
 
 from runyard.config import Settings
 from runyard.grpc.status import CallError
 from runyard.grpc.stream_buffer import BufferStats, StreamLimits
 from runyard.observability import Metrics, Tracing
 from runyard.redaction import SecretRedactor
-from runyard.service import AgentDirectory, CatalogAgents, EventLog, RunManager
-from runyard.storage import Store
+from runyard.service import ServiceParts
 
-__all__ = ["GrpcState", "ServiceParts"]
-
-
-class ServiceParts(Protocol):
-    """The parts the HTTP app assembles (``runyard.http.state.Parts``), as gRPC reads them."""
-
-    @property
-    def store(self) -> Store: ...
-    @property
-    def events(self) -> EventLog: ...
-    @property
-    def runs(self) -> RunManager: ...
-    @property
-    def agents(self) -> AgentDirectory: ...
-    @property
-    def catalog(self) -> CatalogAgents | None: ...
+__all__ = ["GrpcState"]
 
 
 @dataclass

@@ -90,6 +90,7 @@ from runyard.service.limits import (
     run_quota,
 )
 from runyard.service.owner import Owner
+from runyard.service.parts import ServiceParts
 from runyard.service.redacting_store import RedactingStore, redacted_model
 from runyard.service.request_rate import Admission, RequestRate
 from runyard.service.run_checkpoints import RunCheckpoints
@@ -199,6 +200,7 @@ __all__ = [
     "RunPause",
     "RunTelemetry",
     "ServiceError",
+    "ServiceParts",
     "TenantLimits",
     "ThreadNotFound",
     "ThreadStatus",

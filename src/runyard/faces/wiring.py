@@ -1,0 +1,29 @@
+"""``FaceWiring``: what ``runyard.http`` hands each face's router, so that a face finds the
+service and its caller exactly as the ``/v1`` routes do (the same keys, the same 503 while the
+app starts or stops) without importing ``runyard.http``."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+
+from starlette.requests import Request
+
+from runyard.service import Owner, ServiceParts
+
+__all__ = ["FaceWiring"]
+
+
+@dataclass(frozen=True, slots=True)
+class FaceWiring:
+    """FastAPI dependencies and hooks from the app that mounts the faces."""
+
+    parts: Callable[..., ServiceParts]
+    """Dependency: the ready ``ServiceParts`` (503 ``not_ready`` while starting or stopping)."""
+    owner: Callable[..., Owner]
+    """Dependency: the ``Owner`` the request acts for, decided by ``RUNYARD_AUTH`` (401/400)."""
+    stream: Callable[[Request], AbstractContextManager[asyncio.Event]]
+    """Counts a long response (a stream) while its block runs, so draining waits for it; the
+    event it gives is set when the server goes away and the response must end."""
