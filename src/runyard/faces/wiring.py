@@ -8,6 +8,7 @@ import asyncio
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
+from typing import Any
 
 from starlette.requests import Request
 
@@ -27,3 +28,5 @@ class FaceWiring:
     stream: Callable[[Request], AbstractContextManager[asyncio.Event]]
     """Counts a long response (a stream) while its block runs, so draining waits for it; the
     event it gives is set when the server goes away and the response must end."""
+    errors: Callable[..., dict[int | str, dict[str, Any]]]
+    """The OpenAPI ``responses`` of the given error statuses, each the app's ``ErrorBody``."""

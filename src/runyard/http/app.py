@@ -22,10 +22,12 @@ from fastapi import FastAPI
 
 from runyard.agent import Agent
 from runyard.config import Settings
+from runyard.faces import agui
 from runyard.http.api_docs import install_api_docs
 from runyard.http.body_limit import BodyLimit
 from runyard.http.cors import add_cors, parse_origins
 from runyard.http.errors import install_error_handlers
+from runyard.http.face_wiring import face_wiring
 from runyard.http.observed_requests import ObservedRequests
 from runyard.http.openapi import install_openapi
 from runyard.http.routes import ROUTERS
@@ -133,6 +135,7 @@ def create_app(
     app.state.runyard = state
     for router in ROUTERS:
         app.include_router(router)
+    app.include_router(agui.router(face_wiring()))
     install_error_handlers(app)
     install_api_docs(app)
     install_openapi(app)

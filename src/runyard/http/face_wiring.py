@@ -11,6 +11,7 @@ from starlette.requests import Request
 
 from runyard.faces import FaceWiring
 from runyard.http.identity import request_owner
+from runyard.http.openapi import error_responses
 from runyard.http.state import AppState, parts
 
 __all__ = ["face_wiring"]
@@ -18,7 +19,7 @@ __all__ = ["face_wiring"]
 
 def face_wiring() -> FaceWiring:
     """The wiring every face's router is built with."""
-    return FaceWiring(parts=parts, owner=request_owner, stream=_stream)
+    return FaceWiring(parts=parts, owner=request_owner, stream=_stream, errors=error_responses)
 
 
 @contextmanager

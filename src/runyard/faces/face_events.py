@@ -1,0 +1,64 @@
+"""``face_frames``: one run's wire events as a face's stream of frames, through its ``EventMapper``
+— the loop every streaming face shares, so a face is only its mapping."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncGenerator
+from typing import Any, Protocol
+
+from runyard.faces.face_runs import FaceRun
+from runyard.faces.face_stream import sse_data
+from runyard.protocol import ConfirmationRequestPayload, WireEvent
+from runyard.service import FollowStopped, RunPause, follow_run
+
+__all__ = ["EventMapper", "face_frames"]
+
+
+class EventMapper(Protocol):
+    """A face's mapping of one run: each method gives the frames' values (JSON, or a bare string
+    such as ``[DONE]``) to send, in order."""
+
+    def started(self) -> list[Any]:
+        """Sent first, before any event of the run."""
+        ...
+
+    def event(self, event: WireEvent) -> list[Any]:
+        """For one wire event of the run (its ``run-finish`` included)."""
+        ...
+
+    def paused(self, pause: RunPause, waiting: list[ConfirmationRequestPayload]) -> list[Any]:
+        """The run stopped without a ``run-finish``: suspended on the ``waiting`` questions, or
+        closed (cancelled, failed) with ``pause.reason``."""
+        ...
+
+    def stopped(self, last_event_id: int) -> list[Any]:
+        """The server is going away before the run ended (it carries on elsewhere)."""
+        ...
+
+    def ended(self) -> list[Any]:
+        """Sent last, whatever ended the stream."""
+        ...
+
+
+async def face_frames(
+    run: FaceRun, mapper: EventMapper, going_away: asyncio.Event
+) -> AsyncGenerator[bytes, None]:
+    """The run's frames: ``started``, one batch per event, the end, ``ended``."""
+    yield _frames(mapper.started())
+    parts = run.parts
+    try:
+        async for item in follow_run(parts.store, parts.events, run.followed, going_away):
+            if isinstance(item, RunPause):
+                mapped = mapper.paused(item, await run.pending())
+            else:
+                mapped = mapper.event(item[1])
+            if mapped:
+                yield _frames(mapped)
+    except FollowStopped as stopped:
+        yield _frames(mapper.stopped(stopped.last_event_id))
+    yield _frames(mapper.ended())
+
+
+def _frames(values: list[Any]) -> bytes:
+    return b"".join(map(sse_data, values))
