@@ -22,7 +22,7 @@ from fastapi import FastAPI
 
 from runyard.agent import Agent
 from runyard.config import Settings
-from runyard.faces import agui
+from runyard.faces import agui, ai_sdk
 from runyard.http.api_docs import install_api_docs
 from runyard.http.body_limit import BodyLimit
 from runyard.http.cors import add_cors, parse_origins
@@ -135,7 +135,9 @@ def create_app(
     app.state.runyard = state
     for router in ROUTERS:
         app.include_router(router)
-    app.include_router(agui.router(face_wiring()))
+    faces = face_wiring()
+    app.include_router(agui.router(faces))
+    app.include_router(ai_sdk.router(faces))
     install_error_handlers(app)
     install_api_docs(app)
     install_openapi(app)
