@@ -47,7 +47,8 @@ def serving(tmp: Path) -> Iterator[str]:
     thread.start()
     deadline = time.monotonic() + 30
     while not server.started:  # uvicorn offers only this flag
-        assert thread.is_alive() and time.monotonic() < deadline, "the server did not start"
+        assert thread.is_alive(), "the server stopped while starting"
+        assert time.monotonic() < deadline, "the server did not start"
         time.sleep(0.01)
     try:
         yield f"http://127.0.0.1:{port}"
