@@ -221,7 +221,9 @@ def _fix_media_types(responses: dict[str, Any]) -> None:
             continue
         if status.startswith(("4", "5")):
             response["content"] = {_JSON: content[_SSE]}
-        else:
+        elif content[_SSE].get("schema", {}).get("type") == "string":
+            # FastAPI's ``string`` is merged into /v1's event schema; a face's stream declares
+            # its own frames (an ``object``), left as they are.
             content[_SSE]["schema"] = _SSE_EVENT
 
 

@@ -57,6 +57,7 @@ def router(wiring: FaceWiring) -> APIRouter:
     @api.post(
         "/{agent_id}",
         response_class=FaceStream,
+        status_code=200,
         responses={200: _STREAM, **wiring.errors(400, 401, 404, 409, 410, 413, 422, 429, 503)},
     )
     async def run_agent(

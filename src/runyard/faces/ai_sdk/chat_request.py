@@ -1,4 +1,4 @@
-"""``ChatRequest``: the body ``useChat`` (``DefaultChatTransport``) posts to ``/ai-sdk/{agentId}``.
+"""``UseChatRequest``: the body ``useChat`` (``DefaultChatTransport``) posts to ``/ai-sdk/{agentId}``.
 
 ``id`` is the chat, runyard's thread. runyard keeps the conversation itself, so of ``messages``
 only the last is read: a ``user`` message starts a run with its text parts; an ``assistant``
@@ -17,7 +17,7 @@ from runyard.faces.invalid_body import invalid_field
 from runyard.ids import THREAD_ID_PATTERN
 from runyard.json_text import is_storable
 
-__all__ = ["ChatRequest", "UiMessage"]
+__all__ = ["UseChatRequest", "UiMessage"]
 
 
 class UiMessage(BaseModel):
@@ -43,7 +43,7 @@ class UiMessage(BaseModel):
         ]
 
 
-class ChatRequest(BaseModel):
+class UseChatRequest(BaseModel):
     """What ``useChat`` sends: the chat id, its messages, and why it sends them."""
 
     model_config = ConfigDict(extra="allow")

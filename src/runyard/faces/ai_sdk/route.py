@@ -1,7 +1,7 @@
 """``POST /ai-sdk/{agentId}``: the Vercel AI SDK's chat endpoint (``useChat``'s ``api``) over
 runyard's runs.
 
-The body is what ``useChat`` sends (``ChatRequest``); the answer is the UI message stream
+The body is what ``useChat`` sends (``UseChatRequest``); the answer is the UI message stream
 protocol (``x-vercel-ai-ui-message-stream: v1``): the run as one assistant message's chunks
 (``UiMessageChunks``), then ``[DONE]``. A run that waits for approval ends the stream with
 ``tool-approval-request`` parts and ``finish``; the request ``useChat`` sends after
@@ -18,7 +18,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Request
 
 from runyard.faces.agent_path import AgentId
-from runyard.faces.ai_sdk.chat_request import ChatRequest
+from runyard.faces.ai_sdk.chat_request import UseChatRequest
 from runyard.faces.ai_sdk.chunks import UiMessageChunks
 from runyard.faces.face_events import face_frames
 from runyard.faces.face_runs import answer_run, start_run
@@ -68,11 +68,12 @@ def router(wiring: FaceWiring) -> APIRouter:
     @api.post(
         "/{agent_id}",
         response_class=FaceStream,
+        status_code=200,
         responses={200: _STREAM, **wiring.errors(400, 401, 404, 409, 410, 413, 422, 429, 503)},
     )
     async def chat(
         agent_id: AgentId,
-        body: ChatRequest,
+        body: UseChatRequest,
         request: Request,
         parts: parts_dep,
         owner: owner_dep,
