@@ -4,15 +4,16 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Mapping
+from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
 from runyard.faces.face_runs import FaceRun
-from runyard.faces.face_stream import sse_data
+from runyard.faces.face_stream import FaceStream, sse_data
 from runyard.protocol import ConfirmationRequestPayload, WireEvent
 from runyard.service import FollowStopped, RunPause, follow_run
 
-__all__ = ["EventMapper", "face_frames"]
+__all__ = ["EventMapper", "face_frames", "streamed"]
 
 
 class EventMapper(Protocol):
@@ -41,6 +42,19 @@ class EventMapper(Protocol):
         ...
 
 
+def streamed(
+    run: FaceRun,
+    mapper: EventMapper,
+    counted: AbstractContextManager[asyncio.Event],
+    headers: Mapping[str, str] | None = None,
+) -> FaceStream:
+    """The response that streams ``run`` through ``mapper``, and cancels it if the client
+    leaves first."""
+    return FaceStream(
+        lambda going_away: face_frames(run, mapper, going_away), counted, run.cancel, headers or {}
+    )
+
+
 async def face_frames(
     run: FaceRun, mapper: EventMapper, going_away: asyncio.Event
 ) -> AsyncGenerator[bytes, None]:
@@ -57,7 +71,8 @@ async def face_frames(
                 yield _frames(mapped)
     except FollowStopped as stopped:
         yield _frames(mapper.stopped(stopped.last_event_id))
-    yield _frames(mapper.ended())
+    if ended := mapper.ended():
+        yield _frames(ended)
 
 
 def _frames(values: list[Any]) -> bytes:

@@ -17,10 +17,37 @@ from typing import Any
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
-__all__ = ["FaceStream", "sse_data"]
+__all__ = ["FaceStream", "sse_data", "stream_operation"]
 
 Frames = Callable[[asyncio.Event], AsyncGenerator[bytes, None]]
 """Makes the stream's bytes; the event it is given is set when the server goes away."""
+
+
+_ERRORS = (400, 401, 404, 409, 410, 413, 422, 429, 503)
+"""What a face's stream route answers before its stream starts (``/v1``'s statuses)."""
+
+
+def stream_operation(
+    errors: Callable[..., dict[int | str, dict[str, Any]]],
+    description: str,
+    frame: str,
+    headers: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The route decorator's arguments for a face's stream: its 200 (``description``, each
+    frame's ``data`` described by ``frame``, the response ``headers``) and its errors."""
+    data = {"type": "string", "description": frame}
+    schema = {"type": "object", "required": ["data"], "properties": {"data": data}}
+    streamed: dict[str, Any] = {
+        "description": description,
+        "content": {"text/event-stream": {"schema": schema}},
+    }
+    if headers:
+        streamed["headers"] = dict(headers)
+    return {
+        "response_class": FaceStream,
+        "status_code": 200,
+        "responses": {200: streamed, **errors(*_ERRORS)},
+    }
 
 
 def sse_data(value: Any) -> bytes:

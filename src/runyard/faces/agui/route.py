@@ -10,42 +10,27 @@ Errors before the stream starts are runyard's JSON errors (``/v1`` statuses).
 # Without ``from __future__ import annotations``: FastAPI reads the parameters' annotations,
 # which name dependencies built inside ``router``.
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, Request
 
 from runyard.faces.agent_path import AgentId
 from runyard.faces.agui.events import AguiEvents
 from runyard.faces.agui.run_input import RunAgentInput
-from runyard.faces.face_events import face_frames
+from runyard.faces.face_events import streamed
 from runyard.faces.face_runs import answer_run, start_run
-from runyard.faces.face_stream import FaceStream
+from runyard.faces.face_stream import FaceStream, stream_operation
 from runyard.faces.wiring import FaceWiring
 from runyard.service import Owner, ServiceParts
 
 __all__ = ["router"]
 
-_STREAM: dict[str, Any] = {
-    "description": "Server-Sent Events, one AG-UI event per `data:` frame (JSON, camelCase): "
-    "RUN_STARTED first, then the run's TEXT_MESSAGE_*, REASONING_*, TOOL_CALL_*, STEP_*, "
+_STREAM = (
+    "Server-Sent Events, one AG-UI event per `data:` frame (JSON, camelCase): RUN_STARTED "
+    "first, then the run's TEXT_MESSAGE_*, REASONING_*, TOOL_CALL_*, STEP_*, "
     "STATE_SNAPSHOT/STATE_DELTA and CUSTOM events, and RUN_FINISHED (outcome `interrupt` while "
-    "an approval waits, `cancelled`) or RUN_ERROR last (docs/faces.md)",
-    "content": {
-        "text/event-stream": {
-            "schema": {
-                "type": "object",
-                "required": ["data"],
-                "properties": {
-                    "data": {
-                        "type": "string",
-                        "contentMediaType": "application/json",
-                        "description": "one AG-UI event",
-                    }
-                },
-            }
-        }
-    },
-}
+    "an approval waits, `cancelled`) or RUN_ERROR last (docs/faces.md)"
+)
 
 
 def router(wiring: FaceWiring) -> APIRouter:
@@ -54,12 +39,7 @@ def router(wiring: FaceWiring) -> APIRouter:
     parts_dep = Annotated[ServiceParts, Depends(wiring.parts)]
     owner_dep = Annotated[Owner, Depends(wiring.owner)]
 
-    @api.post(
-        "/{agent_id}",
-        response_class=FaceStream,
-        status_code=200,
-        responses={200: _STREAM, **wiring.errors(400, 401, 404, 409, 410, 413, 422, 429, 503)},
-    )
+    @api.post("/{agent_id}", **stream_operation(wiring.errors, _STREAM, "one AG-UI event (JSON)"))
     async def run_agent(
         agent_id: AgentId,
         body: RunAgentInput,
@@ -74,11 +54,6 @@ def router(wiring: FaceWiring) -> APIRouter:
         else:
             run = await start_run(parts, owner, body.thread_id, body.message(), agent_id)
         events = AguiEvents(body.thread_id, body.run_id, run.followed.run_id)
-        return FaceStream(
-            lambda going_away: face_frames(run, events, going_away),
-            wiring.stream(request),
-            run.cancel,
-            headers={},
-        )
+        return streamed(run, events, wiring.stream(request))
 
     return api

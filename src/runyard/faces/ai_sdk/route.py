@@ -13,16 +13,16 @@ runyard's JSON errors, which ``useChat`` reports as its ``error``.
 # Without ``from __future__ import annotations``: FastAPI reads the parameters' annotations,
 # which name dependencies built inside ``router``.
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, Request
 
 from runyard.faces.agent_path import AgentId
 from runyard.faces.ai_sdk.chat_request import UseChatRequest
 from runyard.faces.ai_sdk.chunks import UiMessageChunks
-from runyard.faces.face_events import face_frames
+from runyard.faces.face_events import streamed
 from runyard.faces.face_runs import answer_run, start_run
-from runyard.faces.face_stream import FaceStream
+from runyard.faces.face_stream import FaceStream, stream_operation
 from runyard.faces.wiring import FaceWiring
 from runyard.service import Owner, ServiceParts
 
@@ -31,31 +31,17 @@ __all__ = ["UI_MESSAGE_STREAM_HEADER", "router"]
 UI_MESSAGE_STREAM_HEADER = {"x-vercel-ai-ui-message-stream": "v1"}
 """Tells the AI SDK's transport which protocol the body speaks."""
 
-_STREAM: dict[str, Any] = {
-    "description": "The AI SDK UI message stream: Server-Sent Events, one chunk per `data:` frame "
-    "(JSON: start, start-step, text-*, reasoning-*, tool-input-*, tool-approval-request, "
-    "tool-output-*, data-agent, data-tasks, data-status, finish-step, finish, abort, error), "
-    "and `data: [DONE]` last (docs/faces.md)",
-    "headers": {
-        "x-vercel-ai-ui-message-stream": {
-            "description": "`v1`: the UI message stream protocol",
-            "schema": {"type": "string", "const": "v1"},
-        }
-    },
-    "content": {
-        "text/event-stream": {
-            "schema": {
-                "type": "object",
-                "required": ["data"],
-                "properties": {
-                    "data": {
-                        "type": "string",
-                        "description": "one UI message chunk (JSON), or `[DONE]`",
-                    }
-                },
-            }
-        }
-    },
+_STREAM = (
+    "The AI SDK UI message stream: Server-Sent Events, one chunk per `data:` frame (JSON: "
+    "start, start-step, text-*, reasoning-*, tool-input-*, tool-approval-request, tool-output-*, "
+    "data-agent, data-tasks, data-status, finish-step, finish, abort, error), and "
+    "`data: [DONE]` last (docs/faces.md)"
+)
+_HEADERS = {
+    "x-vercel-ai-ui-message-stream": {
+        "description": "`v1`: the UI message stream protocol",
+        "schema": {"type": "string", "const": "v1"},
+    }
 }
 
 
@@ -65,12 +51,9 @@ def router(wiring: FaceWiring) -> APIRouter:
     parts_dep = Annotated[ServiceParts, Depends(wiring.parts)]
     owner_dep = Annotated[Owner, Depends(wiring.owner)]
 
-    @api.post(
-        "/{agent_id}",
-        response_class=FaceStream,
-        status_code=200,
-        responses={200: _STREAM, **wiring.errors(400, 401, 404, 409, 410, 413, 422, 429, 503)},
-    )
+    frame = "one UI message chunk (JSON), or `[DONE]`"
+
+    @api.post("/{agent_id}", **stream_operation(wiring.errors, _STREAM, frame, _HEADERS))
     async def chat(
         agent_id: AgentId,
         body: UseChatRequest,
@@ -88,11 +71,6 @@ def router(wiring: FaceWiring) -> APIRouter:
             run = await start_run(parts, owner, body.id, body.message(), agent_id)
             message_id = f"msg-{run.followed.run_id}"
         chunks = UiMessageChunks(body.id, run.followed.run_id, message_id, body.denied_calls())
-        return FaceStream(
-            lambda going_away: face_frames(run, chunks, going_away),
-            wiring.stream(request),
-            run.cancel,
-            headers=UI_MESSAGE_STREAM_HEADER,
-        )
+        return streamed(run, chunks, wiring.stream(request), UI_MESSAGE_STREAM_HEADER)
 
     return api
