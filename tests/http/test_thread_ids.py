@@ -99,7 +99,7 @@ async def test_the_openapi_document_shows_the_id_rule(url: str) -> None:
     }
     rules = {"thread_id": THREAD_ID_PATTERN, "request_id": REQUEST_ID_PATTERN}
     rules["agent_id"] = SPEC_ID_PATTERN
-    assert len(patterns) == 11
+    assert len(patterns) == 13  # the faces add /agui and /ai-sdk
     for (_path, _method, name), pattern in patterns.items():
         assert pattern == rules[name]
 
