@@ -27,9 +27,29 @@ from postgres_databases import unavailable
 from runyard.config import Settings
 from runyard.http import create_app
 
-__all__ = ["NODE_DIR", "data_frames", "node_script", "serving", "thread_events"]
+__all__ = [
+    "NODE_DIR",
+    "PLAN_AND_DELEGATE",
+    "data_frames",
+    "node_script",
+    "serving",
+    "thread_events",
+]
 
 NODE_DIR = Path(__file__).parent / "node"
+
+_BRIEFING = json.dumps('/tool calculator {"expression": "1+1"}')
+PLAN_AND_DELEGATE = "\n".join(
+    [
+        '/tool plan {"goal": "g", "tasks": [{"id": "a", "description": "add", "status": "in_progress"}]}',
+        '/tool delegate {"role": "adder", "instructions": "add", "briefing": '
+        + _BRIEFING
+        + ', "tools": ["calculator"]}',
+        '/tool plan {"goal": "g", "tasks": [{"id": "a", "description": "add", "status": "completed"}]}',
+    ]
+)
+"""A message the demo model answers with a task list, a sub-agent that calls a tool, and the
+task list again."""
 
 
 @contextmanager

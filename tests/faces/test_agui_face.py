@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 from ag_ui.core import Event, EventType
-from faces_server import data_frames, node_script, serving, thread_events
+from faces_server import PLAN_AND_DELEGATE, data_frames, node_script, serving, thread_events
 from pydantic import TypeAdapter
 
 EVENT = TypeAdapter(Event)
@@ -88,6 +88,38 @@ def test_reasoning_streams_as_a_reasoning_message_before_the_text(base: str) -> 
         "TEXT_MESSAGE_END",
         "RUN_FINISHED",
     ]
+
+
+def test_a_sub_agent_is_a_step_and_the_task_list_is_state(base: str) -> None:
+    events = stream(base, run_input("orchestra", PLAN_AND_DELEGATE))
+
+    shown = [
+        e
+        for e in events
+        if e.type
+        in (
+            EventType.STATE_SNAPSHOT,
+            EventType.STATE_DELTA,
+            EventType.STEP_STARTED,
+            EventType.STEP_FINISHED,
+        )
+        or (e.type == EventType.TOOL_CALL_START and e.tool_call_name == "calculator")
+    ]
+    snapshot, started, call, finished, delta = shown
+    assert snapshot.snapshot == {
+        "tasks": [{"id": "a", "description": "add", "status": "in_progress"}]
+    }
+    assert started.step_name.startswith("adder (agent-")
+    assert call.tool_call_name == "calculator"
+    assert finished.step_name == started.step_name
+    assert [op.model_dump() for op in delta.delta] == [
+        {
+            "op": "replace",
+            "path": "/tasks",
+            "value": [{"id": "a", "description": "add", "status": "completed"}],
+        }
+    ]
+    assert events[-1].type == EventType.RUN_FINISHED
 
 
 def test_an_approval_ends_the_run_with_an_interrupt_that_resume_answers(base: str) -> None:

@@ -10,7 +10,7 @@ from typing import Any
 
 import httpx
 import pytest
-from faces_server import data_frames, node_script, serving, thread_events
+from faces_server import PLAN_AND_DELEGATE, data_frames, node_script, serving, thread_events
 
 
 @pytest.fixture(scope="module")
@@ -81,6 +81,23 @@ def test_reasoning_streams_as_a_reasoning_part(base: str) -> None:
     assert kinds(chunks)[2:4] == ["reasoning-start", "reasoning-end"]
     reasoning = "".join(c["delta"] for c in chunks[:-1] if c["type"] == "reasoning-delta")
     assert "hello there" in reasoning
+
+
+def test_a_sub_agent_and_the_task_list_are_data_parts(base: str) -> None:
+    chunks = post(base, "orchestra", user(PLAN_AND_DELEGATE))
+
+    data = [c for c in chunks[:-1] if c["type"].startswith("data-")]
+    assert [(c["type"], c["data"].get("status")) for c in data] == [
+        ("data-tasks", None),
+        ("data-agent", "active"),
+        ("data-agent", "completed"),
+        ("data-tasks", None),
+    ]
+    assert data[1]["id"] == data[2]["id"]  # one part, updated in place
+    assert data[2]["data"]["result"] == 'calculator returned {"result": 2}.'
+    assert data[3]["data"]["tasks"][0]["status"] == "completed"
+    called = [c["toolName"] for c in chunks[:-1] if c["type"] == "tool-input-available"]
+    assert called == ["plan", "delegate", "plan", "calculator"]
 
 
 def test_an_approval_is_asked_and_the_next_request_answers_it(base: str) -> None:
