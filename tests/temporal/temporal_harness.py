@@ -22,7 +22,7 @@ import httpx
 
 from postgres_databases import unavailable
 
-__all__ = ["Runyard", "runyard_serving", "temporal_dev_server"]
+__all__ = ["Runyard", "runyard_serving", "temporal_dev_server", "worker_command"]
 
 _READY_SECONDS = 60
 
@@ -45,9 +45,9 @@ def _temporal_binary() -> str:
 
 
 @contextmanager
-def _child(command: list[str], log: Path, env: dict[str, str] | None = None) -> Iterator[
-    subprocess.Popen[bytes]
-]:
+def _child(
+    command: list[str], log: Path, env: dict[str, str] | None = None
+) -> Iterator[subprocess.Popen[bytes]]:
     """``command`` running, its output in ``log``; SIGTERM at the end, SIGKILL if it lingers."""
     with log.open("wb") as sink:
         process = subprocess.Popen(command, stdout=sink, stderr=sink, env=env)
@@ -124,3 +124,14 @@ def runyard_serving(folder: Path) -> Iterator[Runyard]:
     with _child(command, log, env) as process:
         _wait_until(answers, process, log)
         yield served
+
+
+@contextmanager
+def worker_command(
+    temporal: str, runyard: Runyard, task_queue: str, log: Path
+) -> Iterator[subprocess.Popen[bytes]]:
+    """``python -m runyard.temporal.worker``, as docs/temporal.md runs it."""
+    command = [sys.executable, "-m", "runyard.temporal.worker", "--temporal", temporal]
+    command += ["--runyard", runyard.grpc, "--task-queue", task_queue]
+    with _child(command, log) as process:
+        yield process

@@ -40,7 +40,7 @@ from runyard.temporal.ticks import with_ticks
 __all__ = ["DEFAULT_HEARTBEAT_SECONDS", "AgentBridge"]
 
 DEFAULT_HEARTBEAT_SECONDS = 0.2
-"""How long tokens gather before a heartbeat carries them (the seed asks for 100–250 ms)."""
+"""How long tokens gather before a heartbeat carries them (the seed asks for 100 to 250 ms)."""
 
 
 class AgentBridge:
@@ -56,7 +56,7 @@ class AgentBridge:
     ) -> None:
         if heartbeat_seconds <= 0:
             raise ValueError(f"heartbeat_seconds must be > 0, not {heartbeat_seconds}")
-        self._runs = pb_grpc.InferenceServiceStub(channel)
+        self._runs = pb_grpc.InferenceServiceStub(channel)  # type: ignore[no-untyped-call]
         self._metadata = tuple(metadata)
         self.heartbeat_seconds = heartbeat_seconds
 

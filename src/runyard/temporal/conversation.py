@@ -160,7 +160,7 @@ class AgentConversation:
         return self._answers.pop(asked.request_id)
 
     async def _step(self, step: AgentStepInput, options: StepOptions) -> AgentStepOutput:
-        return await workflow.execute_activity(
+        output: AgentStepOutput = await workflow.execute_activity(
             AGENT_STEP,
             step,
             result_type=AgentStepOutput,
@@ -168,6 +168,7 @@ class AgentConversation:
             heartbeat_timeout=timedelta(seconds=options.heartbeat_timeout_seconds),
             retry_policy=_retries(options),
         )
+        return output
 
 
 def _retries(options: StepOptions) -> RetryPolicy:
