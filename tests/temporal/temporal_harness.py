@@ -130,8 +130,8 @@ def runyard_serving(folder: Path) -> Iterator[Runyard]:
 def worker_command(
     temporal: str, runyard: Runyard, task_queue: str, log: Path
 ) -> Iterator[subprocess.Popen[bytes]]:
-    """``python -m runyard.temporal.worker``, as docs/temporal.md runs it."""
-    command = [sys.executable, "-m", "runyard.temporal.worker", "--temporal", temporal]
+    """``python -m runyard.temporal``, as docs/temporal.md runs it."""
+    command = [sys.executable, "-m", "runyard.temporal", "--temporal", temporal]
     command += ["--runyard", runyard.grpc, "--task-queue", task_queue]
     with _child(command, log) as process:
         yield process

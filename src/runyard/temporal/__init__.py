@@ -5,7 +5,7 @@ workflows, through the gRPC surface (docs/temporal.md).
   heartbeating batched tokens, returning an ``AgentStepOutput``) and ``runyard.confirm``.
 - ``AgentConversation``: a sample workflow that talks to an agent turn by turn, pauses for a
   person's approval (the ``approve`` signal) and continues as new when it grows long.
-- ``python -m runyard.temporal.worker`` runs both; ``agent_worker`` builds that worker.
+- ``python -m runyard.temporal`` runs both; ``agent_worker`` builds that worker.
 
 It is a client of runyard's gRPC API like any other: it reads nothing of the service directly.
 """

@@ -1,5 +1,5 @@
-"""The Temporal worker: ``python -m runyard.temporal.worker`` runs the sample workflow and the
-bridge's activities against one runyard (docs/temporal.md).
+"""The Temporal worker: ``python -m runyard.temporal`` runs the sample workflow and the bridge's
+activities against one runyard (docs/temporal.md).
 
 ``agent_worker`` builds the same worker for code that runs its own (tests, or a service that
 adds its workflows beside the sample).
@@ -11,6 +11,7 @@ import asyncio
 import os
 import pkgutil
 import signal
+from datetime import timedelta
 from typing import Annotated, Any
 
 import grpc
@@ -24,10 +25,14 @@ import runyard.temporal
 from runyard.temporal.bridge import DEFAULT_HEARTBEAT_SECONDS, AgentBridge
 from runyard.temporal.conversation import AgentConversation
 
-__all__ = ["API_KEY_ENV", "TASK_QUEUE", "agent_worker", "main"]
+__all__ = ["API_KEY_ENV", "HEARTBEAT_THROTTLE", "TASK_QUEUE", "agent_worker", "main"]
 
 TASK_QUEUE = "runyard-agents"
 """The task queue the worker polls unless told otherwise."""
+
+HEARTBEAT_THROTTLE = timedelta(seconds=1)
+"""How often the worker sends an activity's latest heartbeat to the server at most (the SDK's
+default is 80% of the heartbeat timeout, which would show a step's progress every 24 s)."""
 
 API_KEY_ENV = "RUNYARD_API_KEY"
 """The environment variable the worker reads runyard's API key from (never an argument, which
@@ -39,12 +44,17 @@ def agent_worker(
 ) -> Worker:
     """A worker for ``AgentConversation`` and the bridge's activities; ``options`` go to
     ``temporalio.worker.Worker`` (interceptors, concurrency limits, …)."""
+    defaults: dict[str, Any] = {
+        "workflow_runner": _sandbox(),
+        "max_heartbeat_throttle_interval": HEARTBEAT_THROTTLE,
+        "default_heartbeat_throttle_interval": HEARTBEAT_THROTTLE,
+    }
     return Worker(
         client,
         task_queue=task_queue,
         workflows=[AgentConversation],
         activities=bridge.activities,
-        **{"workflow_runner": _sandbox(), **options},
+        **(defaults | options),
     )
 
 
@@ -104,9 +114,5 @@ def run(
 
 
 def main() -> None:
-    """Entry point of ``python -m runyard.temporal.worker``."""
+    """Entry point of ``python -m runyard.temporal``."""
     typer.run(run)
-
-
-if __name__ == "__main__":
-    main()
