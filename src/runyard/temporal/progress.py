@@ -44,11 +44,6 @@ class StepProgress:
         self._output: dict[str, object] | None = None
 
     @property
-    def ended(self) -> bool:
-        """The run ended or suspended: the stream has nothing more."""
-        return self._ended is not None
-
-    @property
     def has_unsent_tokens(self) -> bool:
         return bool(self._unsent)
 
@@ -81,7 +76,7 @@ class StepProgress:
         )
 
     def output(self) -> AgentStepOutput:
-        """The step's result, once the stream ended (``ended``)."""
+        """The step's result, once the run ended or suspended."""
         status = self._ended
         if status is None:
             raise RuntimeError("the stream ended before the run ended or suspended")

@@ -11,6 +11,7 @@ import asyncio
 import os
 import pkgutil
 import signal
+import sys
 from datetime import timedelta
 from typing import Annotated, Any
 
@@ -111,6 +112,13 @@ def run(
     """Run runyard's Temporal worker: the AgentConversation workflow and the agent-step and
     confirm activities. The API key for runyard comes from RUNYARD_API_KEY."""
     asyncio.run(serve_worker(temporal, namespace, task_queue, runyard, heartbeat_seconds))
+    # Everything is shut down by now. Skip the interpreter's finalization: the threads of gRPC
+    # and of the Temporal SDK's core may still call into Python while it tears down, which
+    # aborts the process now and then (SIGABRT, "PyGILState_Release: thread state … must be
+    # current") and turns a clean stop into a crash.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 def main() -> None:
