@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from contextlib import aclosing
 from typing import Any
 
 import grpc
@@ -82,12 +83,13 @@ class AgentBridge:
 
     async def _follow(self, call: Any, progress: StepProgress) -> None:
         beaten = time.monotonic()
-        async for event in with_ticks(aiter(call), self.heartbeat_seconds):
-            if event is not None:
-                progress.add(event)
-            if time.monotonic() - beaten >= self.heartbeat_seconds:
-                activity.heartbeat(progress.beat())
-                beaten = time.monotonic()
+        async with aclosing(with_ticks(aiter(call), self.heartbeat_seconds)) as items:
+            async for event in items:
+                if event is not None:
+                    progress.add(event)
+                if time.monotonic() - beaten >= self.heartbeat_seconds:
+                    activity.heartbeat(progress.beat())
+                    beaten = time.monotonic()
 
     @activity.defn(name=CONFIRM)
     async def confirm(self, answer: ConfirmInput) -> None:

@@ -4,7 +4,7 @@ consumer can heartbeat while the stream is quiet (a long tool call, a slow model
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import TypeVar
 
 __all__ = ["with_ticks"]
@@ -12,7 +12,7 @@ __all__ = ["with_ticks"]
 T = TypeVar("T")
 
 
-async def with_ticks(items: AsyncIterator[T], seconds: float) -> AsyncIterator[T | None]:
+async def with_ticks(items: AsyncIterator[T], seconds: float) -> AsyncGenerator[T | None, None]:
     """``items``, and ``None`` each time ``seconds`` pass without an item. The read in flight
     is never cancelled by a tick (only when the consumer stops)."""
     reading: asyncio.Future[T] | None = None
