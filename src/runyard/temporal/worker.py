@@ -75,7 +75,8 @@ def _sandbox() -> SandboxedWorkflowRunner:
 async def serve_worker(
     temporal: str, namespace: str, task_queue: str, runyard: str, heartbeat_seconds: float
 ) -> None:
-    """Run the worker until SIGINT or SIGTERM, then let the activities in flight finish."""
+    """Run the worker until SIGINT or SIGTERM. Steps in flight are cancelled then, and retried
+    by Temporal on another worker, which follows the same runs on."""
     key = os.environ.get(API_KEY_ENV, "")
     metadata = (("authorization", f"Bearer {key}"),) if key else ()
     client = await Client.connect(temporal, namespace=namespace)
