@@ -67,20 +67,21 @@ def _sandbox() -> SandboxedWorkflowRunner:
     workflow_module = AgentConversation.__module__
     names = {f"runyard.{m.name}" for m in pkgutil.iter_modules(runyard.__path__)}
     names |= {f"runyard.temporal.{m.name}" for m in pkgutil.iter_modules(runyard.temporal.__path__)}
+    names = {name for name in names if not name.endswith(".__main__")}
     names -= {"runyard.temporal", workflow_module}
     restrictions = SandboxRestrictions.default.with_passthrough_modules(*names)
     return SandboxedWorkflowRunner(restrictions=restrictions)
 
 
 async def serve_worker(
-    temporal: str, namespace: str, task_queue: str, runyard: str, heartbeat_seconds: float
+    temporal: str, namespace: str, task_queue: str, target: str, heartbeat_seconds: float
 ) -> None:
     """Run the worker until SIGINT or SIGTERM. Steps in flight are cancelled then, and retried
     by Temporal on another worker, which follows the same runs on."""
     key = os.environ.get(API_KEY_ENV, "")
     metadata = (("authorization", f"Bearer {key}"),) if key else ()
     client = await Client.connect(temporal, namespace=namespace)
-    async with grpc.aio.insecure_channel(runyard) as channel:
+    async with grpc.aio.insecure_channel(target) as channel:
         bridge = AgentBridge(channel, metadata=metadata, heartbeat_seconds=heartbeat_seconds)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
@@ -89,7 +90,7 @@ async def serve_worker(
         async with agent_worker(client, bridge, task_queue=task_queue):
             typer.echo(
                 f"runyard temporal worker: Temporal {temporal} ({namespace}), "
-                f"task queue {task_queue}, runyard gRPC {runyard}"
+                f"task queue {task_queue}, runyard gRPC {target}"
             )
             await stop.wait()
 
@@ -102,8 +103,11 @@ def run(
         str, typer.Option(envvar="TEMPORAL_NAMESPACE", help="The Temporal namespace.")
     ] = "default",
     task_queue: Annotated[str, typer.Option(help="The task queue to poll.")] = TASK_QUEUE,
-    runyard: Annotated[
-        str, typer.Option(envvar="RUNYARD_GRPC_TARGET", help="runyard's gRPC address (host:port).")
+    target: Annotated[
+        str,
+        typer.Option(
+            "--runyard", envvar="RUNYARD_GRPC_TARGET", help="runyard's gRPC address (host:port)."
+        ),
     ] = "localhost:8401",
     heartbeat_seconds: Annotated[
         float,
@@ -112,7 +116,7 @@ def run(
 ) -> None:
     """Run runyard's Temporal worker: the AgentConversation workflow and the agent-step and
     confirm activities. The API key for runyard comes from RUNYARD_API_KEY."""
-    asyncio.run(serve_worker(temporal, namespace, task_queue, runyard, heartbeat_seconds))
+    asyncio.run(serve_worker(temporal, namespace, task_queue, target, heartbeat_seconds))
     # Everything is shut down by now. Skip the interpreter's finalization: the threads of gRPC
     # and of the Temporal SDK's core may still call into Python while it tears down, which
     # aborts the process now and then (SIGABRT, "PyGILState_Release: thread state … must be
