@@ -23,7 +23,9 @@ from temporalio.worker import (
     ActivityInboundInterceptor,
     ActivityOutboundInterceptor,
     Interceptor,
+    Worker,
 )
+from triage_workflow import Triage
 
 from runyard.temporal import (
     AgentBridge,
@@ -41,6 +43,7 @@ from runyard.temporal import (
 pytestmark = pytest.mark.slow
 
 NOTE = '/tool save_note {"text": "buy milk"}'
+TEST_SECONDS = 120
 # Quick retries, so a forced one costs little.
 QUICK = StepOptions(first_retry_seconds=0.1, heartbeat_timeout_seconds=10)
 
@@ -108,7 +111,9 @@ async def working(
         bridge = AgentBridge(channel, heartbeat_seconds=0.1)
         interceptors = [heartbeats] if heartbeats else []
         async with agent_worker(client, bridge, task_queue=queue, interceptors=interceptors):
-            yield client, queue, bridge
+            # A workflow task that fails is retried for ever: fail the test instead of hanging.
+            async with asyncio.timeout(TEST_SECONDS):
+                yield client, queue, bridge
 
 
 async def start(client: Client, queue: str, conversation: Conversation) -> WorkflowHandle[Any, Any]:
@@ -258,6 +263,24 @@ async def test_bad_input_fails_the_step_at_once_instead_of_retrying(
     assert "thread_id" in refusal.message
 
 
+async def test_a_workflow_of_ones_own_runs_the_step_in_the_default_sandbox(
+    temporal_address: str, runyard: Runyard
+) -> None:
+    client = await Client.connect(temporal_address)
+    queue = f"q-{uuid.uuid4().hex[:8]}"
+    async with grpc.aio.insecure_channel(runyard.grpc) as channel:
+        bridge = AgentBridge(channel)
+        async with Worker(
+            client, task_queue=queue, workflows=[Triage], activities=bridge.activities
+        ):
+            run = client.execute_workflow(
+                Triage.run, "printer on fire", id=f"wf-{uuid.uuid4().hex[:8]}", task_queue=queue
+            )
+            text = await asyncio.wait_for(run, TEST_SECONDS)
+
+    assert text == 'You said: "Triage this ticket: printer on fire"'
+
+
 async def test_the_worker_command_runs_a_conversation(
     temporal_address: str, runyard: Runyard, tmp_path: Path
 ) -> None:
@@ -267,7 +290,7 @@ async def test_the_worker_command_runs_a_conversation(
         client = await Client.connect(temporal_address)
         thread = f"t-{uuid.uuid4().hex[:8]}"
         handle = await start(client, queue, Conversation(thread, ["hello"]))
-        result = await handle.result()
+        result = await asyncio.wait_for(handle.result(), TEST_SECONDS)
         worker.terminate()
         code = await asyncio.to_thread(worker.wait, 30)
 

@@ -10,8 +10,6 @@ turn's output, so a conversation of any length keeps a short history.
 Workflow code: deterministic, no I/O; everything it does goes through activities.
 """
 
-from __future__ import annotations
-
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
 

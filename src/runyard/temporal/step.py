@@ -4,9 +4,9 @@ for the confirm activity.
 
 Plain dataclasses of JSON values, so Temporal's default converter stores them in the workflow's
 history and a workflow imports them inside its sandbox: nothing here may import gRPC or do I/O.
+The fields' annotations are objects, not strings (no ``from __future__ import annotations``): the
+converter resolves them from this module's globals, which a workflow's sandbox may not hold.
 """
-
-from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
@@ -100,7 +100,7 @@ class AgentStepOutput:
     last_event_id: int = 0
     output: dict[str, Any] | None = None
 
-    def then(self, later: AgentStepOutput) -> AgentStepOutput:
+    def then(self, later: "AgentStepOutput") -> "AgentStepOutput":
         """This step followed on by ``later``, a step of the same run after an answer: the
         texts joined, the rest as ``later`` left it."""
         return replace(later, text=self.text + later.text)
