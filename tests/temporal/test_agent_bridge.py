@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -147,6 +147,21 @@ def thread_runs(runyard: Runyard, thread_id: str) -> tuple[list[str], set[str]]:
     return said, {m["runId"] for m in messages}
 
 
+async def until(holds: Callable[[], bool]) -> None:
+    """Wait for what another process does (a worker's heartbeat, a run ending)."""
+    while True:
+        if holds():
+            return
+        await asyncio.sleep(0.05)
+
+
+def thread_status(runyard: Runyard, thread_id: str) -> dict[str, Any]:
+    reply = httpx.get(f"{runyard.http}/v1/threads/{thread_id}/status")
+    reply.raise_for_status()
+    status: dict[str, Any] = reply.json()
+    return status
+
+
 async def test_the_workflow_waits_for_an_approval_signal_and_goes_on_after_confirm(
     temporal_address: str, runyard: Runyard
 ) -> None:
@@ -197,6 +212,22 @@ async def test_a_retried_step_follows_the_run_its_first_attempt_started(
     assert second[0].text.startswith(first[-1].text)
     assert {p.run_id for p in first + second} - {""} == {last.run_id}
     assert thread_runs(runyard, thread) == ([said], {last.run_id})
+
+
+async def test_cancelling_the_workflow_cancels_the_run(
+    temporal_address: str, runyard: Runyard
+) -> None:
+    thread = f"t-{uuid.uuid4().hex[:8]}"
+    # Ten minutes of words: only a cancel ends this run within the test's time.
+    said = "/delay 600\n" + " ".join(f"word{n}" for n in range(1000))
+    heartbeats = Heartbeats()
+    async with working(temporal_address, runyard, heartbeats) as (client, queue, _):
+        handle = await start(client, queue, Conversation(thread, [said], options=QUICK))
+        await until(lambda: any(p.run_id for _, p in heartbeats.beats))  # the run is going
+        await handle.cancel()
+        with pytest.raises(WorkflowFailureError):
+            await handle.result()
+        await until(lambda: not thread_status(runyard, thread)["hasActiveRun"])
 
 
 async def test_heartbeats_carry_the_streamed_tokens_in_batches(

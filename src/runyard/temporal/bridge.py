@@ -7,6 +7,8 @@
   the same ``idempotency_key`` and ``after_event_id`` from the last heartbeat: it follows the run
   the first attempt started, from where that one stopped, and never starts a second run.
 - ``runyard.confirm`` answers a confirmation request (``Confirm``).
+- A step cancelled by its workflow (the workflow was cancelled, or gave up on the step) cancels
+  the run too (``Cancel``); a worker shutting down leaves the run going, for the retry to follow.
 
 The bridge never decides retries or timeouts: a refused call fails the activity (``failures``)
 and the workflow's retry policy and timeouts decide what happens next.
@@ -14,6 +16,7 @@ and the workflow's retry policy and timeouts decide what happens next.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable, Sequence
 from contextlib import aclosing
@@ -42,6 +45,8 @@ __all__ = ["DEFAULT_HEARTBEAT_SECONDS", "AgentBridge"]
 
 DEFAULT_HEARTBEAT_SECONDS = 0.2
 """How long tokens gather before a heartbeat carries them (the seed asks for 100 to 250 ms)."""
+
+_CANCEL_SECONDS = 5.0
 
 
 class AgentBridge:
@@ -75,6 +80,10 @@ class AgentBridge:
             await self._follow(call, progress)
         except grpc.aio.AioRpcError as exc:
             raise call_failure(exc) from exc
+        except asyncio.CancelledError:
+            if not activity.is_worker_shutdown():
+                await self._cancel_run(step.thread_id)
+            raise
         finally:
             call.cancel()
         if progress.has_unsent_tokens:
@@ -90,6 +99,17 @@ class AgentBridge:
                 if time.monotonic() - beaten >= self.heartbeat_seconds:
                     activity.heartbeat(progress.beat())
                     beaten = time.monotonic()
+
+    async def _cancel_run(self, thread_id: str) -> None:
+        """Cancel the thread's run: nobody waits for it any more. Best effort, and brief: the
+        activity is already cancelled, and a run left going ends by its own limits."""
+        try:
+            async with asyncio.timeout(_CANCEL_SECONDS):
+                await self._runs.Cancel(
+                    pb.CancelRequest(thread_id=thread_id), metadata=self._metadata
+                )
+        except (grpc.aio.AioRpcError, TimeoutError):
+            activity.logger.warning("could not cancel the run of thread %s", thread_id)
 
     @activity.defn(name=CONFIRM)
     async def confirm(self, answer: ConfirmInput) -> None:
