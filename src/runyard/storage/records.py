@@ -254,8 +254,9 @@ class ApiKey:
     last_used_at: int | None
 
 
-AgentVersionOrigin = Literal["file", "api"]
-"""Where a catalog agent version came from: a catalog file, or ``PUT /v1/admin/agents/{id}``."""
+AgentVersionOrigin = Literal["file", "api", "leader"]
+"""Where a catalog agent version came from: a catalog file, ``PUT /v1/admin/agents/{id}``, or
+the leader a follower replica serves the catalog of (``runyard serve --catalog``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -270,7 +271,8 @@ class AgentVersion:
     spec: dict[str, Any]
     origin: AgentVersionOrigin
     source: str
-    """``file:line`` of a file's spec; who stored it for the API (``api``)."""
+    """``file:line`` of a file's spec; who stored it for the API (``api``); the leader's
+    ``grpc://host:port`` for a follower's."""
     created_at: int
     """When this version was first stored (epoch ms)."""
 
