@@ -20,7 +20,25 @@ from runyard.protocol import TextDeltaEvent, TextDeltaPayload
 from runyard.redaction import HoldBack, SecretRedactor
 from runyard.service.event_log.held_deltas import HeldDeltas
 
-WORDS = "the user said hello and I will echo it back word by word to you now please".split()
+WORDS = [
+    "the",
+    "user",
+    "said",
+    "hello",
+    "and",
+    "I",
+    "will",
+    "echo",
+    "it",
+    "back",
+    "word",
+    "by",
+    "word",
+    "to",
+    "you",
+    "now",
+    "please",
+]
 SECRETS = [f"secret-value-{i:04d}" for i in range(8)]
 
 
