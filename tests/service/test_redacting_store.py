@@ -8,7 +8,14 @@ from pathlib import Path
 
 from runyard.redaction import REDACTED, SecretRedactor
 from runyard.service import RedactingStore
-from runyard.storage import EmbeddingEntry, Observation, Store, ToolCallEntry, open_store
+from runyard.storage import (
+    EmbeddingEntry,
+    Observation,
+    SettledCalls,
+    Store,
+    ToolCallEntry,
+    open_store,
+)
 
 SECRET = "canary-Zq8uXw3Lp0TtRv"
 OWNER = {"tenant_id": "acme", "resource_id": "alice"}
@@ -90,3 +97,24 @@ async def test_a_runs_progress_and_settled_tool_outcomes_are_stored_redacted(
         rows = repr(db.execute("SELECT * FROM tool_ledger").fetchall())
         rows += repr(db.execute("SELECT * FROM checkpoints").fetchall())
     assert SECRET not in rows
+
+
+async def test_settled_tool_outcomes_written_with_events_are_stored_redacted(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "runyard.db"
+    inner = await open_store(f"sqlite:///{path}")
+    store = RedactingStore(inner, SecretRedactor([SECRET]))
+    try:
+        await store.save_thread("t1", **OWNER)
+        run = await store.open_run("run_1", thread_id="t1", tenant_id="acme", owner="me")
+        settled = ToolCallEntry("call_1", "fetch", "settled", {"output": f"key {SECRET}"})
+        calls = SettledCalls("run_1", run.lease_epoch, (settled,))
+        await store.append_events("t1", [], settled=[calls])
+        progress = await store.load_progress("run_1")
+    finally:
+        await inner.close()
+
+    assert progress.calls["call_1"].outcome == {"output": f"key {REDACTED}"}
+    with sqlite3.connect(path) as db:
+        assert SECRET not in repr(db.execute("SELECT * FROM tool_ledger").fetchall())

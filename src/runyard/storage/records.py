@@ -24,6 +24,7 @@ __all__ = [
     "Plan",
     "RunQuota",
     "RunProgress",
+    "SettledCalls",
     "RunRecord",
     "RunSnapshot",
     "RunStatus",
@@ -120,6 +121,16 @@ class ToolCallEntry:
     tool_name: str
     state: ToolCallState
     outcome: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SettledCalls:
+    """Tool calls of a run that settled, written with a batch of the thread's events
+    (``EventLogStore.append_events``): in the same transaction, fenced by the run's ``epoch``."""
+
+    run_id: str
+    epoch: int
+    calls: tuple[ToolCallEntry, ...]
 
 
 @dataclass(frozen=True, slots=True)
