@@ -86,35 +86,19 @@ async def test_a_runs_progress_and_settled_tool_outcomes_are_stored_redacted(
         started = ToolCallEntry("call_2", "fetch", "started")
         state = {"message_list": [f"the tool said {SECRET}"]}
         await store.record_progress("run_1", [settled, started], epoch=run.lease_epoch, state=state)
+        # A settled call written with a batch of events (the event writer's way) too.
+        late = ToolCallEntry("call_2", "fetch", "settled", {"output": f"key {SECRET}"})
+        await store.append_events(
+            "t1", [], settled=[SettledCalls("run_1", run.lease_epoch, (late,))]
+        )
         progress = await store.load_progress("run_1")
     finally:
         await inner.close()
 
     assert progress.state == {"message_list": [f"the tool said {REDACTED}"]}
     assert progress.calls["call_1"].outcome == {"output": f"key {REDACTED}"}
-    assert progress.calls["call_2"].state == "started"
+    assert progress.calls["call_2"].outcome == {"output": f"key {REDACTED}"}
     with sqlite3.connect(path) as db:
         rows = repr(db.execute("SELECT * FROM tool_ledger").fetchall())
         rows += repr(db.execute("SELECT * FROM checkpoints").fetchall())
     assert SECRET not in rows
-
-
-async def test_settled_tool_outcomes_written_with_events_are_stored_redacted(
-    tmp_path: Path,
-) -> None:
-    path = tmp_path / "runyard.db"
-    inner = await open_store(f"sqlite:///{path}")
-    store = RedactingStore(inner, SecretRedactor([SECRET]))
-    try:
-        await store.save_thread("t1", **OWNER)
-        run = await store.open_run("run_1", thread_id="t1", tenant_id="acme", owner="me")
-        settled = ToolCallEntry("call_1", "fetch", "settled", {"output": f"key {SECRET}"})
-        calls = SettledCalls("run_1", run.lease_epoch, (settled,))
-        await store.append_events("t1", [], settled=[calls])
-        progress = await store.load_progress("run_1")
-    finally:
-        await inner.close()
-
-    assert progress.calls["call_1"].outcome == {"output": f"key {REDACTED}"}
-    with sqlite3.connect(path) as db:
-        assert SECRET not in repr(db.execute("SELECT * FROM tool_ledger").fetchall())
