@@ -25,6 +25,7 @@ from runyard.testing import ScriptedModel, scripted_model, text
 
 MODEL = "openai:gpt-4o-mini"
 IDENTITY = {"X-Runyard-Tenant": "acme", "X-Runyard-User": "alice"}
+ADMIN_TOKEN = "follower-admin-token"
 
 
 def agents_yaml(instructions: str) -> str:
@@ -49,6 +50,7 @@ async def follower(
         model="runyard:demo",
         auth="proxy",
         catalog_poll_seconds=0.2,
+        admin_token=ADMIN_TOKEN,
     )
     feed = GrpcCatalogFeed(f"127.0.0.1:{leader_port}")
     app = create_app(settings, catalog_feed=feed, model_for=lambda _name: model, titles=False)
@@ -60,6 +62,17 @@ async def catalog(app: FastAPI) -> dict[str, Any]:
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://r", headers=IDENTITY) as c:
         response = await c.get("/v1/catalog")
+    assert response.status_code == 200, response.text
+    body: dict[str, Any] = response.json()
+    return body
+
+
+async def versions(app: FastAPI, agent_id: str) -> dict[str, Any]:
+    """``GET /v1/admin/agents/{agent_id}/versions`` of the shared agent."""
+    transport = httpx.ASGITransport(app=app)
+    admin = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
+    async with httpx.AsyncClient(transport=transport, base_url="http://r", headers=admin) as c:
+        response = await c.get(f"/v1/admin/agents/{agent_id}/versions")
     assert response.status_code == 200, response.text
     body: dict[str, Any] = response.json()
     return body
@@ -116,6 +129,7 @@ async def test_a_follower_serves_follows_outlives_and_catches_up_with_its_leader
         async with follower(tmp_path, port, model) as app:
             first = await catalog(app)
             on_leader = await catalog(leader.app)
+            stored = await versions(app, "support")
             await chat(app, "t1")
 
             (directory / "agents.yaml").write_text(agents_yaml("You are the LEADER two."))
@@ -145,6 +159,11 @@ async def test_a_follower_serves_follows_outlives_and_catches_up_with_its_leader
     assert {(s["origin"], s["source"]) for s in first["specs"]} == {
         ("leader", f"grpc://127.0.0.1:{port}")
     }
+    # The versions it stored say they came from the leader, not from a file of its own.
+    assert stored["activeOrigin"] == "leader"
+    assert [(v["origin"], v["source"]) for v in stored["versions"]] == [
+        ("leader", f"grpc://127.0.0.1:{port}")
+    ]
     assert "You are the LEADER one." in repr(model.requests[0])
     assert edited["generation"] > first["generation"]
     assert during["specs"] == edited["specs"]

@@ -13,7 +13,7 @@ from grpc_harness import ALICE, grpc_served
 from runyard.grpc import ERROR_CODE, ERROR_FIELD, TENANT_METADATA, USER_METADATA
 from runyard.grpc.status import status_for
 from runyard.grpc.v1 import inference_pb2 as pb
-from runyard.http.errors import STATUS_CODES as HTTP_STATUS_CODES
+from runyard.http.errors import status_for as http_status_for
 from runyard.http.identity import TENANT_HEADER, USER_HEADER
 from runyard.service import ServiceStopping
 from runyard.service.api_keys import issue_api_key
@@ -163,4 +163,4 @@ def test_a_server_shutting_down_refuses_new_runs_as_unavailable_as_http_answers_
     # A replica that drains refuses start and confirm (ServiceStopping): a client retries
     # elsewhere, which UNAVAILABLE tells it, where INVALID_ARGUMENT would blame its request.
     assert status_for(ServiceStopping()) == grpc.StatusCode.UNAVAILABLE
-    assert HTTP_STATUS_CODES[ServiceStopping] == 503
+    assert http_status_for(ServiceStopping()) == 503

@@ -23,6 +23,8 @@ import httpx
 from http_harness import FrameParser
 from server_process import client_for, server
 
+from chat_start import start_run
+
 __all__ = ["CrashReport", "Kill", "Recorder", "kill_and_restart"]
 
 Received = list[tuple[int, dict[str, Any]]]
@@ -96,13 +98,7 @@ async def replay(client: httpx.AsyncClient, thread: str, run_id: str) -> Receive
 
 async def post(client: httpx.AsyncClient, thread: str, message: str) -> str:
     """Start a run; while the crashed run's row is still closing, the thread answers 409."""
-    async with asyncio.timeout(WITHIN):
-        while True:
-            response = await client.post(f"/v1/chat/{thread}", json={"message": message})
-            if response.status_code != 409:
-                response.raise_for_status()
-                return str(response.json()["runId"])
-            await asyncio.sleep(0.05)
+    return await start_run(client, f"/v1/chat/{thread}", message, WITHIN)
 
 
 @dataclass

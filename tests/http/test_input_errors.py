@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import get_args
 
-import httpx
 import pytest
 from http_harness import asgi_client, asgi_sse, running_app, settled
+
+import runyard.service.api_keys  # noqa: F401  (its errors are service errors too)
+from runyard.service import ErrorKind, ServiceError
 
 
 @pytest.fixture
@@ -128,10 +131,43 @@ async def test_an_unknown_agent_is_404_agent_not_found(url: str) -> None:
     assert status.status_code == 404  # refused before the thread was created
 
 
-def test_the_error_table_is_one_mapping() -> None:
-    from runyard.http import STATUS_CODES
-    from runyard.service import RunActive, ThreadNotFound
+ANSWERS = {
+    "AgentRequired": (422, "FAILED_PRECONDITION"),
+    "AgentVersionNotFound": (404, "NOT_FOUND"),
+    "AgentVersionUnavailable": (409, "FAILED_PRECONDITION"),
+    "ConcurrencyLimited": (429, "RESOURCE_EXHAUSTED"),
+    "ConfirmationAnswered": (409, "FAILED_PRECONDITION"),
+    "ConfirmationExpired": (410, "FAILED_PRECONDITION"),
+    "ConfirmationNotFound": (404, "NOT_FOUND"),
+    "InvalidAgentSpec": (400, "INVALID_ARGUMENT"),
+    "InvalidAnswer": (422, "INVALID_ARGUMENT"),
+    "InvalidKeyRequest": (400, "INVALID_ARGUMENT"),
+    "InvalidThreadId": (422, "INVALID_ARGUMENT"),
+    "LimitReached": (429, "RESOURCE_EXHAUSTED"),
+    "RateLimited": (429, "RESOURCE_EXHAUSTED"),
+    "RunActive": (409, "ALREADY_EXISTS"),
+    "RunBusy": (409, "FAILED_PRECONDITION"),
+    "ServiceStopping": (503, "UNAVAILABLE"),
+    "ThreadNotFound": (404, "NOT_FOUND"),
+    "UnknownAgent": (404, "NOT_FOUND"),
+}
+"""What each service error answers over HTTP and over gRPC."""
 
-    assert STATUS_CODES[RunActive] == 409
-    assert STATUS_CODES[ThreadNotFound] == 404
-    assert httpx.codes.CONFLICT == 409
+
+def _service_errors(base: type[ServiceError]) -> set[type[ServiceError]]:
+    found = set(base.__subclasses__())
+    return found.union(*(_service_errors(sub) for sub in found))
+
+
+def test_both_surfaces_answer_every_service_error_by_its_kind() -> None:
+    from runyard.grpc.status import STATUS_CODES as GRPC_CODES
+    from runyard.grpc.status import status_for as grpc_status_for
+    from runyard.http import STATUS_CODES, status_for
+
+    # One table per surface, from the kinds of error: neither names an error class.
+    assert set(STATUS_CODES) == set(GRPC_CODES) == set(get_args(ErrorKind))
+    answers = {
+        error.__name__: (status_for(error.__new__(error)), grpc_status_for(error.__new__(error)))
+        for error in _service_errors(ServiceError)
+    }
+    assert {name: (status, code.name) for name, (status, code) in answers.items()} == ANSWERS

@@ -13,7 +13,7 @@ from http_harness import ALICE_OWNER, asgi_client, asgi_sse, running_app
 
 from runyard.agent import Agent
 from runyard.config import Settings
-from runyard.service import default_agent
+from runyard.service import DATABASE_UNAVAILABLE, default_agent
 from runyard.storage import DatabaseUnavailable, StorageError, Store
 
 
@@ -55,10 +55,12 @@ async def test_a_failed_start_closes_its_run_and_the_next_message_runs(
         assert await failing.store.get_active_run(ALICE_OWNER.thread_key("t1")) is None
         again = await client.post("/v1/chat/t1", json={"message": "hello again"})
         assert again.status_code == 200
+        stopped = []
         async with asgi_sse(app, "/v1/events/t1") as stream:
             frames = await stream.until("run-finish")
             while frames[-1].data is not None and frames[-1].data["runId"] != again.json()["runId"]:
                 # The stopped run was settled as a sweep settles one: its own run-finish first.
+                stopped.append(frames[-1].data["payload"])
                 frames = await stream.until("run-finish")
 
     assert refused.status_code == 503
@@ -66,3 +68,6 @@ async def test_a_failed_start_closes_its_run_and_the_next_message_runs(
     assert frames[-1].data is not None
     assert frames[-1].data["payload"] == {"status": "completed", "usage": ANY}
     assert {f.data["runId"] for f in frames if f.data is not None} == {again.json()["runId"]}
+    # It says what happened: the database went away (no server restarted).
+    outage = isinstance(error, DatabaseUnavailable)
+    assert stopped == ([{"status": "error", "reason": DATABASE_UNAVAILABLE}] if outage else [])

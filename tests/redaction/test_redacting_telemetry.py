@@ -55,3 +55,48 @@ def test_spans_carry_no_secret() -> None:
     assert str(error) == f"ValueError: bad {REDACTED}"
     assert attributes == {"output": REDACTED}
     assert run_span.ended == (None, None)
+
+
+class CountingRedactor(SecretRedactor):
+    """A redactor that remembers every text it was asked to redact."""
+
+    def __init__(self, secrets: list[str]) -> None:
+        super().__init__(secrets)
+        self.seen: list[str] = []
+
+    def redact(self, text: str) -> str:
+        self.seen.append(text)
+        return super().redact(text)
+
+
+@dataclass
+class ReadsRunId:
+    """A telemetry that records only the ``run_id`` of a span (as metrics with tracing off)."""
+
+    run_ids: list[object] = field(default_factory=list)
+
+    def start_span(
+        self, kind: SpanKind, name: str, attributes: Mapping[str, object]
+    ) -> TelemetrySpan:
+        self.run_ids.append(attributes.get("run_id"))
+        return self
+
+    def end(
+        self,
+        *,
+        error: BaseException | None = None,
+        attributes: Mapping[str, object] | None = None,
+    ) -> None:
+        return None
+
+
+def test_only_the_attributes_the_telemetry_reads_are_redacted() -> None:
+    redactor = CountingRedactor([SECRET])
+    reads = ReadsRunId()
+    span = RedactingTelemetry(reads, redactor).start_span(
+        "tool", "lookup", {"run_id": f"run-{SECRET}", "output_text": f"long text {SECRET}"}
+    )
+    span.end(attributes={"result": f"result {SECRET}"})
+
+    assert reads.run_ids == [f"run-{REDACTED}"]
+    assert not [text for text in redactor.seen if "text" in text or "result" in text]

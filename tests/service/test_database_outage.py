@@ -72,7 +72,10 @@ async def test_a_longer_outage_stops_the_driver_and_the_run_is_carried_on(
 ) -> None:
     monkeypatch.setattr(engine, "RECONNECT_SECONDS", 0.2)
     tools = Tools()
-    turns = [FIRST, text("All done.")]
+    # The tool's outcome is written with the events that follow it, not before the run goes
+    # on: the stopped driver may have asked the model for its next turn already, and the run
+    # carried on asks again (a model call in flight when a driver stops is made again).
+    turns = [FIRST, text("All done."), text("All done.")]
     async with service(own_postgres.url, replica(tools, turns), lease_seconds=LEASE) as svc:
         await svc.runs.keep_leases()
         run_id = await outage_while_the_tool_runs(svc, tools, own_postgres, "long")

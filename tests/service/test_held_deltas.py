@@ -26,6 +26,8 @@ from runyard.storage import Store
 KNOWN = "canary-Zq8uXw3Lp0TtRv"
 SHAPED = "sk-proj-" + "Ab1" * 10
 """A provider key the redactor knows only by its shape."""
+OTHER_KEYS = ["ryk_" + "A1b2" * 13 + "xyz", "ghp_" + "a1" * 18, "AKIA" + "ABCDEFGHIJKLMNOP"]
+"""A runyard key (it may begin mid-word), a GitHub token and an AWS key id, by shape too."""
 TOKEN = "eyJhbGciOiJIUzI1NiJ9"
 BEARER = f"Authorization: Bearer {TOKEN}"
 USERINFO = f"postgresql://app:{TOKEN}@db/x"
@@ -59,7 +61,7 @@ def splits(secret: str) -> list[list[str]]:
     return twos + threes
 
 
-@pytest.mark.parametrize("secret", [KNOWN, SHAPED, BEARER, USERINFO])
+@pytest.mark.parametrize("secret", [KNOWN, SHAPED, BEARER, USERINFO, *OTHER_KEYS])
 def test_a_secret_split_anywhere_is_redacted_whole_and_the_rest_is_unchanged(secret: str) -> None:
     redactor = SecretRedactor([KNOWN])
     for pieces in splits(secret):
@@ -70,7 +72,7 @@ def test_a_secret_split_anywhere_is_redacted_whole_and_the_rest_is_unchanged(sec
         out += held.take(RunFinishEvent(run_id="run_1", agent_id="agent-001", payload=FINISHED))
 
         streamed = text_of(out)
-        for leaked in (TOKEN, KNOWN[:8], SHAPED[:12]):
+        for leaked in (TOKEN, KNOWN[:8], SHAPED[:12], *(key[:12] for key in OTHER_KEYS)):
             assert leaked not in streamed, pieces
         whole = "".join(["Here it is: ", *pieces, " — keep it safe."])
         assert streamed == redactor.redact(whole), pieces
@@ -81,14 +83,18 @@ def test_a_secret_split_anywhere_is_redacted_whole_and_the_rest_is_unchanged(sec
 @pytest.mark.parametrize(
     ("stream", "sent"),
     [
-        ("plain words and more words", "plain words and more "),
+        ("plain words and more words", "plain words and more words"),
+        ("a key may follow: sk", "a key may follow: "),
+        ("or a runyard key: her", "or a runyard key: "),
         ("ends in a space ", "ends in a space "),
         (f"a known value begins: {KNOWN[:9]}", "a known value begins: "),
         (f"one with spaces: {KNOWN} x", f"one with spaces: {REDACTED} "),
-        ("w" * 300, "w" * (300 - SHAPE_HOLD_CHARS)),
+        ("r" * 300, "r" * (300 - SHAPE_HOLD_CHARS)),
     ],
 )
-def test_only_the_last_word_or_a_known_values_beginning_is_held(stream: str, sent: str) -> None:
+def test_only_a_last_word_that_may_begin_a_secret_or_a_known_values_beginning_is_held(
+    stream: str, sent: str
+) -> None:
     assert text_of(HeldDeltas(SecretRedactor([KNOWN])).take(delta(stream))) == sent
 
 
@@ -106,7 +112,7 @@ def test_another_event_of_the_agent_releases_what_it_holds_first_in_stream_order
     status = StatusEvent(run_id="run_1", agent_id="agent-001", payload=StatusPayload(message="x"))
 
     out = [*held.take(thought("thinking ")), *held.take(delta("answer ")), *held.take(status)]
-    other = held.take(delta("sub-agent text", agent="agent-002"))
+    other = held.take(delta("sub-agent sk", agent="agent-002"))
 
     assert [(e.type, getattr(e.payload, "text", None)) for e in out] == [
         ("reasoning-delta", "thinking "),
@@ -115,7 +121,18 @@ def test_another_event_of_the_agent_releases_what_it_holds_first_in_stream_order
     ]
     # Another agent's held word waits for that agent's own next event.
     assert text_of(other, agent="agent-002") == "sub-agent "
-    assert text_of(held.release(), agent="agent-002") == "text"
+    assert text_of(held.release(), agent="agent-002") == "sk"
+
+
+def test_deltas_that_cannot_begin_a_secret_pass_untouched() -> None:
+    held = HeldDeltas(SecretRedactor([KNOWN]))
+    deltas = [
+        delta(word) for word in ["The", " person", " said", " hello,", " I", " will", " echo"]
+    ]
+
+    out = [event for d in deltas for event in held.take(d)]
+
+    assert [id(e) for e in out] == [id(d) for d in deltas]  # the very events, not rebuilt
 
 
 async def test_the_writer_stores_split_secrets_redacted_and_releases_held_text_on_close(

@@ -8,7 +8,14 @@ from pathlib import Path
 
 from runyard.redaction import REDACTED, SecretRedactor
 from runyard.service import RedactingStore
-from runyard.storage import EmbeddingEntry, Observation, Store, ToolCallEntry, open_store
+from runyard.storage import (
+    EmbeddingEntry,
+    Observation,
+    SettledCalls,
+    Store,
+    ToolCallEntry,
+    open_store,
+)
 
 SECRET = "canary-Zq8uXw3Lp0TtRv"
 OWNER = {"tenant_id": "acme", "resource_id": "alice"}
@@ -79,13 +86,18 @@ async def test_a_runs_progress_and_settled_tool_outcomes_are_stored_redacted(
         started = ToolCallEntry("call_2", "fetch", "started")
         state = {"message_list": [f"the tool said {SECRET}"]}
         await store.record_progress("run_1", [settled, started], epoch=run.lease_epoch, state=state)
+        # A settled call written with a batch of events (the event writer's way) too.
+        late = ToolCallEntry("call_2", "fetch", "settled", {"output": f"key {SECRET}"})
+        await store.append_events(
+            "t1", [], settled=[SettledCalls("run_1", run.lease_epoch, (late,))]
+        )
         progress = await store.load_progress("run_1")
     finally:
         await inner.close()
 
     assert progress.state == {"message_list": [f"the tool said {REDACTED}"]}
     assert progress.calls["call_1"].outcome == {"output": f"key {REDACTED}"}
-    assert progress.calls["call_2"].state == "started"
+    assert progress.calls["call_2"].outcome == {"output": f"key {REDACTED}"}
     with sqlite3.connect(path) as db:
         rows = repr(db.execute("SELECT * FROM tool_ledger").fetchall())
         rows += repr(db.execute("SELECT * FROM checkpoints").fetchall())

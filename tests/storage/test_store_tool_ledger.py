@@ -5,7 +5,15 @@ from __future__ import annotations
 import pytest
 from store_parts import assert_implements
 
-from runyard.storage import RunNotFound, StaleLease, Store, ToolCallEntry, ToolLedger
+from runyard.storage import (
+    RunNotFound,
+    SettledCalls,
+    StaleLease,
+    Store,
+    StoredEvent,
+    ToolCallEntry,
+    ToolLedger,
+)
 
 STATE = {"status": "running", "message_list": {"messages": []}}
 
@@ -81,3 +89,30 @@ async def test_dropped_progress_is_gone_and_other_runs_keep_theirs(store: Store)
     assert (await store.load_progress("run-1")).state is None
     assert (await store.load_progress("run-1")).calls == {}
     assert (await store.load_progress("run-2")).calls == {"c1": _started("c1")}
+
+
+def _event(thread_id: str, event_id: int) -> StoredEvent:
+    data = {"type": "tool-result", "payload": {"toolCallId": "c1"}}
+    return StoredEvent(thread_id, event_id, "run-1", "tool-result", data, 1)
+
+
+async def test_settled_calls_are_written_with_a_batch_of_events(store: Store) -> None:
+    epoch = await _open(store)
+    await store.record_progress("run-1", [_started("c1")], epoch=epoch, state=STATE)
+    settled = SettledCalls("run-1", epoch, (_settled("c1", {"n": 1}),))
+    await store.append_events("t-run-1", [_event("t-run-1", 1)], settled=[settled])
+    assert (await store.load_progress("run-1")).calls == {"c1": _settled("c1", {"n": 1})}
+    assert [e.id for e in await store.read_events("t-run-1")] == [1]
+
+
+async def test_a_superseded_owners_batch_with_settled_calls_is_refused_whole(
+    store: Store,
+) -> None:
+    epoch = await _open(store)
+    await store.record_progress("run-1", [_started("c1")], epoch=epoch, state=STATE)
+    await store.take_over("run-1", "b")
+    settled = SettledCalls("run-1", epoch, (_settled("c1", "late"),))
+    with pytest.raises(StaleLease):
+        await store.append_events("t-run-1", [_event("t-run-1", 1)], settled=[settled])
+    assert (await store.load_progress("run-1")).calls == {"c1": _started("c1")}
+    assert await store.read_events("t-run-1") == []

@@ -13,9 +13,9 @@ from collections.abc import Generator, Iterator
 from pathlib import Path
 
 import pytest
-from ledger import Ledger, install_ledger
+from ledger import Ledger, ledger_cluster
 from private_services import PrivatePostgres, PrivateRedis, private_postgres, private_redis
-from replicas import Cluster, cluster
+from replicas import Cluster
 from results import Results, Scenario
 from sizes import FULL
 
@@ -79,10 +79,8 @@ def replicas(
 ) -> Iterator[tuple[Cluster, Ledger]]:
     """Three replicas on the shared database and Redis, shared by the scenarios that kill
     nothing; and the ledger their tool writes."""
-    workdir = tmp_path_factory.mktemp("replicas")
-    env = install_ledger(workdir)
-    with cluster(workdir, shared_database, redis_url, env) as group:
-        yield group, Ledger(workdir / "ledger.log")
+    with ledger_cluster(tmp_path_factory.mktemp("replicas"), shared_database, redis_url) as pair:
+        yield pair
 
 
 @pytest.fixture

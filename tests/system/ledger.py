@@ -4,17 +4,20 @@
 installed ``runyard.tools`` entry point and writes a catalog with two instances of it: ``tally``
 runs at once, ``guarded_tally`` waits for a confirmation. The agent runs on ``runyard:demo``, so
 a message ``/tool tally {"hold_ms": 500}`` makes it call the tool, deterministically.
-``Ledger`` reads back how often each call started and ended.
+``Ledger`` reads back how often each call started and ended. ``ledger_cluster`` is what every
+scenario runs on: replicas serving that catalog, and their ledger.
 """
 
 from __future__ import annotations
 
 import os
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from replicas import HERE
+from replicas import HERE, Cluster, cluster
 
 CATALOG = """\
 kind: tool
@@ -82,6 +85,17 @@ class Ledger:
     def twice(self) -> list[str]:
         """Calls that ran to their end more than once: what must never happen."""
         return [key for key, times in self.finished().items() if times > 1]
+
+
+@contextmanager
+def ledger_cluster(
+    workdir: Path, database_url: str, redis_url: str, **env: str
+) -> Iterator[tuple[Cluster, Ledger]]:
+    """Three replicas on ``database_url`` and ``redis_url`` (with ``env`` besides) serving the
+    ledger's catalog, installed under ``workdir``; and the ledger their tool writes."""
+    replica_env = {**install_ledger(workdir), **env}
+    with cluster(workdir, database_url, redis_url, replica_env) as group:
+        yield group, Ledger(workdir / "ledger.log")
 
 
 def _line(text: str) -> tuple[str, str, str]:

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from ledger import Ledger, install_ledger
-from replicas import Cluster, Replica, cluster
+from ledger import Ledger, ledger_cluster
+from replicas import Cluster, Replica
 from results import Scenario, timing
 from sizes import scale
 from sse_record import CLEAN, Delivery, Follower, delivery_figures, log_of, of_type
@@ -34,10 +34,9 @@ WITHIN = 60.0
 @pytest.fixture
 def killable(tmp_path: Path, redis_url: str) -> Iterator[tuple[Cluster, Ledger]]:
     """Three replicas of this test's own (short leases), which it kills and restarts."""
-    env = {**install_ledger(tmp_path), "RUNYARD_LEASE_SECONDS": LEASE}
     for database in private_database("RUNYARD_TEST_POSTGRES_URL", "runyard_kill"):
-        with cluster(tmp_path, database, redis_url, env) as group:
-            yield group, Ledger(tmp_path / "ledger.log")
+        with ledger_cluster(tmp_path, database, redis_url, RUNYARD_LEASE_SECONDS=LEASE) as pair:
+            yield pair
 
 
 @dataclass

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import httpx
 import pytest
-from ledger import install_ledger
+from ledger import ledger_cluster
 from private_services import PrivatePostgres
-from replicas import Cluster, cluster
+from replicas import Cluster
 from results import Scenario
 from sizes import scale
 from sse_record import CLEAN, Delivery, Follower, delivery_figures, log_of
@@ -35,7 +35,7 @@ WITHIN = 120.0
 def on_own_postgres(
     tmp_path: Path, own_postgres: PrivatePostgres, redis_url: str
 ) -> Iterator[tuple[Cluster, PrivatePostgres]]:
-    with cluster(tmp_path, own_postgres.url, redis_url, install_ledger(tmp_path)) as group:
+    with ledger_cluster(tmp_path, own_postgres.url, redis_url) as (group, _):
         yield group, own_postgres
 
 

@@ -10,9 +10,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from ledger import install_ledger
+from ledger import ledger_cluster
 from private_services import PrivateRedis
-from replicas import Cluster, cluster
+from replicas import Cluster
 from results import Scenario
 from sizes import scale
 from sse_record import CLEAN, Delivery, Follower, delivery_figures, log_of, of_type
@@ -31,9 +31,8 @@ WITHIN = 120.0
 
 @pytest.fixture
 def on_own_redis(tmp_path: Path, own_redis: PrivateRedis) -> Iterator[tuple[Cluster, PrivateRedis]]:
-    env = install_ledger(tmp_path)
     for database in private_database("RUNYARD_TEST_POSTGRES_URL", "runyard_redis"):
-        with cluster(tmp_path, database, own_redis.url, env) as group:
+        with ledger_cluster(tmp_path, database, own_redis.url) as (group, _):
             yield group, own_redis
 
 

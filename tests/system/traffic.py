@@ -12,6 +12,8 @@ import httpx
 from replicas import IDENTITY
 from sse_record import WITHIN, Follower, finish_of
 
+import chat_start
+
 SLOW = "/delay 20\n" + "word " * 400
 """A run that streams for ~16 s (two deltas per word, 20 ms apart): live while a test races it."""
 
@@ -34,13 +36,7 @@ async def http(connections: int = 100) -> AsyncIterator[httpx.AsyncClient]:
 
 async def start_run(client: httpx.AsyncClient, base_url: str, thread: str, message: str) -> str:
     """POST a message; the run's id. A 409 (the thread's previous run still closing) is retried."""
-    async with asyncio.timeout(WITHIN):
-        while True:
-            response = await client.post(f"{base_url}/v1/chat/{thread}", json={"message": message})
-            if response.status_code != 409:
-                response.raise_for_status()
-                return str(response.json()["runId"])
-            await asyncio.sleep(0.05)
+    return await chat_start.start_run(client, f"{base_url}/v1/chat/{thread}", message, WITHIN)
 
 
 @asynccontextmanager

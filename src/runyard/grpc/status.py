@@ -1,4 +1,5 @@
-"""One table from runyard's errors to gRPC status codes, and how a call ends with one.
+"""One table from the kinds of runyard's errors to gRPC status codes, and how a call ends
+with one.
 
 A refused call ends with the code, a message (the field first when one is to blame:
 ``thread_id: …``) and the trailing metadata ``runyard-error-code`` (runyard's stable code, as
@@ -16,21 +17,10 @@ import grpc
 
 from runyard.redaction import SecretRedactor
 from runyard.service import (
-    AgentRequired,
-    AgentVersionNotFound,
-    AgentVersionUnavailable,
-    ConfirmationAnswered,
-    ConfirmationExpired,
-    ConfirmationNotFound,
-    InvalidAgentSpec,
+    ErrorKind,
     InvalidAnswer,
     InvalidThreadId,
-    LimitReached,
-    RunActive,
-    RunBusy,
     ServiceError,
-    ServiceStopping,
-    ThreadNotFound,
     UnknownAgent,
 )
 from runyard.storage import StorageError
@@ -53,26 +43,20 @@ Code = Literal[
     "ABORTED",
 ]
 
-STATUS_CODES: dict[type[Exception], grpc.StatusCode] = {
-    ThreadNotFound: grpc.StatusCode.NOT_FOUND,
-    ConfirmationNotFound: grpc.StatusCode.NOT_FOUND,
-    UnknownAgent: grpc.StatusCode.NOT_FOUND,
-    AgentVersionNotFound: grpc.StatusCode.NOT_FOUND,
-    InvalidAgentSpec: grpc.StatusCode.INVALID_ARGUMENT,
-    AgentRequired: grpc.StatusCode.FAILED_PRECONDITION,
-    AgentVersionUnavailable: grpc.StatusCode.FAILED_PRECONDITION,
-    InvalidAnswer: grpc.StatusCode.INVALID_ARGUMENT,
-    InvalidThreadId: grpc.StatusCode.INVALID_ARGUMENT,
-    RunActive: grpc.StatusCode.ALREADY_EXISTS,
-    RunBusy: grpc.StatusCode.FAILED_PRECONDITION,
-    ConfirmationAnswered: grpc.StatusCode.FAILED_PRECONDITION,
-    ConfirmationExpired: grpc.StatusCode.FAILED_PRECONDITION,
-    LimitReached: grpc.StatusCode.RESOURCE_EXHAUSTED,
-    ServiceStopping: grpc.StatusCode.UNAVAILABLE,
+STATUS_CODES: dict[ErrorKind, grpc.StatusCode] = {
+    "rejected": grpc.StatusCode.INVALID_ARGUMENT,
+    "invalid": grpc.StatusCode.INVALID_ARGUMENT,
+    "not_found": grpc.StatusCode.NOT_FOUND,
+    "unresolved": grpc.StatusCode.FAILED_PRECONDITION,
+    "conflict": grpc.StatusCode.FAILED_PRECONDITION,
+    "running": grpc.StatusCode.ALREADY_EXISTS,
+    "expired": grpc.StatusCode.FAILED_PRECONDITION,
+    "limited": grpc.StatusCode.RESOURCE_EXHAUSTED,
+    "unavailable": grpc.StatusCode.UNAVAILABLE,
 }
-"""The code of each service error (a subclass not listed takes its nearest listed base's);
-HTTP's table is ``runyard.http.errors.STATUS_CODES``. A call past its deadline ends
-``DEADLINE_EXCEEDED`` by gRPC itself (the run goes on: retry with the same idempotency key)."""
+"""The code of each kind of service error (``ServiceError.kind``); HTTP's table is
+``runyard.http.errors.STATUS_CODES``. A call past its deadline ends ``DEADLINE_EXCEEDED`` by
+gRPC itself (the run goes on: retry with the same idempotency key)."""
 
 _FIELDS: dict[type[Exception], str] = {
     InvalidThreadId: "thread_id",
@@ -92,11 +76,8 @@ class CallError(Exception):
 
 
 def status_for(exc: ServiceError) -> grpc.StatusCode:
-    """The gRPC code of a service error, by the table above."""
-    for cls in type(exc).__mro__:
-        if cls in STATUS_CODES:
-            return STATUS_CODES[cls]
-    return grpc.StatusCode.INVALID_ARGUMENT
+    """The gRPC code of a service error, by its kind."""
+    return STATUS_CODES[exc.kind]
 
 
 def _refusal(exc: Exception) -> CallError:

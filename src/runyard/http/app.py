@@ -57,7 +57,7 @@ from runyard.service import (
     watch_catalog,
 )
 from runyard.service.bus import EventBus, start_event_bus
-from runyard.storage import Store, open_store
+from runyard.storage import DatabaseUnavailable, Store, open_store
 
 __all__ = ["AgentsOnStore", "create_app"]
 
@@ -176,7 +176,12 @@ async def _assemble(
     redactor, metrics = state.redactor, state.metrics
     opened, bus = given.store, given.bus
     if opened is None:
-        opened = await open_store(settings.database_url)
+        try:
+            opened = await open_store(settings.database_url)
+        except DatabaseUnavailable as exc:
+            # The store waited for the database already (storage.sql.engine): say so, once.
+            logger.error("start-up gave up waiting for the database: %s", exc)
+            raise
         stack.push_async_callback(opened.close)
     store: Store = RedactingStore(opened, redactor)
     if bus is None:

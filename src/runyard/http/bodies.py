@@ -268,10 +268,14 @@ class AgentVersionBody(_Body):
     agentId: str
     tenant: str | None = Field(description="null: shared by every tenant")
     version: str = Field(description="the spec's content hash")
-    origin: Literal["file", "api"] = Field(
-        description="recorded when a catalog file served it, or stored through the admin API"
+    origin: Literal["file", "api", "leader"] = Field(
+        description="recorded when a catalog file served it, stored through the admin API, or "
+        "recorded by a follower replica when its leader's catalog served it"
     )
-    source: str = Field(description="file:line for a file's version, `api` for the API's")
+    source: str = Field(
+        description="file:line for a file's version, `api` for the API's, the leader's "
+        "`grpc://host:port` for a follower's"
+    )
     createdAt: int = Field(description="when it was first stored (epoch ms)")
     active: bool = Field(description="true: this version serves for its tenant and id now")
 
@@ -288,8 +292,9 @@ class AgentVersionsBody(_Body):
     agentId: str
     tenant: str | None
     activeVersion: str | None = Field(description="the version that serves now")
-    activeOrigin: Literal["file", "database"] | None = Field(
-        description="whether it serves as the file's spec or as the database's activation"
+    activeOrigin: Literal["file", "database", "leader"] | None = Field(
+        description="whether it serves as the file's spec, as the database's activation, or "
+        "(on a follower replica) as its leader's spec"
     )
     versions: list[AgentVersionBody]
 

@@ -1,4 +1,4 @@
-"""One table from runyard's exceptions to HTTP status codes, and the JSON error body.
+"""One table from the kinds of runyard's errors to HTTP status codes, and the JSON error body.
 
 Every error is ``{"error": {"code", "message", ...}}`` with a 4xx code that names the problem;
 validation errors list each offending field. Nothing already stored is touched on the way out.
@@ -19,48 +19,26 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
 from runyard.redaction import SecretRedactor
-from runyard.service import (
-    AgentRequired,
-    AgentVersionNotFound,
-    AgentVersionUnavailable,
-    ConfirmationAnswered,
-    ConfirmationExpired,
-    ConfirmationNotFound,
-    InvalidAgentSpec,
-    InvalidAnswer,
-    InvalidThreadId,
-    LimitReached,
-    RunActive,
-    RunBusy,
-    ServiceError,
-    ServiceStopping,
-    ThreadNotFound,
-    UnknownAgent,
-)
+from runyard.service import ErrorKind, ServiceError
 from runyard.storage import StorageError
 
 __all__ = ["STATUS_CODES", "ApiError", "error_body", "install_error_handlers", "status_for"]
 
 logger = logging.getLogger("runyard.http")
 
-STATUS_CODES: dict[type[Exception], int] = {
-    ThreadNotFound: 404,
-    ConfirmationNotFound: 404,
-    UnknownAgent: 404,
-    AgentVersionNotFound: 404,
-    InvalidAgentSpec: 400,
-    AgentRequired: 422,
-    AgentVersionUnavailable: 409,
-    InvalidAnswer: 422,
-    InvalidThreadId: 422,
-    RunActive: 409,
-    RunBusy: 409,
-    ConfirmationAnswered: 409,
-    ConfirmationExpired: 410,
-    LimitReached: 429,
-    ServiceStopping: 503,
+STATUS_CODES: dict[ErrorKind, int] = {
+    "rejected": 400,
+    "invalid": 422,
+    "not_found": 404,
+    "unresolved": 422,
+    "conflict": 409,
+    "running": 409,
+    "expired": 410,
+    "limited": 429,
+    "unavailable": 503,
 }
-"""The status of each service error (a subclass not listed takes its nearest listed base's)."""
+"""The status of each kind of service error (``ServiceError.kind``); gRPC's table is
+``runyard.grpc.status.STATUS_CODES``."""
 
 
 class ApiError(Exception):
@@ -82,11 +60,8 @@ class ApiError(Exception):
 
 
 def status_for(exc: ServiceError) -> int:
-    """The HTTP status of a service error, by the table above."""
-    for cls in type(exc).__mro__:
-        if cls in STATUS_CODES:
-            return STATUS_CODES[cls]
-    return 400
+    """The HTTP status of a service error, by its kind."""
+    return STATUS_CODES[exc.kind]
 
 
 def error_body(code: str, message: str, **extra: Any) -> dict[str, Any]:

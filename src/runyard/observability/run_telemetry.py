@@ -115,7 +115,8 @@ class _Span:
     ) -> None:
         self._shared, self.labels, self.kind, self.name = shared, labels, kind, name
         self._parent = parent
-        self._attributes = dict(attributes)
+        # Kept as given, not copied: a redacting wrapper redacts only the values read.
+        self._attributes = attributes
         self._started = time.perf_counter()
         self.otel = self._start_otel(parent)
         self._log_token = log_context.bind(self._log_fields()) if kind == "run" else None
@@ -142,7 +143,7 @@ class _Span:
         error: BaseException | None = None,
         attributes: Mapping[str, object] | None = None,
     ) -> None:
-        ended = dict(attributes or {})
+        ended: Mapping[str, object] = attributes or {}
         seconds = time.perf_counter() - self._started
         try:
             self._record(ended, error, seconds)
@@ -157,7 +158,7 @@ class _Span:
     # -- metrics and logs ---------------------------------------------------------------------
 
     def _record(
-        self, ended: dict[str, object], error: BaseException | None, seconds: float
+        self, ended: Mapping[str, object], error: BaseException | None, seconds: float
     ) -> None:
         if self.kind == "run":
             self._record_run(ended, error, seconds)
@@ -167,7 +168,7 @@ class _Span:
             self._record_tool(ended, error, seconds)
 
     def _record_run(
-        self, ended: dict[str, object], error: BaseException | None, seconds: float
+        self, ended: Mapping[str, object], error: BaseException | None, seconds: float
     ) -> None:
         if not self._is_root_run:  # a sub-agent's run is part of its caller's
             return
@@ -179,7 +180,7 @@ class _Span:
             self._shared.suspend(str(self._attributes.get("run_id")), labels)
 
     def _record_model(
-        self, ended: dict[str, object], error: BaseException | None, seconds: float
+        self, ended: Mapping[str, object], error: BaseException | None, seconds: float
     ) -> None:
         metrics, labels, model = self._shared.metrics, self._run_labels, self.name
         outcome = "error" if error is not None else "success"
@@ -196,7 +197,7 @@ class _Span:
             metrics.model_first_token.labels(*labels, model).observe(first)
 
     def _record_tool(
-        self, ended: dict[str, object], error: BaseException | None, seconds: float
+        self, ended: Mapping[str, object], error: BaseException | None, seconds: float
     ) -> None:
         metrics, labels = self._shared.metrics, self._run_labels
         tool = self.name if ended.get("tool_known", True) else "(unknown)"
@@ -272,7 +273,9 @@ class _Span:
                 attributes["gen_ai.tool.call.arguments"] = _json(given["arguments"])
         return {k: v for k, v in attributes.items() if v is not None}
 
-    def _end_otel(self, span: Span, ended: dict[str, object], error: BaseException | None) -> None:
+    def _end_otel(
+        self, span: Span, ended: Mapping[str, object], error: BaseException | None
+    ) -> None:
         span.set_attributes(self._otel_end_attributes(ended))
         if error is not None:
             span.record_exception(error)
@@ -281,7 +284,7 @@ class _Span:
             span.set_status(Status(StatusCode.ERROR, _text(ended.get("error"))))
         span.end()
 
-    def _otel_end_attributes(self, ended: dict[str, object]) -> dict[str, Any]:
+    def _otel_end_attributes(self, ended: Mapping[str, object]) -> dict[str, Any]:
         attributes: dict[str, Any] = {}
         if "input_tokens" in ended:
             attributes["gen_ai.usage.input_tokens"] = ended["input_tokens"]

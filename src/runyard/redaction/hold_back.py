@@ -43,17 +43,23 @@ class HoldBack:
         find: Callable[[str], Sequence[Replacement]],
         hold_chars: int,
         pending: Callable[[str], int] | None = None,
+        settled: Callable[[str], bool] | None = None,
     ) -> None:
         self._find = find
         self._hold = hold_chars
         self._pending = pending
         """Where in a text a match not complete yet may begin (its length: nowhere)."""
+        self._settled = settled
+        """True for a text that holds no match and none can grow out of: it is sent whole,
+        without the scan (the common case: most deltas are plain words)."""
         self._text = ""
         self._sent = 0
         """How much of ``_text`` (raw) has been sent on, redacted."""
 
     def push(self, delta: str) -> str:
         self._text += delta
+        if self._settled is not None and self._settled(self._text):
+            return self._send_plain()
         cut = len(self._text) - self._hold
         if self._pending is not None:
             tail = max(cut, 0)
@@ -62,6 +68,13 @@ class HoldBack:
 
     def flush(self) -> str:
         return self._send_until(len(self._text))
+
+    def _send_plain(self) -> str:
+        """Send everything unsent as it is; keep ``hold_chars`` of it as a later scan's context."""
+        sent = self._text[self._sent :]
+        drop = max(len(self._text) - self._hold, 0)
+        self._text, self._sent = self._text[drop:], len(self._text) - drop
+        return sent
 
     def _send_until(self, cut: int) -> str:
         # The scan starts a little before what was sent, for the context of \b and look-behinds.

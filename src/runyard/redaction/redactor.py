@@ -48,12 +48,22 @@ BUILTIN_SECRET_PATTERNS: dict[str, str] = {
 }
 """The credential shapes always redacted, whatever the process knows (docs/security.md)."""
 
-_SHAPE_TRIGGERS = (
-    *("ryk_", "authorization", "bearer", "://", "sk-", "rk-", "pk-", "aiza", "gsk_", "xai-"),
-    *("hf_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "akia", "asia"),
+_KEY_TRIGGERS = (
+    *("sk-", "rk-", "pk-", "aiza", "gsk_", "xai-", "hf_"),
+    *("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "akia", "asia"),
 )
+"""The beginnings of the built-in keys that are blanked from their first character, each at a
+word boundary (``\\b`` in its shape)."""
+_SHAPE_TRIGGERS = ("ryk_", "authorization", "bearer", "://", *_KEY_TRIGGERS)
 """Every match of a built-in shape holds one of these (in lower case). Most text holds none,
-and looking for them (C string search) costs a fraction of running the shapes' scan."""
+and looking for them (C string search) costs a fraction of running the shapes' scan. The
+triggers that are not keys only lead up to the secret they blank, so they may be sent before
+it: a stream's later scan still sees them."""
+_KEY_PREFIXES = frozenset(key[:end] for key in _KEY_TRIGGERS for end in range(1, len(key)))
+"""What a stream's last word may be and still grow into a key."""
+_RUNYARD_KEY_PREFIXES = ("r", "ry", "ryk")
+"""What a stream may end with and still grow into a runyard key, which may begin mid-word."""
+_LAST_WORD = re.compile(r"\w*\Z")
 
 SHAPE_HOLD_CHARS = 64
 """How much of a stream ``hold_back`` keeps unsent for the shapes: more than the built-in key
@@ -167,8 +177,31 @@ class SecretRedactor:
         (``runyard.redaction.hold_back``). It holds back at most ``hold_chars`` characters: with
         only the built-in shapes (none of which has white space in what it blanks), the last
         word and whatever could be the beginning of a known value; with operator patterns,
-        whose matches may span words, all ``hold_chars``."""
-        return HoldBack(self.replacements, self.hold_chars, None if self._shapes else self.pending)
+        whose matches may span words, all ``hold_chars``. Without operator patterns, text that
+        is ``settled`` leaves at once, held words and all."""
+        if self._shapes:
+            return HoldBack(self.replacements, self.hold_chars)
+        return HoldBack(self.replacements, self.hold_chars, self.pending, self.settled)
+
+    def settled(self, text: str) -> bool:
+        """True when ``text`` holds no secret and none can grow out of its end, whatever comes
+        next: a stream may then send it whole, unscanned (``HoldBack``). Always False with
+        operator patterns, whose matches may be anything."""
+        if self._shapes:
+            return False
+        values, begun = self._by_value, self._value_begun
+        if values is not None and begun is not None and (values.search(text) or begun.search(text)):
+            return False
+        if self._builtin is None:
+            return True
+        lower = text.lower()
+        if any(trigger in lower for trigger in _SHAPE_TRIGGERS):
+            return False
+        if lower.endswith(_RUNYARD_KEY_PREFIXES):
+            return False
+        # A key's beginning is at most 3 characters: 4 hold it and the word boundary before it.
+        word = _LAST_WORD.search(lower, max(len(lower) - 4, 0))
+        return word is None or word.group() not in _KEY_PREFIXES
 
     def pending(self, text: str) -> int:
         """Where in ``text`` a secret that is not complete yet may begin: at the last word, or

@@ -3,11 +3,15 @@
 runyard's server records no spans of its own; an embedder that gives an agent a telemetry
 implementation (OpenTelemetry, Langfuse) wraps it so that span names, attributes and the errors
 spans end with pass the redactor first.
+
+Attributes are redacted lazily, as the wrapped telemetry reads them: most of them (every one,
+when tracing is off) are never recorded, and redacting what nobody records was most of what a
+run's telemetry cost.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 
 from runyard.redaction.redactor import SecretRedactor
 from runyard.telemetry import SpanKind, Telemetry, TelemetrySpan
@@ -29,9 +33,8 @@ class RedactingTelemetry:
     def start_span(
         self, kind: SpanKind, name: str, attributes: Mapping[str, object]
     ) -> TelemetrySpan:
-        span = self._inner.start_span(
-            kind, self._redactor.redact(name), self._redactor.redact_data(dict(attributes))
-        )
+        redacted = _RedactedAttributes(attributes, self._redactor)
+        span = self._inner.start_span(kind, self._redactor.redact(name), redacted)
         return _RedactingSpan(span, self._redactor)
 
 
@@ -52,5 +55,36 @@ class _RedactingSpan(RedactingTelemetry):
             if redacted != text:
                 error = RedactedError(f"{type(error).__name__}: {redacted}")
         if attributes is not None:
-            attributes = self._redactor.redact_data(dict(attributes))
+            attributes = _RedactedAttributes(attributes, self._redactor)
         self._span.end(error=error, attributes=attributes)
+
+
+class _RedactedAttributes(Mapping[str, object]):
+    """``raw`` as the redactor would leave it, each key and value redacted when first read."""
+
+    __slots__ = ("_keys", "_raw", "_read", "_redactor")
+
+    def __init__(self, raw: Mapping[str, object], redactor: SecretRedactor) -> None:
+        self._raw = raw
+        self._redactor = redactor
+        self._read: dict[str, object] = {}
+        self._keys: dict[str, str] | None = None
+        """Each redacted key's raw key, once the keys were iterated."""
+
+    def __getitem__(self, key: str) -> object:
+        if key in self._read:
+            return self._read[key]
+        raw_key = key if self._keys is None else self._keys.get(key, key)
+        value = self._read[key] = self._redactor.redact_data(self._raw[raw_key])
+        return value
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._raw or (self._keys is not None and key in self._keys)
+
+    def __iter__(self) -> Iterator[str]:
+        if self._keys is None:
+            self._keys = {self._redactor.redact(key): key for key in self._raw}
+        return iter(self._keys)
+
+    def __len__(self) -> int:
+        return len(self._raw)

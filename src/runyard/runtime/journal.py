@@ -41,7 +41,9 @@ class JournalCall:
 
 
 class RunJournal(Protocol):
-    """Makes a run's steps durable; every call returns once what it was given is stored."""
+    """Makes a run's steps durable; every call returns once what it was given is stored — or,
+    for calls that only settled, once they are sure to be stored before anything the run says
+    after them is seen (the service writes them with its next events)."""
 
     async def record(
         self, calls: Sequence[JournalCall], *, state: AgentState | None = None

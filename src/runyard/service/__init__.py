@@ -53,7 +53,7 @@ from runyard.service.catalog_tools import (
 from runyard.service.catalog_watch import watch_catalog
 from runyard.service.chunk_events import ChunkMapper, UnmappedToolEventWarning, WireToolEvent
 from runyard.service.confirmation_request import confirmation_payload
-from runyard.service.crash_sweep import RESTARTED, close_interrupted_runs
+from runyard.service.crash_sweep import DATABASE_UNAVAILABLE, RESTARTED, close_interrupted_runs
 from runyard.service.default_agent import DEFAULT_AGENT, DEMO_MODEL, choose_model, default_agent
 from runyard.service.errors import (
     AgentRequired,
@@ -63,6 +63,7 @@ from runyard.service.errors import (
     ConfirmationAnswered,
     ConfirmationExpired,
     ConfirmationNotFound,
+    ErrorKind,
     InvalidAgentSpec,
     InvalidAnswer,
     InvalidThreadId,
@@ -159,6 +160,7 @@ __all__ = [
     "DEFAULT_AGENT",
     "DEMO_MODEL",
     "ORCHESTRATOR_ID",
+    "DATABASE_UNAVAILABLE",
     "RESTARTED",
     "SWEEP_EVERY_SECONDS",
     "ActiveRun",
@@ -176,6 +178,7 @@ __all__ = [
     "EventLog",
     "EventLogWriteError",
     "EventReader",
+    "ErrorKind",
     "EventWriter",
     "Heartbeat",
     "InvalidAgentSpec",

@@ -57,7 +57,7 @@ from runyard.service.catalog_tools import CatalogTools, ToolBuildError
 from runyard.service.catalog_versions import database_source, stored_entry, stored_version
 from runyard.service.errors import AgentRequired, AgentVersionUnavailable, UnknownAgent
 from runyard.service.limits import AgentLimits
-from runyard.storage import Store, StoreCheckpointStore
+from runyard.storage import AgentVersion, Store, StoreCheckpointStore
 from runyard.tools import Tool
 
 __all__ = ["CatalogAgents", "ModelFor", "compile_agent"]
@@ -229,9 +229,15 @@ class CatalogAgents:
         for entry in load.catalog.agents.values():
             if entry.version in self._recorded:
                 continue
-            where = f"{entry.source}:{entry.line}"
-            await self._store.save_agent_version(stored_version(entry, "file", where))
+            await self._store.save_agent_version(self._version_served(entry))
             self._recorded.add(entry.version)
+
+    def _version_served(self, entry: CatalogEntry[AgentSpec]) -> AgentVersion:
+        """The row of a version this process serves: its leader's (a follower's entries carry
+        the leader's address as their source), else a file's, at its line."""
+        if self.followed:
+            return stored_version(entry, "leader", entry.source)
+        return stored_version(entry, "file", f"{entry.source}:{entry.line}")
 
     def serve_files(self, load: CatalogLoad) -> CatalogState | None:
         """Serve ``load`` (compiled already: ``compile_new``) with the database's activations;

@@ -16,7 +16,8 @@ yet) and stays resumable. Otherwise the sweeper's ``carry_on`` takes it on from 
 step (``run_takeover``): it goes on, on the same run id, driven by the sweeping process. Only a
 run that cannot go on (no ``carry_on``, or nothing to carry on from) is finished the one way
 every run is (``run_finish``):
-``run-finish {"status": "error", "reason": "server restarted"}`` unless it already logged its
+``run-finish {"status": "error", "reason": "server restarted"}`` (``"database unavailable"`` for
+a run this server stopped driving during a database outage) unless it already logged its
 finish, closed as ``interrupted`` — the thread is free again — and its checkpoint dropped.
 Suspended runs are left alone. A run whose cancel was requested (``remote_cancel``) is finished
 ``cancelled`` as its user asked, whatever it was doing.
@@ -37,13 +38,15 @@ from runyard.service.run_checkpoints import askers
 from runyard.service.run_finish import RunEnding, RunFinisher
 from runyard.storage import Confirmation, RunRecord, StaleLease
 
-__all__ = ["RESTARTED", "CarryOn", "close_interrupted_runs", "settle_held"]
+__all__ = ["DATABASE_UNAVAILABLE", "RESTARTED", "CarryOn", "close_interrupted_runs", "settle_held"]
 
 logger = logging.getLogger(__name__)
 
 RESTARTED = "server restarted"
-
-_INTERRUPTED = RunEnding("error", RESTARTED, interrupted=True)
+"""Why a run a sweep took from a dead server ends, when it cannot be carried on."""
+DATABASE_UNAVAILABLE = "database unavailable"
+"""Why a run this server stopped driving while the database was away ends, when it cannot be
+carried on once the database is back (its start was cut off before its message was stored)."""
 
 CarryOn = Callable[[RunRecord], Awaitable[bool]]
 """Carries a run taken by the sweep on from its last durable step; False when it cannot."""
@@ -74,7 +77,7 @@ async def close_interrupted_runs(
         if taken is None:
             continue  # renewed, taken by another sweeper, or finished meanwhile
         try:
-            carried = await settle_held(finisher, taken, carry_on)
+            carried = await settle_held(finisher, taken, carry_on, RESTARTED)
         except StaleLease:
             continue  # finished or taken over meanwhile
         except Exception:
@@ -92,16 +95,21 @@ async def close_interrupted_runs(
     return closed
 
 
-async def settle_held(finisher: RunFinisher, run: RunRecord, carry_on: CarryOn | None) -> bool:
+async def settle_held(
+    finisher: RunFinisher, run: RunRecord, carry_on: CarryOn | None, reason: str
+) -> bool:
     """Settle ``run``, open and held at ``run.lease_epoch`` by the caller but driven by nobody
     (a sweeper took it, or its driver stopped when the database went away): cancelled if its
-    cancel was requested, else suspended, carried on or closed. True when it goes on."""
+    cancel was requested, else suspended, carried on or closed — its ``run-finish`` giving
+    ``reason``, what stopped it. True when it goes on."""
     # A cancel sent while its server was dying ends it cancelled, not carried on.
     cancelled = await end_if_cancel_requested(finisher, run)
-    return not cancelled and await _settle(finisher, run, carry_on)
+    return not cancelled and await _settle(finisher, run, carry_on, reason)
 
 
-async def _settle(finisher: RunFinisher, run: RunRecord, carry_on: CarryOn | None) -> bool:
+async def _settle(
+    finisher: RunFinisher, run: RunRecord, carry_on: CarryOn | None, reason: str
+) -> bool:
     """Settle ``run``, already taken over: ``run.lease_epoch`` is the sweeper's. True when it
     goes on (``carry_on``)."""
     store = finisher.store
@@ -115,7 +123,8 @@ async def _settle(finisher: RunFinisher, run: RunRecord, carry_on: CarryOn | Non
         return False
     if carry_on is not None and await carry_on(run):
         return True
-    await finisher.finish(run.run_id, run.thread_id, _INTERRUPTED, epoch=run.lease_epoch)
+    interrupted = RunEnding("error", reason, interrupted=True)
+    await finisher.finish(run.run_id, run.thread_id, interrupted, epoch=run.lease_epoch)
     return False
 
 

@@ -1,8 +1,9 @@
-"""What the service refuses, as exceptions with a stable ``code``; HTTP and gRPC map them once."""
+"""What the service refuses, as exceptions with a stable ``code`` and a ``kind``; HTTP and gRPC
+each answer a kind with one status, so the two surfaces cannot disagree about an error."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar, Literal
 
 __all__ = [
     "AgentRequired",
@@ -12,6 +13,7 @@ __all__ = [
     "ConfirmationAnswered",
     "ConfirmationExpired",
     "ConfirmationNotFound",
+    "ErrorKind",
     "InvalidAgentSpec",
     "InvalidAnswer",
     "InvalidThreadId",
@@ -26,10 +28,37 @@ __all__ = [
 ]
 
 
+ErrorKind = Literal[
+    "rejected",
+    "invalid",
+    "not_found",
+    "unresolved",
+    "conflict",
+    "running",
+    "expired",
+    "limited",
+    "unavailable",
+]
+"""What kind of refusal an error is, which is all a surface needs for its status:
+
+- ``rejected``: the request cannot be honoured as it is (HTTP 400, gRPC ``INVALID_ARGUMENT``);
+- ``invalid``: a field of it is malformed (422, ``INVALID_ARGUMENT``);
+- ``not_found``: what it names does not exist for the caller (404, ``NOT_FOUND``);
+- ``unresolved``: nothing chose what it needs, an agent (422, ``FAILED_PRECONDITION``);
+- ``conflict``: the state it acts on forbids it now (409, ``FAILED_PRECONDITION``);
+- ``running``: the thread already has a run (409, ``ALREADY_EXISTS``);
+- ``expired``: what it answers is over (410, ``FAILED_PRECONDITION``);
+- ``limited``: a limit refused it, retry later (429, ``RESOURCE_EXHAUSTED``);
+- ``unavailable``: this server cannot take it now, another may (503, ``UNAVAILABLE``).
+"""
+
+
 class ServiceError(Exception):
-    """Base class: a request the service cannot honour; ``code`` names the problem."""
+    """Base class: a request the service cannot honour; ``code`` names the problem, ``kind``
+    says what kind of refusal it is (a subclass inherits its base's)."""
 
     code = "service_error"
+    kind: ClassVar[ErrorKind] = "rejected"
 
     def details(self) -> dict[str, Any]:
         """What the error body says besides ``code`` and ``message`` (none by default)."""
@@ -44,6 +73,7 @@ class ThreadNotFound(ServiceError):
     """No such thread for this tenant and user (another owner's thread is not found either)."""
 
     code = "thread_not_found"
+    kind = "not_found"
 
     def __init__(self, thread_id: str) -> None:
         super().__init__(f"thread {thread_id!r} not found")
@@ -54,6 +84,7 @@ class InvalidThreadId(ServiceError):
     """The thread id does not fit ``runyard.ids.THREAD_ID_PATTERN``; nothing was looked up."""
 
     code = "invalid_thread_id"
+    kind = "invalid"
 
     def __init__(self, thread_id: str) -> None:
         super().__init__(
@@ -66,6 +97,7 @@ class UnknownAgent(ServiceError):
     """The request named an agent this service does not serve (for the caller's tenant)."""
 
     code = "agent_not_found"
+    kind = "not_found"
 
     def __init__(
         self, name: str, known: list[str] | None = None, tenant: str | None = None
@@ -80,12 +112,14 @@ class AgentRequired(ServiceError):
     """The request named no agent, and the catalog has no routing for its tenant to choose one."""
 
     code = "agent_required"
+    kind = "unresolved"
 
 
 class AgentVersionUnavailable(ServiceError):
     """The version of an agent a run or a routing rule needs is neither served nor stored."""
 
     code = "agent_version_unavailable"
+    kind = "conflict"
 
     def __init__(self, name: str, version: str) -> None:
         super().__init__(
@@ -102,6 +136,7 @@ class LimitReached(ServiceError):
     or counted. ``retry_after``: seconds until it is worth trying again (``Retry-After``)."""
 
     code = "limit_reached"
+    kind = "limited"
 
     def __init__(self, message: str, retry_after: int) -> None:
         super().__init__(f"{message}; retry in {retry_after}s")
@@ -174,6 +209,7 @@ class AgentVersionNotFound(ServiceError):
     """The database holds no such version of this agent (admin API)."""
 
     code = "agent_version_not_found"
+    kind = "not_found"
 
     def __init__(self, name: str, version: str) -> None:
         super().__init__(f"agent {name!r} has no stored version {version!r}")
@@ -187,6 +223,7 @@ class InvalidAgentSpec(ServiceError):
     ``(field, message)`` pairs."""
 
     code = "invalid_agent_spec"
+    kind = "rejected"
 
     def __init__(self, errors: list[tuple[str, str]]) -> None:
         super().__init__("; ".join(f"{field}: {message}" for field, message in errors))
@@ -200,6 +237,7 @@ class RunActive(ServiceError):
     """The thread already has a run that is running or waiting for a confirmation."""
 
     code = "run_active"
+    kind = "running"
 
     def __init__(self, thread_id: str) -> None:
         super().__init__(
@@ -213,6 +251,7 @@ class RunBusy(ServiceError):
     """The run is between states (say, a confirm and a cancel crossed); retry shortly."""
 
     code = "run_busy"
+    kind = "conflict"
 
 
 STOPPING_RETRY_AFTER = 5
@@ -225,6 +264,7 @@ class ServiceStopping(ServiceError):
     one, restarted) will."""
 
     code = "not_ready"
+    kind = "unavailable"
 
     def __init__(self) -> None:
         super().__init__("the service is stopping")
@@ -237,6 +277,7 @@ class ConfirmationNotFound(ServiceError):
     """No pending or answered confirmation with this id for this tenant and user."""
 
     code = "confirmation_not_found"
+    kind = "not_found"
 
     def __init__(self, request_id: str) -> None:
         super().__init__(f"confirmation request {request_id!r} not found")
@@ -247,6 +288,7 @@ class ConfirmationAnswered(ServiceError):
     """The confirmation was already answered (or its run ended); it is answered only once."""
 
     code = "confirmation_answered"
+    kind = "conflict"
 
     def __init__(self, request_id: str) -> None:
         super().__init__(f"confirmation request {request_id!r} was already answered")
@@ -258,6 +300,7 @@ class ConfirmationExpired(ServiceError):
     (``run-finish`` ``approval_expired``); the thread takes new messages."""
 
     code = "confirmation_expired"
+    kind = "expired"
 
     def __init__(self, request_id: str) -> None:
         super().__init__(
@@ -271,3 +314,4 @@ class InvalidAnswer(ServiceError):
     """The answer does not fit what the waiting tool accepts; the question stays pending."""
 
     code = "invalid_answer"
+    kind = "invalid"

@@ -29,6 +29,7 @@ from runyard.storage import (
     RunRecord,
     RunSnapshot,
     RunStatus,
+    SettledCalls,
     Store,
     StoredEvent,
     Thread,
@@ -382,8 +383,15 @@ class ForwardingStore:
         return await self.inner.list_pending_confirmations(thread_id)
 
     # -- EventLogStore -------------------------------------------------------
-    async def append_events(self, thread_id: str, events: Sequence[StoredEvent], /) -> None:
-        return await self.inner.append_events(thread_id, events)
+    async def append_events(
+        self,
+        thread_id: str,
+        events: Sequence[StoredEvent],
+        /,
+        *,
+        settled: Sequence[SettledCalls] = (),
+    ) -> None:
+        return await self.inner.append_events(thread_id, events, settled=settled)
 
     async def read_events(
         self, thread_id: str, *, after_id: int = 0, limit: int | None = None

@@ -29,7 +29,9 @@ from runyard.storage import (
     Plan,
     RunRecord,
     RunStatus,
+    SettledCalls,
     Store,
+    StoredEvent,
     Thread,
     ToolCallEntry,
     WorkingMemory,
@@ -108,13 +110,27 @@ class RedactingStore(ForwardingStore):
         epoch: int,
         state: dict[str, Any] | None = None,
     ) -> None:
-        # A settled call's outcome is what the tool returned, and may echo a key.
-        clean = [
+        kept = None if state is None else self.redactor.redact_data(state)
+        await self.inner.record_progress(run_id, self._clean(calls), epoch=epoch, state=kept)
+
+    async def append_events(
+        self,
+        thread_id: str,
+        events: Sequence[StoredEvent],
+        /,
+        *,
+        settled: Sequence[SettledCalls] = (),
+    ) -> None:
+        # The events are redacted by their writer already (it shows them as it stores them).
+        clean = [replace(calls, calls=tuple(self._clean(calls.calls))) for calls in settled]
+        await self.inner.append_events(thread_id, events, settled=clean)
+
+    def _clean(self, calls: Sequence[ToolCallEntry]) -> list[ToolCallEntry]:
+        """A settled call's outcome is what the tool returned, and may echo a key."""
+        return [
             c if c.outcome is None else replace(c, outcome=self.redactor.redact_data(c.outcome))
             for c in calls
         ]
-        kept = None if state is None else self.redactor.redact_data(state)
-        await self.inner.record_progress(run_id, clean, epoch=epoch, state=kept)
 
     async def create_confirmation(
         self,

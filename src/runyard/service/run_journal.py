@@ -1,10 +1,14 @@
 """``StoreRunJournal``: the ``RunJournal`` of a run this process drives, in the ``ToolLedger``.
 
-Every write carries the run's lease epoch and is fenced in its own transaction: an owner that
-was superseded (its lease expired and another replica took the run) writes nothing — its run
-stops here, as when the heartbeat finds the lease lost. A progress checkpoint is written only
-once the response it follows is in the event log (its ``tool-call`` events stored), so a
-takeover always finds where the step ended in the log (``run_takeover``).
+Every write carries the run's lease epoch and is fenced in its transaction: an owner that was
+superseded (its lease expired and another replica took the run) writes nothing — its run stops
+here, as when the heartbeat finds the lease lost. A progress checkpoint is written only once the
+response it follows is in the event log (its ``tool-call`` events stored), so a takeover always
+finds where the step ended in the log (``run_takeover``). ``started`` rows are written, in their
+own transaction, before their calls run. A call's ``settled`` row goes with the event log's next
+batch instead (``EventWriter.record_settled``): in the transaction that stores the call's
+``tool-result`` event, or one before it — durable before any client sees the result, as the
+exactly-once guarantee asks (docs/service.md), without a transaction of its own on the run's way.
 """
 
 from __future__ import annotations
@@ -14,29 +18,42 @@ from collections.abc import Awaitable, Callable, Sequence
 from runyard.errors import RunAbortedError
 from runyard.runtime import AgentState, JournalCall
 from runyard.service.active_run import ActiveRun
-from runyard.storage import RunProgress, StaleLease, ToolCallEntry, ToolLedger
+from runyard.service.event_log import EventWriter
+from runyard.storage import RunProgress, SettledCalls, StaleLease, ToolCallEntry, ToolLedger
 
 __all__ = ["StoreRunJournal", "journal_calls"]
 
 
 class StoreRunJournal:
     """Journals ``run`` at its epoch; ``logged`` returns once the run's chunks so far are
-    logged and durable."""
+    logged and durable; settled calls go with ``writer``'s next batch."""
 
     def __init__(
-        self, store: ToolLedger, run: ActiveRun, logged: Callable[[], Awaitable[None]]
+        self,
+        store: ToolLedger,
+        run: ActiveRun,
+        logged: Callable[[], Awaitable[None]],
+        writer: EventWriter,
     ) -> None:
         self._store = store
         self._run = run
         self._logged = logged
+        self._writer = writer
 
     async def record(
         self, calls: Sequence[JournalCall], *, state: AgentState | None = None
     ) -> None:
+        run = self._run
+        if run.lease_lost:
+            raise RunAbortedError()
+        rows = [_entry(call) for call in calls]
+        if state is None and rows and all(row.state == "settled" for row in rows):
+            self._writer.record_settled(
+                SettledCalls(run.run_id, run.epoch, tuple(rows)), run.lose_lease
+            )
+            return
         if state is not None:
             await self._logged()
-        run = self._run
-        rows = [_entry(call) for call in calls]
         saved = None if state is None else state.model_dump(mode="json")
         try:
             await self._store.record_progress(run.run_id, rows, epoch=run.epoch, state=saved)

@@ -28,7 +28,7 @@ from runyard.service.active_run import ORCHESTRATOR_ID, USER_CANCELLED, ActiveRu
 from runyard.service.agent_choice import AgentChoice, AgentDirectory, AgentRequest, FixedAgents
 from runyard.service.background_status import read_background_tasks
 from runyard.service.background_tasks import BACKGROUND_TASKS
-from runyard.service.crash_sweep import close_interrupted_runs, settle_held
+from runyard.service.crash_sweep import DATABASE_UNAVAILABLE, close_interrupted_runs, settle_held
 from runyard.service.errors import (
     ConcurrencyLimited,
     ConfirmationAnswered,
@@ -595,7 +595,7 @@ class RunManager:
         record = await self.store.get_run(run_id)
         if record is None or not record.is_open or record.lease_epoch != epoch:
             return
-        if await settle_held(self.finisher, record, self._carry_on):
+        if await settle_held(self.finisher, record, self._carry_on, DATABASE_UNAVAILABLE):
             logger.warning("run %s: carried on after the database came back", run_id)
 
     async def _recovered_stream(

@@ -160,7 +160,7 @@ class RunSegment:
         return emit
 
     async def _stream(self, writer: EventWriter) -> None:
-        journal = StoreRunJournal(self.store, self.run, lambda: self._logged(writer))
+        journal = StoreRunJournal(self.store, self.run, lambda: self._logged(writer), writer)
         stream = self._stream_result = await self.start.open_stream(journal)
         try:
             async for chunk in stream:

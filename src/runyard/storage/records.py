@@ -24,6 +24,7 @@ __all__ = [
     "Plan",
     "RunQuota",
     "RunProgress",
+    "SettledCalls",
     "RunRecord",
     "RunSnapshot",
     "RunStatus",
@@ -120,6 +121,16 @@ class ToolCallEntry:
     tool_name: str
     state: ToolCallState
     outcome: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SettledCalls:
+    """Tool calls of a run that settled, written with a batch of the thread's events
+    (``EventLogStore.append_events``): in the same transaction, fenced by the run's ``epoch``."""
+
+    run_id: str
+    epoch: int
+    calls: tuple[ToolCallEntry, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,8 +265,9 @@ class ApiKey:
     last_used_at: int | None
 
 
-AgentVersionOrigin = Literal["file", "api"]
-"""Where a catalog agent version came from: a catalog file, or ``PUT /v1/admin/agents/{id}``."""
+AgentVersionOrigin = Literal["file", "api", "leader"]
+"""Where a catalog agent version came from: a catalog file, ``PUT /v1/admin/agents/{id}``, or
+the leader a follower replica serves the catalog of (``runyard serve --catalog``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -270,7 +282,8 @@ class AgentVersion:
     spec: dict[str, Any]
     origin: AgentVersionOrigin
     source: str
-    """``file:line`` of a file's spec; who stored it for the API (``api``)."""
+    """``file:line`` of a file's spec; who stored it for the API (``api``); the leader's
+    ``grpc://host:port`` for a follower's."""
     created_at: int
     """When this version was first stored (epoch ms)."""
 

@@ -99,7 +99,9 @@ async def versions(
     """Every stored version of the agent of ``tenant``, oldest first, and which one serves."""
     scope.check(tenant, "query.tenant")
     listed = await _admin(app).versions(agent_id, tenant)
-    origin = None if listed.active is None else "database" if listed.activated else "file"
+    catalog = app.catalog
+    served = "leader" if catalog is not None and catalog.followed else "file"
+    origin = None if listed.active is None else "database" if listed.activated else served
     return {
         "agentId": agent_id,
         "tenant": tenant,

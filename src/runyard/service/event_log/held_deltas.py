@@ -8,6 +8,10 @@ held comes out, in stream order, before the agent's next event of any other kind
 channel's delta, a tool call, its completion), when its stream ends (``EventWriter.end_of_stream``),
 before the run's ``run-finish``, and when the writer closes. Every agent of every run the thread serves goes through it, whoever built the
 agent.
+
+Most deltas are plain words that nothing can grow into a secret from
+(``SecretRedactor.settled``): with nothing held before them, they pass as the very event given,
+not rebuilt.
 """
 
 from __future__ import annotations

@@ -15,6 +15,12 @@ only if nobody else wrote to the thread since. A process that lost a run's lease
 the lease and the run was taken over) can therefore only land events *before* the new owner's
 first one — the taker's ``run-finish`` stays above them — and fails at its next batch once the
 new owner has written; it never writes after, or between, another process's events.
+
+A run's settled tool calls ride along (``record_settled``): they are written into the tool
+ledger in the transaction of the next batch, which holds the call's ``tool-result`` or comes
+before it, so a settled call is durable before any client sees its result, and a step costs no
+transaction of its own for them. The ledger rows are fenced by the run's lease epoch: a batch of
+an owner that was superseded is refused whole (``StaleLease``), its run told (``lost``).
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 
 from runyard.ids import now_ms
 from runyard.json_text import json_text
@@ -31,7 +38,7 @@ from runyard.redaction import SecretRedactor
 from runyard.service.bus import EventBus
 from runyard.service.event_log.channel import LiveEvent, ThreadChannel
 from runyard.service.event_log.held_deltas import HeldDeltas
-from runyard.storage import EventIdConflict, EventLogStore, StoredEvent
+from runyard.storage import EventIdConflict, EventLogStore, SettledCalls, StaleLease, StoredEvent
 
 __all__ = ["EventLogWriteError", "EventWriter"]
 
@@ -75,6 +82,11 @@ class EventWriter:
         self._last_id = first_id - 1
         self._stored_id = first_id - 1
         self._queue: list[tuple[int, WireEvent]] = []
+        self._settled: list[tuple[SettledCalls, Callable[[], None]]] = []
+        """Ledger rows for the next batch, each with what to call if its run's lease is lost."""
+        self._settled_given = 0
+        self._settled_stored = 0
+        """How many ``record_settled`` calls were made, and how many of them are stored."""
         self._ready = asyncio.Event()
         self._progress = asyncio.Event()
         self._failure: EventLogWriteError | None = None
@@ -101,6 +113,16 @@ class EventWriter:
         self._queue_all(self._deltas.take(event))
         return self._last_id
 
+    def record_settled(self, calls: SettledCalls, lost: Callable[[], None]) -> None:
+        """Write ``calls`` into the tool ledger with the next batch, at once: stored before (or
+        with) any event emitted after this is visible. ``lost`` is called, and the writer
+        fails, when the run's lease epoch moved on."""
+        if self._failure is not None:
+            raise self._failure
+        self._settled.append((calls, lost))
+        self._settled_given += 1
+        self._ready.set()
+
     def end_of_stream(self, run_id: str, agent_id: str) -> None:
         """The agent's model call (or its whole stream) ended: queue the text its deltas still
         hold, which may be followed by nothing of the agent's own for a while (the run waits
@@ -117,8 +139,10 @@ class EventWriter:
 
     async def flush(self) -> None:
         """Return once every event emitted so far is stored and visible; raise if that failed."""
-        target = self._last_id
-        while self._stored_id < target and self._failure is None:
+        target, settled = self._last_id, self._settled_given
+        while (
+            self._stored_id < target or self._settled_stored < settled
+        ) and self._failure is None:
             await self._progress.wait()
         if self._failure is not None:
             raise self._failure
@@ -135,22 +159,34 @@ class EventWriter:
         while True:
             await self._ready.wait()
             self._ready.clear()
+            if self._settled and not self._queue:
+                # The call's tool-result is usually a turn of the loop away (the runtime's
+                # task hands it to the segment's): let it join this batch's transaction.
+                await asyncio.sleep(0)
             batch, self._queue, oldest = self._queue, [], self._oldest
-            if batch and self._failure is None:
+            settled, self._settled, given = self._settled, [], self._settled_given
+            if (batch or settled) and self._failure is None:
                 try:
-                    await self._write(batch)
-                    self._lag.observe(time.perf_counter() - oldest)
+                    await self._write(batch, settled)
+                    self._settled_stored = given
+                    if batch:
+                        self._lag.observe(time.perf_counter() - oldest)
                 except Exception as exc:  # whatever it was, flush must not wait forever
                     self._fail(f"cannot persist events: {exc}", exc)
-            elif batch:
+            elif batch or settled:
                 logger.error("thread %s: dropped %d unpersisted events", self.thread_id, len(batch))
             self._progress.set()
             self._progress = asyncio.Event()
-            if self._closing and not self._queue:
+            if self._closing and not self._queue and not self._settled:
                 return
 
-    async def _write(self, batch: list[tuple[int, WireEvent]]) -> None:
-        """Store the batch, then make it visible here and announce it to other replicas."""
+    async def _write(
+        self,
+        batch: list[tuple[int, WireEvent]],
+        settled: list[tuple[SettledCalls, Callable[[], None]]],
+    ) -> None:
+        """Store the batch (and ``settled``), then make it visible here and announce it to
+        other replicas."""
         created = now_ms()
         texts: list[str] = []
         rows: list[StoredEvent] = []
@@ -159,7 +195,7 @@ class EventWriter:
             clean = self._redactor.redact_data(data)
             texts.append(event_to_json(event) if clean is data else json_text(clean))
             rows.append(StoredEvent(self.thread_id, i, event.run_id, event.type, clean, created))
-        if not await self._store_rows(rows):
+        if not await self._store_rows(rows, settled) or not batch:
             return
         self._stored_id = batch[-1][0]
         self._channel.append(LiveEvent(row.id, text) for row, text in zip(rows, texts, strict=True))
@@ -169,13 +205,25 @@ class EventWriter:
             # The events are stored: other replicas' readers find them at their next wake-up.
             logger.warning("thread %s: could not announce events", self.thread_id, exc_info=True)
 
-    async def _store_rows(self, rows: list[StoredEvent]) -> bool:
-        """Insert ``rows`` in one transaction, retrying transient failures; False if it failed."""
+    async def _store_rows(
+        self, rows: list[StoredEvent], settled: list[tuple[SettledCalls, Callable[[], None]]]
+    ) -> bool:
+        """Insert ``rows`` (and ``settled``) in one transaction, retrying transient failures;
+        False if it failed."""
         attempt, delay, give_up = 1, 0.05, time.monotonic() + _RETRY_SECONDS
+        calls = [settled_calls for settled_calls, _ in settled]
         while True:
             try:
-                await self._store.append_events(self.thread_id, rows)
+                if calls:
+                    await self._store.append_events(self.thread_id, rows, settled=calls)
+                else:  # the common case, which every event log store takes
+                    await self._store.append_events(self.thread_id, rows)
                 return True
+            except StaleLease as exc:
+                for _, lost in settled:
+                    lost()
+                self._fail(f"a run of {self.thread_id} lost its lease", exc)
+                return False
             except EventIdConflict as exc:
                 if attempt > 1 and await self._committed(rows):
                     return True  # the failed attempt had committed after all

@@ -10,7 +10,7 @@ from runyard.json_text import json_text
 from runyard.storage.errors import EventIdConflict
 from runyard.storage.inmemory.state import MemoryState
 from runyard.storage.parts import EventLogStore
-from runyard.storage.records import StoredEvent
+from runyard.storage.records import SettledCalls, StoredEvent
 
 __all__ = ["EventLogPart"]
 
@@ -18,11 +18,22 @@ __all__ = ["EventLogPart"]
 class EventLogPart(MemoryState, EventLogStore):
     """Each thread's events by id; a batch with a reused id is refused whole."""
 
-    async def append_events(self, thread_id: str, events: Sequence[StoredEvent]) -> None:
+    async def append_events(
+        self,
+        thread_id: str,
+        events: Sequence[StoredEvent],
+        /,
+        *,
+        settled: Sequence[SettledCalls] = (),
+    ) -> None:
+        for calls in settled:
+            self._fence(calls.run_id, calls.epoch)
         log = self._events.setdefault(thread_id, {})
         ids = [event.id for event in events]
         if len(set(ids)) != len(ids) or any(i in log for i in ids):
             raise EventIdConflict(f"event id reused in thread {thread_id!r}")
+        for calls in settled:
+            self._keep_calls(calls.run_id, calls.calls)
         for event in events:
             log[event.id] = replace(event, thread_id=thread_id, data=copy.deepcopy(event.data))
 

@@ -7,14 +7,17 @@ callers cannot mutate stored state, as with a real database.
 
 from __future__ import annotations
 
+import copy
 import itertools
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
 from runyard.ids import now_ms
-from runyard.storage.errors import ThreadOwnershipError
+from runyard.storage.errors import RunNotFound, StaleLease, ThreadOwnershipError
 from runyard.storage.parts import Message
 from runyard.storage.records import (
+    OPEN_RUN_STATUSES,
     AgentActivation,
     AgentVersion,
     ApiKey,
@@ -64,6 +67,23 @@ class MemoryState:
         self._catalog_revision = 0
         # key -> epoch second -> requests counted in it
         self._rate_counters: dict[str, dict[int, int]] = {}
+
+    def _fence(self, run_id: str, epoch: int) -> None:
+        """Raise unless the run is open at ``epoch`` (``StaleLease``; ``RunNotFound``)."""
+        run = self._runs.get(run_id)
+        if run is None:
+            raise RunNotFound(run_id)
+        if run.status not in OPEN_RUN_STATUSES or run.lease_epoch != epoch:
+            raise StaleLease(
+                f"run {run_id!r} is {run.status} at lease epoch {run.lease_epoch}, not {epoch}"
+            )
+
+    def _keep_calls(self, run_id: str, calls: Sequence[ToolCallEntry]) -> None:
+        """The run's ledger rows: a started call only when it has none, a settled one always."""
+        known = self._tool_calls.setdefault(run_id, {})
+        for call in calls:
+            if call.state == "settled" or call.tool_call_id not in known:
+                known[call.tool_call_id] = copy.deepcopy(call)
 
     def _owned(self, thread_id: str, tenant_id: str, resource_id: str) -> bool:
         thread = self._threads.get(thread_id)

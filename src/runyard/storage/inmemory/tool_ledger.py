@@ -6,10 +6,9 @@ import copy
 from collections.abc import Sequence
 from typing import Any
 
-from runyard.storage.errors import RunNotFound, StaleLease
 from runyard.storage.inmemory.state import MemoryState
 from runyard.storage.parts import ToolLedger
-from runyard.storage.records import OPEN_RUN_STATUSES, RunProgress, ToolCallEntry
+from runyard.storage.records import RunProgress, ToolCallEntry
 
 __all__ = ["ToolLedgerPart"]
 
@@ -26,19 +25,10 @@ class ToolLedgerPart(MemoryState, ToolLedger):
         epoch: int,
         state: dict[str, Any] | None = None,
     ) -> None:
-        run = self._runs.get(run_id)
-        if run is None:
-            raise RunNotFound(run_id)
-        if run.status not in OPEN_RUN_STATUSES or run.lease_epoch != epoch:
-            raise StaleLease(
-                f"run {run_id!r} is {run.status} at lease epoch {run.lease_epoch}, not {epoch}"
-            )
+        self._fence(run_id, epoch)
         if state is not None:
             self._progress[run_id] = copy.deepcopy(state)
-        known = self._tool_calls.setdefault(run_id, {})
-        for call in calls:
-            if call.state == "settled" or call.tool_call_id not in known:
-                known[call.tool_call_id] = copy.deepcopy(call)
+        self._keep_calls(run_id, calls)
 
     async def load_progress(self, run_id: str) -> RunProgress:
         state = self._progress.get(run_id)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
-from runyard.storage.records import StoredEvent
+from runyard.storage.records import SettledCalls, StoredEvent
 
 __all__ = ["EventLogStore"]
 
@@ -17,9 +17,20 @@ __all__ = ["EventLogStore"]
 class EventLogStore(Protocol):
     """Append batches of numbered events to a thread's log and read them back in order."""
 
-    async def append_events(self, thread_id: str, events: Sequence[StoredEvent], /) -> None:
+    async def append_events(
+        self,
+        thread_id: str,
+        events: Sequence[StoredEvent],
+        /,
+        *,
+        settled: Sequence[SettledCalls] = (),
+    ) -> None:
         """Insert the batch in one transaction. Ids come from the writer and are unique per
-        thread: a reused id raises ``EventIdConflict`` and nothing of the batch is stored."""
+        thread: a reused id raises ``EventIdConflict`` and nothing of the batch is stored.
+
+        ``settled`` tool calls go into the ``ToolLedger`` in the same transaction, as
+        ``ToolLedger.record_progress`` writes them: each run's fenced by its epoch
+        (``StaleLease``, nothing of the batch stored, when it moved on or the run closed)."""
         ...
 
     async def read_events(

@@ -7,11 +7,13 @@ from collections.abc import Sequence
 from sqlalchemy import Text, cast, func, insert, select, type_coerce
 from sqlalchemy.exc import IntegrityError
 
+from runyard.ids import now_ms
 from runyard.storage.errors import EventIdConflict
-from runyard.storage.records import StoredEvent
+from runyard.storage.records import SettledCalls, StoredEvent
 from runyard.storage.sql.engine import read, write
 from runyard.storage.sql.schema import events
 from runyard.storage.sql.state import SqlState
+from runyard.storage.sql.tool_ledger_part import fence_run, write_calls
 
 __all__ = ["LogPart"]
 
@@ -19,8 +21,15 @@ __all__ = ["LogPart"]
 class LogPart(SqlState):
     """Replayable per-thread events."""
 
-    async def append_events(self, thread_id: str, events_: Sequence[StoredEvent]) -> None:
-        if not events_:
+    async def append_events(
+        self,
+        thread_id: str,
+        events_: Sequence[StoredEvent],
+        /,
+        *,
+        settled: Sequence[SettledCalls] = (),
+    ) -> None:
+        if not events_ and not settled:
             return
         rows = [
             {
@@ -35,7 +44,12 @@ class LogPart(SqlState):
         ]
         try:
             async with write(self._engine) as conn:
-                await conn.execute(insert(events), rows)
+                now = now_ms()
+                for calls in settled:  # fenced first: a stale owner's batch is refused whole
+                    await fence_run(conn, calls.run_id, calls.epoch)
+                    await write_calls(conn, calls.run_id, calls.calls, now)
+                if rows:
+                    await conn.execute(insert(events), rows)
         except IntegrityError as exc:
             raise EventIdConflict(f"event id reused in thread {thread_id!r}") from exc
 

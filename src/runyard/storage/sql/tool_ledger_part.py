@@ -16,9 +16,9 @@ from runyard.storage.records import OPEN_RUN_STATUSES, RunProgress, ToolCallEntr
 from runyard.storage.sql.engine import read, write
 from runyard.storage.sql.schema import checkpoints, runs, tool_ledger
 from runyard.storage.sql.state import SqlState
-from runyard.storage.sql.upserts import insert_ignore
+from runyard.storage.sql.upserts import insert_ignore, upsert
 
-__all__ = ["ToolLedgerPart", "progress_key"]
+__all__ = ["ToolLedgerPart", "fence_run", "progress_key", "write_calls"]
 
 
 def progress_key(run_id: str) -> str:
@@ -40,22 +40,12 @@ class ToolLedgerPart(SqlState):
     ) -> None:
         now = now_ms()
         async with write(self._engine) as conn:
-            await self._fence(conn, run_id, epoch)
+            await fence_run(conn, run_id, epoch)
             if state is not None:
                 stmt = self._upsert(checkpoints, ["key"], ["state", "expires_at", "updated_at"])
                 row = {"key": progress_key(run_id), "state": state, "expires_at": None}
                 await conn.execute(stmt, {**row, "updated_at": now})
-            started = [_row(run_id, c, now) for c in calls if c.state == "started"]
-            settled = [_row(run_id, c, now) for c in calls if c.state == "settled"]
-            if started:
-                await conn.execute(insert_ignore(self._engine.dialect.name, tool_ledger), started)
-            if settled:
-                stmt = self._upsert(
-                    tool_ledger,
-                    ["run_id", "tool_call_id"],
-                    ["tool_name", "state", "outcome", "updated_at"],
-                )
-                await conn.execute(stmt, settled)
+            await write_calls(conn, run_id, calls, now)
 
     async def load_progress(self, run_id: str) -> RunProgress:
         key = progress_key(run_id)
@@ -77,31 +67,48 @@ class ToolLedgerPart(SqlState):
             await conn.execute(delete(checkpoints).where(checkpoints.c.key == progress_key(run_id)))
             await conn.execute(delete(tool_ledger).where(tool_ledger.c.run_id == run_id))
 
-    async def _fence(self, conn: AsyncConnection, run_id: str, epoch: int) -> None:
-        """Hold the run's row for this transaction if it is open at ``epoch``, else raise.
 
-        The no-op update takes the row's lock (PostgreSQL; SQLite's write transaction holds the
-        whole database), so a takeover waits for the commit or commits first and fails this."""
-        held = await conn.execute(
-            update(runs)
-            .where(
-                runs.c.run_id == run_id,
-                runs.c.lease_epoch == epoch,
-                runs.c.status.in_(OPEN_RUN_STATUSES),
-            )
-            .values(lease_epoch=runs.c.lease_epoch)
+async def fence_run(conn: AsyncConnection, run_id: str, epoch: int) -> None:
+    """Hold the run's row for this transaction if it is open at ``epoch``, else raise
+    (``StaleLease``; ``RunNotFound`` when unknown).
+
+    The no-op update takes the row's lock (PostgreSQL; SQLite's write transaction holds the
+    whole database), so a takeover waits for the commit or commits first and fails this."""
+    held = await conn.execute(
+        update(runs)
+        .where(
+            runs.c.run_id == run_id,
+            runs.c.lease_epoch == epoch,
+            runs.c.status.in_(OPEN_RUN_STATUSES),
         )
-        if held.rowcount == 1:
-            return
-        found = (
-            await conn.execute(
-                select(runs.c.status, runs.c.lease_epoch).where(runs.c.run_id == run_id)
-            )
-        ).one_or_none()
-        if found is None:
-            raise RunNotFound(run_id)
-        raise StaleLease(
-            f"run {run_id!r} is {found.status} at lease epoch {found.lease_epoch}, not {epoch}"
+        .values(lease_epoch=runs.c.lease_epoch)
+    )
+    if held.rowcount == 1:
+        return
+    found = (
+        await conn.execute(select(runs.c.status, runs.c.lease_epoch).where(runs.c.run_id == run_id))
+    ).one_or_none()
+    if found is None:
+        raise RunNotFound(run_id)
+    raise StaleLease(
+        f"run {run_id!r} is {found.status} at lease epoch {found.lease_epoch}, not {epoch}"
+    )
+
+
+async def write_calls(
+    conn: AsyncConnection, run_id: str, calls: Sequence[ToolCallEntry], now: int
+) -> None:
+    """Write the run's ledger rows: a ``started`` one only where the call has none yet, a
+    ``settled`` one over whatever it had."""
+    dialect = conn.dialect.name
+    started = [_row(run_id, c, now) for c in calls if c.state == "started"]
+    settled = [_row(run_id, c, now) for c in calls if c.state == "settled"]
+    if started:
+        await conn.execute(insert_ignore(dialect, tool_ledger), started)
+    if settled:
+        columns = ["tool_name", "state", "outcome", "updated_at"]
+        await conn.execute(
+            upsert(dialect, tool_ledger, ["run_id", "tool_call_id"], columns), settled
         )
 
 
