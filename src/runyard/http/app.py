@@ -31,6 +31,7 @@ from runyard.http.openapi import install_openapi
 from runyard.http.routes import ROUTERS
 from runyard.http.shutdown import Shutdown
 from runyard.http.state import AppState, Parts
+from runyard.http.ui import install_ui
 from runyard.memory import Memory
 from runyard.models import resolve_model
 from runyard.observability import Metrics, ObservedTelemetry, Tracing
@@ -135,6 +136,7 @@ def create_app(
         app.include_router(router)
     install_error_handlers(app)
     install_api_docs(app)
+    install_ui(app)
     install_openapi(app)
     app.add_middleware(BodyLimit, max_bytes=config.max_body_bytes)
     # Around the body limit and every route: a 413 or a 503 is timed, traced and has its id.
