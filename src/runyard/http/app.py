@@ -28,7 +28,7 @@ from runyard.http.cors import add_cors, parse_origins
 from runyard.http.errors import install_error_handlers
 from runyard.http.observed_requests import ObservedRequests
 from runyard.http.openapi import install_openapi
-from runyard.http.routes import ROUTERS
+from runyard.http.routes import KEYS_ROUTERS, ROUTERS
 from runyard.http.shutdown import Shutdown
 from runyard.http.state import AppState, Parts
 from runyard.http.ui import install_ui
@@ -132,7 +132,7 @@ def create_app(
         redoc_url=None,
     )
     app.state.runyard = state
-    for router in ROUTERS:
+    for router in ROUTERS + (KEYS_ROUTERS if config.auth == "keys" else ()):
         app.include_router(router)
     install_error_handlers(app)
     install_api_docs(app)

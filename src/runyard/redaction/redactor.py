@@ -32,6 +32,7 @@ line would hide more than it protects (such a value is no secret anyway)."""
 
 BUILTIN_SECRET_PATTERNS: dict[str, str] = {
     "runyard_api_key": r"ryk_[0-9A-Za-z]{55}",
+    "runyard_stream_ticket": r"ryt_[0-9A-Za-z]{12}_[0-9]{10}_[A-Za-z0-9_-]{22}",
     "authorization_header": (
         r"(?i)\b(?:proxy-)?authorization[\"']?\s*[:=]\s*[\"']?(?:(?:bearer|basic|token)\s+)?"
         r"(?!(?:bearer|basic|token)\b)(?P<secret>[^\s\"',;\[][^\s\"',;]*)"
@@ -49,7 +50,19 @@ BUILTIN_SECRET_PATTERNS: dict[str, str] = {
 """The credential shapes always redacted, whatever the process knows (docs/security.md)."""
 
 _SHAPE_TRIGGERS = (
-    *("ryk_", "authorization", "bearer", "://", "sk-", "rk-", "pk-", "aiza", "gsk_", "xai-"),
+    *(
+        "ryk_",
+        "ryt_",
+        "authorization",
+        "bearer",
+        "://",
+        "sk-",
+        "rk-",
+        "pk-",
+        "aiza",
+        "gsk_",
+        "xai-",
+    ),
     *("hf_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "akia", "asia"),
 )
 """Every match of a built-in shape holds one of these (in lower case). Most text holds none,
