@@ -55,7 +55,14 @@ class App {
       const open = document.body.classList.toggle("threads-open");
       $("threads-toggle").setAttribute("aria-expanded", String(open));
     });
-    window.addEventListener("hashchange", () => this.openThread(threadFromHash() || newThreadId()));
+    window.addEventListener("hashchange", () => {
+      const threadId = threadFromHash();
+      if (threadId && threadId !== this.threadId) this.openThread(threadId);
+    });
+    document.querySelector(".skip").addEventListener("click", (event) => {
+      event.preventDefault(); // a fragment link would replace the thread in the address
+      $("composer-input").focus();
+    });
   }
 
   async start() {
@@ -66,8 +73,8 @@ class App {
   go(threadId) {
     document.body.classList.remove("threads-open");
     $("threads-toggle").setAttribute("aria-expanded", "false");
-    if (threadFromHash() === threadId) this.openThread(threadId);
-    else location.hash = `thread=${encodeURIComponent(threadId)}`;
+    location.hash = `thread=${encodeURIComponent(threadId)}`;
+    if (threadId !== this.threadId) this.openThread(threadId);
   }
 
   // --- API key ---------------------------------------------------------------------------
