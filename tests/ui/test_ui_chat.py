@@ -38,7 +38,7 @@ def finished(page: Page, state: str = "completed") -> None:
 def test_a_message_streams_into_a_markdown_answer_with_reasoning_collapsed(
     page: Page, base_url: str, screenshots: Screenshots
 ) -> None:
-    open_thread(page, base_url)
+    thread = open_thread(page, base_url)
     send(page, "/delay 40\nhello **world** and `code`")
 
     expect(page.locator("#composer-input")).to_be_disabled()
@@ -52,6 +52,10 @@ def test_a_message_streams_into_a_markdown_answer_with_reasoning_collapsed(
     expect(page.locator(".bubble.user-text")).to_have_text("/delay 40\nhello **world** and `code`")
     expect(page.locator("#composer-input")).to_be_enabled()
     expect(page.locator("#busy-reason")).to_be_hidden()
+    # The title the server gave the thread arrived live: in the heading and the list.
+    expect(page.locator("#thread-title")).not_to_have_text(thread)
+    title = page.locator("#thread-title").text_content()
+    expect(page.locator("#thread-list li.current a")).to_have_text(title or "")
     screenshots.take(page, "chat")
 
 
@@ -107,6 +111,7 @@ def test_a_delegate_run_renders_its_sub_agent_branch(
     page.keyboard.press("Enter")
     expect(sub).to_have_attribute("open", "")
     screenshots.take(page, "sub-agent")
+    screenshots.take_dark(page, "sub-agent-dark")
 
 
 def test_cancel_ends_the_run_and_gives_the_input_back(page: Page, base_url: str) -> None:
@@ -125,14 +130,14 @@ def test_a_reload_mid_run_restores_the_run_and_shows_everything_once(
     page: Page, base_url: str
 ) -> None:
     open_thread(page, base_url)
-    send(page, f"/delay 150\n{SLOW_WORDS}")
-    expect(page.locator(".answer")).to_contain_text("You said")
+    send(page, f"/delay 200\n{SLOW_WORDS}")
+    expect(page.locator(".reasoning-text")).to_contain_text("The user")
 
     page.reload()
     expect(page.locator("#busy-reason")).to_contain_text("The agent is working")
     finished(page)
     expect(page.locator("article.run")).to_have_count(1)
-    expect(page.locator(".bubble.user-text")).to_have_text(f"/delay 150\n{SLOW_WORDS}")
+    expect(page.locator(".bubble.user-text")).to_have_text(f"/delay 200\n{SLOW_WORDS}")
     expect(page.locator(".answer")).to_have_text(ANSWER)
     reasoning = page.locator(".reasoning-text").text_content() or ""
     assert reasoning.count("The user said") == 1
@@ -141,8 +146,8 @@ def test_a_reload_mid_run_restores_the_run_and_shows_everything_once(
 def test_a_cut_connection_mid_run_reconnects_and_misses_nothing(page: Page, base_url: str) -> None:
     with TcpProxy(int(base_url.rsplit(":", 1)[1])) as proxy:
         open_thread(page, f"http://127.0.0.1:{proxy.port}")
-        send(page, f"/delay 150\n{SLOW_WORDS}")
-        expect(page.locator(".answer")).to_contain_text("You said")
+        send(page, f"/delay 200\n{SLOW_WORDS}")
+        expect(page.locator(".reasoning-text")).to_contain_text("The user")
         before = proxy.accepted
 
         proxy.cut()

@@ -21,3 +21,11 @@ class Screenshots:
             return
         self.folder.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(self.folder / f"{name}.png"))
+
+    def take_dark(self, page: Page, name: str) -> None:
+        """The same state with the system set to dark."""
+        if self.folder is None:
+            return
+        page.emulate_media(color_scheme="dark")
+        self.take(page, name)
+        page.emulate_media(color_scheme="light")

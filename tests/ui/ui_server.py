@@ -84,7 +84,12 @@ fetch_page = tool(name="fetch_page", description="Ask to reach a host.", resume_
 
 def agents(store: Store) -> Mapping[str, Agent]:
     tools = [calculator, list_notes, save_note, plan, delegate, survey, ask_text, review_plan]
-    assistant = Agent("assistant", "runyard:demo", tools=[*tools, fetch_page], memory=Memory(store))
+    assistant = Agent(
+        "assistant",
+        "runyard:demo",
+        tools=[*tools, fetch_page],
+        memory=Memory(store, title_generation=True),
+    )
     return {"assistant": assistant}
 
 
