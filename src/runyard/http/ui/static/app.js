@@ -209,7 +209,6 @@ class App {
       if (status.isSuspended) this.setBusy("waiting");
       else if (status.hasActiveRun) this.setBusy("running");
       else this.setBusy("idle");
-      this.backgroundTasks = status.backgroundTasks;
     } catch {
       this.setBusy("idle");
     }
