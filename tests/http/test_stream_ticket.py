@@ -69,11 +69,16 @@ async def events_with(app: FastAPI, thread: str, ticket: str) -> httpx.Response:
         return await c.get(f"/v1/events/{thread}", params={"ticket": ticket})
 
 
+async def alice_says(keys: Keys, message: str) -> None:
+    """Alice's run on her thread t1, to its end."""
+    async with client(keys.app, keys.alice) as c:
+        await c.post("/v1/chat/t1", json={"message": message})
+    await settled(keys.app, "t1", Owner("acme", "alice"))
+
+
 async def test_a_ticket_opens_its_threads_stream_without_the_key(url: str) -> None:
     async with keys_app(url) as keys:
-        async with client(keys.app, keys.alice) as c:
-            await c.post("/v1/chat/t1", json={"message": "hello"})
-        await settled(keys.app, "t1", Owner("acme", "alice"))
+        await alice_says(keys, "hello")
         ticket = await ticket_for(keys.app, keys.alice, "t1")
         response = await events_with(keys.app, "t1", ticket)
 
@@ -85,9 +90,7 @@ async def test_a_ticket_opens_its_threads_stream_without_the_key(url: str) -> No
 
 async def test_a_ticket_opens_no_other_thread_and_no_other_users_thread(url: str) -> None:
     async with keys_app(url) as keys:
-        async with client(keys.app, keys.alice) as c:
-            await c.post("/v1/chat/t1", json={"message": "alice's secret"})
-        await settled(keys.app, "t1", Owner("acme", "alice"))
+        await alice_says(keys, "alice's secret")
         alices = await ticket_for(keys.app, keys.alice, "t1")
         bobs = await ticket_for(keys.app, keys.bob, "t1")
         other_thread = await events_with(keys.app, "t2", alices)

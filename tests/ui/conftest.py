@@ -1,5 +1,5 @@
-"""Fixtures of the browser tests: Debian's Chromium driven by Playwright and one server
-(``ui_server``), each started once for the whole run; every test opens its own tab and thread.
+"""Fixtures of the browser tests: Debian's Chromium driven by Playwright (one per module) and one
+server for the whole run (``ui_server``); every test opens its own tab and thread.
 
 Skipped when ``/usr/bin/chromium`` is absent, unless ``RUNYARD_TEST_REQUIRE_BROWSER=1`` (CI),
 which makes that a failure. Playwright never downloads a browser here.
@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import BrowserContext, Page, expect, sync_playwright
 from ui_screenshots import Screenshots
-from ui_server import free_port, served
+from ui_server import served
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -29,23 +29,30 @@ CHROMIUM_ARGS = [
 ]
 
 
-def _require_browser() -> None:
+@pytest.fixture(scope="session")
+def chromium() -> Path:
+    """Debian's Chromium; the tests skip without it (fail with RUNYARD_TEST_REQUIRE_BROWSER=1)."""
     if CHROMIUM.exists():
-        return
+        return CHROMIUM
     if os.environ.get("RUNYARD_TEST_REQUIRE_BROWSER") == "1":
         pytest.fail(f"RUNYARD_TEST_REQUIRE_BROWSER=1 but {CHROMIUM} is missing")
     pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium)")
 
 
-@pytest.fixture(scope="session")
-def browser_context(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrowserContext]:
-    """A headless Chromium with a fresh profile, shared by every browser test."""
-    _require_browser()
+@pytest.fixture(scope="module")
+def browser_context(
+    tmp_path_factory: pytest.TempPathFactory, chromium: Path
+) -> Iterator[BrowserContext]:
+    """A headless Chromium with a fresh profile, shared by a module's tests.
+
+    Per module, not per session: Playwright's sync API keeps an event loop running in the test
+    thread while it is started, which the asyncio tests of other folders cannot run beside.
+    """
     profile = tmp_path_factory.mktemp("chromium-profile")
     with sync_playwright() as playwright:
         context = playwright.chromium.launch_persistent_context(
             profile,
-            executable_path=str(CHROMIUM),
+            executable_path=str(chromium),
             headless=True,
             args=CHROMIUM_ARGS,
             viewport={"width": 1100, "height": 850},
@@ -65,12 +72,11 @@ def screenshots() -> Screenshots:
 
 
 @pytest.fixture(scope="session")
-def base_url(
-    tmp_path_factory: pytest.TempPathFactory, browser_context: BrowserContext
-) -> Iterator[str]:
-    """The server the tests talk to (after the browser: a missing Chromium skips first)."""
+def base_url(tmp_path_factory: pytest.TempPathFactory, chromium: Path) -> Iterator[str]:
+    """The server every browser test talks to (in its own thread; after the Chromium check, so
+    a missing browser skips first)."""
     database = tmp_path_factory.mktemp("ui") / "runyard.db"
-    with served(f"sqlite:///{database}", free_port()) as url:
+    with served(f"sqlite:///{database}") as url:
         yield url
 
 

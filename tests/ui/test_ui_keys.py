@@ -9,8 +9,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import BrowserContext, Page, expect
-from ui_server import free_port, served
+from playwright.sync_api import Page, expect
+from ui_server import served
 
 from runyard.service.api_keys import issue_api_key
 from runyard.storage import open_store
@@ -28,13 +28,13 @@ async def _issue_key(url: str) -> str:
 
 @pytest.fixture(scope="module")
 def keys_server(
-    tmp_path_factory: pytest.TempPathFactory, browser_context: BrowserContext
+    tmp_path_factory: pytest.TempPathFactory, chromium: Path
 ) -> Iterator[tuple[str, str]]:
     url = f"sqlite:///{Path(tmp_path_factory.mktemp('keys')) / 'runyard.db'}"
-    # Playwright's sync API keeps an event loop running in this thread: issue it in another.
+    # Playwright's sync API may keep an event loop running in this thread: issue it in another.
     with ThreadPoolExecutor(1) as pool:
         key = pool.submit(asyncio.run, _issue_key(url)).result()
-    with served(url, free_port(), auth="keys") as base:
+    with served(url, auth="keys") as base:
         yield base, key
 
 

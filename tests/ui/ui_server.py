@@ -93,33 +93,27 @@ def agents(store: Store) -> Mapping[str, Agent]:
     return {"assistant": assistant}
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 @contextmanager
-def served(database_url: str, port: int, **settings: Any) -> Iterator[str]:
-    """The app on ``127.0.0.1:port`` until the block ends; its base URL."""
+def served(database_url: str, **settings: Any) -> Iterator[str]:
+    """The app on a free loopback port until the block ends; its base URL."""
     config = Settings(database_url=database_url, model="runyard:demo", **settings)
     app = create_app(config, agents=agents, sse_ping_seconds=5.0)
     # Event streams never end by themselves: a second after shutdown starts they are cut.
-    server = uvicorn.Server(
-        uvicorn.Config(
-            app, host="127.0.0.1", port=port, log_level="warning", timeout_graceful_shutdown=1
-        )
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=1))
+    # Bound here, so the port is known and nobody can take it in between.
+    listener = socket.create_server(("127.0.0.1", 0))
+    thread = threading.Thread(
+        target=lambda: asyncio.run(server.serve(sockets=[listener])), daemon=True
     )
-    thread = threading.Thread(target=lambda: asyncio.run(server.serve()), daemon=True)
     thread.start()
-    base = f"http://127.0.0.1:{port}"
+    base = f"http://127.0.0.1:{listener.getsockname()[1]}"
     try:
         _wait_ready(base, thread)
         yield base
     finally:
         server.should_exit = True
         thread.join(timeout=30)
+        listener.close()
 
 
 def _wait_ready(base: str, thread: threading.Thread) -> None:
