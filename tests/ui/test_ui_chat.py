@@ -70,6 +70,16 @@ def test_model_text_is_never_run_as_html(page: Page, base_url: str) -> None:
     assert page.evaluate("window.pwned") is None
 
 
+def test_a_failed_run_shows_its_error_and_gives_the_input_back(page: Page, base_url: str) -> None:
+    open_thread(page, base_url)
+    send(page, "/fail 503")
+
+    finished(page, "error")
+    expect(page.locator(".event-error")).to_contain_text("503")
+    expect(page.locator(".run-footer")).to_contain_text("Failed")
+    expect(page.locator("#composer-input")).to_be_enabled()
+
+
 def test_a_delegate_run_renders_its_sub_agent_branch(
     page: Page, base_url: str, screenshots: Screenshots
 ) -> None:
