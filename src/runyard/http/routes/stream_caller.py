@@ -9,6 +9,7 @@ OpenAPI document): whoever they let in, a ticket would not change.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated
 
 from fastapi import Depends, Query, Request
@@ -28,7 +29,7 @@ from runyard.http.state import Parts, parts
 from runyard.service import Owner
 from runyard.service.api_keys import verify_stream_ticket
 
-__all__ = ["stream_owner"]
+__all__ = ["StreamReader", "stream_reader"]
 
 _BAD_TICKET = (
     "the stream ticket is malformed, expired, for another thread, or its key is no longer "
@@ -36,7 +37,15 @@ _BAD_TICKET = (
 )
 
 
-async def stream_owner(
+@dataclass(frozen=True, slots=True)
+class StreamReader:
+    """Whose thread ``thread_id`` (as the client wrote it) a stream reads."""
+
+    owner: Owner
+    thread_id: str
+
+
+async def stream_reader(
     request: Request,
     thread_id: ThreadId,
     app: Annotated[Parts, Depends(parts)],
@@ -51,13 +60,14 @@ async def stream_owner(
     ] = None,
     tenant: TenantHeader = None,
     user: UserHeader = None,
-) -> Owner:
-    """The owner whose thread the stream reads: the ticket's, when one is given."""
+) -> StreamReader:
+    """The thread the stream reads and its owner: the ticket's, when one is given. (The path's
+    thread id is declared here, not on the route too, so a bad one is named once.)"""
     mode = request.app.state.runyard.settings.auth
     if ticket is None or mode != "keys":
-        return (await request_caller(request, app, tenant, user)).owner
+        return StreamReader((await request_caller(request, app, tenant, user)).owner, thread_id)
     refuse_identity_headers(mode, ((TENANT_HEADER, tenant), (USER_HEADER, user)))
     identity = await verify_stream_ticket(app.store, ticket, thread_id)
     if identity is None:
         raise ApiError(401, "unauthenticated", _BAD_TICKET, headers={"WWW-Authenticate": "Bearer"})
-    return identity.owner
+    return StreamReader(identity.owner, thread_id)
