@@ -8,6 +8,7 @@ import json
 import re
 import secrets
 
+import httpx
 import pytest
 from playwright.sync_api import Page, expect
 from tcp_proxy import TcpProxy
@@ -189,3 +190,24 @@ def test_a_narrow_window_works_from_the_keyboard(
     page.locator("#threads-toggle").click()
     expect(page.locator(f'#thread-list li[data-thread-id="{thread}"]')).to_be_visible()
     screenshots.take(page, "narrow")
+
+
+def test_a_long_thread_opens_on_its_newest_runs_and_pages_back(page: Page, base_url: str) -> None:
+    thread = f"t-{secrets.token_hex(4)}"
+    with httpx.Client(base_url=base_url, timeout=30) as client:
+        for n in range(11):  # 22 messages: more than the page's first 20
+            client.post(f"/v1/chat/{thread}", json={"message": f"message {n}"})
+            finishes = 0
+            with client.stream("GET", f"/v1/events/{thread}") as stream:
+                for line in stream.iter_lines():  # the whole log, up to this run's end
+                    finishes += '"type":"run-finish"' in line
+                    if finishes == n + 1:
+                        break
+
+    page.goto(f"{base_url}/#thread={thread}")
+    expect(page.locator("article.run")).to_have_count(10)
+    expect(page.locator(".bubble.user-text").first).to_have_text("message 1")
+    page.get_by_role("button", name="Show earlier messages").click()
+    expect(page.locator("article.run")).to_have_count(11)
+    expect(page.locator(".bubble.user-text")).to_have_text([f"message {n}" for n in range(11)])
+    expect(page.get_by_role("button", name="Show earlier messages")).to_have_count(0)

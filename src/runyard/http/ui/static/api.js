@@ -2,6 +2,7 @@
 // URLs are relative to the page, so a proxy that mounts runyard under a prefix keeps working.
 
 const KEY_STORAGE = "runyard.apiKey";
+const PAGE_MESSAGES = 20; // the newest runs first; "Show earlier messages" pages back
 
 export class ApiError extends Error {
   constructor(status, code, message) {
@@ -62,7 +63,8 @@ export class Api {
   }
 
   messages(threadId, cursor) {
-    return this.request("GET", `v1/threads/${enc(threadId)}/messages`, { params: { cursor } });
+    const params = { cursor, limit: PAGE_MESSAGES };
+    return this.request("GET", `v1/threads/${enc(threadId)}/messages`, { params });
   }
 
   status(threadId) {

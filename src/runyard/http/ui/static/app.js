@@ -176,6 +176,7 @@ class App {
     this.threadId = threadId;
     this.runs = new Map();
     this.views = new Map();
+    this.olderCursor = null;
     $("transcript").replaceChildren();
     $("status-line").textContent = "";
     this.renderThreads();
@@ -186,6 +187,7 @@ class App {
       const history = await this.api.messages(threadId);
       if (threadId !== this.threadId) return;
       this.runs = runsFromHistory(history.messages);
+      this.olderCursor = history.nextCursor || null;
       cursor = history.nextEventId - 1;
       if (history.title) this.setTitle(history.title);
       for (const run of this.runs.values()) this.touch(run.runId);
@@ -195,10 +197,42 @@ class App {
       exists = false;
     }
     this.render();
+    this.renderEarlierButton();
     await this.restoreStatus(threadId, exists);
     // A thread nobody has written to yet is connected on its first message, so merely opening
     // "New thread" leaves nothing behind.
     if (exists && threadId === this.threadId) this.connect(cursor);
+  }
+
+  // The runs before the page /messages gave first (its nextCursor), above the ones shown.
+  async loadEarlier() {
+    const threadId = this.threadId;
+    const history = await this.api.messages(threadId, this.olderCursor);
+    if (threadId !== this.threadId) return;
+    this.olderCursor = history.nextCursor || null;
+    const first = $("transcript").querySelector("article.run");
+    for (const run of runsFromHistory(history.messages).values()) {
+      if (this.runs.has(run.runId)) continue;
+      this.runs = new Map([[run.runId, run], ...this.runs]);
+      const view = this.newView(run);
+      $("transcript").insertBefore(view.el, first);
+    }
+    this.renderEarlierButton();
+  }
+
+  renderEarlierButton() {
+    let button = $("load-earlier");
+    if (!this.olderCursor) return button?.remove();
+    if (!button) {
+      button = h("button", { type: "button", id: "load-earlier", class: "load-earlier", onclick: () => this.loadEarlier() }, "Show earlier messages");
+      $("transcript").prepend(button);
+    }
+  }
+
+  newView(run) {
+    const view = new RunView(run, (requestId, answer) => this.api.confirm(requestId, answer));
+    this.views.set(run.runId, view);
+    return view;
   }
 
   async restoreStatus(threadId, exists) {
@@ -290,8 +324,7 @@ class App {
       if (!run) continue;
       let view = this.views.get(runId);
       if (!view) {
-        view = new RunView(run, (requestId, answer) => this.api.confirm(requestId, answer));
-        this.views.set(runId, view);
+        view = this.newView(run);
         transcript.append(view.el);
       }
       view.update(run);
