@@ -211,3 +211,23 @@ def test_a_long_thread_opens_on_its_newest_runs_and_pages_back(page: Page, base_
     expect(page.locator("article.run")).to_have_count(11)
     expect(page.locator(".bubble.user-text")).to_have_text([f"message {n}" for n in range(11)])
     expect(page.get_by_role("button", name="Show earlier messages")).to_have_count(0)
+
+
+def test_threads_are_made_switched_and_deleted_from_the_list(page: Page, base_url: str) -> None:
+    first = open_thread(page, base_url)
+    send(page, "keep me")
+    finished(page)
+    entry = page.locator(f'#thread-list li[data-thread-id="{first}"]')
+    expect(entry).to_be_visible()
+
+    page.get_by_role("button", name="New thread").click()
+    expect(page.locator("#thread-title")).to_have_text("New thread")
+    expect(page.locator("article.run")).to_have_count(0)
+    assert first not in page.url
+    entry.locator("a").click()
+    expect(page.locator(".bubble.user-text")).to_have_text("keep me")
+
+    page.once("dialog", lambda dialog: dialog.accept())
+    entry.get_by_role("button").click()
+    expect(entry).to_have_count(0)
+    expect(page.locator("#announcer")).to_contain_text("Deleted")
