@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PIP    := $(BIN)/python -m pip --disable-pip-version-check -q
 
-.PHONY: serve test test-system check bench format clean proto
+.PHONY: serve test test-system check bench format clean proto ui-screenshots
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -43,6 +43,10 @@ test-system: $(VENV)/.installed-dev
 	RUNYARD_SYSTEM=1 RUNYARD_SYSTEM_RESULTS=docs/reliability.json $(BIN)/pytest tests/system; \
 	status=$$?; $(BIN)/python tests/system/report.py docs/reliability.json docs/reliability.md; \
 	exit $$status
+
+# The web UI's screenshots in docs/ui/ (README, docs/ui.md), taken by its browser tests in Chromium.
+ui-screenshots: $(VENV)/.installed-dev
+	RUNYARD_UI_SCREENSHOTS=docs/ui $(BIN)/pytest tests/ui
 
 bench: $(VENV)/.installed-bench
 	$(BIN)/python benchmarks/runtime_overhead.py

@@ -30,9 +30,10 @@ from runyard.http.errors import install_error_handlers
 from runyard.http.face_wiring import face_wiring
 from runyard.http.observed_requests import ObservedRequests
 from runyard.http.openapi import install_openapi
-from runyard.http.routes import ROUTERS
+from runyard.http.routes import KEYS_ROUTERS, ROUTERS
 from runyard.http.shutdown import Shutdown
 from runyard.http.state import AppState, Parts
+from runyard.http.ui import install_ui
 from runyard.memory import Memory
 from runyard.models import resolve_model
 from runyard.observability import Metrics, ObservedTelemetry, Tracing
@@ -133,13 +134,14 @@ def create_app(
         redoc_url=None,
     )
     app.state.runyard = state
-    for router in ROUTERS:
+    for router in ROUTERS + (KEYS_ROUTERS if config.auth == "keys" else ()):
         app.include_router(router)
     faces = face_wiring()
     app.include_router(agui.router(faces))
     app.include_router(ai_sdk.router(faces))
     install_error_handlers(app)
     install_api_docs(app)
+    install_ui(app)
     install_openapi(app)
     app.add_middleware(BodyLimit, max_bytes=config.max_body_bytes)
     # Around the body limit and every route: a 413 or a 503 is timed, traced and has its id.

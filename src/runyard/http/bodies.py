@@ -25,6 +25,7 @@ __all__ = [
     "FieldError",
     "Health",
     "Readiness",
+    "StreamTicketBody",
     "ThreadList",
     "ThreadMessage",
     "ThreadMessages",
@@ -149,6 +150,14 @@ class ThreadStatusBody(_Body):
     backgroundTasks: list[BackgroundTaskBody] = Field(
         description="the open run's background sub-agents, running or ended; empty without a run"
     )
+
+
+class StreamTicketBody(_Body):
+    """A ticket that opens this thread's event stream without the API key (an EventSource
+    cannot send it): ``GET /v1/events/{threadId}?ticket=…``."""
+
+    ticket: str = Field(description="`ryt_…`: for this thread and this key's user only")
+    expiresAt: int = Field(description="epoch ms; a stream opened before then stays open")
 
 
 class AgentInfo(_Body):

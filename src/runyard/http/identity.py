@@ -31,15 +31,21 @@ from runyard.storage import ApiKeyRole
 __all__ = [
     "IDENTITY_PATTERN",
     "TENANT_HEADER",
+    "TICKET_PARAM",
     "UNAUTHENTICATED",
     "USER_HEADER",
     "Caller",
+    "TenantHeader",
+    "UserHeader",
     "bearer_token",
+    "refuse_identity_headers",
     "request_caller",
     "request_owner",
 ]
 
 TENANT_HEADER = "X-Runyard-Tenant"
+TICKET_PARAM = "ticket"
+"""The query parameter of a stream ticket (``RUNYARD_AUTH=keys`` only)."""
 USER_HEADER = "X-Runyard-User"
 # Documented, not enforced by FastAPI: a mismatch is runyard's 400 invalid_identity, not a 422.
 _DOCUMENTED = {"pattern": IDENTITY_PATTERN}
@@ -59,29 +65,32 @@ _WHO = {
 
 @dataclass(frozen=True, slots=True)
 class Caller:
-    """Whom a request acts for, and the role of its API key (None: not authenticated by a key)."""
+    """Whom a request acts for, and the role and id of its API key (None: not authenticated by
+    a key)."""
 
     owner: Owner
     role: ApiKeyRole | None = None
+    key_id: str | None = None
+    """The public id of the API key the request came with (``keys`` only)."""
+
+
+TenantHeader = Annotated[
+    str | None,
+    Header(
+        alias=TENANT_HEADER, description="the tenant" + _PROXY_ONLY, json_schema_extra=_DOCUMENTED
+    ),
+]
+UserHeader = Annotated[
+    str | None,
+    Header(alias=USER_HEADER, description="the user" + _PROXY_ONLY, json_schema_extra=_DOCUMENTED),
+]
 
 
 async def request_caller(
     request: Request,
     app: Annotated[Parts, Depends(parts)],
-    tenant: Annotated[
-        str | None,
-        Header(
-            alias=TENANT_HEADER,
-            description="the tenant" + _PROXY_ONLY,
-            json_schema_extra=_DOCUMENTED,
-        ),
-    ] = None,
-    user: Annotated[
-        str | None,
-        Header(
-            alias=USER_HEADER, description="the user" + _PROXY_ONLY, json_schema_extra=_DOCUMENTED
-        ),
-    ] = None,
+    tenant: TenantHeader = None,
+    user: UserHeader = None,
 ) -> Caller:
     """The request's caller, as ``RUNYARD_AUTH`` decides it (FastAPI asks once per request)."""
     mode = request.app.state.runyard.settings.auth
@@ -89,6 +98,12 @@ async def request_caller(
     if mode == "proxy":
         return Caller(_proxy_owner(headers))
     caller = Caller(Owner()) if mode == "none" else await _key_caller(request, app)
+    refuse_identity_headers(mode, headers)
+    return caller
+
+
+def refuse_identity_headers(mode: str, headers: tuple[tuple[str, str | None], ...]) -> None:
+    """400 ``untrusted_identity_header`` for an identity header sent in ``none`` or ``keys``."""
     for header, value in headers:
         if value is not None:
             raise ApiError(
@@ -98,7 +113,6 @@ async def request_caller(
                 f"RUNYARD_AUTH={mode}, where {_WHO[mode]}",
                 header,
             )
-    return caller
 
 
 def request_owner(caller: Annotated[Caller, Depends(request_caller)]) -> Owner:
@@ -129,4 +143,4 @@ async def _key_caller(request: Request, app: Parts) -> Caller:
         raise ApiError(
             401, "unauthenticated", UNAUTHENTICATED, headers={"WWW-Authenticate": "Bearer"}
         )
-    return Caller(identity.owner, identity.role)
+    return Caller(identity.owner, identity.role, identity.key_id)

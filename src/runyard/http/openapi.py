@@ -25,7 +25,7 @@ from fastapi.openapi.utils import get_openapi
 
 from runyard.config import Settings
 from runyard.http.bodies import ErrorBody
-from runyard.http.identity import TENANT_HEADER, USER_HEADER
+from runyard.http.identity import TENANT_HEADER, TICKET_PARAM, USER_HEADER
 
 __all__ = ["EVENT_STREAM", "METRICS_PATH", "error_responses", "install_openapi"]
 
@@ -200,12 +200,15 @@ def _metrics_token(operation: dict[str, Any], settings: Settings) -> None:
 def _authenticate(operation: dict[str, Any], settings: Settings, *, admin: bool) -> None:
     """The bearer scheme where this mode asks for it (on the admin routes of the other modes,
     only while RUNYARD_ADMIN_TOKEN turns them on: off, no credential opens them); identity
-    headers only where the mode reads them."""
+    headers and the stream ticket only where the mode reads them."""
     needs_key = settings.auth == "keys" or (admin and bool(settings.admin_token))
     if needs_key and "401" in operation["responses"]:
         operation["security"] = [{"bearer": []}]
-    if settings.auth != "proxy" and "parameters" in operation:
-        kept = [p for p in operation["parameters"] if p["name"] not in _IDENTITY_HEADERS]
+    unread = (() if settings.auth == "proxy" else _IDENTITY_HEADERS) + (
+        () if settings.auth == "keys" else (TICKET_PARAM,)
+    )
+    if unread and "parameters" in operation:
+        kept = [p for p in operation["parameters"] if p["name"] not in unread]
         if kept:
             operation["parameters"] = kept
         else:

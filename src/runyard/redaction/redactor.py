@@ -32,6 +32,7 @@ line would hide more than it protects (such a value is no secret anyway)."""
 
 BUILTIN_SECRET_PATTERNS: dict[str, str] = {
     "runyard_api_key": r"ryk_[0-9A-Za-z]{55}",
+    "runyard_stream_ticket": r"ryt_[0-9A-Za-z]{12}_[0-9]{10}_[A-Za-z0-9_-]{22}",
     "authorization_header": (
         r"(?i)\b(?:proxy-)?authorization[\"']?\s*[:=]\s*[\"']?(?:(?:bearer|basic|token)\s+)?"
         r"(?!(?:bearer|basic|token)\b)(?P<secret>[^\s\"',;\[][^\s\"',;]*)"
@@ -54,15 +55,16 @@ _KEY_TRIGGERS = (
 )
 """The beginnings of the built-in keys that are blanked from their first character, each at a
 word boundary (``\\b`` in its shape)."""
-_SHAPE_TRIGGERS = ("ryk_", "authorization", "bearer", "://", *_KEY_TRIGGERS)
+_SHAPE_TRIGGERS = ("ryk_", "ryt_", "authorization", "bearer", "://", *_KEY_TRIGGERS)
 """Every match of a built-in shape holds one of these (in lower case). Most text holds none,
 and looking for them (C string search) costs a fraction of running the shapes' scan. The
 triggers that are not keys only lead up to the secret they blank, so they may be sent before
 it: a stream's later scan still sees them."""
 _KEY_PREFIXES = frozenset(key[:end] for key in _KEY_TRIGGERS for end in range(1, len(key)))
 """What a stream's last word may be and still grow into a key."""
-_RUNYARD_KEY_PREFIXES = ("r", "ry", "ryk")
-"""What a stream may end with and still grow into a runyard key, which may begin mid-word."""
+_RUNYARD_KEY_PREFIXES = ("r", "ry", "ryk", "ryt")
+"""What a stream may end with and still grow into a runyard key or stream ticket, which may
+begin mid-word."""
 _LAST_WORD = re.compile(r"\w*\Z")
 
 SHAPE_HOLD_CHARS = 64

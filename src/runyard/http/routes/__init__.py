@@ -1,6 +1,15 @@
 """The routers of the ``/v1`` API."""
 
-from runyard.http.routes import admin, catalog, chat, events, meta, metrics, threads
+from runyard.http.routes import (
+    admin,
+    catalog,
+    chat,
+    events,
+    meta,
+    metrics,
+    stream_tickets,
+    threads,
+)
 
 ROUTERS = (
     chat.router,
@@ -12,4 +21,7 @@ ROUTERS = (
     metrics.router,
 )
 
-__all__ = ["ROUTERS"]
+KEYS_ROUTERS = (stream_tickets.router,)
+"""Served only with ``RUNYARD_AUTH=keys``."""
+
+__all__ = ["KEYS_ROUTERS", "ROUTERS"]

@@ -13,7 +13,7 @@ from runyard.service.api_keys.identity import KeyIdentity
 from runyard.service.api_keys.key_format import hash_api_key, key_id_of
 from runyard.storage import ApiKey, ApiKeys
 
-__all__ = ["LAST_USED_RESOLUTION_MS", "verify_api_key"]
+__all__ = ["LAST_USED_RESOLUTION_MS", "key_is_live", "verify_api_key"]
 
 LAST_USED_RESOLUTION_MS = 60_000
 """A key's ``last_used_at`` is written at most this often: a write per request would cost more
@@ -34,12 +34,13 @@ async def verify_api_key(
     if key is None or not hmac.compare_digest(presented, key.secret_hash):
         return None
     at = now_ms() if now is None else now
-    if not _live(key, at):
+    if not key_is_live(key, at):
         return None
     if key.last_used_at is None or at - key.last_used_at >= LAST_USED_RESOLUTION_MS:
         await store.mark_api_key_used(key_id, at=at)
     return KeyIdentity(key.tenant_id, key.user_id, key.role, key.key_id)
 
 
-def _live(key: ApiKey, at: int) -> bool:
+def key_is_live(key: ApiKey, at: int) -> bool:
+    """Neither revoked nor expired at ``at`` (epoch ms)."""
     return key.revoked_at is None and (key.expires_at is None or at < key.expires_at)

@@ -1,0 +1,66 @@
+"""With ``RUNYARD_AUTH=keys`` the page asks for an API key, sends it as a header, and opens its
+event stream with a stream ticket: the key never appears in a URL."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+from ui_server import served
+
+from runyard.service.api_keys import issue_api_key
+from runyard.storage import open_store
+
+pytestmark = pytest.mark.slow
+
+
+async def _issue_key(url: str) -> str:
+    store = await open_store(url)
+    try:
+        return (await issue_api_key(store, tenant_id="acme", user_id="alice")).token
+    finally:
+        await store.close()
+
+
+@pytest.fixture(scope="module")
+def keys_server(
+    tmp_path_factory: pytest.TempPathFactory, chromium: Path
+) -> Iterator[tuple[str, str]]:
+    url = f"sqlite:///{Path(tmp_path_factory.mktemp('keys')) / 'runyard.db'}"
+    # Playwright's sync API may keep an event loop running in this thread: issue it in another.
+    with ThreadPoolExecutor(1) as pool:
+        key = pool.submit(asyncio.run, _issue_key(url)).result()
+    with served(url, auth="keys") as base:
+        yield base, key
+
+
+def test_the_page_asks_for_a_key_and_streams_with_a_ticket(
+    page: Page, keys_server: tuple[str, str]
+) -> None:
+    base, key = keys_server
+    urls: list[str] = []
+    page.on("request", lambda request: urls.append(request.url))
+    page.goto(f"{base}/#thread=t-keys")
+    form = page.locator("#key-form")
+    expect(form).to_be_visible()
+    expect(page.locator("#composer-input")).to_be_disabled()
+
+    form.get_by_label("API key").fill("ryk_wrong")
+    form.get_by_role("button", name="Use key").click()
+    expect(form.locator("#key-error")).to_have_text("That key was not accepted.")
+    form.get_by_label("API key").fill(key)
+    form.get_by_role("button", name="Use key").click()
+    expect(form).to_be_hidden()
+    page.locator("#composer-input").fill("hello with a key")
+    page.locator("#composer-input").press("Enter")
+
+    expect(page.locator("article.run")).to_have_attribute("data-state", "completed")
+    expect(page.locator(".answer")).to_have_text('You said: "hello with a key"')
+    streams = [u for u in urls if "/v1/events/t-keys" in u]
+    assert streams
+    assert all("ticket=ryt_" in u for u in streams)
+    assert not [u for u in urls if key in u]
