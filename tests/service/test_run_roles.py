@@ -133,7 +133,7 @@ async def test_a_cancelled_queued_run_ends_where_it_waits_and_no_worker_runs_it(
         again = await api.runs.start(OWNER, "t1", "hello")
         finished = await finish(api, "t1", after=2)
         record = await run_of(api, run_id)
-        first_finish = [e for _, e in await api.log("t1") if e.type == "run-finish"][0]
+        first_finish = next(e for _, e in await api.log("t1") if e.type == "run-finish")
 
     assert queued.status == "queued"
     assert cancelled
