@@ -22,7 +22,7 @@ from pathlib import Path
 import httpx
 import pytest
 from http_harness import ALICE_OWNER, free_port
-from server_process import client_for, frames_until, server
+from server_process import client_for, frames_until, install_tool_plugin, server
 
 from postgres_databases import private_database, unavailable
 from runyard.storage import RunRecord, open_store
@@ -77,6 +77,8 @@ default_agent: helper
 """
 
 WORKERS = ("worker-1", "worker-2")
+READY_WITHIN = 240.0
+"""Seconds a replica may take to start on a loaded, shared machine."""
 
 
 @dataclass
@@ -84,7 +86,8 @@ class Deployment:
     database: str
     work: Path
     api_port: int
-    workers: dict[str, subprocess.Popen[bytes]]
+    workers: dict[str, tuple[int, subprocess.Popen[bytes]]]
+    """Each worker's port and process, by instance id."""
 
     @property
     def calls(self) -> list[tuple[str, str, str]]:
@@ -93,11 +96,13 @@ class Deployment:
         text = path.read_text() if path.exists() else ""
         return [(i, what, label) for i, what, label in (line.split() for line in text.splitlines())]
 
-    async def started(self, label: str, count: int = 1, within: float = 30) -> list[str]:
-        """The instances that started ``label``'s call, once ``count`` of them have."""
+    async def started(self, label: str | None, count: int = 1, within: float = 30) -> list[str]:
+        """The instances that started ``label``'s call (None: any call), once ``count`` have."""
         async with asyncio.timeout(within):
             while True:
-                found = [i for i, what, lab in self.calls if (what, lab) == ("start", label)]
+                found = [
+                    i for i, what, lab in self.calls if what == "start" and label in (None, lab)
+                ]
                 if len(found) >= count:
                     return found
                 await asyncio.sleep(0.05)
@@ -128,11 +133,7 @@ def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]
     site, work, agents = root / "site", root / "work", root / "agents"
     for folder in (site, work, agents):
         folder.mkdir()
-    (site / "holding_plugin.py").write_text(PLUGIN)
-    info = site / "holding_plugin-1.0.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: holding-plugin\nVersion: 1.0\n")
-    (info / "entry_points.txt").write_text("[runyard.tools]\nholding = holding_plugin:FACTORY\n")
+    install_tool_plugin(site, "holding", PLUGIN)
     (agents / "helper.yaml").write_text(textwrap.dedent(CATALOG.format(dir=work)))
     env = {
         "PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")]),
@@ -147,17 +148,17 @@ def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]
             stack.enter_context(
                 server(database, api_port, RUNYARD_ROLE="api", RUNYARD_INSTANCE_ID="api-1", **env)
             )
+            ports = {name: free_port() for name in WORKERS}
             workers = {
-                name: stack.enter_context(
-                    server(
-                        database,
-                        free_port(),
-                        RUNYARD_ROLE="worker",
-                        RUNYARD_INSTANCE_ID=name,
-                        **env,
-                    )
+                name: (
+                    port,
+                    stack.enter_context(
+                        server(
+                            database, port, RUNYARD_ROLE="worker", RUNYARD_INSTANCE_ID=name, **env
+                        )
+                    ),
                 )
-                for name in WORKERS
+                for name, port in ports.items()
             }
             yield Deployment(database, work, api_port, workers)
 
@@ -177,20 +178,22 @@ async def test_runs_execute_on_workers_only_each_within_its_concurrency(
 ) -> None:
     threads = ("c1", "c2", "c3")
     (deployment.work / "hold").touch()
-    async with client_for(deployment.api_port) as api:
-        ready = (await api.get("/readyz")).json()
+    roles = []
+    for port, _ in deployment.workers.values():
+        async with client_for(port, within=READY_WITHIN) as worker:
+            roles.append((await worker.get("/readyz")).json()["role"])
+    async with client_for(deployment.api_port, within=READY_WITHIN) as api:
+        roles.append((await api.get("/readyz")).json()["role"])
         for thread in threads:
             message = f'/tool hold {{"label": "{thread}"}}'
             assert (await api.post(f"/v1/chat/{thread}", json={"message": message})).is_success
-        async with asyncio.timeout(30):
-            while len([c for c in deployment.calls if c[1] == "start"]) < 2:
-                await asyncio.sleep(0.05)
+        await deployment.started(None, count=2)
         held = await deployment.runs(*threads)
         (deployment.work / "hold").unlink()
         finishes = [(await frames_until(api, t, "run-finish"))[-1] for t in threads]
         done = await deployment.runs(*threads)
 
-    assert ready["role"] == "api"
+    assert roles == ["worker", "worker", "api"]
     assert sorted(r.status for r in held) == ["queued", "running", "running"]
     assert {r.lease_owner for r in held if r.status == "running"} == set(WORKERS)
     assert [f.data["payload"]["status"] for f in finishes if f.data] == ["completed"] * 3
@@ -235,7 +238,7 @@ async def test_a_worker_killed_mid_tool_hands_its_run_to_the_other_worker(
     async with client_for(deployment.api_port) as api:
         await api.post("/v1/chat/k1", json={"message": '/tool hold {"label": "k1"}'})
         (first,) = await deployment.started("k1")
-        killed = deployment.workers[first]
+        _, killed = deployment.workers[first]
         killed.send_signal(signal.SIGKILL)
         killed.wait(timeout=20)
         (deployment.work / "hold").unlink()
