@@ -343,3 +343,51 @@ def test_a_redis_that_answers_gets_no_notice() -> None:
     text = _printed(ServeReport.of(settings, "127.0.0.1", 8400, (ASSISTANT,), delivery="live"))
     assert "event bus  Redis redis://cache:6379/0\n" in text
     assert "does not answer" not in text
+
+
+@pytest.mark.parametrize(
+    ("role", "line"),
+    [
+        ("all", "role       all: runs execute in the replica that accepts them (RUNYARD_ROLE)"),
+        (
+            "api",
+            "role       api: accepts requests and streams events; its runs are queued for "
+            "worker replicas (RUNYARD_ROLE)",
+        ),
+        (
+            "worker",
+            "role       worker: executes queued runs, 4 at once (RUNYARD_ROLE, "
+            "RUNYARD_WORKER_CONCURRENCY)",
+        ),
+    ],
+)
+def test_the_report_says_the_replicas_role(role: str, line: str) -> None:
+    settings = Settings(
+        database_url="postgresql://db/runyard", role=role, worker_concurrency=4, redis_url=""
+    )
+    assert line in _printed(ServeReport.of(settings, "127.0.0.1", 8400, (ASSISTANT,)))
+
+
+@pytest.mark.parametrize(
+    ("flags", "env", "role"),
+    [
+        (["--role", "api"], {}, "api"),
+        ([], {"RUNYARD_ROLE": "worker"}, "worker"),
+    ],
+)
+def test_serve_refuses_the_api_and_worker_roles_on_sqlite_before_it_opens_anything(
+    flags: list[str], env: dict[str, str], role: str, tmp_path: Path
+) -> None:
+    database = tmp_path / "never.db"
+    result = CliRunner().invoke(
+        app,
+        ["serve", "--port", "0", *flags],
+        env={**env, "RUNYARD_DATABASE_URL": f"sqlite:///{database}"},
+    )
+    assert result.exit_code == 1
+    assert " ".join(result.output.split()) == (
+        f"runyard: RUNYARD_ROLE={role} (--role) needs a PostgreSQL database shared by the api "
+        "and worker replicas, but RUNYARD_DATABASE_URL is sqlite: set "
+        "RUNYARD_DATABASE_URL=postgresql://…, or serve with --role all (docs/deploy.md)"
+    )
+    assert not database.exists()

@@ -13,11 +13,25 @@ import subprocess
 import sys
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
+from pathlib import Path
 
 import httpx
 from http_harness import ALICE, Frame, FrameParser
 
-__all__ = ["client_for", "frames_until", "server", "stop"]
+__all__ = ["client_for", "frames_until", "install_tool_plugin", "server", "stop"]
+
+
+def install_tool_plugin(site: Path, name: str, source: str) -> None:
+    """Install into the folder ``site`` (put it on the servers' ``PYTHONPATH``) the module
+    ``<name>_plugin`` with ``source``, whose ``FACTORY`` is the tool factory ``name`` of the
+    entry-point group ``runyard.tools``."""
+    module = f"{name}_plugin"
+    site.mkdir(exist_ok=True)
+    (site / f"{module}.py").write_text(source)
+    info = site / f"{module}-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}-plugin\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text(f"[runyard.tools]\n{name} = {module}:FACTORY\n")
 
 
 @contextmanager

@@ -265,7 +265,7 @@ async def test_health_readiness_agents_and_openapi(url: str) -> None:
         schema = await client.get("/openapi.json")
 
     assert health.json() == {"status": "ok"}
-    assert ready.json() == {"status": "ready", "eventDelivery": "live"}
+    assert ready.json() == {"status": "ready", "role": "all", "eventDelivery": "live"}
     assert agents.json()["agents"] == [
         {
             "name": "assistant",

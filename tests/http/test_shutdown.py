@@ -93,7 +93,7 @@ async def test_a_draining_app_refuses_new_requests_with_503(url: str) -> None:
         events = await client.get("/v1/events/t1")
         posted = await client.post("/v1/chat/t1", json={"message": "hello"})
 
-    assert (ready.status_code, ready.json()) == (503, {"status": "stopping"})
+    assert (ready.status_code, ready.json()) == (503, {"status": "stopping", "role": "all"})
     for response in (listed, events, posted):
         assert response.status_code == 503
         assert response.headers["Retry-After"] == "5"

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from http_harness import free_port
-from server_process import client_for, frames_until, server
+from server_process import client_for, frames_until, install_tool_plugin, server
 
 pytestmark = pytest.mark.slow
 
@@ -75,15 +75,6 @@ default_agent: helper
 MESSAGE = '/tool charge {"label": "a"}\n/tool slow {"label": "b"}'
 
 
-def _install(site: Path) -> None:
-    site.mkdir()
-    (site / "counting_plugin.py").write_text(PLUGIN)
-    info = site / "counting_plugin-1.0.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: counting-plugin\nVersion: 1.0\n")
-    (info / "entry_points.txt").write_text("[runyard.tools]\ncounting = counting_plugin:FACTORY\n")
-
-
 def _dropped(frames: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """What a client keeps once ``run-resumed`` dropped the dead server's partial output."""
     kept: list[dict[str, Any]] = []
@@ -97,7 +88,7 @@ def _dropped(frames: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 async def test_a_run_killed_mid_tool_is_completed_by_a_second_server(tmp_path: Path) -> None:
     site, work, agents = tmp_path / "site", tmp_path / "work", tmp_path / "agents"
-    _install(site)
+    install_tool_plugin(site, "counting", PLUGIN)
     work.mkdir()
     agents.mkdir()
     (agents / "helper.yaml").write_text(textwrap.dedent(CATALOG.format(dir=work)))

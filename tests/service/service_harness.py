@@ -8,7 +8,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 
 from runyard.agent import Agent
-from runyard.config import Settings
+from runyard.config import Role, Settings
 from runyard.protocol import WireEvent, parse_event
 from runyard.service import EventLog, Owner, RunManager, default_agent
 from runyard.service.bus import EventBus, InProcessEventBus
@@ -44,14 +44,28 @@ class Service:
             await self.runs.wait_idle(key(thread_id, owner))
 
     async def replica(
-        self, instance: str, *, bus: EventBus | None = None, lease_seconds: float = 30.0
+        self,
+        instance: str,
+        *,
+        bus: EventBus | None = None,
+        lease_seconds: float = 30.0,
+        role: Role = "all",
+        worker_concurrency: int = 16,
+        queue_poll_seconds: float = 1.0,
     ) -> Service:
         """Another process's service on the same store and agents (on ``bus``, default the
         same in-process bus), its leases kept like a server's; closed with this one."""
         events = EventLog(self.store, bus or self.events.bus)
         self.stack.push_async_callback(events.close)
         runs = RunManager(
-            self.store, events, self.agents, instance=instance, lease_seconds=lease_seconds
+            self.store,
+            events,
+            self.agents,
+            instance=instance,
+            lease_seconds=lease_seconds,
+            role=role,
+            worker_concurrency=worker_concurrency,
+            queue_poll_seconds=queue_poll_seconds,
         )
         self.stack.push_async_callback(runs.aclose, 0)
         await runs.keep_leases()

@@ -50,9 +50,16 @@ _LATER_TABLES = {
 """Tables of later revisions (0004, 0006, 0007, 0008): a database of revision 0001 has none; its history is then
 built from its log, the way an upgraded database's is."""
 
-_LATER_COLUMNS = {"seq", "agent_id", "cancel_requested_at"}
-"""Columns not copied: the target numbers rows itself; ``runs.agent_id`` came with 0007 and
-``runs.cancel_requested_at`` with 0008."""
+_LATER_COLUMNS = {
+    "seq",
+    "agent_id",
+    "cancel_requested_at",
+    "queued_work",
+    "queued_request_id",
+    "queued_at",
+}
+"""Columns not copied: the target numbers rows itself; ``runs.agent_id`` came with 0007,
+``runs.cancel_requested_at`` with 0008 and the ``runs.queued_*`` columns with 0009."""
 
 
 def _engine(url: str) -> AsyncEngine:

@@ -34,7 +34,9 @@ starts and ends — so the harness counts how often each call (by its idempotenc
 record every event id they see and reconnect with `Last-Event-ID`, to the same replica or
 another; at the end each client's record is compared with the thread's log. Scenarios that
 restart Redis or PostgreSQL start private servers of their own on free ports. Every wait is for
-an event or a condition, bounded in time.
+an event or a condition, bounded in time. The replicas here all have the role `all` (each runs
+what it accepts); how to deploy `api` and `worker` replicas, and what to scale when, is in
+[deploy.md](deploy.md) (`tests/http/test_roles_process.py` kills a worker mid-tool the same way).
 
 `make test` runs a bounded subset at CI size ((d), (e), (f)); `make test-system` runs every
 scenario at full size (the soak lasts `RUNYARD_SOAK_SECONDS`, 60 by default, 600 for the issue's

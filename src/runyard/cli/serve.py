@@ -35,6 +35,7 @@ from runyard.http import create_app
 from runyard.http.state import AppState
 from runyard.observability import configure_logging, resolve_format
 from runyard.service.bus import Delivery
+from runyard.storage import parse_database_url
 
 __all__ = ["serve"]
 
@@ -185,6 +186,21 @@ def serve(
             "files). (env RUNYARD_CATALOG_SOURCE, default: RUNYARD_CATALOG_DIR's files)"
         ),
     ] = None,
+    role: Annotated[
+        str | None,
+        typer.Option(
+            help="all: run the runs this replica accepts; api: queue them for worker replicas; "
+            "worker: execute queued runs (api and worker need PostgreSQL; docs/deploy.md). "
+            "(env RUNYARD_ROLE, default all)"
+        ),
+    ] = None,
+    worker_concurrency: Annotated[
+        int | None,
+        typer.Option(
+            help="With --role worker: runs executed at once; more wait in the queue. "
+            "(env RUNYARD_WORKER_CONCURRENCY, default 16)"
+        ),
+    ] = None,
     insecure: Annotated[
         bool,
         typer.Option(
@@ -204,6 +220,8 @@ def serve(
         "port": port,
         "grpc_port": grpc_port,
         "catalog_source": catalog,
+        "role": role,
+        "worker_concurrency": worker_concurrency,
     }
     # Flags given on the command line win over the environment; pydantic validates them too.
     try:
@@ -222,6 +240,7 @@ def serve(
             "can reach it would act with no authentication. Set RUNYARD_AUTH=keys (API keys) or "
             "proxy (behind an authenticating proxy), bind 127.0.0.1, or pass --insecure."
         )
+    _check_role(settings)
     feed = _catalog_feed(settings)
     console = Console()
     configure_logging(settings.log_format)
@@ -242,6 +261,24 @@ def serve(
     if server.failure is not None:
         _fail(server.failure)
     console.print("runyard stopped.", style="dim")
+
+
+def _check_role(settings: Settings) -> None:
+    """Exit when the role cannot work on the database: api and worker replicas share their run
+    queue through PostgreSQL (a SQLite file belongs to one host, an in-memory store to one
+    process)."""
+    if settings.role == "all":
+        return
+    try:
+        backend = parse_database_url(settings.database_url).backend
+    except ValueError:
+        return  # the store says what is wrong with the URL when it opens it
+    if backend != "postgresql":
+        _fail(
+            f"runyard: RUNYARD_ROLE={settings.role} (--role) needs a PostgreSQL database shared "
+            f"by the api and worker replicas, but RUNYARD_DATABASE_URL is {backend}: set "
+            "RUNYARD_DATABASE_URL=postgresql://…, or serve with --role all (docs/deploy.md)"
+        )
 
 
 def _catalog_feed(settings: Settings) -> GrpcCatalogFeed | None:

@@ -45,6 +45,8 @@ class ServeReport:
     """Everything the start-up report states."""
 
     url: str
+    role: str
+    """What this replica does with runs (``RUNYARD_ROLE``), in a line."""
     auth: tuple[str, ...]
     """How callers are authenticated and who may use the admin API, one line each."""
     database: str
@@ -85,6 +87,7 @@ class ServeReport:
             bus += " (unreachable: polling the event log)"
         return cls(
             url=http_url(host, port),
+            role=_role(settings),
             auth=_auth(settings),
             database=describe_database(settings.database_url),
             event_bus=bus,
@@ -126,6 +129,7 @@ def print_report(console: Console, report: ServeReport) -> None:
         else "off (--grpc-port 0)"
     )
     rows.append(("gRPC", grpc))
+    rows.append(("role", report.role))
     rows.extend(report.observability)
     for label, value in rows:
         # Paths and URLs must stay copyable: no wrapping, whatever the terminal width.
@@ -134,6 +138,20 @@ def print_report(console: Console, report: ServeReport) -> None:
         console.print(Text(warning, style="yellow"), soft_wrap=True)
     console.print(Text("Press Ctrl-C to stop.", style="dim"))
     console.file.flush()
+
+
+def _role(settings: Settings) -> str:
+    if settings.role == "api":
+        return (
+            "api: accepts requests and streams events; its runs are queued for worker replicas "
+            "(RUNYARD_ROLE)"
+        )
+    if settings.role == "worker":
+        return (
+            f"worker: executes queued runs, {settings.worker_concurrency} at once "
+            "(RUNYARD_ROLE, RUNYARD_WORKER_CONCURRENCY)"
+        )
+    return "all: runs execute in the replica that accepts them (RUNYARD_ROLE)"
 
 
 def _catalog_row(catalog: str | None, settings: Settings) -> str | None:

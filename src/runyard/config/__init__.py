@@ -1,5 +1,5 @@
 """Typed settings read from ``RUNYARD_*`` environment variables; imports nothing of runyard."""
 
-from runyard.config.settings import AuthMode, Settings, get_settings
+from runyard.config.settings import AuthMode, Role, Settings, get_settings
 
-__all__ = ["AuthMode", "Settings", "get_settings"]
+__all__ = ["AuthMode", "Role", "Settings", "get_settings"]

@@ -8,11 +8,14 @@ from typing import Literal
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-__all__ = ["AuthMode", "LogFormat", "Settings", "get_settings"]
+__all__ = ["AuthMode", "LogFormat", "Role", "Settings", "get_settings"]
 
 AuthMode = Literal["none", "keys", "proxy"]
 LogFormat = Literal["auto", "json", "text"]
 """How the HTTP service learns who a request acts for (docs/security.md, "Auth modes")."""
+Role = Literal["all", "api", "worker"]
+"""What a replica does with runs (docs/deploy.md): run the ones it accepts (``all``), queue them
+for workers (``api``), or execute queued runs (``worker``)."""
 
 
 class Settings(BaseSettings):
@@ -136,6 +139,16 @@ class Settings(BaseSettings):
         default=30.0,
         gt=0,
         description="a run's lease lasts this long unless its process renews it (every third)",
+    )
+    role: Role = Field(
+        default="all",
+        description="all: run what this replica accepts; api: queue runs for worker replicas; "
+        "worker: execute queued runs (api and worker need PostgreSQL)",
+    )
+    worker_concurrency: int = Field(
+        default=16,
+        ge=1,
+        description="with role worker: how many runs it executes at once; more wait queued",
     )
     otlp_endpoint: str = Field(
         default="",

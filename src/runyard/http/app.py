@@ -205,6 +205,9 @@ async def _assemble(
         titles=titles,
         tenant_limits=TenantLimits.from_settings(settings),
         telemetry=RunTelemetry(ObservedTelemetry(metrics, state.tracing), redactor),
+        role=settings.role,
+        worker_concurrency=settings.worker_concurrency,
+        queue_poll_seconds=settings.bus_poll_seconds,
     )
     stack.push_async_callback(runs.aclose)
     if isinstance(directory, CatalogAgents):  # stopped first: no reload while runs end

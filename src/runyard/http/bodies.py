@@ -13,6 +13,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.json_schema import SkipJsonSchema
 
+from runyard.config import Role
 from runyard.protocol import AgentNode, RunUsage
 from runyard.service.bus import Delivery
 
@@ -192,6 +193,10 @@ class Readiness(_Body):
     """Whether the service serves (``ready``, 200) or not yet / no more (503)."""
 
     status: Literal["ready", "starting", "stopping"]
+    role: Role = Field(
+        description="what this replica does with runs (RUNYARD_ROLE, docs/deploy.md): all runs "
+        "what it accepts; api queues them for workers; worker executes queued runs",
+    )
     eventDelivery: Delivery | SkipJsonSchema[None] = Field(
         default=None,
         description="when ready: how event streams learn of events written on other replicas — "

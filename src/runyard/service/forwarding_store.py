@@ -24,6 +24,7 @@ from runyard.storage import (
     Observation,
     ObservationCursor,
     Plan,
+    QueuedWork,
     RunProgress,
     RunQuota,
     RunRecord,
@@ -281,6 +282,17 @@ class ForwardingStore:
             scope=scope,
             top_k=top_k,
         )
+
+    # -- RunQueue ------------------------------------------------------------
+    async def queue_run(
+        self, run_id: str, work: QueuedWork, *, epoch: int, request_id: str | None = None
+    ) -> RunRecord:
+        return await self.inner.queue_run(run_id, work, epoch=epoch, request_id=request_id)
+
+    async def claim_queued_runs(
+        self, owner: str, *, limit: int, lease_until: int
+    ) -> list[RunRecord]:
+        return await self.inner.claim_queued_runs(owner, limit=limit, lease_until=lease_until)
 
     # -- RunLedger -----------------------------------------------------------
     async def open_run(

@@ -20,12 +20,14 @@ from runyard.ids import now_ms
 from runyard.service.active_run import USER_CANCELLED
 from runyard.service.bus import EventBus, EventBusClosedError
 from runyard.service.event_log import EventLog
+from runyard.service.leases import LeaseTerms
 from runyard.service.owned_task import stop_task
 from runyard.service.run_finish import RunEnding, RunFinisher
-from runyard.storage import RunLedger, RunRecord
+from runyard.storage import RunLedger, RunRecord, StaleLease
 
 __all__ = [
     "CancelListener",
+    "cancel_queued",
     "end_if_cancel_requested",
     "request_cancel",
     "wait_until_settled",
@@ -58,17 +60,40 @@ async def end_if_cancel_requested(finisher: RunFinisher, run: RunRecord) -> bool
     return True
 
 
+async def cancel_queued(
+    finisher: RunFinisher, run: RunRecord, instance_id: str, lease: LeaseTerms
+) -> RunRecord | None:
+    """Cancel ``run``, waiting in the queue for a worker. The request is recorded first, so a
+    worker that claims the run meanwhile ends it cancelled; else ``instance_id`` takes it, out of
+    the queue, and finishes it. The row afterwards: None when it ended here, running when a
+    worker had claimed it (then it is cancelled as any run elsewhere is)."""
+    store = finisher.store
+    if await store.request_cancel(run.run_id, at=now_ms()) is None:
+        return await store.get_run(run.run_id)
+    try:
+        held = await store.take_over(
+            run.run_id, instance_id, lease_until=lease.until(), epoch=run.lease_epoch
+        )
+        # Out of the queue before anything is logged: no worker can claim it any more.
+        held = await store.update_run_status(run.run_id, "running", epoch=held.lease_epoch)
+    except StaleLease:
+        return await store.get_run(run.run_id)
+    ending = RunEnding("cancelled", USER_CANCELLED.reason)
+    await finisher.finish(run.run_id, run.thread_id, ending, epoch=held.lease_epoch)
+    return None
+
+
 async def wait_until_settled(
     events: EventLog, store: RunLedger, run: RunRecord, within: float
 ) -> RunRecord | None:
-    """Wait up to ``within`` seconds until ``run`` no longer runs: it logged its ``run-finish``
-    or closed, or it waits for an answer. The row as it is then (None: gone)."""
+    """Wait up to ``within`` seconds until ``run`` neither runs nor waits to: it logged its
+    ``run-finish`` or closed, or it waits for an answer. The row as it is then (None: gone)."""
     cursor = await events.store.last_event_id(run.thread_id)
     with contextlib.suppress(TimeoutError):
         async with asyncio.timeout(within), events.reader(run.thread_id, cursor) as reader:
             while True:
                 row = await store.get_run(run.run_id)
-                if row is None or row.status != "running":
+                if row is None or row.status not in ("queued", "running"):
                     return row
                 batch = await reader.next(max_wait=_RECHECK_SECONDS)
                 if any(_finishes(run.run_id, event.json) for event in batch):

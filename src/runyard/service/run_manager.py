@@ -20,6 +20,7 @@ from functools import partial
 from typing import Any
 
 from runyard.agent import Agent, PreparedResume, StreamResult
+from runyard.config import Role
 from runyard.errors import ResumeDataError, ResumeError
 from runyard.ids import new_id, now_ms
 from runyard.messages import AgentMessage
@@ -45,11 +46,18 @@ from runyard.service.leases import Heartbeat, LeaseTerms, lost_leases, new_insta
 from runyard.service.limits import CONCURRENT_RUNS_RETRY_AFTER, TenantLimits, run_quota
 from runyard.service.owned_threads import claim_thread, owned_thread
 from runyard.service.owner import Owner
-from runyard.service.remote_cancel import CancelListener, request_cancel, wait_until_settled
+from runyard.service.remote_cancel import (
+    CancelListener,
+    cancel_queued,
+    end_if_cancel_requested,
+    request_cancel,
+    wait_until_settled,
+)
 from runyard.service.request_rate import RequestRate
 from runyard.service.run_checkpoints import RunCheckpoints
 from runyard.service.run_finish import RunEnding, RunFinisher
-from runyard.service.run_segment import RunSegment, SegmentStart
+from runyard.service.run_queue import QueueWorker, queue_run
+from runyard.service.run_segment import RunSegment, SegmentStart, log_opening
 from runyard.service.run_takeover import Takeover, plan_takeover
 from runyard.service.run_telemetry import RunTelemetry
 from runyard.service.suspension_expiry import (
@@ -94,6 +102,12 @@ class RunManager:
     unless renewed (see ``keep_leases``). ``titles`` turns thread-title generation on (it costs one small model
     call per thread). ``tenant_limits`` bound every tenant's new runs over all its agents, as
     each agent's catalog ``limits`` bound them per agent (``runyard.service.limits``).
+
+    ``role`` says where runs execute (docs/deploy.md): ``all`` drives each run in the process
+    that accepted it; ``api`` and ``worker`` queue the runs they accept, starts and resumes
+    alike, and a ``worker`` claims queued runs, driving at most ``worker_concurrency`` at once,
+    looking at the queue at least every ``queue_poll_seconds``. With roles, a run whose driver
+    died is queued again rather than carried on by whoever swept it.
     """
 
     def __init__(
@@ -108,6 +122,9 @@ class RunManager:
         titles: bool = True,
         tenant_limits: TenantLimits | None = None,
         telemetry: RunTelemetry | None = None,
+        role: Role = "all",
+        worker_concurrency: int = 16,
+        queue_poll_seconds: float = 1.0,
     ) -> None:
         if isinstance(agents, Mapping):
             agents = FixedAgents(agents, default_agent or next(iter(agents), ""))
@@ -131,6 +148,21 @@ class RunManager:
         self._cancels = CancelListener(events.bus, self.instance_id, self._cancel_requested)
         self._heartbeat = Heartbeat(self._beat, self.lease.renew_every)
         self._expiry_sweep = Heartbeat(self._sweep_expired, SWEEP_EVERY_SECONDS)
+        self.role: Role = role
+        self._worker = (
+            QueueWorker(
+                store,
+                events.bus,
+                self.instance_id,
+                slots=worker_concurrency,
+                busy=lambda: len(self._runs),
+                launch=self._run_claimed,
+                lease=self.lease,
+                poll_seconds=queue_poll_seconds,
+            )
+            if role == "worker"
+            else None
+        )
 
     # -- requests -----------------------------------------------------------------------------
 
@@ -210,23 +242,20 @@ class RunManager:
                 )
             except StaleLease as exc:
                 raise ConfirmationAnswered(request_id) from exc
+            if self.role != "all":
+                await queue_run(
+                    self.store,
+                    self.events.bus,
+                    run.run_id,
+                    "resume",
+                    epoch=record.lease_epoch,
+                    request_id=request_id,
+                )
+                return
             record = await self.store.update_run_status(
                 run.run_id, "running", epoch=record.lease_epoch
             )
-            active = ActiveRun(run.run_id, run.thread_id, owner, chosen, record.lease_epoch)
-            telemetry = self.telemetry.of(active, AgentChoice.stored(thread.metadata))
-
-            async def open_stream(journal: RunJournal) -> StreamResult:
-                return await chosen.resume_prepared(
-                    "stream",
-                    prepared,
-                    abort_signal=active.abort,
-                    deps=self._deps(active),
-                    telemetry=telemetry,
-                    journal=journal,
-                )
-
-            self._launch(active, SegmentStart(open_stream))
+            self._launch_resume(record, thread, chosen, prepared)
 
     async def cancel(self, owner: Owner, thread_id: str) -> bool:
         """End the thread's open run as ``cancelled``; False (a no-op) when nothing was open.
@@ -252,7 +281,9 @@ class RunManager:
                 return local is not None
             if run.status == "running" and local is not None and local.run_id == run.run_id:
                 return True  # still ending here, after the settle's bound
-            if run.status == "running":
+            if run.status == "queued":
+                run = await cancel_queued(self.finisher, run, self.instance_id, self.lease)
+            if run is not None and run.status == "running":
                 run = await self._cancel_elsewhere(run)
             if run is not None and run.status == "suspended":
                 await self._cancel_suspended(run)
@@ -304,6 +335,8 @@ class RunManager:
         )
         await self.expire_suspensions()
         await self._cancels.start()
+        if self._worker is not None:
+            await self._worker.start()
         self._heartbeat.start()
         self._expiry_sweep.start()
         return swept
@@ -342,6 +375,8 @@ class RunManager:
         over at once.
         """
         self._closing = True
+        if self._worker is not None:
+            await self._worker.stop()  # claims nothing more; what it drives is handed over
         tasks = [run.task for run in self._runs.values() if run.task is not None]
         if tasks:
             await asyncio.wait(tasks, timeout=settle_seconds)
@@ -505,6 +540,8 @@ class RunManager:
             finally:
                 if self._runs.get(run.thread_id) is run:
                     del self._runs[run.thread_id]
+                if self._worker is not None:
+                    self._worker.wake()  # a slot came free
 
         run.task = asyncio.create_task(body(), name=f"runyard-run-{run.run_id}")
 
@@ -532,9 +569,19 @@ class RunManager:
             thread_id, [user], tenant_id=owner.tenant_id, resource_id=owner.user_id
         )
         run = ActiveRun(record.run_id, thread_id, owner, chosen, record.lease_epoch)
+        if self.role != "all":
+            await self._queue_start(run, user.id, choice)
+            return
         title_from = message if self.titles and thread.title is None else None
         opened = partial(self._first_stream, run, user, self.telemetry.of(run, choice))
         self._launch(run, SegmentStart(opened, user.id, title_from, choice))
+
+    async def _queue_start(self, run: ActiveRun, message_id: str, choice: AgentChoice) -> None:
+        """Log the run's opening (clients see it started), then queue it for a worker."""
+        async with self.events.writer(run.thread_id) as writer:
+            await log_opening(writer, self.store, run, message_id, choice)
+            await writer.flush()
+        await queue_run(self.store, self.events.bus, run.run_id, "start", epoch=run.epoch)
 
     async def _first_stream(
         self, run: ActiveRun, user: AgentMessage, telemetry: Telemetry, journal: RunJournal
@@ -553,8 +600,17 @@ class RunManager:
         )
 
     async def _carry_on(self, run: RunRecord) -> bool:
-        """Carry on here, from its last durable step, a run whose server died (the sweep took
-        it at ``run.lease_epoch``); False when it cannot be (the sweep closes it)."""
+        """Carry on a run whose driver stopped (the sweep, or this process after a database
+        outage, holds it at ``run.lease_epoch``): here, or — with roles — queued for a worker.
+        False when it cannot be (the caller closes it)."""
+        if self.role == "all":
+            return await self._drive_recovered(run)
+        await queue_run(self.store, self.events.bus, run.run_id, "recover", epoch=run.lease_epoch)
+        return True
+
+    async def _drive_recovered(self, run: RunRecord) -> bool:
+        """Carry on here, from its last durable step, a run whose driver stopped (held at
+        ``run.lease_epoch``); False when it cannot be."""
         try:
             takeover = await plan_takeover(self.store, run)
             if takeover is None:
@@ -580,6 +636,78 @@ class RunManager:
         )
         self._launch(active, SegmentStart(opened, resumed_after=takeover.after_event_id))
         return True
+
+    async def _run_claimed(self, run: RunRecord) -> None:
+        """Drive a run this worker claimed from the queue, as its ``queued_work`` says (it is
+        held here at ``run.lease_epoch``, running). One that cannot go on is ended, never left
+        claimed and undriven; a cancel asked while it was queued ends it cancelled."""
+        try:
+            if await end_if_cancel_requested(self.finisher, run):
+                return
+            if run.queued_work == "start":
+                await self._start_claimed(run)
+            elif run.queued_work == "resume":
+                await self._resume_claimed(run)
+            else:  # recover: as a sweep settles it, but driven here
+                await settle_held(self.finisher, run, self._drive_recovered)
+        except Exception as exc:
+            if database_unavailable(exc):
+                await self._stopped_by_outage(run.run_id, run.lease_epoch, exc)
+                return
+            logger.exception("run %s: the queued run could not start", run.run_id)
+            ending = RunEnding("error", f"the run could not start: {exc}", error=exc)
+            finish = partial(
+                self.finisher.finish, run.run_id, run.thread_id, ending, epoch=run.lease_epoch
+            )
+            await self._end(run.run_id, finish)
+
+    async def _start_claimed(self, run: RunRecord) -> None:
+        """A queued start: its opening is logged; its agent answers the user from the start."""
+        takeover = await plan_takeover(self.store, run)
+        if takeover is None or takeover.user is None:
+            raise RuntimeError("its user message is gone")
+        owner, user = takeover.owner, takeover.user
+        thread = await owned_thread(self.store, owner, owner.thread_id_of(run.thread_id))
+        agent = await self._thread_agent(owner, thread)
+        active = ActiveRun(run.run_id, run.thread_id, owner, agent, run.lease_epoch)
+        telemetry = self.telemetry.of(active, AgentChoice.stored(thread.metadata))
+        title_from = user.text if self.titles and thread.title is None else None
+        opened = partial(self._first_stream, active, user, telemetry)
+        self._launch(active, SegmentStart(opened, title_from=title_from))
+
+    async def _resume_claimed(self, run: RunRecord) -> None:
+        """A queued resume: the answer its confirmation stored carries it on."""
+        request_id = run.queued_request_id
+        confirmation = await self.store.get_confirmation(request_id) if request_id else None
+        if confirmation is None or confirmation.answer is None:
+            raise RuntimeError(f"the answer to {request_id} is gone")
+        owner = Owner.of_key(run.thread_id)
+        thread = await owned_thread(self.store, owner, owner.thread_id_of(run.thread_id))
+        agent = await self._thread_agent(owner, thread)
+        prepared = await agent.prepare_resume(
+            confirmation.answer, run_id=run.run_id, tool_call_id=confirmation.tool_call_id
+        )
+        self._launch_resume(run, thread, agent, prepared)
+
+    def _launch_resume(
+        self, run: RunRecord, thread: Thread, agent: Agent, prepared: PreparedResume
+    ) -> None:
+        """Drive ``run`` (held here, running) on from the answer ``prepared`` checked."""
+        owner = Owner.of_key(run.thread_id)
+        active = ActiveRun(run.run_id, run.thread_id, owner, agent, run.lease_epoch)
+        telemetry = self.telemetry.of(active, AgentChoice.stored(thread.metadata))
+
+        async def open_stream(journal: RunJournal) -> StreamResult:
+            return await agent.resume_prepared(
+                "stream",
+                prepared,
+                abort_signal=active.abort,
+                deps=self._deps(active),
+                telemetry=telemetry,
+                journal=journal,
+            )
+
+        self._launch(active, SegmentStart(open_stream))
 
     async def _stopped_by_outage(self, run_id: str, epoch: int, cause: BaseException) -> None:
         """The run's driver (or its start) stopped because the database was away: the run is

@@ -54,7 +54,7 @@ from runyard.service.run_journal import StoreRunJournal
 from runyard.service.tools import tasks_update
 from runyard.storage import Store, database_unavailable
 
-__all__ = ["RunSegment", "SegmentStart"]
+__all__ = ["RunSegment", "SegmentStart", "log_opening"]
 
 logger = logging.getLogger(__name__)
 
@@ -108,8 +108,9 @@ class RunSegment:
             title = self._start_title()
             try:
                 if self.start.message_id is not None:
-                    writer.emit(self._run_start())
-                    await self._restore_tasks(writer)
+                    await log_opening(
+                        writer, self.store, run, self.start.message_id, self.start.choice
+                    )
                 if self.start.resumed_after is not None:
                     writer.emit(self._run_resumed(self.start.resumed_after))
                 ending = await self._run_to_end(writer)
@@ -255,24 +256,6 @@ class RunSegment:
             run.run_id, run.thread_id, ending, epoch=run.epoch, writer=writer
         )
 
-    async def _restore_tasks(self, writer: EventWriter) -> None:
-        """A thread with a stored plan shows its checklist again at the start of each run."""
-        plan = await PlanStore(self.store).get(self.run.owner.scope(self.run.thread_id))
-        if plan is not None and plan.tasks:
-            writer.emit(tasks_update(self.run.run_id, ORCHESTRATOR_ID, plan))
-
-    def _run_start(self) -> RunStartEvent:
-        assert self.start.message_id is not None
-        choice = self.start.choice
-        routed = choice if choice is not None and choice.version else None  # from a catalog
-        payload = RunStartPayload(
-            message_id=self.start.message_id,
-            agent_id=routed.agent_id if routed else None,
-            version=routed.version if routed else None,
-            rule_id=routed.rule_id if routed else None,
-        )
-        return RunStartEvent(run_id=self.run.run_id, agent_id=ORCHESTRATOR_ID, payload=payload)
-
     def _run_resumed(self, after_event_id: int) -> RunResumedEvent:
         payload = RunResumedPayload(after_event_id=after_event_id)
         return RunResumedEvent(run_id=self.run.run_id, agent_id=ORCHESTRATOR_ID, payload=payload)
@@ -305,6 +288,26 @@ class RunSegment:
                     run_id=self.run.run_id, agent_id=ORCHESTRATOR_ID, payload=payload
                 )
             )
+
+
+async def log_opening(
+    writer: EventWriter, store: Store, run: ActiveRun, message_id: str, choice: AgentChoice | None
+) -> None:
+    """Emit what a run says before its agent does: ``run-start`` (naming the user's message and,
+    from a catalog, the agent's version and rule), then the thread's stored plan (a thread with
+    one shows its checklist again at the start of each run). The first segment says it; an
+    ``api`` replica says it for a run it queues, so the worker's segment does not."""
+    routed = choice if choice is not None and choice.version else None  # from a catalog
+    payload = RunStartPayload(
+        message_id=message_id,
+        agent_id=routed.agent_id if routed else None,
+        version=routed.version if routed else None,
+        rule_id=routed.rule_id if routed else None,
+    )
+    writer.emit(RunStartEvent(run_id=run.run_id, agent_id=ORCHESTRATOR_ID, payload=payload))
+    plan = await PlanStore(store).get(run.owner.scope(run.thread_id))
+    if plan is not None and plan.tasks:
+        writer.emit(tasks_update(run.run_id, ORCHESTRATOR_ID, plan))
 
 
 def _failed(error: BaseException, ending: RunEnding | None = None) -> RunEnding:

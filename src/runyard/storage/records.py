@@ -27,6 +27,7 @@ __all__ = [
     "SettledCalls",
     "RunRecord",
     "RunSnapshot",
+    "QueuedWork",
     "RunStatus",
     "StoredEvent",
     "Thread",
@@ -35,10 +36,17 @@ __all__ = [
     "WorkingMemory",
 ]
 
-RunStatus = Literal["running", "suspended", "completed", "failed", "cancelled", "interrupted"]
-"""``running`` and ``suspended`` are open; every other status is final."""
+RunStatus = Literal[
+    "queued", "running", "suspended", "completed", "failed", "cancelled", "interrupted"
+]
+"""``queued``, ``running`` and ``suspended`` are open; every other status is final. A queued run
+waits for a worker replica to claim it (``RunQueue``)."""
 
-OPEN_RUN_STATUSES: tuple[RunStatus, ...] = ("running", "suspended")
+OPEN_RUN_STATUSES: tuple[RunStatus, ...] = ("queued", "running", "suspended")
+
+QueuedWork = Literal["start", "resume", "recover"]
+"""What the worker that claims a queued run does: ``start`` it from its user message, ``resume``
+it with a confirmation's answer, or ``recover`` it from its last durable step (its driver died)."""
 
 ConfirmationStatus = Literal["pending", "answered"]
 
@@ -106,10 +114,16 @@ class RunRecord:
     cancel_requested_at: int | None = None
     """When (epoch ms) a cancel was asked of a process that does not drive the run: the truth
     its owner, or whoever takes the run over, honours (None: no cancel is pending)."""
+    queued_work: QueuedWork | None = None
+    """What the run was last queued for (None: never queued; it ran where it was accepted)."""
+    queued_request_id: str | None = None
+    """For ``resume``: the confirmation whose answer the run resumes with."""
+    queued_at: int | None = None
+    """When (epoch ms) the run was last queued."""
 
     @property
     def is_open(self) -> bool:
-        """True while the run is running or suspended."""
+        """True while the run is queued, running or suspended."""
         return self.status in OPEN_RUN_STATUSES
 
 

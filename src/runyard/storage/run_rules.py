@@ -9,6 +9,7 @@ from runyard.storage.records import OPEN_RUN_STATUSES, RunQuota, RunRecord, RunS
 
 __all__ = [
     "DEFAULT_LEASE_MS",
+    "RUNNING_OR_QUEUED",
     "check_close_status",
     "check_open_status",
     "check_quota",
@@ -20,6 +21,10 @@ DEFAULT_LEASE_MS = 30_000
 """How long a lease taken without an explicit end lasts (``RUNYARD_LEASE_SECONDS``' default)."""
 
 
+RUNNING_OR_QUEUED: tuple[RunStatus, ...] = ("queued", "running")
+"""The statuses a quota of running runs counts: a queued run is about to run."""
+
+
 def lease_end(until: int | None) -> int:
     """The expiry of a lease being taken: ``until``, else ``DEFAULT_LEASE_MS`` from now."""
     return until if until is not None else now_ms() + DEFAULT_LEASE_MS
@@ -28,7 +33,7 @@ def lease_end(until: int | None) -> int:
 def check_open_status(status: RunStatus) -> None:
     """``open_run`` and ``update_run_status`` take only open statuses."""
     if status not in OPEN_RUN_STATUSES:
-        raise ValueError(f"an open run's status is running or suspended, not {status!r}")
+        raise ValueError(f"an open run's status is {', '.join(OPEN_RUN_STATUSES)}, not {status!r}")
 
 
 def check_close_status(status: RunStatus) -> None:

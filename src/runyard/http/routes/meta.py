@@ -59,10 +59,13 @@ async def readyz(request: Request) -> JSONResponse:
     """200 once the store is open, the crash sweep done and the model layer loaded; 503 while
     starting or stopping. ``eventDelivery`` ``polling`` (Redis unreachable) is still 200: runs
     go on and event streams get every event from the log, only later, and every replica shares
-    the one Redis — a 503 would take them all out of the load balancer at once."""
+    the one Redis — a 503 would take them all out of the load balancer at once. ``role`` is the
+    replica's ``RUNYARD_ROLE``."""
     state: AppState = request.app.state.runyard
+    role = state.settings.role
     if state.shutdown.stopping:
-        return JSONResponse({"status": "stopping"}, status_code=503)
+        return JSONResponse({"status": "stopping", "role": role}, status_code=503)
     if state.parts is None:
-        return JSONResponse({"status": "starting"}, status_code=503)
-    return JSONResponse({"status": "ready", "eventDelivery": state.parts.events.bus.delivery})
+        return JSONResponse({"status": "starting", "role": role}, status_code=503)
+    delivery = state.parts.events.bus.delivery
+    return JSONResponse({"status": "ready", "role": role, "eventDelivery": delivery})

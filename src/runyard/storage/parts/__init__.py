@@ -8,7 +8,7 @@ Ownership rule of the thread-scoped parts (``Conversations``, ``MemoryTiers``, `
 their operations take ``tenant_id`` and ``resource_id``; reads of a thread owned by someone
 else find nothing, and writes to it raise ``ThreadOwnershipError`` without changing anything.
 Writes to a thread that does not exist yet create it for the caller. ``RunLedger``,
-``Confirmations``, ``EventLogStore``, ``RunSnapshots``, ``ToolLedger`` and ``Checkpoints`` are keyed by run,
+``RunQueue``, ``Confirmations``, ``EventLogStore``, ``RunSnapshots``, ``ToolLedger`` and ``Checkpoints`` are keyed by run,
 thread or checkpoint id only: the service checks ownership before it touches them. ``ApiKeys``
 belongs to no thread: it says who a request acts for; nor does ``RateCounters``, whose
 keys are whatever its caller limits. Nor does ``CatalogVersions``: the
@@ -33,6 +33,7 @@ from runyard.storage.parts.memory_tiers import (
 )
 from runyard.storage.parts.rate_counters import RateCounters
 from runyard.storage.parts.run_ledger import RunLedger
+from runyard.storage.parts.run_queue import RunQueue
 from runyard.storage.parts.run_snapshots import RunSnapshots
 from runyard.storage.parts.tool_ledger import ToolLedger
 from runyard.storage.parts.vectors import VectorSearch, VectorStore
@@ -50,6 +51,7 @@ __all__ = [
     "PlanTier",
     "RateCounters",
     "RunLedger",
+    "RunQueue",
     "RunSnapshots",
     "ToolLedger",
     "VectorSearch",

@@ -12,11 +12,13 @@ from runyard.ids import now_ms
 from runyard.storage.errors import RunConflict, RunNotFound, StaleLease, StorageError
 from runyard.storage.records import (
     OPEN_RUN_STATUSES,
+    QueuedWork,
     RunQuota,
     RunRecord,
     RunStatus,
 )
 from runyard.storage.run_rules import (
+    RUNNING_OR_QUEUED,
     check_close_status,
     check_open_status,
     check_quota,
@@ -44,6 +46,9 @@ def _run(row: Row[Any]) -> RunRecord:
         row.lease_expires_at,
         row.agent_id,
         row.cancel_requested_at,
+        row.queued_work,
+        row.queued_request_id,
+        row.queued_at,
     )
 
 
@@ -64,7 +69,7 @@ _OPEN_ATTEMPTS = 5
 
 
 class RunsPart(SqlState):
-    """Run rows with leases."""
+    """Run rows with leases, and the queue of those waiting for a worker (``RunQueue``)."""
 
     async def open_run(
         self,
@@ -109,7 +114,7 @@ class RunsPart(SqlState):
         if self._engine.dialect.name == "postgresql":
             lock = func.pg_advisory_xact_lock(_QUOTA_LOCK_SPACE, func.hashtext(run.tenant_id))
             await conn.execute(select(lock))
-        running = runs.c.status == "running"
+        running = runs.c.status.in_(RUNNING_OR_QUEUED)
         stmt = select(
             func.coalesce(func.sum(case((running, 1), else_=0)), 0),
             func.coalesce(
@@ -226,6 +231,45 @@ class RunsPart(SqlState):
         async with write(self._engine) as conn:
             return (await conn.scalar(stmt)) is not None
 
+    async def queue_run(
+        self, run_id: str, work: QueuedWork, *, epoch: int, request_id: str | None = None
+    ) -> RunRecord:
+        changes = {
+            "status": "queued",
+            "queued_work": work,
+            "queued_request_id": request_id,
+            "queued_at": now_ms(),
+        }
+        return await self._fenced_update(run_id, epoch, changes)
+
+    async def claim_queued_runs(
+        self, owner: str, *, limit: int, lease_until: int
+    ) -> list[RunRecord]:
+        queued = runs.c.status == "queued"
+        # Rows another claimer has locked are skipped, not waited for (SQLite, whose writers
+        # take turns anyway, renders no FOR UPDATE). Picked first, then updated by id: a
+        # LIMIT inside the UPDATE's own WHERE may be evaluated more than once.
+        oldest = (
+            select(runs.c.run_id)
+            .where(queued)
+            .order_by(runs.c.queued_at, runs.c.run_id)
+            .limit(limit)
+            .with_for_update(skip_locked=True)
+        )
+        claim = update(runs).values(
+            status="running",
+            lease_owner=owner,
+            lease_epoch=runs.c.lease_epoch + 1,
+            lease_expires_at=lease_until,
+        )
+        async with write(self._engine) as conn:
+            picked = list(await conn.scalars(oldest))
+            if not picked:
+                return []
+            stmt = claim.where(runs.c.run_id.in_(picked), queued).returning(runs)
+            claimed = [_run(row) for row in await conn.execute(stmt)]
+        return sorted(claimed, key=lambda run: (run.queued_at or 0, run.run_id))
+
     async def _take(
         self, run_id: str, new_owner: str, until: int, condition: ColumnElement[bool]
     ) -> RunRecord | None:
@@ -281,4 +325,7 @@ def _run_values(run: RunRecord) -> dict[str, Any]:
         "lease_expires_at": run.lease_expires_at,
         "agent_id": run.agent_id,
         "cancel_requested_at": run.cancel_requested_at,
+        "queued_work": run.queued_work,
+        "queued_request_id": run.queued_request_id,
+        "queued_at": run.queued_at,
     }

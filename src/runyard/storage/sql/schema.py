@@ -96,7 +96,7 @@ def seq_type() -> TypeEngine[int]:
     return BigInteger().with_variant(Integer(), "sqlite")
 
 
-OPEN_RUNS_WHERE = text("status IN ('running', 'suspended')")
+OPEN_RUNS_WHERE = text("status IN ('queued', 'running', 'suspended')")
 
 threads = Table(
     "threads",
@@ -205,6 +205,10 @@ runs = Table(
     Column("agent_id", StorableText),
     # Set by a cancel sent to a replica that does not drive the run; the owner acts on it.
     Column("cancel_requested_at", BigInteger),
+    # A queued run waits for a worker replica: what for, and since when (claims go oldest first).
+    Column("queued_work", String(16)),
+    Column("queued_request_id", String(255)),
+    Column("queued_at", BigInteger),
     # The database, not a read-then-write check, keeps one open run per thread.
     Index(
         "runs_one_open_per_thread",
@@ -215,6 +219,7 @@ runs = Table(
     ),
     Index("runs_by_status", "status", "started_at"),
     Index("runs_by_tenant", "tenant_id", "status"),
+    Index("runs_by_queue", "status", "queued_at"),
 )
 
 events = Table(

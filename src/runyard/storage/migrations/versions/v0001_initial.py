@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from alembic import op
 from sqlalchemy.dialects.postgresql import JSONB
 
-from runyard.storage.sql.schema import OPEN_RUNS_WHERE, seq_type
+from runyard.storage.sql.schema import seq_type
 
 revision = "0001"
 down_revision = None
@@ -20,6 +20,9 @@ branch_labels = None
 depends_on = None
 
 _ID = sa.String(255)
+
+OPEN_RUNS_WHERE = sa.text("status IN ('running', 'suspended')")
+"""The open runs as this revision knew them (revision 0009 adds ``queued``)."""
 
 
 def json_type() -> sa.types.TypeEngine[Any]:
