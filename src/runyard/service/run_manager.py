@@ -29,7 +29,12 @@ from runyard.service.active_run import ORCHESTRATOR_ID, USER_CANCELLED, ActiveRu
 from runyard.service.agent_choice import AgentChoice, AgentDirectory, AgentRequest, FixedAgents
 from runyard.service.background_status import read_background_tasks
 from runyard.service.background_tasks import BACKGROUND_TASKS
-from runyard.service.crash_sweep import DATABASE_UNAVAILABLE, close_interrupted_runs, settle_held
+from runyard.service.crash_sweep import (
+    DATABASE_UNAVAILABLE,
+    RESTARTED,
+    close_interrupted_runs,
+    settle_held,
+)
 from runyard.service.errors import (
     ConcurrencyLimited,
     ConfirmationAnswered,
@@ -649,7 +654,7 @@ class RunManager:
             elif run.queued_work == "resume":
                 await self._resume_claimed(run)
             else:  # recover: as a sweep settles it, but driven here
-                await settle_held(self.finisher, run, self._drive_recovered)
+                await settle_held(self.finisher, run, self._drive_recovered, RESTARTED)
         except Exception as exc:
             if database_unavailable(exc):
                 await self._stopped_by_outage(run.run_id, run.lease_epoch, exc)
