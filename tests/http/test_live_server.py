@@ -11,10 +11,12 @@ import httpx
 import pytest
 from http_harness import ALICE, Frame, FrameParser, built_app, live_server
 
+from sqlite_databases import MigratedSqlite
+
 
 @pytest.fixture
-def url(tmp_path: Path) -> str:
-    return f"sqlite:///{tmp_path / 'runyard.db'}"
+def url(tmp_path: Path, migrated_sqlite: MigratedSqlite) -> str:
+    return migrated_sqlite.file(tmp_path / "runyard.db")
 
 
 async def read_until(
