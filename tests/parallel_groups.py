@@ -3,9 +3,9 @@
 A test file is the unit of work: every test of a file runs on one worker, in file order, so a
 module-scoped fixture (a ``runyard serve`` process, a database) starts once. A folder whose
 files share one costly session fixture is one unit (``SHARED_FOLDERS``: tests/system's cluster
-of replicas starts once). Files with a ``slow`` test are sent first: they are the long units,
-and the short ones fill the gaps at the end instead of one worker finishing a long file alone
-while the other idles.
+of replicas starts once). Shared folders and files with a ``slow`` test are sent first: they are
+the long units, and the short ones fill the gaps at the end instead of one worker finishing a
+long file alone while the other idles.
 
 xdist's own ``--dist loadgroup`` cannot do this here: it renames each test by assigning
 ``item._nodeid``, which pytest 9 no longer reads, so its groups are silently ignored.
@@ -33,6 +33,7 @@ def slow_units_first(items: list[pytest.Item]) -> None:
     """Move the units with a ``slow`` test to the front; a stable sort keeps each unit's tests
     in their order, and every worker computes the same list, as xdist requires."""
     slow = {unit_of(item.nodeid) for item in items if item.get_closest_marker("slow")}
+    slow.update(SHARED_FOLDERS)  # shared because what they share is costly to start
     items.sort(key=lambda item: unit_of(item.nodeid) not in slow)
 
 
