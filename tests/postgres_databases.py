@@ -52,6 +52,21 @@ def private_database(variable: str, prefix: str) -> Iterator[str]:
 
 
 async def truncate_all(url: str) -> None:
-    """Empty every runyard table of the database at ``url``."""
-    names = ", ".join(table.name for table in metadata.sorted_tables)
-    await admin(url, f"TRUNCATE {names} RESTART IDENTITY")
+    """Empty every runyard table of the database at ``url`` and restart its sequences, as
+    ``TRUNCATE … RESTART IDENTITY`` would. DELETE, because a test leaves a few rows and TRUNCATE
+    gives every table new files (with their fsyncs): four times slower, after every test."""
+    conn = await asyncpg.connect(url.replace("postgresql+asyncpg://", "postgresql://"))
+    try:
+        async with conn.transaction():
+            # Children before parents, for the foreign keys.
+            await conn.execute(
+                "; ".join(f'DELETE FROM "{t.name}"' for t in reversed(metadata.sorted_tables))
+            )
+            sequences = await conn.fetch(
+                "SELECT sequence_name FROM information_schema.sequences"
+                " WHERE sequence_schema = current_schema()"
+            )
+            for row in sequences:
+                await conn.execute(f'ALTER SEQUENCE "{row[0]}" RESTART')
+    finally:
+        await conn.close()

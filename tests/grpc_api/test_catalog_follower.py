@@ -14,6 +14,7 @@ from subprocess import Popen
 from typing import Any
 
 import httpx
+import pytest
 from fastapi import FastAPI
 from grpc_harness import Served, grpc_served
 from test_serve_grpc import free_port, ready
@@ -22,6 +23,8 @@ from runyard.config import Settings
 from runyard.grpc import GrpcCatalogFeed, GrpcServer, GrpcState
 from runyard.http import create_app
 from runyard.testing import ScriptedModel, scripted_model, text
+
+pytestmark = pytest.mark.slow
 
 MODEL = "openai:gpt-4o-mini"
 IDENTITY = {"X-Runyard-Tenant": "acme", "X-Runyard-User": "alice"}

@@ -17,13 +17,14 @@ from runyard.http.errors import status_for as http_status_for
 from runyard.http.identity import TENANT_HEADER, USER_HEADER
 from runyard.service import ServiceStopping
 from runyard.service.api_keys import issue_api_key
+from sqlite_databases import MigratedSqlite
 
 NOTE = '/tool save_note {"text": "buy milk"}'
 
 
 @pytest.fixture
-def url(tmp_path: Path) -> str:
-    return f"sqlite:///{tmp_path / 'runyard.db'}"
+def url(tmp_path: Path, migrated_sqlite: MigratedSqlite) -> str:
+    return migrated_sqlite.file(tmp_path / "runyard.db")
 
 
 async def refused(call: Any) -> grpc.aio.AioRpcError:

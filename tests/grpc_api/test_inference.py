@@ -12,13 +12,14 @@ from grpc_harness import ALICE, grpc_served, kinds, read_rest, streamed
 
 from runyard.grpc.v1 import inference_pb2 as pb
 from runyard.protocol import parse_event
+from sqlite_databases import MigratedSqlite
 
 NOTE = '/tool save_note {"text": "buy milk"}'
 
 
 @pytest.fixture
-def url(tmp_path: Path) -> str:
-    return f"sqlite:///{tmp_path / 'runyard.db'}"
+def url(tmp_path: Path, migrated_sqlite: MigratedSqlite) -> str:
+    return migrated_sqlite.file(tmp_path / "runyard.db")
 
 
 async def test_invoke_answers_with_the_runs_text_messages_and_usage(url: str) -> None:

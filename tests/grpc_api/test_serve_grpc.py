@@ -11,10 +11,13 @@ from pathlib import Path
 
 import grpc
 import httpx
+import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from runyard.grpc.v1 import inference_pb2 as pb
 from runyard.grpc.v1 import inference_pb2_grpc as pb_grpc
+
+pytestmark = pytest.mark.slow
 
 
 def free_port() -> int:

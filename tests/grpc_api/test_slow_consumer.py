@@ -19,6 +19,7 @@ from runyard.grpc.stream_buffer import write_buffered
 from runyard.grpc.v1 import inference_pb2 as pb
 from runyard.memory import Memory
 from runyard.storage import Store
+from sqlite_databases import MigratedSqlite
 
 CHUNKS = 150
 CHUNK = "x" * 1200
@@ -34,8 +35,8 @@ def agents(store: Store) -> list[Agent]:
 
 
 @pytest.fixture
-def url(tmp_path: Path) -> str:
-    return f"sqlite:///{tmp_path / 'runyard.db'}"
+def url(tmp_path: Path, migrated_sqlite: MigratedSqlite) -> str:
+    return migrated_sqlite.file(tmp_path / "runyard.db")
 
 
 async def run_finished(served: object, key: str) -> None:

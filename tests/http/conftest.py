@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from postgres_databases import private_database, truncate_all
+from sqlite_databases import MigratedSqlite
 
 
 @pytest.fixture(scope="session")
@@ -18,10 +19,12 @@ def postgresql_db() -> Iterator[str]:
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
-def any_backend_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """A SQLite file, then the test PostgreSQL (emptied after each test)."""
+def any_backend_url(
+    request: pytest.FixtureRequest, tmp_path: Path, migrated_sqlite: MigratedSqlite
+) -> Iterator[str]:
+    """A migrated SQLite file, then the test PostgreSQL (emptied after each test)."""
     if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'runyard.db'}"
+        yield migrated_sqlite.file(tmp_path / "runyard.db")
         return
     database: str = request.getfixturevalue("postgresql_db")
     yield database

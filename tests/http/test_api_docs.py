@@ -9,13 +9,15 @@ import httpx
 import pytest
 from http_harness import asgi_client, running_app
 
+from sqlite_databases import MigratedSqlite
+
 # Every place a page names a URL: attributes, and Swagger UI's `url: '…'` option.
 URLS = re.compile(r"""(?:href|src|spec-url)="([^"]*)"|\burl: '([^']*)'""")
 
 
 @pytest.fixture
-def url(tmp_path: Path) -> str:
-    return f"sqlite:///{tmp_path / 'runyard.db'}"
+def url(tmp_path: Path, migrated_sqlite: MigratedSqlite) -> str:
+    return migrated_sqlite.file(tmp_path / "runyard.db")
 
 
 @pytest.mark.parametrize(("page", "count"), [("/docs", 4), ("/redoc", 3)])

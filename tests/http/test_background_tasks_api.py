@@ -16,14 +16,15 @@ from runyard.memory import Memory
 from runyard.service.tools import await_task, delegate, task_status
 from runyard.storage import Store
 from runyard.testing import call, text
+from sqlite_databases import MigratedSqlite
 
 RESEARCH = "You research."
 WRITING = "You write."
 
 
 @pytest.fixture
-def url(tmp_path: Path) -> str:
-    return f"sqlite:///{tmp_path / 'runyard.db'}"
+def url(tmp_path: Path, migrated_sqlite: MigratedSqlite) -> str:
+    return migrated_sqlite.file(tmp_path / "runyard.db")
 
 
 def delegation(instructions: str, tool_name: str, *, background: bool) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from pydantic_ai import messages as pai
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from runyard.testing import Turn, call, scripted_model, text
+from sqlite_databases import MigratedSqlite
 
 MODEL = "openai:gpt-4o-mini"
 
@@ -48,8 +49,8 @@ default_agent: scarce
 
 
 @pytest.fixture
-def url(tmp_path: Path) -> str:
-    return f"sqlite:///{tmp_path / 'runyard.db'}"
+def url(tmp_path: Path, migrated_sqlite: MigratedSqlite) -> str:
+    return migrated_sqlite.file(tmp_path / "runyard.db")
 
 
 @pytest.fixture

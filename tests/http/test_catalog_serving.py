@@ -23,11 +23,12 @@ from catalog_harness import (
 from http_harness import asgi_client, asgi_sse, running_app
 
 from runyard.testing import call, text
+from sqlite_databases import MigratedSqlite
 
 
 @pytest.fixture
-def url(tmp_path: Path) -> str:
-    return f"sqlite:///{tmp_path / 'runyard.db'}"
+def url(tmp_path: Path, migrated_sqlite: MigratedSqlite) -> str:
+    return migrated_sqlite.file(tmp_path / "runyard.db")
 
 
 @pytest.fixture

@@ -16,6 +16,7 @@ from http_harness import asgi_client, asgi_sse
 
 from http_target_server import HttpTarget, http_target
 from runyard.testing import ScriptedModel, ToolCall, Turn, TurnUsage, call, scripted_model, text
+from sqlite_databases import MigratedSqlite
 from tool_plugins import Install
 
 FRONT_MODEL = "openai:gpt-4o-mini"
@@ -97,8 +98,8 @@ Scripted = dict[str, ScriptedModel]
 
 
 @pytest.fixture
-def url(tmp_path: Path) -> str:
-    return f"sqlite:///{tmp_path / 'runyard.db'}"
+def url(tmp_path: Path, migrated_sqlite: MigratedSqlite) -> str:
+    return migrated_sqlite.file(tmp_path / "runyard.db")
 
 
 @pytest.fixture

@@ -8,13 +8,15 @@ from pathlib import Path
 import pytest
 from http_harness import asgi_client, asgi_sse, running_app
 
+from sqlite_databases import MigratedSqlite
+
 APP = "https://app.example"
 ORIGINS = {"cors_origins": f"{APP}, http://localhost:5173"}
 
 
 @pytest.fixture
-def url(tmp_path: Path) -> str:
-    return f"sqlite:///{tmp_path / 'runyard.db'}"
+def url(tmp_path: Path, migrated_sqlite: MigratedSqlite) -> str:
+    return migrated_sqlite.file(tmp_path / "runyard.db")
 
 
 def cors_headers(headers: dict[str, str] | object) -> dict[str, str]:

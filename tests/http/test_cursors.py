@@ -11,11 +11,12 @@ import pytest
 from http_harness import asgi_client, asgi_sse, running_app
 
 from runyard.http.cursor import MAX_CURSOR, digits_at_most
+from sqlite_databases import MigratedSqlite
 
 
 @pytest.fixture
-def url(tmp_path: Path) -> str:
-    return f"sqlite:///{tmp_path / 'runyard.db'}"
+def url(tmp_path: Path, migrated_sqlite: MigratedSqlite) -> str:
+    return migrated_sqlite.file(tmp_path / "runyard.db")
 
 
 BAD_VALUES = ["", "²", "٣", "-3", "+5", "1e3", "0x10", " 5", "5 ", str(MAX_CURSOR + 1), "9" * 5000]

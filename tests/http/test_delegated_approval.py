@@ -16,6 +16,7 @@ from runyard.memory import Memory
 from runyard.service.tools import delegate, plan, save_note
 from runyard.storage import Store
 from runyard.testing import call, scripted_model, text
+from sqlite_databases import MigratedSqlite
 
 DELEGATION = {
     "role": "note keeper",
@@ -26,8 +27,8 @@ DELEGATION = {
 
 
 @pytest.fixture
-def url(tmp_path: Path) -> str:
-    return f"sqlite:///{tmp_path / 'runyard.db'}"
+def url(tmp_path: Path, migrated_sqlite: MigratedSqlite) -> str:
+    return migrated_sqlite.file(tmp_path / "runyard.db")
 
 
 def orchestrator(store: Store) -> list[Agent]:

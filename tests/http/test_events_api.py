@@ -9,12 +9,14 @@ from typing import Any
 import pytest
 from http_harness import Frame, asgi_client, asgi_sse, running_app, settled
 
+from sqlite_databases import MigratedSqlite
+
 SLOW = "/delay 15\none two three four five six seven eight nine ten eleven twelve"
 
 
 @pytest.fixture
-def url(tmp_path: Path) -> str:
-    return f"sqlite:///{tmp_path / 'runyard.db'}"
+def url(tmp_path: Path, migrated_sqlite: MigratedSqlite) -> str:
+    return migrated_sqlite.file(tmp_path / "runyard.db")
 
 
 async def test_last_event_id_header_wins_over_the_query_cursor(url: str) -> None:

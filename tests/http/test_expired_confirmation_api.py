@@ -12,13 +12,14 @@ import pytest
 from http_harness import asgi_client, asgi_sse, running_app, settled
 
 from expiring_agents import NOTE, TTL, Clock, agents_on
+from sqlite_databases import MigratedSqlite
 
 EXPIRED = {"status": "error", "reason": "approval_expired"}
 
 
 @pytest.fixture
-def url(tmp_path: Path) -> str:
-    return f"sqlite:///{tmp_path / 'runyard.db'}"
+def url(tmp_path: Path, migrated_sqlite: MigratedSqlite) -> str:
+    return migrated_sqlite.file(tmp_path / "runyard.db")
 
 
 async def test_a_late_confirm_is_410_and_the_stream_gets_the_run_finish(url: str) -> None:

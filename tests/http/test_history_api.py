@@ -8,10 +8,12 @@ from pathlib import Path
 import pytest
 from http_harness import asgi_client, running_app, settled
 
+from sqlite_databases import MigratedSqlite
+
 
 @pytest.fixture
-def url(tmp_path: Path) -> str:
-    return f"sqlite:///{tmp_path / 'runyard.db'}"
+def url(tmp_path: Path, migrated_sqlite: MigratedSqlite) -> str:
+    return migrated_sqlite.file(tmp_path / "runyard.db")
 
 
 async def test_pages_of_runs_follow_next_cursor_back_to_the_first_run(url: str) -> None:

@@ -10,11 +10,12 @@ from http_harness import asgi_client, asgi_sse, running_app, settled
 
 import runyard.service.api_keys  # noqa: F401  (its errors are service errors too)
 from runyard.service import ErrorKind, ServiceError
+from sqlite_databases import MigratedSqlite
 
 
 @pytest.fixture
-def url(tmp_path: Path) -> str:
-    return f"sqlite:///{tmp_path / 'runyard.db'}"
+def url(tmp_path: Path, migrated_sqlite: MigratedSqlite) -> str:
+    return migrated_sqlite.file(tmp_path / "runyard.db")
 
 
 async def test_a_malformed_chat_body_is_422_naming_the_field(url: str) -> None:

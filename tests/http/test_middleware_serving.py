@@ -17,6 +17,7 @@ from pydantic_ai.models import Model
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from runyard.testing import call, scripted_model, text
+from sqlite_databases import MigratedSqlite
 
 REDACTING_MODEL = "openai:gpt-4o-mini"
 POLICY_MODEL = "anthropic:claude-sonnet-4-5"
@@ -71,8 +72,8 @@ def pieces_model(*pieces: str) -> FunctionModel:
 
 
 @pytest.fixture
-def url(tmp_path: Path) -> str:
-    return f"sqlite:///{tmp_path / 'runyard.db'}"
+def url(tmp_path: Path, migrated_sqlite: MigratedSqlite) -> str:
+    return migrated_sqlite.file(tmp_path / "runyard.db")
 
 
 @pytest.fixture

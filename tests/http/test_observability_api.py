@@ -25,6 +25,7 @@ from runyard.service.tools import calculator, delegate
 from runyard.storage import Store
 from runyard.testing import ScriptedModel, call, scripted_model, text
 from runyard.testing.scripted import TurnUsage
+from sqlite_databases import MigratedSqlite
 
 SECRET = "sk-" + "x" * 40
 
@@ -60,8 +61,8 @@ TURNS = [
 
 
 @pytest.fixture
-def url(tmp_path: Path) -> str:
-    return f"sqlite:///{tmp_path / 'runyard.db'}"
+def url(tmp_path: Path, migrated_sqlite: MigratedSqlite) -> str:
+    return migrated_sqlite.file(tmp_path / "runyard.db")
 
 
 @pytest.fixture

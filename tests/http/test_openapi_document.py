@@ -17,6 +17,7 @@ from http_harness import asgi_client, running_app, settled
 from runyard.http.identity import IDENTITY_PATTERN
 from runyard.http.openapi_export import default_document
 from runyard.service.api_keys import issue_api_key
+from sqlite_databases import MigratedSqlite
 
 COMMITTED = Path(__file__).resolve().parents[2] / "docs" / "openapi.json"
 REGENERATE = "python -m runyard.http.openapi_export > docs/openapi.json"
@@ -26,8 +27,8 @@ NOTE = '/tool save_note {"text": "milk"}'
 
 
 @pytest.fixture
-def url(tmp_path: Path) -> str:
-    return f"sqlite:///{tmp_path / 'runyard.db'}"
+def url(tmp_path: Path, migrated_sqlite: MigratedSqlite) -> str:
+    return migrated_sqlite.file(tmp_path / "runyard.db")
 
 
 def test_the_committed_document_is_current() -> None:

@@ -14,11 +14,12 @@ from runyard.memory import Memory
 from runyard.service.tools import calculator, delegate, list_notes, plan
 from runyard.storage import Store
 from runyard.testing import call, scripted_model, text
+from sqlite_databases import MigratedSqlite
 
 
 @pytest.fixture
-def url(tmp_path: Path) -> str:
-    return f"sqlite:///{tmp_path / 'runyard.db'}"
+def url(tmp_path: Path, migrated_sqlite: MigratedSqlite) -> str:
+    return migrated_sqlite.file(tmp_path / "runyard.db")
 
 
 def orchestrator(turns: list[Any]) -> Any:

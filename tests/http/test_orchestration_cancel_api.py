@@ -15,11 +15,12 @@ from runyard.service.tools import delegate, plan
 from runyard.storage import Store
 from runyard.testing import call, scripted_model
 from runyard.tools import Tool, tool
+from sqlite_databases import MigratedSqlite
 
 
 @pytest.fixture
-def url(tmp_path: Path) -> str:
-    return f"sqlite:///{tmp_path / 'runyard.db'}"
+def url(tmp_path: Path, migrated_sqlite: MigratedSqlite) -> str:
+    return migrated_sqlite.file(tmp_path / "runyard.db")
 
 
 class Gate:

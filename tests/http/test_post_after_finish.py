@@ -5,8 +5,11 @@ from __future__ import annotations
 import asyncio
 
 import httpx
+import pytest
 from fastapi import FastAPI
 from http_harness import asgi_client, asgi_sse, running_app
+
+pytestmark = pytest.mark.slow
 
 THREADS = 4
 ROUNDS = 25

@@ -15,11 +15,12 @@ from runyard.memory import Memory
 from runyard.storage import Store
 from runyard.testing import call, scripted_model, text
 from runyard.tools import ToolContext, tool
+from sqlite_databases import MigratedSqlite
 
 
 @pytest.fixture
-def url(tmp_path: Path) -> str:
-    return f"sqlite:///{tmp_path / 'runyard.db'}"
+def url(tmp_path: Path, migrated_sqlite: MigratedSqlite) -> str:
+    return migrated_sqlite.file(tmp_path / "runyard.db")
 
 
 async def test_a_provider_failure_streams_its_status_code_and_provider(url: str) -> None:

@@ -18,13 +18,14 @@ from runyard.memory import Memory
 from runyard.storage import Store
 from runyard.testing import call, scripted_model, text
 from runyard.tools import tool
+from sqlite_databases import MigratedSqlite
 
 NOTE = '/tool save_note {"text": "buy milk"}'
 
 
 @pytest.fixture
-def url(tmp_path: Path) -> str:
-    return f"sqlite:///{tmp_path / 'runyard.db'}"
+def url(tmp_path: Path, migrated_sqlite: MigratedSqlite) -> str:
+    return migrated_sqlite.file(tmp_path / "runyard.db")
 
 
 def types(frames: list[Any]) -> list[str]:

@@ -13,6 +13,7 @@ from http_harness import ALICE_OWNER, Frame, asgi_client, asgi_sse, built_app, r
 
 from runyard.ids import now_ms
 from runyard.storage import open_store
+from sqlite_databases import MigratedSqlite
 
 SLOW = "/delay 50\n" + "word " * 40
 ENDLESS = "/delay 50\n" + "word " * 2000
@@ -21,8 +22,8 @@ GOODBYE = Frame(event="server-shutdown", data={"reason": "server_shutdown"})
 
 
 @pytest.fixture
-def url(tmp_path: Path) -> str:
-    return f"sqlite:///{tmp_path / 'runyard.db'}"
+def url(tmp_path: Path, migrated_sqlite: MigratedSqlite) -> str:
+    return migrated_sqlite.file(tmp_path / "runyard.db")
 
 
 async def test_leaving_the_lifespan_lets_the_run_end_then_says_goodbye_on_open_streams(

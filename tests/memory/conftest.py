@@ -10,6 +10,7 @@ import pytest
 
 from postgres_databases import private_database, truncate_all
 from runyard.storage import Store, open_store
+from sqlite_databases import MigratedSqlite
 
 
 @pytest.fixture(scope="session")
@@ -19,13 +20,15 @@ def memory_postgres_url() -> Iterator[str]:
 
 
 @pytest.fixture(params=["memory", "sqlite", "postgresql"])
-def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """The URL of the backend under test."""
+def store_url(
+    request: pytest.FixtureRequest, tmp_path: Path, migrated_sqlite: MigratedSqlite
+) -> str:
+    """The URL of the backend under test (a SQLite file already migrated)."""
     if request.param == "postgresql":
         url: str = request.getfixturevalue("memory_postgres_url")
         return url
     if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'memory.db'}"
+        return migrated_sqlite.file(tmp_path / "memory.db")
     return "memory://"
 
 

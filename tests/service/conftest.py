@@ -16,6 +16,7 @@ from postgres_databases import private_database, truncate_all
 from runyard.service import EventLog
 from runyard.service.bus import InProcessEventBus
 from runyard.storage import Store, open_store
+from sqlite_databases import MigratedSqlite
 
 
 @pytest.fixture(scope="session")
@@ -25,10 +26,12 @@ def postgresql_server_db() -> Iterator[str]:
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
-def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """A SQLite file, then the test PostgreSQL (truncated after each test)."""
+def db_url(
+    request: pytest.FixtureRequest, tmp_path: Path, migrated_sqlite: MigratedSqlite
+) -> Iterator[str]:
+    """A migrated SQLite file, then the test PostgreSQL (truncated after each test)."""
     if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'runyard.db'}"
+        yield migrated_sqlite.file(tmp_path / "runyard.db")
         return
     url: str = request.getfixturevalue("postgresql_server_db")
     yield url
@@ -36,9 +39,9 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
 
 
 @pytest.fixture
-def sqlite_url(tmp_path: Path) -> str:
-    """A SQLite file of this test."""
-    return f"sqlite:///{tmp_path / 'runyard.db'}"
+def sqlite_url(tmp_path: Path, migrated_sqlite: MigratedSqlite) -> str:
+    """A migrated SQLite file of this test."""
+    return migrated_sqlite.file(tmp_path / "runyard.db")
 
 
 @pytest.fixture

@@ -20,6 +20,7 @@ from part_fakes import PART_FAKES
 
 from postgres_databases import private_database, truncate_all
 from runyard.storage import open_store
+from sqlite_databases import MigratedSqlite
 
 BACKENDS = ["memory", "sqlite", "sqlite-exact", "postgresql", "pgvector"]
 
@@ -64,11 +65,16 @@ def store_url(backend_kind: str, request: pytest.FixtureRequest) -> str | None:
 
 
 @pytest.fixture
-async def store(backend_kind: str, store_url: str | None) -> AsyncIterator[object]:
-    """A ready, empty store of the backend under test: a whole ``Store``, or a one-part fake."""
+async def store(
+    backend_kind: str, store_url: str | None, migrated_sqlite: MigratedSqlite
+) -> AsyncIterator[object]:
+    """A ready, empty store of the backend under test: a whole ``Store``, or a one-part fake.
+    (``database_url`` alone names an empty SQLite file, for the tests of migrating.)"""
     if store_url is None:
         yield PART_FAKES[backend_kind]()
         return
+    if store_url.startswith("sqlite:///"):
+        migrated_sqlite.file(Path(store_url.removeprefix("sqlite:///")))
     opened = await open_store(
         store_url, vectors="exact" if backend_kind == "sqlite-exact" else "auto"
     )

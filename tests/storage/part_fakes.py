@@ -12,7 +12,13 @@ from typing import Any
 
 from runyard.ids import now_ms
 from runyard.json_text import json_text
-from runyard.storage import EventIdConflict, Plan, StoredEvent, ThreadOwnershipError
+from runyard.storage import (
+    EventIdConflict,
+    Plan,
+    SettledCalls,
+    StoredEvent,
+    ThreadOwnershipError,
+)
 
 __all__ = ["PART_FAKES", "CheckpointsOnly", "EventLogOnly", "PlansOnly"]
 
@@ -23,7 +29,16 @@ class EventLogOnly:
     def __init__(self) -> None:
         self._logs: dict[str, dict[int, StoredEvent]] = {}
 
-    async def append_events(self, thread_id: str, batch: Sequence[StoredEvent], /) -> None:
+    async def append_events(
+        self,
+        thread_id: str,
+        batch: Sequence[StoredEvent],
+        /,
+        *,
+        settled: Sequence[SettledCalls] = (),
+    ) -> None:
+        if settled:
+            raise NotImplementedError("an event log alone keeps no tool ledger")
         log = self._logs.setdefault(thread_id, {})
         ids = {e.id for e in batch}
         if len(ids) != len(batch) or ids & log.keys():
