@@ -12,6 +12,7 @@ from runyard.storage.inmemory.conversations import ConversationsPart
 from runyard.storage.inmemory.event_log import EventLogPart
 from runyard.storage.inmemory.memory_tiers import MemoryTiersPart
 from runyard.storage.inmemory.rate_counters import RateCountersPart
+from runyard.storage.inmemory.run_queue import RunQueuePart
 from runyard.storage.inmemory.run_snapshots import RunSnapshotsPart
 from runyard.storage.inmemory.runs import RunLedgerPart
 from runyard.storage.inmemory.store import InMemoryStore
@@ -29,6 +30,7 @@ __all__ = [
     "MemoryTiersPart",
     "RateCountersPart",
     "RunLedgerPart",
+    "RunQueuePart",
     "RunSnapshotsPart",
     "ToolLedgerPart",
     "VectorsPart",

@@ -8,8 +8,8 @@ from typing import Any
 from runyard.ids import now_ms
 from runyard.storage.errors import RunConflict, RunNotFound, StaleLease, StorageError
 from runyard.storage.inmemory.state import MemoryState
-from runyard.storage.parts import RunLedger, RunQueue
-from runyard.storage.records import OPEN_RUN_STATUSES, QueuedWork, RunQuota, RunRecord, RunStatus
+from runyard.storage.parts import RunLedger
+from runyard.storage.records import OPEN_RUN_STATUSES, RunQuota, RunRecord, RunStatus
 from runyard.storage.run_rules import (
     RUNNING_OR_QUEUED,
     check_close_status,
@@ -22,9 +22,8 @@ from runyard.storage.run_rules import (
 __all__ = ["RunLedgerPart"]
 
 
-class RunLedgerPart(MemoryState, RunLedger, RunQueue):
-    """Runs by id, at most one open per thread, each changed only under its current lease;
-    queued ones wait for a worker's claim."""
+class RunLedgerPart(MemoryState, RunLedger):
+    """Runs by id, at most one open per thread, each changed only under its current lease."""
 
     async def open_run(
         self,
@@ -139,25 +138,6 @@ class RunLedgerPart(MemoryState, RunLedger, RunQueue):
             return False
         self._runs[run_id] = replace(run, lease_expires_at=now)
         return True
-
-    async def queue_run(
-        self, run_id: str, work: QueuedWork, *, epoch: int, request_id: str | None = None
-    ) -> RunRecord:
-        return self._fenced_update(
-            run_id,
-            epoch,
-            status="queued",
-            queued_work=work,
-            queued_request_id=request_id,
-            queued_at=now_ms(),
-        )
-
-    async def claim_queued_runs(
-        self, owner: str, *, limit: int, lease_until: int
-    ) -> list[RunRecord]:
-        queued = [r for r in self._runs.values() if r.status == "queued"]
-        oldest = sorted(queued, key=lambda r: (r.queued_at or 0, r.run_id))[:limit]
-        return [self._take(replace(run, status="running"), owner, lease_until) for run in oldest]
 
     def _take(self, run: RunRecord, new_owner: str, until: int) -> RunRecord:
         taken = replace(

@@ -10,8 +10,8 @@ from runyard.storage.inmemory.conversations import ConversationsPart
 from runyard.storage.inmemory.event_log import EventLogPart
 from runyard.storage.inmemory.memory_tiers import MemoryTiersPart
 from runyard.storage.inmemory.rate_counters import RateCountersPart
+from runyard.storage.inmemory.run_queue import RunQueuePart
 from runyard.storage.inmemory.run_snapshots import RunSnapshotsPart
-from runyard.storage.inmemory.runs import RunLedgerPart
 from runyard.storage.inmemory.state import MemoryState
 from runyard.storage.inmemory.tool_ledger import ToolLedgerPart
 from runyard.storage.inmemory.vectors import VectorsPart
@@ -24,7 +24,7 @@ class InMemoryStore(
     ConversationsPart,
     MemoryTiersPart,
     VectorsPart,
-    RunLedgerPart,
+    RunQueuePart,
     ConfirmationsPart,
     EventLogPart,
     RunSnapshotsPart,
