@@ -1,7 +1,8 @@
-"""Cold start: importing runyard, or running an agent from the SDK, loads none of the heavy
-packages those paths do not use (docs/benchmarks.md, cold start).
+"""Cold start: importing runyard, running an agent from the SDK or asking the CLI for help loads
+none of the heavy packages those paths do not use (docs/benchmarks.md, cold start).
 
 Each check runs in a fresh interpreter, since this test process has imported them all already.
+They assert which modules are loaded, never how long it took.
 """
 
 from __future__ import annotations
@@ -13,8 +14,22 @@ import sys
 import pytest
 
 # mcp costs seconds and is needed only once an `mcp` tool is built; SQLAlchemy and alembic only
-# once a database is opened; FastAPI and uvicorn only by `runyard serve`.
-_HEAVY = ("mcp", "alembic", "sqlalchemy", "fastapi", "uvicorn")
+# once a database is opened; FastAPI, uvicorn, gRPC and Prometheus only by `runyard serve`;
+# jsonschema only by a tool or agent that brings a JSON Schema.
+_HEAVY = (
+    "mcp",
+    "alembic",
+    "sqlalchemy",
+    "fastapi",
+    "uvicorn",
+    "grpc",
+    "prometheus_client",
+    "jsonschema",
+)
+# What `import runyard` and `runyard --help` need none of either: the model layer and its
+# dependencies (pydantic-ai, OpenTelemetry, rich, httpx), pydantic itself, and the settings (an
+# agent's run reads none; `Memory`'s defaults do).
+_SDK = ("pydantic_ai", "opentelemetry", "rich", "httpx", "pydantic", "pydantic_settings")
 
 _FIRST_RUN = """
 import asyncio
@@ -28,10 +43,19 @@ async def respond(messages, info):
 assert asyncio.run(Agent("a", FunctionModel(respond)).generate("hi")).text == "hello"
 """
 
+_HELP = """
+import runpy, sys
+sys.argv = ["runyard", "--help"]
+try:
+    runpy.run_module("runyard", run_name="__main__")
+except SystemExit as exit:
+    assert exit.code == 0, exit.code
+"""
 
-def _loaded_after(code: str) -> list[str]:
-    """Which of ``_HEAVY`` a fresh interpreter has imported after running ``code``."""
-    report = f"import json, sys; print(json.dumps([m for m in {_HEAVY!r} if m in sys.modules]))"
+
+def _loaded_after(code: str, watched: tuple[str, ...] = _HEAVY) -> list[str]:
+    """Which of ``watched`` a fresh interpreter has imported after running ``code``."""
+    report = f"import json, sys; print(json.dumps([m for m in {watched!r} if m in sys.modules]))"
     finished = subprocess.run(
         [sys.executable, "-c", f"{code}\n{report}"],
         capture_output=True,
@@ -45,16 +69,25 @@ def _loaded_after(code: str) -> list[str]:
 
 @pytest.mark.parametrize(
     "code",
-    ["import runyard", "from runyard import *", _FIRST_RUN],
-    ids=["import runyard", "public names", "an agent's first run"],
+    ["import runyard", "import runyard.cli", _HELP],
+    ids=["import runyard", "import runyard.cli", "runyard --help"],
 )
-def test_the_sdk_loads_no_heavy_package(code: str) -> None:
-    assert _loaded_after(code) == []
+def test_importing_runyard_and_the_cli_help_load_no_model_layer(code: str) -> None:
+    assert _loaded_after(code, _HEAVY + _SDK) == []
 
 
-def test_the_cli_loads_no_mcp_and_no_migrations() -> None:
-    # The CLI module imports the server command (FastAPI, uvicorn) and the service (SQLAlchemy).
-    assert [m for m in _loaded_after("import runyard.cli") if m in ("mcp", "alembic")] == []
+@pytest.mark.parametrize(
+    ("code", "watched"),
+    [("from runyard import *", _HEAVY), (_FIRST_RUN, (*_HEAVY, "pydantic_settings"))],
+    ids=["public names", "an agent's first run"],
+)
+def test_the_sdk_loads_no_heavy_package(code: str, watched: tuple[str, ...]) -> None:
+    assert _loaded_after(code, watched) == []
+
+
+def test_the_public_names_resolve_on_first_use() -> None:
+    loaded = _loaded_after("from runyard import Agent", ("pydantic_ai",))
+    assert loaded == ["pydantic_ai"]
 
 
 def test_the_lazy_storage_names_still_resolve() -> None:

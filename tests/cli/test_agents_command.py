@@ -182,3 +182,10 @@ def test_show_an_unknown_agent_exits_1() -> None:
 
     assert code == 1
     assert output == f"No agent 'nobody' for tenant 'acme' in {EXAMPLES}.\n"
+
+
+def test_the_commands_default_catalog_is_the_one_serve_reads() -> None:
+    from runyard.cli.agents import DEFAULT_CATALOG_DIR
+    from runyard.service import DEFAULT_CATALOG_DIR as SERVED
+
+    assert DEFAULT_CATALOG_DIR == SERVED

@@ -11,7 +11,7 @@ from pseudo_terminal import on_a_terminal
 from rich.console import Console
 from scripted_server import ScriptedServer, reply_events, serving
 
-from runyard.cli.chat import MessageReader
+from runyard.cli.chat.message_input import MessageReader
 
 
 def _reader(

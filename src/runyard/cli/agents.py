@@ -1,27 +1,30 @@
 """``runyard agents``: check a catalog directory and look at what it defines, without a server.
 
 ``validate`` is the command for CI and editors: exit status 1 and one ``file:line: field: message``
-line per error. ``list`` and ``show`` read the same files the way the loader does.
+line per error. ``list`` and ``show`` read the same files the way the loader does. Each command
+imports the catalog's loader when it runs, so that ``runyard --help`` stays quick.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-import yaml  # type: ignore[import-untyped]  # types-PyYAML is not installed yet
-from rich.console import Console
-from rich.table import Table
 
-from runyard.errors import ConfigurationError
-from runyard.registry import AgentSpec, CatalogEntry, CatalogLoad
-from runyard.service import DEFAULT_CATALOG_DIR, load_served_catalog
+if TYPE_CHECKING:
+    from runyard.registry import AgentSpec, CatalogEntry, CatalogLoad
 
 __all__ = ["DEFAULT_CATALOG_DIR", "agents_app", "read_catalog"]
 
+# The directory `runyard serve` reads (runyard.service.DEFAULT_CATALOG_DIR; a test holds the two
+# equal), written here so that building the command line imports no service.
+DEFAULT_CATALOG_DIR = Path("agents")
+
 agents_app = typer.Typer(
-    help="Check and inspect a catalog of agents (docs/catalog.md).", no_args_is_help=True
+    help="Check and inspect a catalog of agents (docs/catalog.md).",
+    no_args_is_help=True,
+    rich_markup_mode=None,
 )
 
 CatalogPath = Annotated[
@@ -53,6 +56,9 @@ def validate(path: CatalogPath) -> None:
 @agents_app.command("list")
 def list_agents(path: OptionalCatalogPath = DEFAULT_CATALOG_DIR) -> None:
     """Every agent of the catalog with its tenant, model, tools and version."""
+    from rich.console import Console
+    from rich.table import Table
+
     loaded = read_catalog(path)
     table = Table("tenant", "id", "model", "tools", "version", "file")
     for (tenant, agent_id), entry in sorted(loaded.catalog.agents.items(), key=_by_scope):
@@ -74,6 +80,8 @@ def show(
     ] = None,
 ) -> None:
     """One agent's spec as the catalog holds it (defaults filled in), with its version."""
+    import yaml  # type: ignore[import-untyped]  # types-PyYAML is not installed yet
+
     loaded = read_catalog(path)
     entry = loaded.catalog.agent(agent_id, tenant)
     if entry is None:
@@ -90,6 +98,9 @@ def read_catalog(path: Path) -> CatalogLoad:
     """The catalog at ``path``, checked against the tools the server would have (its factories,
     installed plugins' included, and its plain built-in tools); a missing path, or a plugin that
     does not load, exits 1."""
+    from runyard.errors import ConfigurationError
+    from runyard.service import load_served_catalog
+
     try:
         return load_served_catalog(path)
     except FileNotFoundError:

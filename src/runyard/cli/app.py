@@ -6,7 +6,7 @@ from __future__ import annotations
 import typer
 
 from runyard.cli.agents import agents_app
-from runyard.cli.chat import chat
+from runyard.cli.chat.command import chat
 from runyard.cli.db import db_app
 from runyard.cli.keys import keys_app
 from runyard.cli.route import route
@@ -20,6 +20,9 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_show_locals=False,
+    # Plain help and usage errors, as click writes them: rich's formatting costs ~0.3 s of
+    # imports on every `runyard --help` (docs/benchmarks.md, cold start). The sub-apps say so too.
+    rich_markup_mode=None,
 )
 app.command("serve")(serve)
 app.command("chat")(chat)

@@ -1,21 +1,17 @@
-"""``runyard db``: database maintenance (applying migrations)."""
+"""``runyard db``: database maintenance (applying migrations).
+
+Like every command, it imports what it uses when it runs, so that ``runyard --help`` stays quick.
+"""
 
 from __future__ import annotations
 
-import asyncio
 from typing import Annotated
 
 import typer
-from rich.console import Console
-from sqlalchemy.exc import SQLAlchemyError
-
-from runyard.cli.display import describe_database
-from runyard.config import Settings
-from runyard.storage import StorageError, head_revision, parse_database_url, upgrade
 
 __all__ = ["db_app"]
 
-db_app = typer.Typer(help="Database maintenance.", no_args_is_help=True)
+db_app = typer.Typer(help="Database maintenance.", no_args_is_help=True, rich_markup_mode=None)
 
 
 @db_app.command("upgrade")
@@ -26,6 +22,15 @@ def upgrade_command(
     ] = None,
 ) -> None:
     """Apply every pending migration and print the revision the database is now at."""
+    import asyncio
+
+    from rich.console import Console
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from runyard.cli.display import describe_database
+    from runyard.config import Settings
+    from runyard.storage import StorageError, head_revision, parse_database_url, upgrade
+
     console = Console()
     target = url or Settings().database_url
     where = describe_database(target)

@@ -5,16 +5,15 @@ from __future__ import annotations
 import ipaddress
 from pathlib import Path
 
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError
-
-from runyard.storage import InvalidDatabaseURL, parse_database_url
-
 __all__ = ["describe_database", "http_url", "is_loopback", "redact_url"]
 
 
 def redact_url(url: str) -> str:
     """``url`` with any password replaced by ``***``."""
+    # SQLAlchemy is imported when a URL is shown: `runyard --help` and `runyard chat` need none.
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
     try:
         return make_url(url).render_as_string(hide_password=True)
     except ArgumentError:
@@ -39,6 +38,8 @@ def is_loopback(host: str) -> bool:
 
 def describe_database(url: str) -> str:
     """A line naming the database: its backend and, for SQLite, the absolute file path."""
+    from runyard.storage import InvalidDatabaseURL, parse_database_url
+
     try:
         target = parse_database_url(url)
     except InvalidDatabaseURL:

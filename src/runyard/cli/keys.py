@@ -2,40 +2,33 @@
 
 ``create`` writes the key alone on stdout (``KEY=$(runyard keys create …)`` captures it) and what
 it is for on stderr; the key is shown this once, as the database keeps only its hash. ``list``
-never shows a key, only ids. ``revoke`` takes a key id, or a whole key someone leaked.
+never shows a key, only ids. ``revoke`` takes a key id, or a whole key someone leaked. Each command
+imports the service and the database when it runs, so that ``runyard --help`` stays quick.
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
-from typing import Annotated, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Annotated, NoReturn, TypeVar
 
 import typer
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
-from sqlalchemy.exc import SQLAlchemyError
 
-from runyard.cli.display import describe_database
-from runyard.config import Settings
 from runyard.ids import now_ms
-from runyard.service.api_keys import (
-    InvalidDuration,
-    InvalidKeyRequest,
-    IssuedApiKey,
-    issue_api_key,
-    key_id_of,
-    parse_duration,
-)
-from runyard.storage import ApiKey, StorageError, Store, open_store, parse_database_url
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from runyard.service.api_keys import IssuedApiKey
+    from runyard.storage import ApiKey, Store
 
 __all__ = ["keys_app"]
 
 keys_app = typer.Typer(
-    help="API keys: create (shown once), list (never shown), revoke.", no_args_is_help=True
+    help="API keys: create (shown once), list (never shown), revoke.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
 )
 
 _T = TypeVar("_T")
@@ -65,6 +58,13 @@ def create(
     url: DatabaseOption = None,
 ) -> None:
     """Create a key for a tenant's user and print it, once."""
+    from runyard.service.api_keys import (
+        InvalidDuration,
+        InvalidKeyRequest,
+        issue_api_key,
+        parse_duration,
+    )
+
     try:
         expires_in = None if expires is None else parse_duration(expires)
     except InvalidDuration as error:
@@ -95,6 +95,7 @@ def list_keys(
     url: DatabaseOption = None,
 ) -> None:
     """Every key's id, owner, role, name and lifetime (never the key itself), oldest first."""
+    from rich.console import Console
 
     async def listed(store: Store) -> list[ApiKey]:
         return await store.list_api_keys(tenant_id=tenant)
@@ -116,6 +117,8 @@ def revoke(
 ) -> None:
     """Revoke a key: every request with it is refused from the next one on. Revoking twice is
     harmless."""
+    from runyard.service.api_keys import key_id_of
+
     key_id = key_id_of(key) or key
     asked_at = now_ms()
 
@@ -135,6 +138,10 @@ def revoke(
 
 def _run(url: str | None, work: Callable[[Store], Awaitable[_T]]) -> _T:
     """``work`` on the store at ``url``; a database that cannot be opened exits 1."""
+    import asyncio
+
+    from runyard.config import Settings
+
     target = url or Settings().database_url
 
     async def run() -> _T:
@@ -146,6 +153,11 @@ def _run(url: str | None, work: Callable[[Store], Awaitable[_T]]) -> _T:
 
 @asynccontextmanager
 async def _opened(url: str) -> AsyncIterator[Store]:
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from runyard.cli.display import describe_database
+    from runyard.storage import StorageError, open_store, parse_database_url
+
     where = describe_database(url)
     try:
         if parse_database_url(url).backend == "memory":
@@ -160,6 +172,9 @@ async def _opened(url: str) -> AsyncIterator[Store]:
 
 
 def _table(keys: list[ApiKey], now: int) -> Table:
+    from rich.table import Table
+    from rich.text import Text
+
     table = Table("key id", "tenant", "user", "role", "name", "created", "expires", "state")
     table.columns[0].no_wrap = True
     for key in keys:

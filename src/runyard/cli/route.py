@@ -3,25 +3,26 @@
 It prints the decision and one row per rule of the tenant's routing: matched, no match (with the
 field tests that failed and the values they saw) or skipped. A context that is not a JSON object
 of the right fields, and a catalog with a rejected file, exit 1: a routing read from a partial
-catalog could disagree with the one the operator meant.
+catalog could disagree with the one the operator meant. It imports the router when it runs, so that
+``runyard --help`` stays quick.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
-from pydantic import ValidationError
-from pydantic_core import ErrorDetails
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
 
 from runyard.cli.agents import DEFAULT_CATALOG_DIR, read_catalog
-from runyard.registry import Catalog
-from runyard.routing import InvocationContext, RouteExplanation, RoutingError, explain_route
+
+if TYPE_CHECKING:
+    from pydantic_core import ErrorDetails
+    from rich.table import Table
+
+    from runyard.registry import Catalog
+    from runyard.routing import InvocationContext, RouteExplanation
 
 __all__ = ["route"]
 
@@ -52,6 +53,10 @@ def route(
     ] = None,
 ) -> None:
     """Show which agent of the catalog a request goes to, and how every routing rule decided."""
+    from rich.console import Console
+
+    from runyard.routing import RoutingError, explain_route
+
     invocation = _context(tenant, context)
     catalog = _valid_catalog(path)
     try:
@@ -66,6 +71,10 @@ def route(
 
 
 def _context(tenant: str, text: str) -> InvocationContext:
+    from pydantic import ValidationError
+
+    from runyard.routing import InvocationContext
+
     try:
         fields: Any = json.loads(text)
     except json.JSONDecodeError as error:
@@ -118,6 +127,9 @@ def _summary(explained: RouteExplanation) -> str:
 
 
 def _rules_table(explained: RouteExplanation) -> Table:
+    from rich.table import Table
+    from rich.text import Text
+
     table = Table("#", "rule", "priority", "agent", "outcome", "why")
     for number, rule in enumerate(explained.rules, start=1):
         why = Text("\n".join(str(reason) for reason in rule.reasons))

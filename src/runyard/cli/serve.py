@@ -1,170 +1,13 @@
-"""``runyard serve``: the HTTP service on uvicorn (one worker, lifespan on), and the gRPC service
-(``runyard.grpc``, unless ``--grpc-port 0``) on the same event loop, serving the same parts, with
-a start-up report.
-
-The listening socket is bound before the app's lifespan opens anything, so a second server whose
-port is taken stops with one line and touches no database. The report is printed once the
-lifespan has opened the store and built the agents, so it states what is really serving —
-including, plainly, when that is the offline demo model. SIGTERM and Ctrl-C drain the app
-(``AppState.drain``: 503 for new requests, runs let end or handed over, every event stream told
-the server is going away) before uvicorn waits for open connections, which an event stream would
-hold forever; gRPC drains first (health ``NOT_SERVING``, every stream ended saying where to
-resume).
-"""
+"""``runyard serve``: the command and its options. What it runs is in ``runyard.cli.server``, imported
+when the command runs, so that ``runyard --help`` and every other command load no web server."""
 
 from __future__ import annotations
 
-import contextlib
-import signal
-import socket
-import sys
-from types import FrameType
-from typing import Annotated, Any, NoReturn
+from typing import Annotated
 
 import typer
-import uvicorn
-from fastapi import FastAPI
-from pydantic import ValidationError
-from rich.console import Console
-
-from runyard.cli.display import is_loopback
-from runyard.cli.serve_report import AgentSummary, ServeReport, print_report
-from runyard.config import Settings
-from runyard.grpc import GrpcCatalogFeed, GrpcServer, GrpcState
-from runyard.http import create_app
-from runyard.http.state import AppState
-from runyard.observability import configure_logging, resolve_format
-from runyard.service.bus import Delivery
-from runyard.storage import parse_database_url
 
 __all__ = ["serve"]
-
-_BACKLOG = 2048  # uvicorn's default
-
-
-class _Server(uvicorn.Server):
-    """uvicorn's server, reporting once it listens (so ``--port 0`` reports the real port) and
-    draining the app before it waits for open connections."""
-
-    def __init__(self, app: FastAPI, settings: Settings, console: Console) -> None:
-        json_logs = resolve_format(settings.log_format, sys.stderr) == "json"
-        super().__init__(
-            uvicorn.Config(
-                app,
-                host=settings.host,
-                port=settings.port,
-                workers=1,
-                lifespan="on",
-                log_level="info",
-                timeout_graceful_shutdown=settings.shutdown_grace_seconds,
-                # JSON: uvicorn's records go through the root logger's one JSON handler too.
-                log_config=None if json_logs else uvicorn.config.LOGGING_CONFIG,
-            )
-        )
-        self._app = app
-        self._settings = settings
-        self._console = console
-        self._grpc: GrpcServer | None = None
-        self.failure: str | None = None
-        """Why the server stopped before it served (``runyard serve`` exits 1 with it)."""
-
-    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
-        # gRPC listens first, answering health NOT_SERVING while the lifespan opens everything.
-        try:
-            grpc_address = await self._listen_grpc()
-        except OSError as exc:
-            self.failure = f"runyard: {exc}"
-            self.should_exit = True
-            return
-        await super().startup(sockets)
-        state = self._app.state.runyard
-        if self.should_exit or not isinstance(state, AppState) or state.parts is None:
-            if self._grpc is not None:
-                await self._grpc.drain(0)
-            return
-        if self._grpc is not None:
-            await self._grpc.serve(state.parts)
-        port = self.servers[0].sockets[0].getsockname()[1] if self.servers else self._settings.port
-        agents, rejected = _agents(self._app), _rejected(self._app)
-        report = ServeReport.of(
-            self._settings,
-            self._settings.host,
-            port,
-            agents,
-            rejected,
-            catalog=_catalog_source(self._app),
-            grpc=grpc_address,
-            delivery=_delivery(self._app),
-        )
-        print_report(self._console, report)
-
-    async def _listen_grpc(self) -> str | None:
-        """The gRPC server listening on ``grpc_port`` (health ``NOT_SERVING`` until ``serve``);
-        its address (None: off). ``OSError`` when the port is taken."""
-        settings, state = self._settings, self._app.state.runyard
-        if not settings.grpc_port or not isinstance(state, AppState):
-            return None
-        grpc = GrpcServer(
-            GrpcState(settings, state.redactor, metrics=state.metrics, tracing=state.tracing),
-            settings.host,
-            settings.grpc_port,
-        )
-        try:
-            port = await grpc.start()
-        except (OSError, RuntimeError) as exc:
-            await grpc.drain(0)
-            raise OSError(f"cannot listen for gRPC on {grpc.address}: {exc}") from exc
-        self._grpc = grpc
-        host = settings.host
-        return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-
-    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
-        if self._grpc is not None:
-            await self._grpc.drain(self._settings.shutdown_grace_seconds)
-        for server in self.servers:
-            server.close()  # no new connections; requests on open ones get 503 while draining
-        state = self._app.state.runyard
-        if isinstance(state, AppState):
-            await state.drain()
-        await super().shutdown(sockets)
-
-
-def _agents(app: FastAPI) -> tuple[AgentSummary, ...]:
-    """The agents the started app serves (its lifespan has built them by now)."""
-    state = app.state.runyard
-    if not isinstance(state, AppState) or state.parts is None:
-        return ()
-    return tuple(
-        AgentSummary(
-            f"{agent.name}@{agent.tenant}" if agent.tenant else agent.name, agent.model, agent.tools
-        )
-        for agent in state.parts.agents.served(None)
-    )
-
-
-def _delivery(app: FastAPI) -> Delivery:
-    """How the started app's event streams learn of other replicas' events (Redis answered?)."""
-    state = app.state.runyard
-    if not isinstance(state, AppState) or state.parts is None:
-        return "live"
-    return state.parts.events.bus.delivery
-
-
-def _catalog_source(app: FastAPI) -> str | None:
-    """Where the catalog the started app serves comes from (its directory, or the leader it
-    follows); None when it serves none."""
-    state = app.state.runyard
-    if not isinstance(state, AppState) or state.parts is None or state.parts.catalog is None:
-        return None
-    return state.parts.catalog.source
-
-
-def _rejected(app: FastAPI) -> tuple[str, ...]:
-    """Each error of each catalog file the started app refused, as ``file:line: field: message``."""
-    state = app.state.runyard
-    if not isinstance(state, AppState) or state.parts is None or state.parts.catalog is None:
-        return ()
-    return tuple(str(error) for error in state.parts.catalog.load.errors)
 
 
 def serve(
@@ -215,7 +58,9 @@ def serve(
     The database, event bus and model come from RUNYARD_DATABASE_URL, RUNYARD_REDIS_URL and
     RUNYARD_MODEL (or a provider key such as OPENAI_API_KEY); with none, the offline demo model.
     """
-    flags: dict[str, Any] = {
+    from runyard.cli.server import serve_until_stopped
+
+    flags = {
         "host": host,
         "port": port,
         "grpc_port": grpc_port,
@@ -223,100 +68,4 @@ def serve(
         "role": role,
         "worker_concurrency": worker_concurrency,
     }
-    # Flags given on the command line win over the environment; pydantic validates them too.
-    try:
-        settings = Settings(**{name: value for name, value in flags.items() if value is not None})
-    except ValidationError as exc:
-        _fail(
-            "\n".join(
-                f"runyard: RUNYARD_{'_'.join(map(str, e['loc'])).upper()}: {e['msg']} "
-                f"(got {e['input']!r})"
-                for e in exc.errors()
-            )
-        )
-    if settings.auth == "none" and not insecure and not is_loopback(settings.host):
-        _fail(
-            f"runyard: refusing to serve on {settings.host} with RUNYARD_AUTH=none: anyone who "
-            "can reach it would act with no authentication. Set RUNYARD_AUTH=keys (API keys) or "
-            "proxy (behind an authenticating proxy), bind 127.0.0.1, or pass --insecure."
-        )
-    _check_role(settings)
-    feed = _catalog_feed(settings)
-    console = Console()
-    configure_logging(settings.log_format)
-    try:
-        listening = _listen(settings.host, settings.port)
-    except OSError as exc:
-        _fail(f"runyard: cannot listen on {settings.host}:{settings.port}: {exc.strerror or exc}")
-    # uvicorn stops gracefully on SIGTERM or Ctrl-C, then raises the signal again with the
-    # handler it found: make that a KeyboardInterrupt for both, so a clean stop exits 0.
-    previous = signal.signal(signal.SIGTERM, _interrupt)
-    try:
-        server = _Server(create_app(settings, catalog_feed=feed), settings, console)
-        with contextlib.suppress(KeyboardInterrupt):
-            server.run(sockets=[listening])
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-        listening.close()
-    if server.failure is not None:
-        _fail(server.failure)
-    console.print("runyard stopped.", style="dim")
-
-
-def _check_role(settings: Settings) -> None:
-    """Exit when the role cannot work on the database: api and worker replicas share their run
-    queue through PostgreSQL (a SQLite file belongs to one host, an in-memory store to one
-    process)."""
-    if settings.role == "all":
-        return
-    try:
-        backend = parse_database_url(settings.database_url).backend
-    except ValueError:
-        return  # the store says what is wrong with the URL when it opens it
-    if backend != "postgresql":
-        _fail(
-            f"runyard: RUNYARD_ROLE={settings.role} (--role) needs a PostgreSQL database shared "
-            f"by the api and worker replicas, but RUNYARD_DATABASE_URL is {backend}: set "
-            "RUNYARD_DATABASE_URL=postgresql://…, or serve with --role all (docs/deploy.md)"
-        )
-
-
-def _catalog_feed(settings: Settings) -> GrpcCatalogFeed | None:
-    """The leader ``--catalog`` names (None: the catalog's files); exits when it is malformed,
-    or when catalog files are named too."""
-    if not settings.catalog_source:
-        return None
-    if settings.catalog_dir:
-        _fail(
-            "runyard: RUNYARD_CATALOG_DIR and --catalog (RUNYARD_CATALOG_SOURCE) both name a "
-            "catalog: a follower has no catalog files of its own; unset one"
-        )
-    try:
-        return GrpcCatalogFeed.of_url(settings.catalog_source, settings.catalog_source_key)
-    except ValueError as exc:
-        _fail(f"runyard: {exc}")
-
-
-def _fail(message: str) -> NoReturn:
-    Console(stderr=True).print(message, style="red", highlight=False, soft_wrap=True)
-    raise typer.Exit(1)
-
-
-def _listen(host: str, port: int) -> socket.socket:
-    """A socket listening on ``host:port`` (``OSError`` when the address is taken)."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((host, port))
-        # listen() now, not when uvicorn starts serving: on Linux two sockets with SO_REUSEADDR
-        # may both bind a port as long as neither listens yet.
-        sock.listen(_BACKLOG)
-    except OSError:
-        sock.close()
-        raise
-    return sock
-
-
-def _interrupt(signum: int, frame: FrameType | None) -> None:
-    raise KeyboardInterrupt
+    serve_until_stopped(flags, insecure)

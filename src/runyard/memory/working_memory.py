@@ -123,5 +123,5 @@ def _validator(schema: type[BaseModel] | dict[str, Any] | None) -> Validator:
     if schema is None:
         return JsonSchemaValidator(_FREEFORM_SCHEMA)
     if isinstance(schema, dict):
-        return JsonSchemaValidator(schema)
+        return JsonSchemaValidator(schema).checked()
     return ModelValidator(schema, dump=True)

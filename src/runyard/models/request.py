@@ -30,6 +30,7 @@ from runyard.models.turn import (
     TextDelta,
     ToolCallDelta,
 )
+from runyard.models.unlocked_stream import unlock
 from runyard.models.usage import usage_from_response
 
 __all__ = ["build_turn", "request_model", "request_parameters", "stream_model"]
@@ -87,6 +88,7 @@ async def stream_model(
     deltas = _DeltaMapper(output.name if output else None)
     with provider_errors(model):
         async with opened as stream:
+            unlock(stream)
             async for event in stream:
                 delta = deltas.map(event)
                 if delta is not None:

@@ -48,8 +48,10 @@ def with_provider_details(
         return response
     fields = {name: details[name] for name in _RESPONSE_FIELDS if name in details}
     part_fields: dict[str, dict[str, Any]] = details.get("parts") or {}
+    # Only the parts that recorded something are copied: a copy per part is measurable on
+    # every model call (docs/benchmarks.md, runtime overhead).
     parts = [
-        replace(part, **part_fields.get(str(index), {}))
+        replace(part, **recorded) if (recorded := part_fields.get(str(index))) else part
         for index, part in enumerate(response.parts)
     ]
     return replace(response, parts=parts, **fields)

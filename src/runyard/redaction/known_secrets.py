@@ -13,10 +13,13 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
-from runyard.config import Settings
 from runyard.redaction.redactor import SecretRedactor
+
+if TYPE_CHECKING:
+    from runyard.config import Settings
 
 __all__ = ["SECRET_ENV_NAME", "known_secrets", "server_redactor", "url_secrets"]
 

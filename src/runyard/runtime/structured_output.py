@@ -14,7 +14,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from jsonschema.exceptions import SchemaError
 from pydantic import BaseModel
 
 from runyard.errors import ConfigurationError
@@ -60,8 +59,10 @@ class StructuredOutput:
             return None
         if output_schema.get("type") != "object":
             raise ConfigurationError('output_schema must be an object schema ("type": "object")')
+        from jsonschema.exceptions import SchemaError  # loaded only by agents that give a schema
+
         try:
-            return cls(JsonSchemaValidator(dict(output_schema)))
+            return cls(JsonSchemaValidator(dict(output_schema)).checked())
         except SchemaError as exc:
             raise ConfigurationError(f"output_schema is not a valid JSON Schema: {exc}") from exc
 

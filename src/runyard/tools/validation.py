@@ -6,10 +6,13 @@ given by the developer) and a plain JSON Schema.
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+import functools
+from typing import TYPE_CHECKING, Any, Protocol
 
-import jsonschema
 from pydantic import BaseModel, ValidationError
+
+if TYPE_CHECKING:
+    import jsonschema
 
 __all__ = ["JsonSchemaValidator", "ModelValidator", "Validator", "validator_for"]
 
@@ -39,13 +42,27 @@ class ModelValidator:
 
 
 class JsonSchemaValidator:
-    """Validates with a JSON Schema (draft 2020-12 unless the schema says otherwise)."""
+    """Validates with a JSON Schema (draft 2020-12 unless the schema says otherwise).
+
+    jsonschema (~0.1 s to import) is loaded on the first check, not when the SDK is imported:
+    ``validator_for`` checks a developer's schema at once; a constant one waits for its first use.
+    """
 
     def __init__(self, schema: dict[str, Any]) -> None:
-        cls = jsonschema.validators.validator_for(schema)
-        cls.check_schema(schema)
-        self._validator = cls(schema)
         self.json_schema = schema
+
+    @functools.cached_property
+    def _validator(self) -> jsonschema.protocols.Validator:
+        import jsonschema
+
+        cls = jsonschema.validators.validator_for(self.json_schema)
+        cls.check_schema(self.json_schema)
+        return cls(self.json_schema)
+
+    def checked(self) -> JsonSchemaValidator:
+        """This validator, its schema checked now (``SchemaError`` when it is not valid)."""
+        _ = self._validator
+        return self
 
     def validate(self, data: Any) -> Any:
         errors = sorted(self._validator.iter_errors(data), key=lambda e: list(e.path))
@@ -57,7 +74,7 @@ class JsonSchemaValidator:
 def validator_for(schema: type[BaseModel] | dict[str, Any]) -> Validator:
     """The right validator for a schema given as a pydantic model class or a JSON Schema dict."""
     if isinstance(schema, dict):
-        return JsonSchemaValidator(schema)
+        return JsonSchemaValidator(schema).checked()
     return ModelValidator(schema, dump=False)
 
 

@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
-from rich.text import Text
 
-from runyard.cli.chat.client import Connection, ServerError
-from runyard.cli.chat.feed import FeedError
-from runyard.cli.chat.message_input import MessageReader
-from runyard.cli.chat.session import ChatSession
 from runyard.cli.display import http_url
-from runyard.config import Settings
 from runyard.ids import new_id
-from runyard.protocol import RunFinishPayload
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from runyard.cli.chat.session import ChatSession
+    from runyard.config import Settings
+    from runyard.protocol import RunFinishPayload
 
 __all__ = ["chat"]
 
@@ -62,6 +61,15 @@ def chat(
 
     Ctrl-C during a run cancels it; Ctrl-D (or /exit) at the prompt quits.
     """
+    # Imported here, when the command runs: `runyard --help` loads no HTTP client.
+    from rich.console import Console
+    from rich.text import Text
+
+    from runyard.cli.chat.client import Connection, ServerError
+    from runyard.cli.chat.feed import FeedError
+    from runyard.cli.chat.session import ChatSession
+    from runyard.config import Settings
+
     console = Console()
     connection = Connection(url or _default_url(Settings()), tenant, user, api_key)
     session = ChatSession(connection, thread_id or new_id("thread"), console)
@@ -85,6 +93,11 @@ def _default_url(settings: Settings) -> str:
 
 
 def _prompt_loop(session: ChatSession, console: Console) -> None:
+    from rich.text import Text
+
+    from runyard.cli.chat.client import ServerError
+    from runyard.cli.chat.message_input import MessageReader
+
     console.print(
         Text.assemble(
             ("thread ", "dim"),
@@ -114,6 +127,8 @@ def _prompt_loop(session: ChatSession, console: Console) -> None:
 
 
 def _turn(session: ChatSession, message: str, console: Console) -> RunFinishPayload:
+    from rich.text import Text
+
     finish = session.turn(message)
     if finish.status != "completed":
         reason = f": {finish.reason}" if finish.reason else ""
