@@ -19,8 +19,9 @@ from xdist.scheduler import LoadScopeScheduling
 
 __all__ = ["SHARED_FOLDERS", "FileScheduling", "slow_units_first", "unit_of"]
 
-SHARED_FOLDERS = ("tests/system/",)
-"""Folders whose tests run together on one worker: their files share a session fixture."""
+SHARED_FOLDERS = ("tests/system/", "tests/faces/")
+"""Folders whose tests run together on one worker: their files share a session fixture, or
+(tests/faces) one ``npm ci`` into their ``node_modules``, which two workers would race."""
 
 
 def unit_of(nodeid: str) -> str:

@@ -75,7 +75,7 @@ async def until_delivery(client: httpx.AsyncClient, delivery: str) -> None:
         while True:
             ready = await client.get("/readyz")
             assert ready.status_code == 200
-            if ready.json() == {"status": "ready", "eventDelivery": delivery}:
+            if ready.json() == {"status": "ready", "role": "all", "eventDelivery": delivery}:
                 return
             await asyncio.sleep(0.05)
 

@@ -71,10 +71,12 @@ def screenshots() -> Screenshots:
     return Screenshots()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def base_url(tmp_path_factory: pytest.TempPathFactory, chromium: Path) -> Iterator[str]:
-    """The server every browser test talks to (in its own thread; after the Chromium check, so
-    a missing browser skips first)."""
+    """The server every browser test of the module talks to (in its own thread; after the
+    Chromium check, so a missing browser skips first). Per module, not per session: while its
+    lifespan runs, its log redaction sits on the session's logging handlers, which the
+    redaction tests in the same worker must find bare."""
     database = tmp_path_factory.mktemp("ui") / "runyard.db"
     with served(f"sqlite:///{database}") as url:
         yield url
