@@ -384,6 +384,22 @@ def test_a_bad_body_is_a_422_naming_the_field(served: Served) -> None:
     assert no_messages.json()["error"]["type"] == "invalid_request_error"
     assert assistant_last.json()["error"]["param"] == "messages.0.role"
     assert client_tools.json()["error"]["param"] == "tools"
+    bad_thread = httpx.post(
+        url,
+        json={"model": "assistant", "messages": user("hi")},
+        headers={"X-Runyard-Thread": "a b"},
+    )
+    assert bad_thread.status_code == 422
+    assert bad_thread.json()["error"]["param"] == "header.X-Runyard-Thread"
+    answers_without_thread = httpx.post(
+        url,
+        json={
+            "model": "assistant",
+            "messages": user("hi"),
+            "x_runyard": {"answers": [{"requestId": "cr_1", "approved": True}]},
+        },
+    )
+    assert answers_without_thread.json()["error"]["param"] == "x_runyard.answers"
     with pytest.raises(openai.UnprocessableEntityError) as raised:
         served.client.chat.completions.create(model="assistant", messages=user("hi"), n=2)
     assert raised.value.response.json()["error"]["param"] == "n"

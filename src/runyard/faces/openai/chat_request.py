@@ -61,6 +61,13 @@ class RunyardAnswer(BaseModel):
     approved: bool
     reason: str | None = None
 
+    @field_validator("reason")
+    @classmethod
+    def _storable(cls, reason: str | None) -> str | None:
+        if reason is not None and not is_storable(reason):
+            raise ValueError("must not contain a NUL character or a lone surrogate")
+        return reason
+
 
 class RunyardExtension(BaseModel):
     """``x_runyard`` of the request: runyard's own fields."""

@@ -46,6 +46,17 @@ _STREAM = (
     "with `stream: true`: Server-Sent Events, one `chat.completion.chunk` (JSON) per `data:` "
     'frame — or `{"error": ...}` when the run fails —, then `data: [DONE]` (docs/faces.md)'
 )
+_FRAME = {
+    "type": "object",
+    "required": ["data"],
+    "properties": {
+        "data": {
+            "type": "string",
+            "description": 'one `chat.completion.chunk` or `{"error": ...}` (JSON), or `[DONE]`',
+        }
+    },
+}
+"""One frame of the stream (what ``schema`` describes for ``text/event-stream``)."""
 _HEADERS = {
     THREAD_HEADER: {
         "description": "the thread the run is on: follow it on /v1/events/{threadId}",
@@ -84,12 +95,13 @@ def router(wiring: FaceWiring) -> APIRouter:
     api = APIRouter(prefix=PREFIX, tags=["faces"])
     parts_dep = Annotated[ServiceParts, Depends(wiring.parts)]
     owner_dep = Annotated[Owner, Depends(wiring.owner)]
+    caller = openai_error_responses(wiring.errors, 400, 401)
     errors = openai_error_responses(wiring.errors, 400, 401, 404, 409, 410, 422, 429)
     too_large = wiring.errors(413)  # refused before routing: runyard's own body
 
     @api.get(
         "/models",
-        responses={200: {"model": ModelList}, **errors, **_NOT_READY, 500: _SERVER_ERRORS[500]},
+        responses={200: {"model": ModelList}, **caller, **_NOT_READY, 500: _SERVER_ERRORS[500]},
     )
     async def models(parts: parts_dep, owner: owner_dep) -> ModelList:
         """The caller's agents (per tenant, as ``GET /v1/agents`` lists them), as models."""
@@ -113,7 +125,7 @@ def router(wiring: FaceWiring) -> APIRouter:
         200: {
             "model": ChatCompletion,
             "description": "without `stream`: the completion; " + _STREAM,
-            "content": {"text/event-stream": {"schema": {"type": "string"}}},
+            "content": {"text/event-stream": {"schema": _FRAME}},
             "headers": _HEADERS,
         },
         **errors,
