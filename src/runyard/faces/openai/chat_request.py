@@ -17,7 +17,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from runyard.faces.face_runs import Answer
-from runyard.faces.invalid_body import invalid_field
+from runyard.faces.invalid_body import invalid_field, user_text
 from runyard.ids import REQUEST_ID_PATTERN, THREAD_ID_PATTERN
 from runyard.json_text import is_storable
 from runyard.messages import AgentMessage, Role, TextPart
@@ -142,14 +142,7 @@ class ChatCompletionRequest(BaseModel):
         last = self.messages[at]
         if last.role != "user":
             raise invalid_field(f"messages.{at}.role", "the last message must be the user's")
-        text = last.text()
-        if not text.strip():
-            raise invalid_field(f"messages.{at}.content", "the user message has no text")
-        if not is_storable(text):
-            raise invalid_field(
-                f"messages.{at}.content", "must not contain a NUL character or a lone surrogate"
-            )
-        return text
+        return user_text(last.text(), f"messages.{at}.content")
 
     def history(self) -> list[AgentMessage]:
         """The messages before the last, as the conversation a new thread starts with:
