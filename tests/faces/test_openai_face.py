@@ -367,6 +367,9 @@ def test_an_unknown_model_is_a_404_in_openais_envelope(served: Served) -> None:
     assert body["error"]["param"] == "model"
     assert body["error"]["code"] == "model_not_found"
     assert "nobody" in body["error"]["message"]
+    no_route = httpx.get(f"{served.base}/openai/v1/embeddings")
+    assert no_route.status_code == 404
+    assert no_route.json()["error"]["type"] == "not_found_error"
 
 
 def test_a_bad_body_is_a_422_naming_the_field(served: Served) -> None:

@@ -119,6 +119,7 @@ class CompletionChunks:
                 "toolCallId": q.tool_call_id,
                 "toolName": q.tool_name,
                 "args": q.args,
+                "message": q.message,
                 "confirmUrl": confirm_url(q.request_id),
             }
             for q in waiting

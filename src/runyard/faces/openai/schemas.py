@@ -70,5 +70,5 @@ class ChatCompletion(BaseModel):
     x_runyard: dict[str, Any] = Field(
         description="`threadId`, `runId`, `status` (`completed`, `awaiting_approval`, "
         "`cancelled`), `approvals` while awaiting (each `requestId`, `toolCallId`, `toolName`, "
-        "`args`, `confirmUrl`), `output` for an agent with an `output_schema` (docs/faces.md)"
+        "`args`, `message`: the question, `confirmUrl`), `output` for an agent with an `output_schema` (docs/faces.md)"
     )
