@@ -298,6 +298,34 @@ def test_a_streamed_approval_is_answered_through_v1_confirm(served: Served) -> N
     assert logged[-1]["payload"]["status"] == "completed"
 
 
+def test_a_denial_in_extra_body_streams_the_continued_run(served: Served) -> None:
+    waiting = served.client.chat.completions.create(
+        model="assistant", messages=user(NOTE), user="notes-deny"
+    )
+    (approval,) = extension(waiting)["approvals"]
+    denial = {"requestId": approval["requestId"], "approved": False, "reason": "no milk"}
+
+    chunks = list(
+        served.client.chat.completions.create(
+            model="assistant",
+            messages=user("(denying)"),
+            stream=True,
+            stream_options={"include_usage": True},
+            extra_headers={"X-Runyard-Thread": "notes-deny"},
+            extra_body={"x_runyard": {"answers": [denial]}},
+        )
+    )
+
+    finish, usage = chunks[-2], chunks[-1]
+    assert finish.choices[0].finish_reason == "stop"
+    assert extension(finish)["status"] == "completed"
+    assert extension(finish)["runId"] == extension(waiting)["runId"]
+    assert usage.usage is not None
+    logged = thread_events(served.base, "notes-deny", extension(waiting)["runId"])
+    error = next(e for e in logged if e["type"] == "tool-error")
+    assert "no milk" in error["payload"]["error"]
+
+
 def test_closing_the_stream_early_cancels_the_run(served: Served) -> None:
     with served.client.chat.completions.with_streaming_response.create(
         model="assistant", messages=user(SLOW), stream=True, user="closed-stream"
