@@ -14,6 +14,7 @@ Every error is OpenAI's envelope (``openai_error``, hooked in by the app for thi
 
 import asyncio
 import time
+from contextlib import aclosing
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Header, Request
@@ -105,21 +106,7 @@ def router(wiring: FaceWiring) -> APIRouter:
     )
     async def models(parts: parts_dep, owner: owner_dep) -> ModelList:
         """The caller's agents (per tenant, as ``GET /v1/agents`` lists them), as models."""
-        return ModelList(
-            data=[
-                ModelCard(
-                    id=agent.name,
-                    created=0,
-                    owned_by=agent.tenant or "runyard",
-                    x_runyard={
-                        "version": agent.version,
-                        "default": agent.default,
-                        "description": agent.description,
-                    },
-                )
-                for agent in parts.agents.served(owner.tenant_id)
-            ]
-        )
+        return ModelList(data=[ModelCard.of(a) for a in parts.agents.served(owner.tenant_id)])
 
     completions: dict[int | str, dict[str, Any]] = {
         200: {
@@ -158,8 +145,8 @@ def router(wiring: FaceWiring) -> APIRouter:
             return streamed(run, chunks, wiring.stream(request), headers)
 
         async def answer(going_away: asyncio.Event) -> tuple[int, Any]:
-            batches = face_values(run, chunks, going_away)
-            return completion([value async for batch in batches for value in batch])
+            async with aclosing(face_values(run, chunks, going_away)) as batches:
+                return completion([value async for batch in batches for value in batch])
 
         return FaceAnswer(answer, wiring.stream(request), run.cancel, headers)
 

@@ -7,6 +7,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from runyard.service import ServedAgent
+
 __all__ = ["ChatCompletion", "ModelCard", "ModelList"]
 
 
@@ -20,6 +22,16 @@ class ModelCard(BaseModel):
     x_runyard: dict[str, Any] = Field(
         description='`version` (pin it as `model: "id@version"`), `default`, `description`'
     )
+
+    @classmethod
+    def of(cls, agent: ServedAgent) -> ModelCard:
+        """The card of an agent the caller may run."""
+        about = {
+            "version": agent.version,
+            "default": agent.default,
+            "description": agent.description,
+        }
+        return cls(id=agent.name, created=0, owned_by=agent.tenant or "runyard", x_runyard=about)
 
 
 class ModelList(BaseModel):
