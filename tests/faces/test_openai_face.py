@@ -362,6 +362,22 @@ def next_finish(base: str, thread_id: str, run_id: str | None) -> dict[str, Any]
     raise AssertionError("no run-finish")
 
 
+def test_a_failed_run_is_openais_server_error_streamed_or_not(served: Served) -> None:
+    with pytest.raises(openai.InternalServerError) as answered:
+        served.client.chat.completions.create(model="assistant", messages=user("/fail 400"))
+    with pytest.raises(openai.APIError) as streamed:
+        list(
+            served.client.chat.completions.create(
+                model="assistant", messages=user("/fail 400"), stream=True
+            )
+        )
+
+    assert answered.value.status_code == 502
+    error = answered.value.response.json()["error"]
+    assert (error["type"], error["code"]) == ("server_error", "run_failed")
+    assert streamed.value.code == "run_failed"
+
+
 def test_models_lists_the_callers_agents_and_a_version_can_be_pinned(served: Served) -> None:
     models = served.client.models.list()
 
