@@ -2,7 +2,7 @@
 client, sync and async, streamed and not: a tool that runs on the server, reasoning, usage,
 the request's earlier messages as the conversation, named threads, approvals (answered through
 ``extra_body`` and through ``/v1/confirm``), a client that goes away (the run is cancelled),
-``agent@version``, the model list, and OpenAI's error envelope. The same runs are on the
+``agent@version``, the model list, failed runs, and OpenAI's error envelope. The same runs are on the
 thread's ``/v1`` event log."""
 
 from __future__ import annotations
@@ -31,6 +31,12 @@ kind: agent
 id: echo
 model: openai:echo-test
 instructions: You are ECHO.
+---
+kind: agent
+id: limited
+model: runyard:demo
+instructions: One run a minute.
+limits: {requests_per_minute: 1}
 ---
 kind: routing
 default_agent: assistant
@@ -382,7 +388,7 @@ def test_models_lists_the_callers_agents_and_a_version_can_be_pinned(served: Ser
     models = served.client.models.list()
 
     ids = [m.id for m in models.data]
-    assert ids == ["assistant", "echo"]
+    assert ids == ["assistant", "echo", "limited"]
     version = extension(models.data[0])["version"]
     pinned = served.client.chat.completions.create(
         model=f"assistant@{version}", messages=user(CALC)
@@ -450,6 +456,17 @@ def test_a_bad_body_is_a_422_naming_the_field(served: Served) -> None:
     with pytest.raises(openai.UnprocessableEntityError) as raised:
         served.client.chat.completions.create(model="assistant", messages=user("hi"), n=2)
     assert raised.value.response.json()["error"]["param"] == "n"
+
+
+def test_a_limit_is_a_429_rate_limit_error_with_retry_after(served: Served) -> None:
+    served.client.chat.completions.create(model="limited", messages=user("one"))
+    with pytest.raises(openai.RateLimitError) as raised:
+        served.client.chat.completions.create(model="limited", messages=user("two"))
+
+    error = raised.value.response.json()["error"]
+    assert error["type"] == "rate_limit_error"
+    assert error["code"] == "rate_limited"
+    assert int(raised.value.response.headers["Retry-After"]) >= 1
 
 
 def test_v1_keeps_runyards_own_error_body(served: Served) -> None:
