@@ -26,6 +26,7 @@ import uvicorn
 from postgres_databases import unavailable
 from runyard.config import Settings
 from runyard.http import create_app
+from runyard.service import ModelFor
 
 __all__ = [
     "NODE_DIR",
@@ -53,10 +54,11 @@ task list again."""
 
 
 @contextmanager
-def serving(tmp: Path) -> Iterator[str]:
-    """A runyard server for the module; its base URL."""
-    settings = Settings(database_url=f"sqlite:///{tmp / 'runyard.db'}", model="runyard:demo")
-    app = create_app(settings, titles=False)
+def serving(tmp: Path, model_for: ModelFor | None = None, **settings: Any) -> Iterator[str]:
+    """A runyard server for the module; its base URL. ``settings`` override the defaults (a
+    ``catalog_dir``, ``auth``); ``model_for`` maps the catalog's model names."""
+    chosen = {"database_url": f"sqlite:///{tmp / 'runyard.db'}", "model": "runyard:demo"}
+    app = create_app(Settings(**(chosen | settings)), titles=False, model_for=model_for)
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]

@@ -22,6 +22,8 @@ from sqlite_databases import MigratedSqlite
 COMMITTED = Path(__file__).resolve().parents[2] / "docs" / "openapi.json"
 REGENERATE = "python -m runyard.http.openapi_export > docs/openapi.json"
 ERROR_BODY = {"$ref": "#/components/schemas/ErrorBody"}
+OPENAI_ERROR_BODY = {"$ref": "#/components/schemas/OpenAIErrorBody"}
+OPENAI = "/openai/v1/chat/completions"
 CALC = '/tool calculator {"expression": "2+3*4"}'
 NOTE = '/tool save_note {"text": "milk"}'
 
@@ -45,6 +47,13 @@ def operations(document: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     ]
 
 
+def body_of(operation: str, status: str) -> dict[str, str]:
+    """runyard's envelope; OpenAI's under /openai/v1, but for the 413 the body limit gives
+    before any route."""
+    face = operation.split(" ")[1].startswith("/openai/v1/") and status != "413"
+    return OPENAI_ERROR_BODY if face else ERROR_BODY
+
+
 def test_every_error_is_the_envelope_and_headers_carry_their_pattern() -> None:
     document = default_document()
     text = json.dumps(document)
@@ -58,14 +67,15 @@ def test_every_error_is_the_envelope_and_headers_carry_their_pattern() -> None:
         p["schema"]["pattern"]
         for _, operation in operations(default_document(auth="proxy"))
         for p in operation.get("parameters", [])
-        if p["name"].startswith("X-Runyard-")
+        if p["name"].startswith("X-Runyard-") and p["name"] != "X-Runyard-Thread"
     }
     events = document["paths"]["/v1/events/{thread_id}"]["get"]["responses"]["200"]["content"]
 
     assert "HTTPValidationError" not in text
     assert errors, "no error responses documented"
     assert all(
-        content == {"application/json": {"schema": ERROR_BODY}} for content in errors.values()
+        content == {"application/json": {"schema": body_of(name, status)}}
+        for (name, status), content in errors.items()
     )
     assert {status for _, status in errors} == {
         "400",
@@ -125,7 +135,18 @@ async def test_real_responses_of_every_kind_match_the_document(url: str) -> None
         await call("GET", "/v1/events/t1?lastEventId=x")  # 400
         await call("POST", "/v1/chat/nope/cancel")
         await call("DELETE", "/v1/threads/t1")
+        await call("GET", "/openai/v1/models")
+        await call("POST", OPENAI, json={"model": "assistant", "messages": [user(CALC)]})
+        await call(
+            "POST", OPENAI, json={"model": "assistant", "messages": [user(NOTE)], "user": "t3"}
+        )
+        await call("POST", OPENAI, json={"model": "nobody", "messages": [user("hi")]})  # 404
+        await call("POST", OPENAI, json={"model": "assistant", "messages": []})  # 422
+        await call(
+            "POST", OPENAI, json={"model": "assistant", "messages": [user("a")], "user": "t3"}
+        )  # 409
         await app.state.runyard.drain()
+        await call("GET", "/openai/v1/models")  # 503
         await call("GET", "/v1/threads")  # 503
         await call("GET", "/readyz")  # 503
 
@@ -136,6 +157,10 @@ async def test_real_responses_of_every_kind_match_the_document(url: str) -> None
         schema[template][request.method].validate_response(response)
         statuses.add(response.status_code)
     assert statuses == {200, 400, 404, 409, 413, 422, 503}
+
+
+def user(content: str) -> dict[str, str]:
+    return {"role": "user", "content": content}
 
 
 def _template(schema: Any, method: str, path: str) -> str:

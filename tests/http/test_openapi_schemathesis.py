@@ -41,16 +41,16 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "agents"
 # (http.md, "Text"), which JSON Schema cannot say, so schema-valid data with one is no bug.
 # Hypothesis draws constants from runyard's own source, so any change to the code reshuffles
 # the examples; without this, whether a NUL lands in an accepted field was luck.
-# The faces take foreign protocols' bodies (AG-UI's RunAgentInput, useChat's), whose JSON Schema
-# cannot say what runyard needs of them: that the last message is the user's, with text (or
-# answers approvals). A schema-valid body that breaks that is 422 naming the field, by design.
+# The faces take foreign protocols' bodies (AG-UI's RunAgentInput, useChat's, OpenAI's chat
+# completion request), whose JSON Schema cannot say what runyard needs of them: that the last
+# message is the user's, with text (or answers approvals). A schema-valid body that breaks that is 422 naming the field, by design.
 FACES_ACCEPT = ["2xx", "3xx", "401", "403", "404", "409", "422", "429", "5xx"]
 CONFIG: dict[str, Any] = {
     "seed": 7,
     "generation": {"max-examples": 20, "database": "none", "allow-x00": False},
     "operations": [
         {
-            "include-path-regex": "^/(agui|ai-sdk)/",
+            "include-path-regex": "^/(agui|ai-sdk|openai)/",
             "checks": {"positive_data_acceptance": {"expected-statuses": FACES_ACCEPT}},
         }
     ],

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from runyard.agent import Agent
 from runyard.config import Settings
 from runyard.errors import ConfigurationError
 from runyard.memory import Memory
@@ -17,8 +18,10 @@ from runyard.service import (
     AgentChoice,
     AgentLimits,
     AgentRequest,
+    AgentVersionNotFound,
     AgentVersionUnavailable,
     CatalogAgents,
+    FixedAgents,
     UnknownAgent,
     catalog_tool_names,
 )
@@ -74,6 +77,27 @@ async def test_a_version_is_compiled_once_and_a_version_not_in_the_catalog_is_un
 
     assert again is first
     assert len(list(catalog.loaded())) == 1
+
+
+async def test_a_request_may_pin_a_version_of_the_agent_it_names(store: Store) -> None:
+    catalog = agents_of(EXAMPLES, store)
+    fixed = FixedAgents({"assistant": Agent(name="assistant", model="runyard:demo")}, "assistant")
+    try:
+        served = catalog.choose("default", "u", AgentRequest("assistant"), None)
+        pinned = catalog.choose(
+            "default", "u", AgentRequest("assistant", version=served.version), None
+        )
+        ghost = catalog.choose("default", "u", AgentRequest("assistant", version="0" * 64), None)
+        assert await catalog.agent("default", pinned) is await catalog.agent("default", served)
+        with pytest.raises(AgentVersionUnavailable):
+            await catalog.agent("default", ghost)
+        with pytest.raises(AgentVersionNotFound):  # agents given in code have no versions
+            fixed.choose("default", "u", AgentRequest("assistant", version="0" * 64), None)
+    finally:
+        await catalog.aclose()
+
+    assert pinned == AgentChoice("assistant", served.version, reason="explicit")
+    assert ghost.version == "0" * 64
 
 
 async def test_memory_and_limits_follow_the_spec_and_the_servers_settings_fill_the_rest(

@@ -1,5 +1,6 @@
 """``face_frames``: one run's wire events as a face's stream of frames, through its ``EventMapper``
-— the loop every streaming face shares, so a face is only its mapping."""
+— the loop every streaming face shares, so a face is only its mapping. ``face_values`` is the
+same loop before the frames are written: what a face answering in one body folds."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from runyard.faces.face_stream import FaceStream, sse_data
 from runyard.protocol import ConfirmationRequestPayload, WireEvent
 from runyard.service import FollowStopped, RunPause, follow_run
 
-__all__ = ["EventMapper", "face_frames", "streamed"]
+__all__ = ["EventMapper", "face_frames", "face_values", "streamed"]
 
 
 class EventMapper(Protocol):
@@ -59,7 +60,16 @@ async def face_frames(
     run: FaceRun, mapper: EventMapper, going_away: asyncio.Event
 ) -> AsyncGenerator[bytes, None]:
     """The run's frames: ``started``, one batch per event, the end, ``ended``."""
-    yield _frames(mapper.started())
+    async for values in face_values(run, mapper, going_away):
+        yield _frames(values)
+
+
+async def face_values(
+    run: FaceRun, mapper: EventMapper, going_away: asyncio.Event
+) -> AsyncGenerator[list[Any], None]:
+    """The mapper's values, batch by batch: ``started``, one batch per
+    event, the end, ``ended``."""
+    yield mapper.started()
     parts = run.parts
     try:
         async for item in follow_run(parts.store, parts.events, run.followed, going_away):
@@ -68,11 +78,11 @@ async def face_frames(
             else:
                 mapped = mapper.event(item[1])
             if mapped:
-                yield _frames(mapped)
+                yield mapped
     except FollowStopped as stopped:
-        yield _frames(mapper.stopped(stopped.last_event_id))
+        yield mapper.stopped(stopped.last_event_id)
     if ended := mapper.ended():
-        yield _frames(ended)
+        yield ended
 
 
 def _frames(values: list[Any]) -> bytes:

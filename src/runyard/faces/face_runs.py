@@ -60,12 +60,18 @@ class FaceRun:
 
 
 async def start_run(
-    parts: ServiceParts, owner: Owner, thread_id: str, message: str, agent_id: str
+    parts: ServiceParts,
+    owner: Owner,
+    thread_id: str,
+    message: str,
+    agent_id: str,
+    version: str | None = None,
 ) -> FaceRun:
-    """Start a run of ``agent_id`` for ``message`` on the thread (errors as ``/v1/chat``)."""
+    """Start a run of ``agent_id`` (at ``version``, None: the one served) for ``message`` on
+    the thread (errors as ``/v1/chat``)."""
     key = owner.thread_key(thread_id)
     cursor = await parts.store.last_event_id(key)
-    run_id = await parts.runs.start(owner, thread_id, message, agent=agent_id)
+    run_id = await parts.runs.start(owner, thread_id, message, agent=agent_id, version=version)
     return FaceRun(parts, owner, thread_id, FollowedRun(key, run_id, cursor))
 
 

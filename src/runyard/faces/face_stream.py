@@ -17,7 +17,7 @@ from typing import Any
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
-__all__ = ["FaceStream", "sse_data", "stream_operation"]
+__all__ = ["FaceStream", "client_left", "sse_data", "stream_operation"]
 
 Frames = Callable[[asyncio.Event], AsyncGenerator[bytes, None]]
 """Makes the stream's bytes; the event it is given is set when the server goes away."""
@@ -90,7 +90,7 @@ class FaceStream(Response):
             await send({"type": "http.response.start", "status": 200, "headers": self.raw_headers})
             frames = self.frames(going_away)
             streaming = asyncio.create_task(_write(frames, send))
-            watching = asyncio.create_task(_disconnected(receive))
+            watching = asyncio.create_task(client_left(receive))
             await asyncio.wait({streaming, watching}, return_when=asyncio.FIRST_COMPLETED)
             ended = _finished(streaming)
             for task in (streaming, watching):
@@ -121,6 +121,7 @@ def _finished(streaming: asyncio.Task[bool]) -> bool:
     return streaming.result()
 
 
-async def _disconnected(receive: Receive) -> None:
+async def client_left(receive: Receive) -> None:
+    """Returns when the client has gone away (its ``http.disconnect``)."""
     while (await receive())["type"] != "http.disconnect":
         pass

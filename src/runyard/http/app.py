@@ -22,7 +22,7 @@ from fastapi import FastAPI
 
 from runyard.agent import Agent
 from runyard.config import Settings
-from runyard.faces import agui, ai_sdk
+from runyard.faces import agui, ai_sdk, openai
 from runyard.http.api_docs import install_api_docs
 from runyard.http.body_limit import BodyLimit
 from runyard.http.cors import add_cors, parse_origins
@@ -139,7 +139,8 @@ def create_app(
     faces = face_wiring()
     app.include_router(agui.router(faces))
     app.include_router(ai_sdk.router(faces))
-    install_error_handlers(app)
+    app.include_router(openai.router(faces))
+    install_error_handlers(app, {openai.PREFIX: openai.openai_error})
     install_api_docs(app)
     install_ui(app)
     install_openapi(app)

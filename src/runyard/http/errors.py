@@ -4,13 +4,15 @@ Every error is ``{"error": {"code", "message", ...}}`` with a 4xx code that name
 validation errors list each offending field. Nothing already stored is touched on the way out.
 Every body passes the app's ``SecretRedactor`` (an exception's text may quote a URL with a
 password, or a key); an exception nobody mapped is a bug, answered 500 ``internal_error`` with a
-fixed message — its text and traceback go to the (redacted) log only.
+fixed message — its text and traceback go to the (redacted) log only. A face that speaks another
+protocol's errors (the OpenAI-compatible face) gives an ``ErrorShape`` for its path prefix, and
+its paths' bodies are reshaped by it.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -22,7 +24,14 @@ from runyard.redaction import SecretRedactor
 from runyard.service import ErrorKind, ServiceError
 from runyard.storage import StorageError
 
-__all__ = ["STATUS_CODES", "ApiError", "error_body", "install_error_handlers", "status_for"]
+__all__ = [
+    "STATUS_CODES",
+    "ApiError",
+    "ErrorShape",
+    "error_body",
+    "install_error_handlers",
+    "status_for",
+]
 
 logger = logging.getLogger("runyard.http")
 
@@ -39,6 +48,10 @@ STATUS_CODES: dict[ErrorKind, int] = {
 }
 """The status of each kind of service error (``ServiceError.kind``); gRPC's table is
 ``runyard.grpc.status.STATUS_CODES``."""
+
+
+ErrorShape = Callable[[int, dict[str, Any]], dict[str, Any]]
+"""Reshapes runyard's error body of a status into another protocol's."""
 
 
 class ApiError(Exception):
@@ -69,8 +82,10 @@ def error_body(code: str, message: str, **extra: Any) -> dict[str, Any]:
     return {"error": {"code": code, "message": message, **extra}}
 
 
-def install_error_handlers(app: FastAPI) -> None:
-    """Map service errors, API errors, validation errors and HTTP errors to JSON bodies."""
+def install_error_handlers(app: FastAPI, shapes: Mapping[str, ErrorShape] | None = None) -> None:
+    """Map service errors, API errors, validation errors and HTTP errors to JSON bodies;
+    ``shapes`` reshapes the bodies of the paths under each of its prefixes."""
+    app.state.error_shapes = dict(shapes or {})
 
     async def service_error(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, ServiceError)
@@ -127,7 +142,8 @@ def install_error_handlers(app: FastAPI) -> None:
 def _response(
     request: Request, body: dict[str, Any], status: int, headers: Mapping[str, str] | None = None
 ) -> JSONResponse:
-    """The error body, redacted with the app's redactor."""
+    """The error body, in the shape of its path's face, redacted with the app's redactor."""
+    body = _shaped(request, status, body)
     redactor = getattr(getattr(request.app.state, "runyard", None), "redactor", None)
     if not isinstance(redactor, SecretRedactor):
         redactor = _SHAPES_ONLY
@@ -135,6 +151,15 @@ def _response(
 
 
 _SHAPES_ONLY = SecretRedactor()
+
+
+def _shaped(request: Request, status: int, body: dict[str, Any]) -> dict[str, Any]:
+    path = request.url.path
+    shapes: dict[str, ErrorShape] = getattr(request.app.state, "error_shapes", {})
+    for prefix, shape in shapes.items():
+        if path == prefix or path.startswith(prefix + "/"):
+            return shape(status, body)
+    return body
 
 
 def _invalid_request(request: Request, fields: list[dict[str, str]]) -> JSONResponse:

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from runyard.agent import Agent
 from runyard.registry import LimitsSpec
-from runyard.service.errors import UnknownAgent
+from runyard.service.errors import AgentVersionNotFound, UnknownAgent
 from runyard.service.limits import AgentLimits
 
 __all__ = [
@@ -69,6 +69,9 @@ class AgentRequest:
 
     agent_id: str | None = None
     context: Mapping[str, Any] = field(default_factory=dict)
+    version: str | None = None
+    """Pins a version (content hash) of the named agent: the catalog's, or one stored in the
+    database (the OpenAI-compatible face's ``model: "agent@version"``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,6 +159,8 @@ class FixedAgents:
     ) -> AgentChoice:
         if request.agent_id is not None:
             self._named(request.agent_id)
+            if request.version is not None:  # agents given in code have no versions
+                raise AgentVersionNotFound(request.agent_id, request.version)
             return AgentChoice(request.agent_id, reason="explicit")
         if thread is not None and thread.agent_id in self.agents:
             return AgentChoice(thread.agent_id, reason="thread")

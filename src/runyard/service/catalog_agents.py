@@ -382,6 +382,8 @@ class CatalogAgents:
             raise AgentRequired(str(exc)) from exc
         if reason is None:  # a new choice, not the thread keeping its agent
             self._count(context, decision)
+        if request.version is not None:
+            return AgentChoice(decision.agent_id, request.version, reason="explicit")
         return AgentChoice(
             decision.agent_id, decision.version, decision.rule_id, reason or decision.reason
         )

@@ -206,7 +206,8 @@ class ConcurrencyLimited(LimitReached):
 
 
 class AgentVersionNotFound(ServiceError):
-    """The database holds no such version of this agent (admin API)."""
+    """The database holds no such version of this agent (admin API), or a request pinned a
+    version the agent has neither in the catalog nor in the database."""
 
     code = "agent_version_not_found"
     kind = "not_found"

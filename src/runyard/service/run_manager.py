@@ -36,6 +36,8 @@ from runyard.service.crash_sweep import (
     settle_held,
 )
 from runyard.service.errors import (
+    AgentVersionNotFound,
+    AgentVersionUnavailable,
     ConcurrencyLimited,
     ConfirmationAnswered,
     ConfirmationExpired,
@@ -178,6 +180,7 @@ class RunManager:
         message: str,
         *,
         agent: str | None = None,
+        version: str | None = None,
         context: Mapping[str, Any] | None = None,
         message_id: str | None = None,
     ) -> str:
@@ -187,6 +190,7 @@ class RunManager:
         names it, which is how a caller finds the run its message started (gRPC idempotency).
 
         ``agent`` names the agent (``UnknownAgent`` when there is none for the owner's tenant);
+        ``version`` pins a version of it (``AgentVersionNotFound`` when it has none such);
         ``context`` is the caller's routing context (docs/catalog.md, "The invocation context").
         ``RateLimited`` when the tenant used up a ``requests_per_minute`` (the agent's, or its
         own), ``ConcurrencyLimited`` when as many of its runs are running as a
@@ -196,7 +200,7 @@ class RunManager:
         self._admit()
         key = owner.thread_key(thread_id)
         # Chosen before any run is opened, so an unknown agent leaves nothing behind.
-        chosen = await self._choose(owner, key, AgentRequest(agent, context or {}))
+        chosen = await self._choose(owner, key, AgentRequest(agent, context or {}, version))
         choice = chosen[0]
         limits = self.directory.limits(owner.tenant_id, choice)
         admission = await self.request_rate.admit(
@@ -422,7 +426,12 @@ class RunManager:
         )
         stored = AgentChoice.stored(thread.metadata) if thread is not None else None
         choice = self.directory.choose(owner.tenant_id, owner.user_id, request, stored)
-        return choice, await self.directory.agent(owner.tenant_id, choice)
+        try:
+            return choice, await self.directory.agent(owner.tenant_id, choice)
+        except AgentVersionUnavailable as exc:
+            if request.version is None:
+                raise
+            raise AgentVersionNotFound(exc.name, exc.version) from exc
 
     async def _thread_agent(self, owner: Owner, thread: Thread) -> Agent:
         """The agent the thread's open run started with, at its version."""

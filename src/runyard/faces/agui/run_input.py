@@ -15,9 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 from runyard.faces.face_runs import Answer
-from runyard.faces.invalid_body import invalid_field
+from runyard.faces.invalid_body import invalid_field, user_text
 from runyard.ids import REQUEST_ID_PATTERN, THREAD_ID_PATTERN
-from runyard.json_text import is_storable
 
 __all__ = ["AguiMessage", "ResumeEntry", "RunAgentInput"]
 
@@ -87,13 +86,7 @@ class RunAgentInput(_Camel):
         """The text of the last message, a user's; 422 naming the field otherwise."""
         if not self.messages or self.messages[-1].role != "user":
             raise invalid_field("messages", "the last message must be the user's (or send resume)")
-        text = self.messages[-1].text()
-        at = f"messages.{len(self.messages) - 1}.content"
-        if not text.strip():
-            raise invalid_field(at, "the user message has no text")
-        if not is_storable(text):
-            raise invalid_field(at, "must not contain a NUL character or a lone surrogate")
-        return text
+        return user_text(self.messages[-1].text(), f"messages.{len(self.messages) - 1}.content")
 
     def answers(self) -> list[Answer]:
         """The runyard answer of each resume entry."""

@@ -13,9 +13,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from runyard.faces.face_runs import Answer
-from runyard.faces.invalid_body import invalid_field
+from runyard.faces.invalid_body import invalid_field, user_text
 from runyard.ids import THREAD_ID_PATTERN
-from runyard.json_text import is_storable
 
 __all__ = ["UseChatRequest", "UiMessage"]
 
@@ -70,14 +69,7 @@ class UseChatRequest(BaseModel):
                 "the last message must be the user's, or an assistant message with answered "
                 "tool approvals",
             )
-        text = last.text()
-        if not text.strip():
-            raise invalid_field(f"messages.{at}.parts", "the user message has no text part")
-        if not is_storable(text):
-            raise invalid_field(
-                f"messages.{at}.parts", "must not contain a NUL character or a lone surrogate"
-            )
-        return text
+        return user_text(last.text(), f"messages.{at}.parts")
 
     def answers(self) -> list[Answer]:
         """The answer of each approval in the last message (its ``id`` is the requestId)."""
