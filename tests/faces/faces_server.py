@@ -53,9 +53,12 @@ task list again."""
 
 
 @contextmanager
-def serving(tmp: Path) -> Iterator[str]:
-    """A runyard server for the module; its base URL."""
-    settings = Settings(database_url=f"sqlite:///{tmp / 'runyard.db'}", model="runyard:demo")
+def serving(tmp: Path, **settings_given: Any) -> Iterator[str]:
+    """A runyard server for the module (``settings_given``: more of its settings, such as
+    ``auth`` or ``catalog_dir``); its base URL."""
+    settings = Settings(
+        database_url=f"sqlite:///{tmp / 'runyard.db'}", model="runyard:demo", **settings_given
+    )
     app = create_app(settings, titles=False)
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

@@ -23,6 +23,7 @@ from fastapi import FastAPI
 from runyard.agent import Agent
 from runyard.config import Settings
 from runyard.faces import agui, ai_sdk
+from runyard.faces.mcp import McpFace
 from runyard.http.api_docs import install_api_docs
 from runyard.http.body_limit import BodyLimit
 from runyard.http.cors import add_cors, parse_origins
@@ -109,6 +110,8 @@ def create_app(
         config, sse_ping_seconds, sse_follow, redactor=server_redactor(config), tracing=traces
     )
 
+    mcp_face = McpFace(face_wiring())
+
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         state.shutdown = Shutdown()
@@ -118,6 +121,7 @@ def create_app(
             if tracing is None:  # exports what is buffered, after everything else stopped
                 stack.callback(traces.shutdown)
             state.parts = await _assemble(stack, config, given, titles, instance, state)
+            stack.push_async_callback(mcp_face.aclose)  # after the drain: its calls ended
             try:
                 yield
             finally:
@@ -139,6 +143,7 @@ def create_app(
     faces = face_wiring()
     app.include_router(agui.router(faces))
     app.include_router(ai_sdk.router(faces))
+    app.include_router(mcp_face.router)
     install_error_handlers(app)
     install_api_docs(app)
     install_ui(app)
