@@ -91,8 +91,9 @@ def data_frames(response: httpx.Response) -> list[Any]:
     return frames
 
 
-def thread_events(base: str, thread_id: str, run_id: str) -> list[dict[str, Any]]:
-    """The run's wire events from the thread's ``/v1`` event stream, up to its ``run-finish``."""
+def thread_events(base: str, thread_id: str, run_id: str | None = None) -> list[dict[str, Any]]:
+    """The run's wire events from the thread's ``/v1`` event stream, up to its ``run-finish``
+    (``run_id`` None: the thread's first run)."""
     events: list[dict[str, Any]] = []
     with (
         httpx.Client(base_url=base, timeout=30) as client,
@@ -102,6 +103,7 @@ def thread_events(base: str, thread_id: str, run_id: str) -> list[dict[str, Any]
             if not line.startswith("data: "):
                 continue
             event = json.loads(line[len("data: ") :])
+            run_id = run_id or event["runId"]
             if event["runId"] == run_id:
                 events.append(event)
                 if event["type"] == "run-finish":

@@ -86,7 +86,9 @@ async def _issue_keys(url: str) -> dict[str, str]:
 
 
 @asynccontextmanager
-async def connected(base: str, mode: str = "auto", key: str | None = None, **options: Any) -> AsyncIterator[Client]:
+async def connected(
+    base: str, mode: str = "auto", key: str | None = None, **options: Any
+) -> AsyncIterator[Client]:
     headers = {} if key is None else {"Authorization": f"Bearer {key}"}
     async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=None)) as http:
         transport = streamable_http_client(f"{base}/mcp", http_client=http)
@@ -136,3 +138,227 @@ async def test_the_agents_are_tools_and_a_call_runs_one(base: str, mode: str) ->
         "tool-result",
         "run-finish",
     ]
+
+
+def approving(action: str, asked: list[str]) -> Any:
+    """An elicitation callback that answers every question with ``action``."""
+
+    async def answer(context: ClientRequestContext, params: ElicitRequestParams) -> ElicitResult:
+        asked.append(params.message)
+        return ElicitResult(action=action, content={} if action == "accept" else None)  # type: ignore[arg-type]
+
+    return answer
+
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_an_approval_accepted_in_an_elicitation_lets_the_tool_run(
+    base: str, mode: str
+) -> None:
+    asked: list[str] = []
+    async with connected(base, mode, elicitation_callback=approving("accept", asked)) as client:
+        result = await client.call_tool(
+            "assistant", {"message": '/tool save_note {"text": "keep"}'}
+        )
+
+    assert not result.is_error, text(result)
+    (question,) = asked
+    assert "Tool: save_note" in question
+    assert '"text": "keep"' in question
+    events = await logged(base, result)
+    assert [e["type"] for e in events if e["type"] != "text-delta"] == [
+        "run-start",
+        "tool-call",
+        "confirmation-request",
+        "tool-result",
+        "run-finish",
+    ]
+    assert events[-1]["payload"]["status"] == "completed"
+
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_an_approval_declined_in_an_elicitation_denies_the_tool(base: str, mode: str) -> None:
+    asked: list[str] = []
+    async with connected(base, mode, elicitation_callback=approving("decline", asked)) as client:
+        result = await client.call_tool("assistant", {"message": '/tool save_note {"text": "no"}'})
+
+    assert not result.is_error, text(result)
+    assert len(asked) == 1
+    events = await logged(base, result)
+    assert "tool-error" in [e["type"] for e in events]
+    assert "tool-result" not in [e["type"] for e in events]
+
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_a_client_without_elicitation_gets_the_request_to_answer_on_v1(
+    base: str, mode: str
+) -> None:
+    async with connected(base, mode) as client:
+        result = await client.call_tool(
+            "assistant", {"message": '/tool save_note {"text": "later"}'}
+        )
+
+    assert not result.is_error
+    about = result.structured_content or {}
+    assert about["status"] == "waiting_for_approval"
+    (approval,) = about["approvals"]
+    assert approval["toolName"] == "save_note"
+    request_id = approval["requestId"]
+    assert request_id in text(result)
+    assert f"/v1/confirm/{request_id}" in text(result)
+    assert about["threadId"] in text(result)
+
+    async with httpx.AsyncClient(base_url=base, timeout=30) as http:
+        confirmed = await http.post(f"/v1/confirm/{request_id}", json={"approved": True})
+    assert confirmed.status_code == 200, confirmed.text
+    events = await logged(base, result)
+    assert events[-1]["payload"]["status"] == "completed"
+    assert "tool-result" in [e["type"] for e in events]
+
+
+async def test_the_thread_id_continues_the_conversation(base: str) -> None:
+    async with connected(base) as client:
+        first = await client.call_tool("assistant", {"message": "hello"})
+        thread_id = (first.structured_content or {})["threadId"]
+        second = await client.call_tool("assistant", {"message": "again", "threadId": thread_id})
+
+    assert (second.structured_content or {})["threadId"] == thread_id
+    async with httpx.AsyncClient(base_url=base, timeout=30) as http:
+        messages = (await http.get(f"/v1/threads/{thread_id}/messages")).json()
+    said = json.dumps(messages)
+    assert "hello" in said and "again" in said
+
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_a_cancelled_call_cancels_its_run(base: str, mode: str) -> None:
+    started = asyncio.Event()
+
+    async def progress(value: float, total: float | None, message: str | None) -> None:
+        started.set()
+
+    thread_id = f"cancel-{mode}"
+    arguments = {
+        "message": '/delay 300\n/tool calculator {"expression": "1+1"}',
+        "threadId": thread_id,
+    }
+    async with connected(base, mode) as client:
+        call = asyncio.create_task(
+            client.call_tool("assistant", arguments, progress_callback=progress)
+        )
+        await started.wait()  # the run is going: it called its tool
+        call.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await call
+
+    finish = (await asyncio.to_thread(thread_events, base, thread_id))[-1]
+    assert finish["payload"]["status"] == "cancelled"
+    assert finish["payload"]["reason"] == "user_cancelled"
+
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_a_failed_run_is_an_error_result_with_its_reason(base: str, mode: str) -> None:
+    async with connected(base, mode) as client:
+        result = await client.call_tool("assistant", {"message": "/fail 500"})
+
+    assert result.is_error
+    assert "the run failed" in text(result)
+    assert (result.structured_content or {})["status"] == "error"
+    events = await logged(base, result)
+    assert events[-1]["payload"]["status"] == "error"
+
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_an_unknown_tool_is_the_protocols_invalid_params_error(base: str, mode: str) -> None:
+    async with connected(base, mode) as client:
+        with pytest.raises(MCPError) as refused:
+            await client.call_tool("no-such-agent", {"message": "hi"})
+
+    assert refused.value.code == -32602
+    assert "Unknown tool: no-such-agent" in refused.value.message
+
+
+@pytest.mark.parametrize(
+    ("arguments", "named"),
+    [
+        ({}, "message"),
+        ({"message": "hi", "threadId": "bad id!"}, "threadId"),
+        ({"message": "hi", "x": 1}, "x"),
+    ],
+)
+async def test_bad_arguments_are_an_error_result_naming_the_argument(
+    base: str, arguments: dict[str, Any], named: str
+) -> None:
+    async with connected(base, "legacy") as client:
+        result = await client.call_tool("assistant", arguments)
+
+    assert result.is_error
+    assert named in text(result)
+
+
+async def test_each_tenants_key_lists_its_own_agents(keyed: tuple[str, dict[str, str]]) -> None:
+    url, keys = keyed
+    listed = {}
+    for tenant, key in keys.items():
+        async with connected(url, key=key) as client:
+            listed[tenant] = [tool.name for tool in (await client.list_tools()).tools]
+    assert listed == {"acme": ["assistant", "ledger"], "globex": ["assistant", "helper.v2"]}
+
+    async with connected(url, "legacy", key=keys["acme"]) as client:
+        result = await client.call_tool("ledger", {"message": "hello ledger"})
+        with pytest.raises(MCPError):
+            await client.call_tool("helper.v2", {"message": "not mine"})
+    assert not result.is_error, text(result)
+    assert "hello ledger" in text(result)
+
+
+@pytest.mark.parametrize("key", [None, "ryk_wrong"])
+async def test_without_a_valid_key_mcp_answers_401(
+    keyed: tuple[str, dict[str, str]], key: str | None
+) -> None:
+    url, _ = keyed
+    headers = {"Accept": "application/json, text/event-stream"}
+    if key is not None:
+        headers["Authorization"] = f"Bearer {key}"
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+    async with httpx.AsyncClient(timeout=30) as http:
+        response = await http.post(f"{url}/mcp", json=body, headers=headers)
+
+    assert response.status_code == 401
+    assert response.headers["www-authenticate"] == "Bearer"
+    assert response.json()["error"]["code"] == "unauthenticated"
+
+
+async def test_a_session_answers_only_the_key_that_opened_it(
+    keyed: tuple[str, dict[str, str]],
+) -> None:
+    url, keys = keyed
+    headers = {"Accept": "application/json, text/event-stream"}
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"},
+        },
+    }
+    async with httpx.AsyncClient(timeout=30) as http:
+        opened = await http.post(
+            f"{url}/mcp",
+            json=initialize,
+            headers={**headers, "Authorization": f"Bearer {keys['acme']}"},
+        )
+        session = opened.headers["mcp-session-id"]
+        listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}
+        other = await http.post(
+            f"{url}/mcp",
+            json=listing,
+            headers={
+                **headers,
+                "Authorization": f"Bearer {keys['globex']}",
+                "Mcp-Session-Id": session,
+                "Mcp-Protocol-Version": "2025-06-18",
+            },
+        )
+    assert opened.status_code == 200
+    assert other.status_code == 404

@@ -82,8 +82,8 @@ def waiting_result(
     for question in waiting:
         confirm = f"/v1/confirm/{question.request_id}"
         lines.append(
-            f"- request {question.request_id}: {question.tool_name} "
-            f"{json.dumps(question.args, ensure_ascii=False)} ({question.message})"
+            f"- {question.tool_name} {json.dumps(question.args, ensure_ascii=False)} "
+            f"({question.message}): request {question.request_id}, POST {confirm}"
         )
         approvals.append(
             {
@@ -95,7 +95,7 @@ def waiting_result(
             }
         )
     lines.append(
-        'Answer each with POST /v1/confirm/{requestId} and the body {"approved": true} (or '
+        'Answer each with its POST and the body {"approved": true} (or '
         '{"approved": false, "reason": "..."}), with the same credentials; the run then goes on, '
         f"its events on GET /v1/events/{thread_id}. Call this tool again with this threadId "
         "once it has ended."
