@@ -12,7 +12,6 @@ import asyncio
 import json
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -92,7 +91,7 @@ async def connected(
     headers = {} if key is None else {"Authorization": f"Bearer {key}"}
     async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=None)) as http:
         transport = streamable_http_client(f"{base}/mcp", http_client=http)
-        async with Client(transport, mode=mode, cache=None, **options) as client:  # type: ignore[arg-type]
+        async with Client(transport, mode=mode, cache=None, **options) as client:
             yield client
 
 
@@ -116,7 +115,7 @@ async def test_the_agents_are_tools_and_a_call_runs_one(base: str, mode: str) ->
 
         notes: list[str] = []
 
-        async def progress(value: float, total: float | None, message: str | None) -> None:
+        async def progress(progress: float, total: float | None, message: str | None) -> None:
             notes.append(message or "")
 
         result = await client.call_tool(
@@ -128,7 +127,8 @@ async def test_the_agents_are_tools_and_a_call_runs_one(base: str, mode: str) ->
     assert not result.is_error, text(result)
     assert "14" in text(result)
     about = result.structured_content
-    assert about is not None and about["status"] == "completed"
+    assert about is not None
+    assert about["status"] == "completed"
     assert about["usage"]["totalTokens"] > 0
     assert notes[:2] == ["calling calculator", "calculator done"]
     events = await logged(base, result)
@@ -145,7 +145,7 @@ def approving(action: str, asked: list[str]) -> Any:
 
     async def answer(context: ClientRequestContext, params: ElicitRequestParams) -> ElicitResult:
         asked.append(params.message)
-        return ElicitResult(action=action, content={} if action == "accept" else None)  # type: ignore[arg-type]
+        return ElicitResult(action=action, content={} if action == "accept" else None)
 
     return answer
 
@@ -225,14 +225,15 @@ async def test_the_thread_id_continues_the_conversation(base: str) -> None:
     async with httpx.AsyncClient(base_url=base, timeout=30) as http:
         messages = (await http.get(f"/v1/threads/{thread_id}/messages")).json()
     said = json.dumps(messages)
-    assert "hello" in said and "again" in said
+    assert "hello" in said
+    assert "again" in said
 
 
 @pytest.mark.parametrize("mode", ERAS)
 async def test_a_cancelled_call_cancels_its_run(base: str, mode: str) -> None:
     started = asyncio.Event()
 
-    async def progress(value: float, total: float | None, message: str | None) -> None:
+    async def progress(progress: float, total: float | None, message: str | None) -> None:
         started.set()
 
     thread_id = f"cancel-{mode}"
