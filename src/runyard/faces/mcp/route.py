@@ -23,7 +23,8 @@ from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import APIRouter, Depends, Request
-from starlette.responses import Response
+from starlette.datastructures import Headers
+from starlette.responses import JSONResponse, Response
 from starlette.types import Receive, Scope, Send
 
 from runyard.faces.mcp.caller import McpCaller
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
 __all__ = ["MCP_PATH", "McpFace"]
 
 MCP_PATH = "/mcp"
+_METHODS = ("POST", "GET", "DELETE")
 
 _JSON_RPC: dict[str, Any] = {
     "type": "object",
@@ -82,7 +84,7 @@ _MCP_ERRORS: dict[int | str, dict[str, Any]] = {
         "description": "no such session (ended, expired, or another caller's)",
         "content": _REFUSED,
     },
-    405: {"description": "a method this transport does not take here", "content": _REFUSED},
+    405: {"description": "GET or DELETE from a 2026-07-28 client: that protocol has no sessions"},
     406: {
         "description": "`Accept` must list application/json and text/event-stream",
         "content": _REFUSED,
@@ -101,6 +103,16 @@ def _operation(
         "response_class": Response,
         "responses": {**ok, **_MCP_ERRORS, **errors},
     }
+
+
+_UNSUPPORTED = JSONResponse(
+    {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {"code": -32600, "message": "Unsupported Media Type: send application/json"},
+    },
+    status_code=415,
+)
 
 
 class McpFace:
@@ -178,6 +190,11 @@ class McpFace:
             }
         }
         ended: dict[int | str, Any] = {200: {"description": "the session ended"}}
+        # One route serves every method, so a method it does not take is answered with all
+        # three in ``Allow``; the three below only document each (this one matches first).
+        api.add_api_route(
+            MCP_PATH, mcp, methods=list(_METHODS), response_class=Response, include_in_schema=False
+        )
         api.add_api_route(
             MCP_PATH,
             mcp,
@@ -220,6 +237,10 @@ class _McpExchange(Response):
         self.background = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["method"] == "POST" and not _is_json(Headers(scope=scope)):
+            # Refused here rather than by mcp, whose answer has no content type.
+            await _UNSUPPORTED(scope, receive, send)
+            return
         with self.counted as going_away:
             caller = McpCaller(self.parts, self.owner, going_away)
             serving = self.server.handle(scope, receive, send, caller)
@@ -227,6 +248,10 @@ class _McpExchange(Response):
                 await _until_set(going_away, serving)
             else:
                 await serving
+
+
+def _is_json(headers: Headers) -> bool:
+    return headers.get("content-type", "").split(";")[0].strip().lower() == "application/json"
 
 
 async def _until_set(event: asyncio.Event, serving: Coroutine[Any, Any, None]) -> None:
