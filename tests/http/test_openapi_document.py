@@ -52,7 +52,8 @@ def test_every_error_is_the_envelope_and_headers_carry_their_pattern() -> None:
         (name, status): response["content"]
         for name, operation in operations(document)
         for status, response in operation["responses"].items()
-        if status.startswith("4") or (status == "503" and "/v1/" in name)
+        if (status.startswith("4") or (status == "503" and "/v1/" in name))
+        and not (name.endswith(" /mcp") and status != "401")  # MCP's own refusals: below
     }
     identity = {
         p["schema"]["pattern"]
@@ -84,6 +85,21 @@ def test_every_error_is_the_envelope_and_headers_carry_their_pattern() -> None:
     assert identity == {IDENTITY_PATTERN}
     assert "X-Runyard-Tenant" not in text  # keys mode: the key says who calls, not headers
     assert list(events) == ["text/event-stream"]
+
+
+def test_mcp_documents_the_apps_errors_and_the_transports_json_rpc_refusals() -> None:
+    paths = default_document()["paths"]
+
+    for method in ("post", "get", "delete"):
+        responses = paths["/mcp"][method]["responses"]
+        for status in ("401", "503"):
+            assert responses[status]["content"] == {"application/json": {"schema": ERROR_BODY}}
+        assert ERROR_BODY in responses["400"]["content"]["application/json"]["schema"]["anyOf"]
+        for status in ("404", "406", "415"):
+            refusal = responses[status]["content"]["application/json"]["schema"]
+            assert refusal["properties"]["jsonrpc"] == {"const": "2.0"}
+    body = paths["/mcp"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    assert body["required"] == ["jsonrpc"]
 
 
 async def test_real_responses_of_every_kind_match_the_document(url: str) -> None:
