@@ -9,6 +9,7 @@ for approval), ``/delay MS`` slows every delta (for a cancel mid-answer).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shutil
 import socket
@@ -17,11 +18,13 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import httpx
 import uvicorn
+from fastapi import FastAPI
 
 from postgres_databases import unavailable
 from runyard.config import Settings
@@ -30,8 +33,10 @@ from runyard.http import create_app
 __all__ = [
     "NODE_DIR",
     "PLAN_AND_DELEGATE",
+    "RunningServer",
     "data_frames",
     "node_script",
+    "running",
     "serving",
     "thread_events",
 ]
@@ -52,10 +57,32 @@ PLAN_AND_DELEGATE = "\n".join(
 task list again."""
 
 
+@dataclass(frozen=True, slots=True)
+class RunningServer:
+    """A runyard app served by uvicorn in a thread of its own."""
+
+    url: str
+    app: FastAPI
+    loop: asyncio.AbstractEventLoop
+
+    async def drain(self) -> None:
+        """Drain the app on its loop, as ``runyard serve`` does on SIGTERM before uvicorn
+        waits for open connections."""
+        state = self.app.state.runyard
+        await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(state.drain(), self.loop))
+
+
 @contextmanager
 def serving(tmp: Path, **settings_given: Any) -> Iterator[str]:
     """A runyard server for the module (``settings_given``: more of its settings, such as
     ``auth`` or ``catalog_dir``); its base URL."""
+    with running(tmp, **settings_given) as server:
+        yield server.url
+
+
+@contextmanager
+def running(tmp: Path, **settings_given: Any) -> Iterator[RunningServer]:
+    """``serving``'s server itself."""
     settings = Settings(
         database_url=f"sqlite:///{tmp / 'runyard.db'}", model="runyard:demo", **settings_given
     )
@@ -74,10 +101,11 @@ def serving(tmp: Path, **settings_given: Any) -> Iterator[str]:
         assert time.monotonic() < deadline, "the server did not start"
         time.sleep(0.01)
     try:
-        yield f"http://127.0.0.1:{port}"
+        yield RunningServer(f"http://127.0.0.1:{port}", app, server.servers[0].get_loop())
     finally:
         server.should_exit = True
         thread.join(timeout=30)
+        assert not thread.is_alive(), "the server did not stop"
 
 
 def data_frames(response: httpx.Response) -> list[Any]:

@@ -12,12 +12,13 @@ import asyncio
 import json
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import httpx
 import httpx2
 import pytest
-from faces_server import serving, thread_events
+from faces_server import running, serving, thread_events
 from mcp import Client
 from mcp.client.session import ClientRequestContext
 from mcp.client.streamable_http import streamable_http_client
@@ -363,3 +364,28 @@ async def test_a_session_answers_only_the_key_that_opened_it(
         )
     assert opened.status_code == 200
     assert other.status_code == 404
+
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_a_call_running_when_the_server_drains_ends_naming_where_the_run_goes_on(
+    tmp_path: Path, mode: str
+) -> None:
+    started = asyncio.Event()
+
+    async def progress(progress: float, total: float | None, message: str | None) -> None:
+        started.set()
+
+    endless = "/delay 50\n" + "word " * 2000  # still writing when any grace is up
+    with running(tmp_path, shutdown_grace_seconds=1) as server:
+        async with connected(server.url, mode) as client:
+            call = asyncio.create_task(
+                client.call_tool("assistant", {"message": endless}, progress_callback=progress)
+            )
+            await started.wait()  # 200 characters of the answer are out
+            await server.drain()
+            result = await call
+
+    assert result.is_error
+    about = result.structured_content or {}
+    assert about["status"] == "server_shutdown"
+    assert f"/v1/events/{about['threadId']}?lastEventId=" in text(result)

@@ -8,6 +8,7 @@ of MCP progress notifications (sent only when the call carried a ``progressToken
 | ``confirmation-request`` | ``waiting for approval: <tool>`` |
 | ``agent-spawned`` / ``agent-completed`` | ``sub-agent <role> started`` / ``sub-agent <role> finished`` |
 | ``tasks-update`` | ``tasks: <done>/<all> done`` |
+| the orchestrator's ``reasoning-delta`` | ``thinking``, once per stretch of reasoning |
 | the orchestrator's ``text-delta`` | ``writing: …<the answer's last 80 characters>``, each time another ``TEXT_STEP`` characters arrived |
 
 The ``progress`` value counts the notifications of the call (it only grows, as MCP asks); there
@@ -20,6 +21,7 @@ from runyard.protocol import (
     AgentCompletedEvent,
     AgentSpawnedEvent,
     ConfirmationRequestEvent,
+    ReasoningDeltaEvent,
     TasksUpdateEvent,
     TextDeltaEvent,
     ToolCallEvent,
@@ -46,9 +48,13 @@ class ProgressNotes:
         self._noted_at = 0
         self._tools: dict[str, str] = {}
         self._roles: dict[str, str] = {}
+        self._thinking = False
 
     def note(self, event: WireEvent) -> str | None:
+        thinking, self._thinking = self._thinking, isinstance(event, ReasoningDeltaEvent)
         match event:
+            case ReasoningDeltaEvent():
+                return None if thinking or event.agent_id != ORCHESTRATOR_ID else "thinking"
             case TextDeltaEvent():
                 return self._text(event) if event.agent_id == ORCHESTRATOR_ID else None
             case ToolCallEvent():
