@@ -79,8 +79,10 @@ async def _answered(caller: McpCaller, params: CallToolRequestParams) -> FaceRun
     thread_id = params.request_state
     if thread_id is None or not is_thread_id(thread_id):
         raise InvalidArguments("requestState: the threadId an InputRequiredResult gave")
+    if not params.input_responses:
+        raise InvalidArguments("inputResponses: the answers to the InputRequiredResult's requests")
     answers = []
-    for request_id, response in (params.input_responses or {}).items():
+    for request_id, response in params.input_responses.items():
         if not isinstance(response, ElicitResult):
             raise InvalidArguments(f"inputResponses.{request_id}: an elicitation result")
         answers.append(answer_of(request_id, response))

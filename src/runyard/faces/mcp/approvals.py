@@ -63,7 +63,8 @@ def answer_of(request_id: str, result: ElicitResult) -> Answer:
     """The runyard answer of the client's response to ``request_id``'s elicitation."""
     content = result.content or {}
     reason = content.get("reason")
-    if result.action == "accept" and content.get("approved", True) is not False:
+    # Only a plain ``true`` (or no field) approves: a form value runyard cannot read denies.
+    if result.action == "accept" and content.get("approved", True) is True:
         return Answer(request_id, {"approved": True})
     answer: dict[str, Any] = {"approved": False}
     if isinstance(reason, str) and reason:
