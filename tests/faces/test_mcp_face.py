@@ -207,6 +207,12 @@ async def test_a_client_without_elicitation_gets_the_request_to_answer_on_v1(
     assert request_id in text(result)
     assert f"/v1/confirm/{request_id}" in text(result)
     assert about["threadId"] in text(result)
+    async with connected(base, mode) as client:
+        again = await client.call_tool(
+            "assistant", {"message": "and now?", "threadId": about["threadId"]}
+        )
+    assert again.is_error
+    assert (again.structured_content or {})["status"] == "run_active"
 
     async with httpx.AsyncClient(base_url=base, timeout=30) as http:
         confirmed = await http.post(f"/v1/confirm/{request_id}", json={"approved": True})

@@ -18,6 +18,7 @@ session's end) cancels the run, as the other faces do when their client goes awa
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 import anyio
@@ -70,7 +71,7 @@ async def call_agent(
     except InvalidArguments as exc:
         return _error(f"invalid arguments: {exc}", {"status": "invalid_arguments"})
     except ServiceError as exc:
-        return _error(f"the run did not start ({exc.code}): {exc}", {"status": exc.code})
+        return _error(f"refused ({exc.code}): {exc}", {"status": exc.code})
     return await _AgentCall(ctx, caller).follow(run)
 
 
@@ -108,6 +109,9 @@ class _AgentCall:
                 if end.status != "suspended":
                     return self._closed(run, end)
                 waiting = await run.pending()
+                if not waiting:  # answered elsewhere (/v1) since: follow on from here
+                    run = replace(run, followed=replace(run.followed, cursor=end.event_id))
+                    continue
                 asked = await self._ask(run, waiting)
                 if not isinstance(asked, list):
                     return asked
