@@ -23,7 +23,13 @@ from mcp import Client
 from mcp.client.session import ClientRequestContext
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
-from mcp.types import CallToolResult, ElicitRequestParams, ElicitResult, TextContent
+from mcp.types import (
+    CallToolResult,
+    ElicitRequestParams,
+    ElicitResult,
+    InputRequiredResult,
+    TextContent,
+)
 
 from runyard.service.api_keys import issue_api_key
 from runyard.storage import open_store
@@ -316,6 +322,31 @@ async def test_each_tenants_key_lists_its_own_agents(keyed: tuple[str, dict[str,
             await client.call_tool("helper.v2", {"message": "not mine"})
     assert not result.is_error, text(result)
     assert "hello ledger" in text(result)
+
+
+async def test_an_approval_answers_only_for_the_caller_it_asked(
+    keyed: tuple[str, dict[str, str]],
+) -> None:
+    url, keys = keyed
+    accept = approving("accept", [])
+    async with connected(url, key=keys["acme"], elicitation_callback=accept) as acme:
+        asked = await acme.session.call_tool(
+            "assistant", {"message": '/tool save_note {"text": "x"}'}, allow_input_required=True
+        )
+    assert isinstance(asked, InputRequiredResult)
+    assert asked.input_requests is not None
+    (request_id,) = asked.input_requests
+
+    async with connected(url, key=keys["globex"], elicitation_callback=accept) as globex:
+        result = await globex.session.call_tool(
+            "assistant",
+            {"message": '/tool save_note {"text": "x"}'},
+            input_responses={request_id: ElicitResult(action="accept")},
+            request_state=asked.request_state,
+        )
+
+    assert result.is_error
+    assert (result.structured_content or {})["status"] == "confirmation_not_found"
 
 
 @pytest.mark.parametrize("key", [None, "ryk_wrong"])
