@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 import httpx2
 import pytest
-from faces_server import running, serving, thread_events
+from faces_server import PLAN_AND_DELEGATE, running, serving, thread_events
 from mcp import Client
 from mcp.client.session import ClientRequestContext
 from mcp.client.streamable_http import streamable_http_client
@@ -155,6 +155,29 @@ def approving(action: str, asked: list[str]) -> Any:
         return ElicitResult(action=action, content={} if action == "accept" else None)
 
     return answer
+
+
+async def test_sub_agents_and_the_task_list_are_progress_notes(base: str) -> None:
+    notes: list[str] = []
+
+    async def progress(progress: float, total: float | None, message: str | None) -> None:
+        notes.append(message or "")
+
+    async with connected(base) as client:
+        result = await client.call_tool(
+            "assistant", {"message": PLAN_AND_DELEGATE}, progress_callback=progress
+        )
+
+    assert not result.is_error, text(result)
+    assert notes[:3] == ["calling plan", "calling delegate", "calling plan"]  # one turn
+    sub_agent = [
+        "sub-agent adder started",
+        "adder: calling calculator",
+        "calculator done",
+        "sub-agent adder finished",
+    ]
+    assert [note for note in notes if note in sub_agent] == sub_agent
+    assert {"tasks: 0/1 done", "tasks: 1/1 done", "plan done", "delegate done"} <= set(notes)
 
 
 @pytest.mark.parametrize("mode", ERAS)
