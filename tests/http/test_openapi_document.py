@@ -88,18 +88,23 @@ def test_every_error_is_the_envelope_and_headers_carry_their_pattern() -> None:
 
 
 def test_mcp_documents_the_apps_errors_and_the_transports_json_rpc_refusals() -> None:
-    paths = default_document()["paths"]
+    document = default_document()
+    paths, schemas = document["paths"], document["components"]["schemas"]
+    json_rpc = {"$ref": "#/components/schemas/JsonRpcMessage"}
 
     for method in ("post", "get", "delete"):
         responses = paths["/mcp"][method]["responses"]
         for status in ("401", "503"):
             assert responses[status]["content"] == {"application/json": {"schema": ERROR_BODY}}
-        assert ERROR_BODY in responses["400"]["content"]["application/json"]["schema"]["anyOf"]
+        assert responses["400"]["content"]["application/json"]["schema"]["anyOf"] == [
+            ERROR_BODY,
+            json_rpc,
+        ]
         for status in ("404", "406", "415"):
-            refusal = responses[status]["content"]["application/json"]["schema"]
-            assert refusal["properties"]["jsonrpc"] == {"const": "2.0"}
+            assert responses[status]["content"] == {"application/json": {"schema": json_rpc}}
     body = paths["/mcp"]["post"]["requestBody"]["content"]["application/json"]["schema"]
-    assert body["required"] == ["jsonrpc"]
+    assert body == json_rpc
+    assert schemas["JsonRpcMessage"]["required"] == ["jsonrpc"]
 
 
 async def test_real_responses_of_every_kind_match_the_document(url: str) -> None:

@@ -20,9 +20,10 @@ import asyncio
 import importlib
 from collections.abc import Coroutine
 from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Request
+from pydantic import BaseModel, ConfigDict
 from starlette.datastructures import Headers
 from starlette.responses import JSONResponse, Response
 from starlette.types import Receive, Scope, Send
@@ -39,19 +40,23 @@ __all__ = ["MCP_PATH", "McpFace"]
 MCP_PATH = "/mcp"
 _METHODS = ("POST", "GET", "DELETE")
 
-_JSON_RPC: dict[str, Any] = {
-    "type": "object",
-    "description": "one JSON-RPC 2.0 message of the Model Context Protocol",
-    "required": ["jsonrpc"],
-    "properties": {
-        "jsonrpc": {"const": "2.0"},
-        "id": {"type": ["string", "integer", "null"]},
-        "method": {"type": "string"},
-        "params": {"type": "object"},
-        "result": {"type": "object"},
-        "error": {"type": "object"},
-    },
-}
+
+class JsonRpcMessage(BaseModel):
+    """One JSON-RPC 2.0 message of the Model Context Protocol: a request (``id`` and
+    ``method``), a notification (``method`` alone) or a response (``id`` and ``result`` or
+    ``error``); documentation only, the ``mcp`` package reads the messages."""
+
+    model_config = ConfigDict(extra="allow")
+
+    jsonrpc: Literal["2.0"]
+    id: str | int | None = None
+    method: str | None = None
+    params: dict[str, Any] | None = None
+    result: dict[str, Any] | None = None
+    error: dict[str, Any] | None = None
+
+
+_JSON_RPC = {"$ref": "#/components/schemas/JsonRpcMessage"}
 _SSE_MESSAGE: dict[str, Any] = {
     "type": "object",
     "required": ["data"],
@@ -68,7 +73,13 @@ _SESSION_HEADER = {
         "schema": {"type": "string"},
     }
 }
-_REFUSED = {"application/json": {"schema": _JSON_RPC}}
+
+
+def _refusal(description: str) -> dict[str, Any]:
+    """One of the transport's refusals: a JSON-RPC error."""
+    return {"description": description, "model": JsonRpcMessage}
+
+
 _MCP_ERRORS: dict[int | str, dict[str, Any]] = {
     400: {
         "description": "not an MCP message this endpoint can take (a JSON-RPC error: parse "
@@ -80,18 +91,12 @@ _MCP_ERRORS: dict[int | str, dict[str, Any]] = {
             }
         },
     },
-    404: {
-        "description": "no such session (ended, expired, or another caller's)",
-        "content": _REFUSED,
-    },
+    404: _refusal("no such session (ended, expired, or another caller's)"),
     405: {"description": "GET or DELETE from a 2026-07-28 client: that protocol has no sessions"},
-    406: {
-        "description": "`Accept` must list application/json and text/event-stream",
-        "content": _REFUSED,
-    },
-    409: {"description": "the session's GET stream is open already", "content": _REFUSED},
-    413: {"description": "the message is larger than MCP's 4 MiB", "content": _REFUSED},
-    415: {"description": "the body must be application/json", "content": _REFUSED},
+    406: _refusal("`Accept` must list application/json and text/event-stream"),
+    409: _refusal("the session's GET stream is open already"),
+    413: _refusal("the message is larger than MCP's 4 MiB"),
+    415: _refusal("the body must be application/json"),
 }
 
 
