@@ -141,7 +141,7 @@ class _AgentCall:
                 end = item
             elif isinstance(item[1], RunFinishEvent):
                 end = item[1]
-            elif (note := self.notes.note(item[1])) is not None:
+            elif (note := self.notes.note(*item)) is not None:
                 self.sent += 1
                 await self.ctx.session.report_progress(self.sent, message=note)
         return end

@@ -22,6 +22,7 @@ from runyard.protocol import (
     AgentSpawnedEvent,
     ConfirmationRequestEvent,
     ReasoningDeltaEvent,
+    RunResumedEvent,
     TasksUpdateEvent,
     TextDeltaEvent,
     ToolCallEvent,
@@ -41,22 +42,42 @@ _TAIL = 80
 
 class ProgressNotes:
     """Follows one call's events: ``note`` gives the progress message of each (None: none), and
-    ``answer`` is the orchestrator's text so far."""
+    ``answer`` is the orchestrator's text so far (its stretches apart a blank line, what another
+    server said again after a ``run-resumed`` once)."""
 
     def __init__(self) -> None:
-        self.answer = ""
+        self._said: list[tuple[int, str]] = []
+        """(event id, text) of the answer so far."""
+        self._length = 0
         self._noted_at = 0
         self._tools: dict[str, str] = {}
         self._roles: dict[str, str] = {}
         self._thinking = False
+        self._apart = False
 
-    def note(self, event: WireEvent) -> str | None:
+    @property
+    def answer(self) -> str:
+        return "".join(text for _, text in self._said)
+
+    def note(self, event_id: int, event: WireEvent) -> str | None:
+        """The message of the log's event ``event_id``."""
+        writing = isinstance(event, TextDeltaEvent) and event.agent_id == ORCHESTRATOR_ID
         thinking, self._thinking = self._thinking, isinstance(event, ReasoningDeltaEvent)
+        apart, self._apart = self._apart, bool(self._said) and not writing
+        if isinstance(event, TextDeltaEvent):
+            return self._text(event_id, event, apart) if writing else None
+        if isinstance(event, ReasoningDeltaEvent):
+            return None if thinking or event.agent_id != ORCHESTRATOR_ID else "thinking"
+        if isinstance(event, RunResumedEvent):
+            after = event.payload.after_event_id
+            self._said = [(said, text) for said, text in self._said if said <= after]
+            self._length = len(self.answer)
+            self._apart = apart  # the text goes on where it was, no stretch of its own
+            return None
+        return self._step(event)
+
+    def _step(self, event: WireEvent) -> str | None:
         match event:
-            case ReasoningDeltaEvent():
-                return None if thinking or event.agent_id != ORCHESTRATOR_ID else "thinking"
-            case TextDeltaEvent():
-                return self._text(event) if event.agent_id == ORCHESTRATOR_ID else None
             case ToolCallEvent():
                 name = self._tools[event.payload.tool_call_id] = event.payload.tool_name
                 role = self._roles.get(event.agent_id)
@@ -79,11 +100,13 @@ class ProgressNotes:
             case _:
                 return None
 
-    def _text(self, event: TextDeltaEvent) -> str | None:
-        self.answer += event.payload.text
-        if len(self.answer) - self._noted_at < TEXT_STEP:
+    def _text(self, event_id: int, event: TextDeltaEvent, apart: bool) -> str | None:
+        text = ("\n\n" if apart else "") + event.payload.text
+        self._said.append((event_id, text))
+        self._length += len(text)
+        if self._length - self._noted_at < TEXT_STEP:
             return None
-        self._noted_at = len(self.answer)
+        self._noted_at = self._length
         return f"writing: …{self.answer[-_TAIL:]}"
 
     def _tool(self, tool_call_id: str) -> str:
