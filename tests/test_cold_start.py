@@ -93,3 +93,8 @@ def test_the_public_names_resolve_on_first_use() -> None:
 def test_the_lazy_storage_names_still_resolve() -> None:
     loaded = _loaded_after("from runyard.storage import VectorMode, head_revision, open_store")
     assert "sqlalchemy" in loaded
+
+
+def test_the_http_app_loads_mcp_only_for_its_first_mcp_request() -> None:
+    code = "from runyard.config import Settings\nfrom runyard.http import create_app\ncreate_app(Settings())"
+    assert _loaded_after(code, ("mcp",)) == []

@@ -9,6 +9,7 @@ for approval), ``/delay MS`` slows every delta (for a cancel mid-answer).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shutil
 import socket
@@ -17,11 +18,13 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import httpx
 import uvicorn
+from fastapi import FastAPI
 
 from postgres_databases import unavailable
 from runyard.config import Settings
@@ -31,8 +34,10 @@ from runyard.service import ModelFor
 __all__ = [
     "NODE_DIR",
     "PLAN_AND_DELEGATE",
+    "RunningServer",
     "data_frames",
     "node_script",
+    "running",
     "serving",
     "thread_events",
 ]
@@ -53,10 +58,34 @@ PLAN_AND_DELEGATE = "\n".join(
 task list again."""
 
 
+@dataclass(frozen=True, slots=True)
+class RunningServer:
+    """A runyard app served by uvicorn in a thread of its own."""
+
+    url: str
+    app: FastAPI
+    loop: asyncio.AbstractEventLoop
+
+    async def drain(self) -> None:
+        """Drain the app on its loop, as ``runyard serve`` does on SIGTERM before uvicorn
+        waits for open connections."""
+        state = self.app.state.runyard
+        await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(state.drain(), self.loop))
+
+
 @contextmanager
 def serving(tmp: Path, model_for: ModelFor | None = None, **settings: Any) -> Iterator[str]:
     """A runyard server for the module; its base URL. ``settings`` override the defaults (a
     ``catalog_dir``, ``auth``); ``model_for`` maps the catalog's model names."""
+    with running(tmp, model_for, **settings) as server:
+        yield server.url
+
+
+@contextmanager
+def running(
+    tmp: Path, model_for: ModelFor | None = None, **settings: Any
+) -> Iterator[RunningServer]:
+    """``serving``'s server itself."""
     chosen = {"database_url": f"sqlite:///{tmp / 'runyard.db'}", "model": "runyard:demo"}
     app = create_app(Settings(**(chosen | settings)), titles=False, model_for=model_for)
     with socket.socket() as sock:
@@ -73,10 +102,11 @@ def serving(tmp: Path, model_for: ModelFor | None = None, **settings: Any) -> It
         assert time.monotonic() < deadline, "the server did not start"
         time.sleep(0.01)
     try:
-        yield f"http://127.0.0.1:{port}"
+        yield RunningServer(f"http://127.0.0.1:{port}", app, server.servers[0].get_loop())
     finally:
         server.should_exit = True
         thread.join(timeout=30)
+        assert not thread.is_alive(), "the server did not stop"
 
 
 def data_frames(response: httpx.Response) -> list[Any]:
@@ -90,8 +120,9 @@ def data_frames(response: httpx.Response) -> list[Any]:
     return frames
 
 
-def thread_events(base: str, thread_id: str, run_id: str) -> list[dict[str, Any]]:
-    """The run's wire events from the thread's ``/v1`` event stream, up to its ``run-finish``."""
+def thread_events(base: str, thread_id: str, run_id: str | None = None) -> list[dict[str, Any]]:
+    """The run's wire events from the thread's ``/v1`` event stream, up to its ``run-finish``
+    (``run_id`` None: the thread's first run)."""
     events: list[dict[str, Any]] = []
     with (
         httpx.Client(base_url=base, timeout=30) as client,
@@ -101,6 +132,7 @@ def thread_events(base: str, thread_id: str, run_id: str) -> list[dict[str, Any]
             if not line.startswith("data: "):
                 continue
             event = json.loads(line[len("data: ") :])
+            run_id = run_id or event["runId"]
             if event["runId"] == run_id:
                 events.append(event)
                 if event["type"] == "run-finish":

@@ -61,7 +61,8 @@ def test_every_error_is_the_envelope_and_headers_carry_their_pattern() -> None:
         (name, status): response["content"]
         for name, operation in operations(document)
         for status, response in operation["responses"].items()
-        if status.startswith("4") or (status == "503" and "/v1/" in name)
+        if (status.startswith("4") or (status == "503" and "/v1/" in name))
+        and not (name.endswith(" /mcp") and status != "401")  # MCP's own refusals: below
     }
     identity = {
         p["schema"]["pattern"]
@@ -94,6 +95,26 @@ def test_every_error_is_the_envelope_and_headers_carry_their_pattern() -> None:
     assert identity == {IDENTITY_PATTERN}
     assert "X-Runyard-Tenant" not in text  # keys mode: the key says who calls, not headers
     assert list(events) == ["text/event-stream"]
+
+
+def test_mcp_documents_the_apps_errors_and_the_transports_json_rpc_refusals() -> None:
+    document = default_document()
+    paths, schemas = document["paths"], document["components"]["schemas"]
+    json_rpc = {"$ref": "#/components/schemas/JsonRpcMessage"}
+
+    for method in ("post", "get", "delete"):
+        responses = paths["/mcp"][method]["responses"]
+        for status in ("401", "503"):
+            assert responses[status]["content"] == {"application/json": {"schema": ERROR_BODY}}
+        assert responses["400"]["content"]["application/json"]["schema"]["anyOf"] == [
+            ERROR_BODY,
+            json_rpc,
+        ]
+        for status in ("404", "406", "415"):
+            assert responses[status]["content"] == {"application/json": {"schema": json_rpc}}
+    body = paths["/mcp"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    assert body == json_rpc
+    assert schemas["JsonRpcMessage"]["required"] == ["jsonrpc"]
 
 
 async def test_real_responses_of_every_kind_match_the_document(url: str) -> None:

@@ -45,6 +45,9 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "agents"
 # completion request), whose JSON Schema cannot say what runyard needs of them: that the last
 # message is the user's, with text (or answers approvals). A schema-valid body that breaks that is 422 naming the field, by design.
 FACES_ACCEPT = ["2xx", "3xx", "401", "403", "404", "409", "422", "429", "5xx"]
+# /mcp takes any JSON-RPC message, and what MCP needs beyond its shape (a session opened by
+# `initialize`, an Accept listing both JSON and event streams) is JSON-RPC's 400 and HTTP's 406.
+MCP_ACCEPT = [*FACES_ACCEPT, "400", "406"]
 CONFIG: dict[str, Any] = {
     "seed": 7,
     "generation": {"max-examples": 20, "database": "none", "allow-x00": False},
@@ -52,7 +55,11 @@ CONFIG: dict[str, Any] = {
         {
             "include-path-regex": "^/(agui|ai-sdk|openai)/",
             "checks": {"positive_data_acceptance": {"expected-statuses": FACES_ACCEPT}},
-        }
+        },
+        {
+            "include-path-regex": "^/mcp$",
+            "checks": {"positive_data_acceptance": {"expected-statuses": MCP_ACCEPT}},
+        },
     ],
 }
 

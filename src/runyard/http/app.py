@@ -23,6 +23,7 @@ from fastapi import FastAPI
 from runyard.agent import Agent
 from runyard.config import Settings
 from runyard.faces import agui, ai_sdk, openai
+from runyard.faces.mcp import McpFace
 from runyard.http.api_docs import install_api_docs
 from runyard.http.body_limit import BodyLimit
 from runyard.http.cors import add_cors, parse_origins
@@ -109,6 +110,9 @@ def create_app(
         config, sse_ping_seconds, sse_follow, redactor=server_redactor(config), tracing=traces
     )
 
+    faces = face_wiring()
+    mcp_face = McpFace(faces)
+
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         state.shutdown = Shutdown()
@@ -118,6 +122,7 @@ def create_app(
             if tracing is None:  # exports what is buffered, after everything else stopped
                 stack.callback(traces.shutdown)
             state.parts = await _assemble(stack, config, given, titles, instance, state)
+            stack.push_async_callback(mcp_face.aclose)  # after the drain: its calls ended
             try:
                 yield
             finally:
@@ -136,10 +141,10 @@ def create_app(
     app.state.runyard = state
     for router in ROUTERS + (KEYS_ROUTERS if config.auth == "keys" else ()):
         app.include_router(router)
-    faces = face_wiring()
     app.include_router(agui.router(faces))
     app.include_router(ai_sdk.router(faces))
     app.include_router(openai.router(faces))
+    app.include_router(mcp_face.router)
     install_error_handlers(app, {openai.PREFIX: openai.openai_error})
     install_api_docs(app)
     install_ui(app)
