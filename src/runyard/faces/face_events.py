@@ -14,7 +14,7 @@ from runyard.faces.face_stream import FaceStream, sse_data
 from runyard.protocol import ConfirmationRequestPayload, WireEvent
 from runyard.service import FollowStopped, RunPause, follow_run
 
-__all__ = ["EventMapper", "face_frames", "face_values", "streamed"]
+__all__ = ["EventMapper", "face_frames", "face_values", "going_away", "streamed"]
 
 
 class EventMapper(Protocol):
@@ -87,3 +87,12 @@ async def face_values(
 
 def _frames(values: list[Any]) -> bytes:
     return b"".join(map(sse_data, values))
+
+
+def going_away(thread_id: str, last_event_id: int) -> str:
+    """What a face tells its client when the server goes away before the run ended: the run
+    carries on (on any replica), and where to follow it."""
+    return (
+        "the server is going away; the run carries on: follow it on "
+        f"GET /v1/events/{thread_id}?lastEventId={last_event_id}"
+    )

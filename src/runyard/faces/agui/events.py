@@ -24,6 +24,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from runyard.faces.face_events import going_away
 from runyard.protocol import (
     AgentCompletedEvent,
     AgentSpawnedEvent,
@@ -125,10 +126,7 @@ class AguiEvents:
         return [*ending, _run_error(pause.reason or "the run ended unfinished", "run_failed")]
 
     def stopped(self, last_event_id: int) -> list[Event]:
-        message = (
-            "the server is going away; the run carries on: follow it on "
-            f"GET /v1/events/{{threadId}}?lastEventId={last_event_id}"
-        )
+        message = going_away(self.thread_id, last_event_id)
         return [*self._ending(), _run_error(message, "server_shutdown")]
 
     def ended(self) -> list[Event]:

@@ -28,6 +28,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from runyard.faces.face_events import going_away
 from runyard.protocol import (
     AgentCompletedEvent,
     AgentSpawnedEvent,
@@ -116,10 +117,7 @@ class UiMessageChunks:
         return [*closed, *self._failed(pause.reason or "the run ended unfinished")]
 
     def stopped(self, last_event_id: int) -> list[Chunk]:
-        text = (
-            "the server is going away; the run carries on: follow it on "
-            f"GET /v1/events/{{threadId}}?lastEventId={last_event_id}"
-        )
+        text = going_away(self.metadata["threadId"], last_event_id)
         return [*self._close(), {"type": "error", "errorText": text}]
 
     def ended(self) -> list[Any]:

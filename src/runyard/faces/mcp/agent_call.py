@@ -32,6 +32,7 @@ from mcp.types import (
     TextContent,
 )
 
+from runyard.faces.face_events import going_away
 from runyard.faces.face_runs import FaceRun, answer_run, start_run
 from runyard.faces.mcp.agent_tools import AgentCallInput, InvalidArguments
 from runyard.faces.mcp.approvals import (
@@ -118,10 +119,7 @@ class _AgentCall:
                 parts, owner = self.caller.parts, self.caller.owner
                 run = await answer_run(parts, owner, run.thread_id, asked)
         except FollowStopped as stopped:
-            message = (
-                "the server is going away; the run carries on: follow it on GET "
-                f"/v1/events/{run.thread_id}?lastEventId={stopped.last_event_id}"
-            )
+            message = going_away(run.thread_id, stopped.last_event_id)
             return _error(message, self._about(run, "server_shutdown"))
         except ServiceError as exc:  # an answer the run refused (it expired, say)
             return _error(f"{exc.code}: {exc}", self._about(run, exc.code))

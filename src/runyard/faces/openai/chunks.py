@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from runyard.faces.face_events import going_away
 from runyard.protocol import (
     ConfirmationRequestPayload,
     ReasoningDeltaEvent,
@@ -88,10 +89,7 @@ class CompletionChunks:
         return [_error(pause.reason or "the run ended unfinished", "run_failed")]
 
     def stopped(self, last_event_id: int) -> list[Chunk]:
-        text = (
-            "the server is going away; the run carries on: follow it on "
-            f"GET /v1/events/{self.followed['threadId']}?lastEventId={last_event_id}"
-        )
+        text = going_away(self.followed["threadId"], last_event_id)
         return [_error(text, "server_going_away")]
 
     def ended(self) -> list[Any]:
