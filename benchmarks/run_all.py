@@ -300,7 +300,9 @@ def run_one(benchmark: Benchmark, full: bool, given: Mapping[str, str], logs: Pa
     """Run ``benchmark`` to its rows; any failure becomes its "not run" row."""
     args = benchmark.arguments(full)
     shown = {name: server.shown(given) for name, server in SERVERS.items()}
-    command = shlex.join(["python", f"benchmarks/{benchmark.script}", *_fill(args, shown)])
+    words = ["python", f"benchmarks/{benchmark.script}", *_fill(args, shown)]
+    # A server shown as $VARIABLE stays unquoted, so the command can be pasted into a shell.
+    command = " ".join(w if w.startswith("$") else shlex.quote(w) for w in words)
     values = {name: server.value(given) for name, server in SERVERS.items()}
     unset = [
         s.variable for n, s in SERVERS.items() if f"{{{n}}}" in " ".join(args) and not values[n]
