@@ -177,14 +177,17 @@ def _summary(wall: dict[str, float], cpu: dict[str, float]) -> list[Row]:
     if peers:
         fastest = min(peers, key=lambda name: wall[name])
         ratio = wall[RUNYARD_FIRST_RUN] / wall[fastest]
+        each = "; ".join(
+            f"{name.split(':')[0]} {_times(wall, cpu, name)}"
+            for name in (RUNYARD_FIRST_RUN, *peers)
+        )
         rows.append(
             at_most(
-                f"{what} ({fastest.split(':')[0]})",
+                what,
                 ratio,
                 0.5,
                 "of its time",
-                f"{ratio:.2f} of its time: {_times(wall, cpu, RUNYARD_FIRST_RUN)} vs "
-                f"{_times(wall, cpu, fastest)}",
+                f"{ratio:.2f} of {fastest.split(':')[0]}'s time: {each}",
             )
         )
     else:

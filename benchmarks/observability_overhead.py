@@ -130,7 +130,7 @@ def _summary(timed: list[Timed]) -> Row:
     base, off, on = (t.median for t in timed)
     return observed(
         "telemetry per streamed one-tool run: `runyard serve`'s default (tracing off) / tracing on",
-        f"+{(off - base) * 1000:.0f} µs / +{(on - base) * 1000:.0f} µs on a {base:.2f} ms run",
+        f"+{(off - base) * 1000:,.0f} µs / +{(on - base) * 1000:,.0f} µs on a {base:.2f} ms run",
     )
 
 

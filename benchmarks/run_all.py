@@ -137,7 +137,7 @@ BENCHMARKS = (
         "storage_recall.py",
         "semantic recall top-5 over 100,000 vectors, PostgreSQL (pgvector), resource scope, p95",
         "≤ 20 ms",
-        timeout=1200,
+        timeout=1800,
         args=("--backend", "pgvector", "--pgvector", "{pgvector}"),
     ),
     Benchmark(
@@ -156,7 +156,7 @@ BENCHMARKS = (
         "0",
         timeout=300,
         args=("--backend", "sqlite"),
-        quick=("--kills", "5", "--per-thread", "5"),
+        quick=("--kills", "3", "--per-thread", "3"),
     ),
     Benchmark(
         "crash-postgresql",
@@ -165,7 +165,7 @@ BENCHMARKS = (
         "0",
         timeout=300,
         args=("--backend", "postgresql", "--postgres", "{postgres}"),
-        quick=("--kills", "5", "--per-thread", "5"),
+        quick=("--kills", "3", "--per-thread", "3"),
     ),
     Benchmark(
         "sse-replay",

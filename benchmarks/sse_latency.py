@@ -23,7 +23,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from _report import TIMES, Row, json_option, write_rows
+from _report import TIMES, Row, figure, json_option, write_rows
 from sse_common import STAMP, free_port, open_stream, percentile, post_json, serve
 
 FINISH = b'"type":"run-finish"'
@@ -112,7 +112,7 @@ def main(args: argparse.Namespace) -> None:
         f"model delta → SSE client at {args.threads * args.clients:,} streams ({args.threads:,} "
         f"runs {TIMES} {args.clients}, {args.deltas} deltas every {args.interval_ms:g} ms), one worker",
         f"p50 ≤ {TARGET_P50_MS:g} ms, p99 ≤ {TARGET_P99_MS:g} ms",
-        f"p50 {p50:.2f} ms, p99 {p99:.1f} ms ({len(ms):,} of {expected:,} deltas seen)",
+        f"p50 {figure(p50)} ms, p99 {figure(p99)} ms ({len(ms):,} of {expected:,} deltas seen)",
         p50 <= TARGET_P50_MS and p99 <= TARGET_P99_MS and len(ms) == expected,
     )
     write_rows(args.json, [row])
