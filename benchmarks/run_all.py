@@ -354,9 +354,12 @@ def render(
 ) -> str:
     """The summary: when and how it was measured, then the table."""
     mode = "`--full` sizes" if full else "quick sizes"
+    longest = sorted(outcomes, key=lambda o: o.seconds, reverse=True)[:3]
+    took = ", ".join(f"{o.benchmark.name} {o.seconds / 60:.1f}" for o in longest)
     lines = [
         f"Measured {began:%Y-%m-%d %H:%M} UTC by `make bench` (`python benchmarks/run_all.py`, "
-        f"{mode}) in {minutes:.1f} min, Python {platform.python_version()} on "
+        f"{mode}) in {minutes:.1f} min (the longest: {took} min), Python "
+        f"{platform.python_version()} on "
         f"{os.cpu_count()} CPUs. **The machine is shared with other jobs**: the 1-minute load "
         f"average was {min(loads):.1f} to {max(loads):.1f} while it ran (sampled as each benchmark "
         'began), so absolute times are pessimistic; compare rows of one run only. "met" is '
