@@ -253,7 +253,7 @@ BENCHMARKS = (
         "memory_observational_serve.py",
         "raw history at a run's start, tool-heavy session under `runyard serve`",
         "≤ 30,000 tokens, no run waiting",
-        timeout=300,
+        timeout=600,  # 2 min at load average 4, over 5 at 13
         args=("--turns", "200", "--steps", "5", "--latency", "0:0", "--reflector-tokens", "10000"),
     ),
     Benchmark(
