@@ -51,9 +51,12 @@ test-system: $(VENV)/.installed-dev
 ui-screenshots: $(VENV)/.installed-dev
 	RUNYARD_UI_SCREENSHOTS=docs/ui $(BIN)/pytest tests/ui
 
+# Every benchmark at a bounded size (about a quarter of an hour on 2 cores), then the summary table
+# of docs/benchmarks.md rewritten from their rows. RUNYARD_BENCH_POSTGRES_URL and
+# RUNYARD_BENCH_PGVECTOR_URL add the PostgreSQL and pgvector rows (docs/benchmarks.md);
+# `$(BIN)/python benchmarks/run_all.py --full` runs the full sizes.
 bench: $(VENV)/.installed-bench
-	$(BIN)/python benchmarks/runtime_overhead.py
-	$(BIN)/python benchmarks/cold_start.py
+	$(BIN)/python benchmarks/run_all.py
 
 # The gRPC code in src/runyard/grpc/v1, from proto/ (committed; tests/grpc_api fails when it is stale).
 proto: $(VENV)/.installed-dev

@@ -1,171 +1,129 @@
-"""The runtime-overhead section of docs/benchmarks.md: tables rendered from one benchmark run."""
+"""What every benchmark reports into docs/benchmarks.md: summary rows, and sections between markers.
+
+A benchmark measures, then turns each figure the summary table shows into a ``Row``: what it
+is, its target, what was measured and whether the measurement meets the target, decided here
+from the numbers (``at_most``/``at_least``), never written by hand. ``--json PATH`` (``json_option``)
+writes the rows for ``benchmarks/run_all.py``, which gathers every benchmark's rows into the
+table. ``write_section`` replaces the part of the docs a benchmark owns, between its markers.
+"""
 
 from __future__ import annotations
 
-import os
-import platform
+import argparse
+import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import UTC, datetime
-from importlib import metadata
 from pathlib import Path
 
-from _profile import Profile
-from _timing import Timed
+__all__ = [
+    "DOCS",
+    "TIMES",
+    "Row",
+    "at_least",
+    "at_most",
+    "figure",
+    "json_option",
+    "load_rows",
+    "observed",
+    "with_unit",
+    "write_rows",
+    "write_section",
+]
 
-__all__ = ["Measured", "render", "write_section"]
-
-START = "<!-- runtime-overhead:start -->"
-END = "<!-- runtime-overhead:end -->"
-_NEW_FILE = """# Benchmarks
-
-Numbers measured on one machine in one run of the named script; each section says how to
-reproduce it. Compare rows within a section only: the machines these run on are noisy.
-"""
-_NEW_SECTION = f"""
-## Runtime overhead
-
-`make bench` (or `python benchmarks/runtime_overhead.py`) regenerates the part between the
-markers.
-
-{START}
-{END}
-"""
-
-# What the issue asks of runyard: (mode, how many times less than the faster peer).
-_TIME_TARGETS = {"generate": 10.0, "stream": 5.0}
-_PARKED_TARGET_KIB = 20.0
-_PACKAGES = ("runyard", "pydantic-ai-slim", "langgraph", "langchain", "langchain-core")
-_TIMES = "\N{MULTIPLICATION SIGN}"
+DOCS = Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md"
+NO_TARGET = "—"
+TIMES = "\N{MULTIPLICATION SIGN}"
 
 
 @dataclass(frozen=True)
-class Measured:
-    """Everything one run of the benchmark found."""
+class Row:
+    """One line of the summary table; ``met`` is None when there is no target to meet."""
 
-    timed: list[Timed]
-    names: Mapping[str, str]  # system key -> display name with version
-    parked: Mapping[str, float]  # system key -> KiB per parked run
-    parked_runs: int
-    profiles: Mapping[str, Profile]  # mode -> profile of runyard
-    warmup: int
-    iterations: int
+    what: str
+    target: str
+    measured: str
+    met: bool | None
 
+    @property
+    def verdict(self) -> str:
+        return NO_TARGET if self.met is None else ("yes" if self.met else "no")
 
-def render(measured: Measured, peers: Sequence[str]) -> str:
-    """The generated part of the section, in Markdown."""
-    blocks = [
-        _environment(measured),
-        _time_table(measured, peers),
-        _targets(measured, peers),
-        _where_time_goes(measured),
-    ]
-    return "\n\n".join(blocks)
+    def as_json(self) -> dict[str, str]:
+        return {
+            "what": self.what,
+            "target": self.target,
+            "measured": self.measured,
+            "met": self.verdict,
+        }
 
 
-def write_section(path: Path, body: str) -> None:
-    """Replace what lies between this section's markers, creating the file or section if missing."""
-    text = path.read_text() if path.exists() else _NEW_FILE
-    if START not in text:
-        text = text.rstrip("\n") + "\n" + _NEW_SECTION
-    pattern = re.compile(re.escape(START) + r".*?" + re.escape(END), re.DOTALL)
-    text = pattern.sub(lambda _: f"{START}\n{body}\n{END}", text, count=1)
-    path.write_text(text)
+def figure(value: float) -> str:
+    """A number as the docs print it: thousands separated, three significant digits below 100."""
+    if abs(value) >= 100:
+        return f"{value:,.0f}"
+    return f"{value:.3g}"
 
 
-def _environment(m: Measured) -> str:
-    when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
-    versions = ", ".join(f"{name} {_version(name)}" for name in _PACKAGES)
-    return (
-        f"Measured {when} on {_cpu()} ({os.cpu_count()} CPUs), Python "
-        f"{platform.python_version()} on {platform.system()} {platform.machine()}; {versions}. "
-        f"{m.warmup} warm-up runs, then {m.iterations} timed runs of every row, interleaved; "
-        f"parked memory: {m.parked_runs} runs at once, median of fresh processes."
+def with_unit(value: float, unit: str) -> str:
+    """``figure(value)`` and its unit: ``12.5 ms``, ``18%``, and no space before ``TIMES``."""
+    space = "" if unit[:1] in ("", TIMES, "%") else " "
+    return f"{figure(value)}{space}{unit}"
+
+
+def at_most(what: str, value: float, limit: float, unit: str, measured: str = "") -> Row:
+    """A row whose target is ``value ≤ limit``; ``measured`` replaces the bare figure."""
+    shown = measured or with_unit(value, unit)
+    return Row(what, f"≤ {with_unit(limit, unit)}", shown, value <= limit)
+
+
+def at_least(what: str, value: float, limit: float, unit: str, measured: str = "") -> Row:
+    """A row whose target is ``value ≥ limit``; ``measured`` replaces the bare figure."""
+    shown = measured or with_unit(value, unit)
+    return Row(what, f"≥ {with_unit(limit, unit)}", shown, value >= limit)
+
+
+def observed(what: str, measured: str) -> Row:
+    """A row with no target: the figure is recorded, nothing is met or missed."""
+    return Row(what, NO_TARGET, measured, None)
+
+
+def json_option(parser: argparse.ArgumentParser) -> None:
+    """Add ``--json PATH``: where the benchmark writes its summary rows."""
+    parser.add_argument(
+        "--json",
+        type=Path,
+        metavar="PATH",
+        help="also write the summary rows to PATH (benchmarks/run_all.py reads them)",
     )
 
 
-def _version(distribution: str) -> str:
-    try:
-        return metadata.version(distribution)
-    except metadata.PackageNotFoundError:
-        return "not installed"
+def write_rows(path: Path | None, rows: Iterable[Row]) -> None:
+    """Write ``rows`` as a JSON list to ``path``; nothing when no path was asked for."""
+    if path is not None:
+        path.write_text(json.dumps([row.as_json() for row in rows], ensure_ascii=False, indent=1))
 
 
-def _cpu() -> str:
-    try:
-        with open("/proc/cpuinfo") as cpuinfo:
-            for line in cpuinfo:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "an unknown CPU"
+def load_rows(path: Path) -> list[Row]:
+    """The rows a benchmark wrote. ``met`` may be ``"yes"``/``"no"``/``"—"`` or a JSON bool/null."""
+    rows = []
+    for item in json.loads(path.read_text()):
+        met = item.get("met")
+        if isinstance(met, str):
+            met = {"yes": True, "no": False}.get(met.strip().lower())
+        rows.append(Row(str(item["what"]), str(item["target"]), str(item["measured"]), met))
+    return rows
 
 
-def _find(m: Measured, system: str, mode: str) -> Timed:
-    return next(t for t in m.timed if t.system == system and t.mode == mode)
+def write_section(start: str, end: str, body: str, *, heading: str = "", path: Path = DOCS) -> None:
+    """Replace what lies between ``start`` and ``end`` in ``path``, leaving the rest alone.
 
-
-def _faster_peer(m: Measured, peers: Sequence[str], mode: str) -> Timed:
-    return min((_find(m, p, mode) for p in peers), key=lambda t: t.median)
-
-
-def _time_table(m: Measured, peers: Sequence[str]) -> str:
-    fastest = {mode: _faster_peer(m, peers, mode) for mode in _TIME_TARGETS}
-    rows = [
-        "| one-tool run | `generate` median | p90 | vs faster peer "
-        "| streamed median | p90 | vs faster peer | KiB per parked run |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
-    ]
-    for key, name in m.names.items():
-        cells = [name]
-        for mode, peer in fastest.items():
-            timed = _find(m, key, mode)
-            ratio = timed.median / peer.median
-            cells += [f"{timed.median:.3f} ms", f"{timed.p90:.3f} ms", f"{ratio:.2f}{_TIMES}"]
-        kib = m.parked.get(key)
-        cells.append(f"{kib:.1f}" if kib is not None else "—")
-        rows.append("| " + " | ".join(cells) + " |")
-    return "\n".join(rows)
-
-
-def _targets(m: Measured, peers: Sequence[str]) -> str:
-    rows = ["| target | faster peer | runyard | measured | met |", "|---|---|---:|---:|---|"]
-    for mode, wanted in _TIME_TARGETS.items():
-        peer, ours = _faster_peer(m, peers, mode), _find(m, "runyard", mode)
-        times = peer.median / ours.median
-        label = "`generate`" if mode == "generate" else "streamed"
-        rows.append(
-            f"| {label}: ≥ {wanted:g}{_TIMES} less time than the faster peer "
-            f"| {m.names[peer.system]}: {peer.median:.3f} ms | {ours.median:.3f} ms "
-            f"| {times:.1f}{_TIMES} | {_yes(times >= wanted)} |"
-        )
-    kib = m.parked["runyard"]
-    peer_kib = min(m.parked[p] for p in peers)
-    rows.append(
-        f"| ≤ {_PARKED_TARGET_KIB:g} KiB per parked run | {peer_kib:.1f} KiB "
-        f"| {kib:.1f} KiB | {peer_kib / kib:.1f}{_TIMES} less | {_yes(kib <= _PARKED_TARGET_KIB)} |"
-    )
-    return "\n".join(rows)
-
-
-def _yes(met: bool) -> str:
-    return "yes" if met else "**no**"
-
-
-def _where_time_goes(m: Measured) -> str:
-    lines = [
-        "Where a runyard run's time goes (cProfile; the time of built-ins and stdlib helpers is "
-        "charged to the code that called them; profiling slows pure Python most, so these are "
-        "shares, not timings):",
-        "",
-    ]
-    for mode, profile in m.profiles.items():
-        label = "`generate`" if mode == "generate" else "streamed"
-        shares = ", ".join(f"{name} {share:.0%}" for name, share in profile.shares if share >= 0.01)
-        top = "; ".join(f"`{name}` {share:.1%}" for name, share in profile.top)
-        lines.append(
-            f"- {label} ({profile.runs} runs): {shares}. Busiest runyard functions: {top}."
-        )
-    return "\n".join(lines)
+    Where the markers are missing, they are appended (after ``heading``, if given); where the
+    file is missing, it is created.
+    """
+    text = path.read_text() if path.exists() else "# Benchmarks\n"
+    if start not in text or end not in text:
+        text = text.rstrip("\n") + "\n\n" + (f"{heading}\n\n" if heading else "")
+        text += f"{start}\n{end}\n"
+    pattern = re.compile(re.escape(start) + r".*?" + re.escape(end), re.DOTALL)
+    path.write_text(pattern.sub(lambda _: f"{start}\n{body}\n{end}", text, count=1))

@@ -1,6 +1,7 @@
 """SIGKILL a streaming ``runyard serve`` again and again; count what a resuming client lost.
 
     python benchmarks/crash_probe.py [--kills 50] [--backend sqlite|postgresql] [--seed 7]
+                                     [--postgres URL] [--json PATH]
 
 The scenario of ``tests/http/test_crash_durability.py`` (``tests/http/crash_scenario.py``), at
 scale: a client follows a thread and records every event it receives; each run streams slowly
@@ -15,8 +16,10 @@ run that completes. Printed per backend:
   so a resuming client never learns the run ended;
 - gaps: places where the ids the client received do not go up by exactly one.
 
-PostgreSQL runs in a private database on ``RUNYARD_TEST_POSTGRES_URL``'s server (default
-``postgresql://postgres@127.0.0.1:5432/test``), dropped afterwards. Loopback only.
+PostgreSQL runs in a private database on the server of ``--postgres`` (default
+``RUNYARD_TEST_POSTGRES_URL``, else ``postgresql://postgres@127.0.0.1:5432/test``), dropped
+afterwards. Loopback only. ``--json PATH`` writes the summary row: the target is nothing lost,
+reused, hidden or skipped.
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from _report import Row, json_option, write_rows
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "tests" / "http"), str(ROOT / "tests")]
@@ -72,15 +77,36 @@ async def probe(url: str, kills: int, per_thread: int, rng: random.Random) -> li
     return reports
 
 
+def _counts(reports: list[CrashReport]) -> dict[str, int]:
+    """What went wrong over every kill of ``reports`` (each should be 0)."""
+    return {
+        "lost": sum(len(r.lost()) for r in reports),
+        "reused": sum(len(r.reused()) for r in reports),
+        "hidden finishes": sum(len(r.hidden_finishes()) for r in reports),
+        "gaps": sum(gaps(r) for r in reports),
+    }
+
+
 def summary(backend: str, reports: list[CrashReport]) -> str:
     kills = sum(len(r.kills) for r in reports)
     received = sum(len(r.received) for r in reports)
-    lost = sum(len(r.lost()) for r in reports)
-    reused = sum(len(r.reused()) for r in reports)
-    hidden = sum(len(r.hidden_finishes()) for r in reports)
+    counts = " | ".join(str(n) for n in _counts(reports).values())
     return (
         f"| {backend} | {kills} | {sum(kills_that_lost(r) for r in reports)} | {received} "
-        f"| {lost} | {reused} | {hidden} | {sum(gaps(r) for r in reports)} |"
+        f"| {counts} |"
+    )
+
+
+def summary_row(backend: str, reports: list[CrashReport]) -> Row:
+    kills = sum(len(r.kills) for r in reports)
+    received = sum(len(r.received) for r in reports)
+    counts = _counts(reports)
+    name = {"sqlite": "SQLite", "postgresql": "PostgreSQL"}[backend]
+    return Row(
+        f"events lost or ids reused over {kills} mid-stream SIGKILLs of `runyard serve`, {name}",
+        "0",
+        ", ".join(f"{n} {what}" for what, n in counts.items()) + f" of {received:,} events",
+        not any(counts.values()),
     )
 
 
@@ -92,9 +118,7 @@ def main(args: argparse.Namespace) -> None:
                 probe(f"sqlite:///{Path(tmp) / 'probe.db'}", args.kills, args.per_thread, rng)
             )
     else:
-        os.environ.setdefault(
-            "RUNYARD_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test"
-        )
+        os.environ["RUNYARD_TEST_POSTGRES_URL"] = args.postgres
         databases = private_database("RUNYARD_TEST_POSTGRES_URL", "runyard_probe")
         url = next(databases)
         try:
@@ -104,6 +128,7 @@ def main(args: argparse.Namespace) -> None:
     print("| backend | kills | kills that lost events | events received | lost | reused ", end="")
     print("| hidden finishes | gaps |\n|---|---|---|---|---|---|---|---|")
     print(summary(args.backend, reports))
+    write_rows(args.json, [summary_row(args.backend, reports)])
 
 
 if __name__ == "__main__":
@@ -112,4 +137,12 @@ if __name__ == "__main__":
     parser.add_argument("--per-thread", type=int, default=10)
     parser.add_argument("--backend", choices=["sqlite", "postgresql"], default="sqlite")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--postgres",
+        default=os.environ.get(
+            "RUNYARD_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test"
+        ),
+        help="the PostgreSQL server to make the private database on",
+    )
+    json_option(parser)
     main(parser.parse_args())

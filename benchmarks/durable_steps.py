@@ -1,12 +1,13 @@
 """What durable steps cost: the journal writes of one step of a run, on SQLite.
 
-    python benchmarks/durable_steps.py [--steps 300] [--calls 1] [--messages 20]
+    python benchmarks/durable_steps.py [--steps 300] [--calls 1] [--messages 20] [--json PATH]
 
 One step is what the service's journal writes for one model response that calls tools
 (``service/run_journal.py``): one ``record_progress`` with the progress checkpoint (an
 ``AgentState`` of ``--messages`` messages) and the ``started`` rows of the window, then one per
 call as it settles — each fenced by the run's lease epoch, in its own transaction — through the
-public ``ToolLedger`` part. Prints the median and p90 milliseconds per step and per write.
+public ``ToolLedger`` part. Prints the median and p90 milliseconds per step and per write;
+``--json PATH`` writes them as a summary row (no target).
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ import statistics
 import tempfile
 import time
 from pathlib import Path
+
+from _report import json_option, observed, write_rows
 
 from runyard.messages import AgentMessage
 from runyard.runtime import AgentMessageList, AgentState, RunStatus
@@ -63,6 +66,7 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=300)
     parser.add_argument("--calls", type=int, default=1)
     parser.add_argument("--messages", type=int, default=20)
+    json_option(parser)
     args = parser.parse_args()
     took, writes = asyncio.run(measure(args.steps, args.calls, args.messages))
     ms = sorted(t * 1000 for t in took)
@@ -71,6 +75,11 @@ def main() -> None:
     print(f"SQLite, {args.calls} call(s) per step, {args.messages} messages in the checkpoint:")
     print(f"  per step: median {median:.2f} ms, p90 {p90:.2f} ms ({writes} writes)")
     print(f"  per write: median {median / writes:.2f} ms")
+    row = observed(
+        f"durable steps: the journal writes of one step with {args.calls} tool call(s), SQLite",
+        f"median {median:.2f} ms, p90 {p90:.2f} ms ({writes} writes)",
+    )
+    write_rows(args.json, [row])
 
 
 if __name__ == "__main__":

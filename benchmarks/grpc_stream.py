@@ -1,13 +1,14 @@
 """``Stream`` throughput: events per second from one runyard process to one gRPC client.
 
-    python benchmarks/grpc_stream.py [--events 20000] [--repeat 3]
+    python benchmarks/grpc_stream.py [--events 20000] [--repeat 3] [--json PATH]
 
 Writes one run's log (``run-start``, ``--events`` text deltas, ``run-finish``) through runyard's
 ``EventLog`` into a SQLite file, serves it with ``GrpcServer`` on loopback, and times a generated
 client that follows the run (``Stream`` with an empty message) from the call to the last event:
 the server's whole path — read the log, map each wire event to a ``StreamEvent``, the bounded
 buffer, gRPC — in one process, client in the same event loop. Also reports the most events any
-stream's buffer held (its bound is ``StreamLimits.capacity``).
+stream's buffer held (its bound is ``StreamLimits.capacity``). ``--json PATH`` writes both as a
+summary row (no target).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import grpc
+from _report import json_option, observed, write_rows
 
 from runyard.agent import Agent
 from runyard.config import Settings
@@ -77,7 +79,7 @@ async def stream_once(stub: pb_grpc.InferenceServiceStub, expected: int) -> floa
     return elapsed
 
 
-async def main(events: int, repeat: int) -> None:
+async def main(events: int, repeat: int, rows: Path | None) -> None:
     with tempfile.TemporaryDirectory() as scratch:
         store = await open_store(f"sqlite:///{Path(scratch) / 'bench.db'}")
         bus = InProcessEventBus()
@@ -101,11 +103,19 @@ async def main(events: int, repeat: int) -> None:
     print(f"median of {repeat}            {median * 1000:.0f} ms")
     print(f"events per second      {(events + 2) / median:,.0f}")
     print(f"buffer high-water mark {state.stats.high_water} (capacity {state.limits.capacity})")
+    row = observed(
+        f"gRPC `Stream` events per second, one process ({events + 2:,}-event run, client in the "
+        "same loop)",
+        f"{(events + 2) / median:,.0f}/s; buffer held ≤ {state.stats.high_water} events "
+        f"(capacity {state.limits.capacity})",
+    )
+    write_rows(rows, [row])
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--events", type=int, default=20_000)
     parser.add_argument("--repeat", type=int, default=3)
+    json_option(parser)
     args = parser.parse_args()
-    asyncio.run(main(args.events, args.repeat))
+    asyncio.run(main(args.events, args.repeat, args.json))

@@ -1,12 +1,13 @@
 """What the event writer's hold-back costs per streamed text delta, before and after its fast path.
 
-    python benchmarks/held_deltas.py [--deltas 20000] [--repeats 11]
+    python benchmarks/held_deltas.py [--deltas 20000] [--repeats 11] [--json PATH]
 
 ``HeldDeltas.take`` over the deltas the demo model streams (one word each, with its leading
 space; no secret in them), with 8 known secrets. "before" is the hold-back without
 ``SecretRedactor.settled`` (every delta scanned, its last word held and the event rebuilt);
 "after" is ``runyard.redaction`` now (a delta nothing can grow a secret out of passes as the very
-event). Both run interleaved in one process; prints the median microseconds per delta.
+event). Both run interleaved in one process; prints the median microseconds per delta (``--json
+PATH``: as a summary row, no target).
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import argparse
 import random
 import statistics
 import time
+
+from _report import json_option, observed, write_rows
 
 from runyard.protocol import TextDeltaEvent, TextDeltaPayload
 from runyard.redaction import HoldBack, SecretRedactor
@@ -73,6 +76,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deltas", type=int, default=20_000)
     parser.add_argument("--repeats", type=int, default=11)
+    json_option(parser)
     args = parser.parse_args()
     deltas = _deltas(args.deltas)
     variants = {"before": _WithoutFastPath(SECRETS), "after": SecretRedactor(SECRETS)}
@@ -80,8 +84,14 @@ def main() -> None:
     for _ in range(args.repeats):
         for name, redactor in variants.items():
             taken[name].append(_microseconds_per_delta(redactor, deltas))
-    for name, values in taken.items():
-        print(f"{name}: median {statistics.median(values):.1f} µs per delta")
+    median = {name: statistics.median(values) for name, values in taken.items()}
+    for name, us in median.items():
+        print(f"{name}: median {us:.1f} µs per delta")
+    row = observed(
+        "the hold-back per demo-model delta (`HeldDeltas.take`), before → after its fast path",
+        f"{median['before']:.0f} µs → {median['after']:.0f} µs",
+    )
+    write_rows(args.json, [row])
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Observational memory: how much a tool-heavy transcript shrinks in the model's context.
 
-    python benchmarks/memory_observational.py [--turns 10] [--steps 5] [--write-docs]
+    python benchmarks/memory_observational.py [--turns 10] [--steps 5] [--write-docs] [--json PATH]
 
 Plays a synthetic autonomous loop (each turn: a user request, ``--steps`` tool calls returning
 workflow definitions and execution results, a short answer) through ``Memory.save`` with the
@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-from pathlib import Path
 
+from _report import TIMES, json_option, observed, write_rows, write_section
 from _workflow_session import observe, workflow
 
 from runyard.memory import Memory, ObservationalConfig
@@ -28,7 +28,6 @@ from runyard.storage import open_store
 from runyard.testing import scripted_model
 
 SCOPE = MemoryScope("bench-thread", "bench-user")
-DOCS = Path(__file__).resolve().parents[1] / "docs" / "benchmarks.md"
 START, END = "<!-- memory_observational:start -->", "<!-- memory_observational:end -->"
 
 
@@ -125,30 +124,25 @@ def report(turns: int, steps: int, r: dict[str, float]) -> str:
     )
 
 
-def write_docs(section: str, start: str = START, end: str = END) -> None:
-    """Replace one benchmark's section of docs/benchmarks.md (between ``start`` and ``end``),
-    leaving other sections alone."""
-    block = f"{start}\n{section}\n{end}"
-    text = DOCS.read_text() if DOCS.exists() else "# Benchmarks\n"
-    if start in text and end in text:
-        head, _, rest = text.partition(start)
-        _, _, tail = rest.partition(end)
-        text = head + block + tail
-    else:
-        text = text.rstrip("\n") + "\n\n" + block + "\n"
-    DOCS.write_text(text)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--turns", type=int, default=10)
     parser.add_argument("--steps", type=int, default=5)
     parser.add_argument("--write-docs", action="store_true", help="update docs/benchmarks.md")
+    json_option(parser)
     args = parser.parse_args()
-    section = report(args.turns, args.steps, asyncio.run(run(args.turns, args.steps)))
+    measured = asyncio.run(run(args.turns, args.steps))
+    section = report(args.turns, args.steps, measured)
     print(section)
+    summary = observed(
+        f"observational memory: whole transcript vs the model's context, {args.turns} turns {TIMES} "
+        f"{args.steps} tool calls, scripted observer",
+        f"{measured['total_ratio']:.1f}{TIMES} smaller ({measured['raw']:,.0f} → "
+        f"{measured['context']:,.0f} tokens)",
+    )
+    write_rows(args.json, [summary])
     if args.write_docs:
-        write_docs(section)
+        write_section(START, END, section)
 
 
 if __name__ == "__main__":

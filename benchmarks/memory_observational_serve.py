@@ -2,6 +2,7 @@
 
     python benchmarks/memory_observational_serve.py [--turns 200] [--steps 5]
         [--latency MODEL_MS:OBSERVER_MS ...] [--reflector-tokens 40000] [--write-docs]
+        [--json PATH]
 
 Posts ``--turns`` messages one after the other to runyard's real HTTP app (in-process, over
 ASGI; SQLite file; memory built by ``runyard.service.served_memory`` from the settings
@@ -31,8 +32,8 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from _report import Row, json_option, write_rows, write_section
 from _workflow_session import OBSERVER_PROMPT, observe, request_text, workflow
-from memory_observational import write_docs
 from pydantic_ai import RunContext
 from pydantic_ai import messages as pai
 from pydantic_ai.models import ModelRequestParameters, StreamedResponse
@@ -255,6 +256,17 @@ def _rows(s: Session) -> list[tuple[str, str]]:
     ]
 
 
+def summary(s: Session) -> Row:
+    """The summary row of one session: the raw history stays under the threshold, nobody waits."""
+    return Row(
+        f"raw history at a run's start, {s.turns}-turn tool-heavy session under `runyard serve`"
+        f" (model / observer calls {s.model_ms:g} / {s.observer_ms:g} ms)",
+        f"≤ {s.threshold:,} tokens (the threshold), no run waiting",
+        f"{max(s.raw):,} max, {s.waits} of {s.turns} waited",
+        max(s.raw) <= s.threshold and s.waits == 0,
+    )
+
+
 def report(sessions: list[Session]) -> str:
     s = sessions[0]
     columns = [_rows(session) for session in sessions]
@@ -325,6 +337,7 @@ def main() -> None:
     )
     parser.add_argument("--reflector-tokens", type=int, default=DEFAULT_REFLECTOR)
     parser.add_argument("--write-docs", action="store_true", help="update docs/benchmarks.md")
+    json_option(parser)
     args = parser.parse_args()
     sessions = []
     for latency in args.latency or ["0:0"]:
@@ -343,8 +356,9 @@ def main() -> None:
         print(report(sessions[-1:]), flush=True)
     section = report(sessions)
     print(section)
+    write_rows(args.json, [summary(session) for session in sessions])
     if args.write_docs:
-        write_docs(section, START, END)
+        write_section(START, END, section)
 
 
 if __name__ == "__main__":

@@ -11,9 +11,10 @@ interleaved in one event loop with:
 - ``tracing on``: the same with an SDK tracer provider and a batch processor whose exporter
   discards the spans (the network is not what is measured).
 
-The result is printed and written to the "Observability overhead" section of docs/benchmarks.md.
+The result is printed and written to the "Observability overhead" section of docs/benchmarks.md;
+``--json PATH`` writes the summary row.
 
-    python benchmarks/observability_overhead.py [--iterations N] [--no-write]
+    python benchmarks/observability_overhead.py [--iterations N] [--no-write] [--json PATH]
 """
 
 from __future__ import annotations
@@ -23,13 +24,12 @@ import asyncio
 import logging
 import os
 import platform
-import re
 import sys
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
+from _report import Row, json_option, observed, write_rows, write_section
 from _timing import Timed, Variant, interleave
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
@@ -47,7 +47,6 @@ from runyard.observability import (
 from runyard.redaction import RedactingTelemetry, SecretRedactor
 from runyard.telemetry import NO_TELEMETRY, Telemetry
 
-DOCS = Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md"
 START = "<!-- observability-overhead:start -->"
 END = "<!-- observability-overhead:end -->"
 PROMPT = "What is 2 + 3?"
@@ -127,12 +126,12 @@ def _render(timed: list[Timed], iterations: int, warmup: int) -> str:
     )
 
 
-def _write(body: str) -> None:
-    text = DOCS.read_text()
-    if START not in text:
-        text = text.rstrip("\n") + f"\n\n## Observability overhead\n\n{START}\n{END}\n"
-    pattern = re.compile(re.escape(START) + r".*?" + re.escape(END), re.DOTALL)
-    DOCS.write_text(pattern.sub(lambda _: f"{START}\n{body}\n{END}", text, count=1))
+def _summary(timed: list[Timed]) -> Row:
+    base, off, on = (t.median for t in timed)
+    return observed(
+        "telemetry per streamed one-tool run: `runyard serve`'s default (tracing off) / tracing on",
+        f"+{(off - base) * 1000:,.0f} µs / +{(on - base) * 1000:,.0f} µs on a {base:.2f} ms run",
+    )
 
 
 async def _measure(iterations: int, warmup: int) -> list[Timed]:
@@ -151,6 +150,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--iterations", type=int, default=1000, help="timed runs per row")
     parser.add_argument("--warmup", type=int, default=100, help="untimed runs per row first")
     parser.add_argument("--no-write", action="store_true", help="print only; leave the docs")
+    json_option(parser)
     args = parser.parse_args(argv)
     with open(os.devnull, "w") as sink:
         configure_logging("json", stream=sink)
@@ -158,9 +158,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         logging.getLogger().handlers.clear()
     body = _render(timed, args.iterations, args.warmup)
     print(body)
+    write_rows(args.json, [_summary(timed)])
     if not args.no_write:
-        _write(body)
-        print(f"written to {DOCS}", file=sys.stderr)
+        write_section(START, END, body, heading="## Observability overhead")
+        print("written to docs/benchmarks.md", file=sys.stderr)
 
 
 if __name__ == "__main__":

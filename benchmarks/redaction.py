@@ -1,7 +1,7 @@
 """What secret redaction costs per streamed text delta, before and after the shapes became one
 alternation and the catalog's credentials were learnt on reload instead of polled.
 
-    python benchmarks/redaction.py [--deltas 20000] [--repeats 7]
+    python benchmarks/redaction.py [--deltas 20000] [--repeats 7] [--json PATH]
 
 Every text delta the event writer stores passes ``SecretRedactor.redact_data`` (each string
 of the event: keys and values), and, since split secrets are held back, the redactor's
@@ -9,7 +9,8 @@ hold-back. "before" is the redactor as it was (each built-in shape its own regul
 expression, run one after another, and one followed source polled on every call), rebuilt
 here from its code; "after" is ``runyard.redaction`` now. Both know the same 8 secrets and
 see the same deltas (a few words each, every one different, no secret: the common case).
-Prints a Markdown table: the median over ``--repeats`` runs of the time per delta.
+Prints a Markdown table: the median over ``--repeats`` runs of the time per delta; ``--json
+PATH`` writes them as a summary row (no target).
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ import statistics
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
+
+from _report import json_option, observed, write_rows
 
 from runyard.redaction import BUILTIN_SECRET_PATTERNS, REDACTED, SecretRedactor
 
@@ -99,6 +102,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--deltas", type=int, default=20_000)
     parser.add_argument("--repeats", type=int, default=7)
+    json_option(parser)
     args = parser.parse_args()
     events = deltas(args.deltas)
     before, after = Before(SECRETS), SecretRedactor(SECRETS)
@@ -120,8 +124,15 @@ def main() -> None:
     print(f"{args.deltas} text deltas, {len(SECRETS)} known secrets, median of {args.repeats}\n")
     print("| redaction per text delta | µs |")
     print("|---|---|")
-    for name, samples in times.items():
-        print(f"| {name} | {statistics.median(samples):.1f} |")
+    median = {name: statistics.median(samples) for name, samples in times.items()}
+    for name, us in median.items():
+        print(f"| {name} | {us:.1f} |")
+    before, after, streamed = median.values()
+    row = observed(
+        "secret redaction per text delta, before → after (hold-back included)",
+        f"{before:.0f} µs → {after:.0f} µs ({streamed:.0f} µs)",
+    )
+    write_rows(args.json, [row])
 
 
 if __name__ == "__main__":

@@ -4,9 +4,10 @@ Every system does the same work on an equivalent zero-latency model: one user me
 calls ``add(a, b)`` (an async tool), the tool returns, the model answers. Each is timed with
 ``generate``-style and streamed runs, all interleaved in one event loop, and its resident memory
 per run parked inside the tool is measured in fresh processes. The result is printed and written
-to the "Runtime overhead" section of docs/benchmarks.md.
+to the "Runtime overhead" section of docs/benchmarks.md; ``--json PATH`` writes the summary rows.
 
     python benchmarks/runtime_overhead.py [--iterations N] [--parked-runs N] [--no-write]
+                                          [--json PATH]
 """
 
 from __future__ import annotations
@@ -17,18 +18,17 @@ import os
 import sys
 from collections.abc import Sequence
 from dataclasses import replace
-from pathlib import Path
 
 from _parked import parked_kib
 from _peers import System, build, check
 from _profile import Profile, profile_runs
-from _report import Measured, render, write_section
+from _report import json_option, write_rows
+from _runtime_overhead_report import Measured, render, summary_rows, write
 from _timing import Variant, interleave
 
 PEERS = ("pydantic-ai", "langgraph")
 AGENTS = ("runyard", *PEERS)
 TIMED = (*AGENTS, "model-layer")
-DOCS = Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md"
 
 
 def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -39,6 +39,7 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--parked-repeats", type=int, default=3, help="fresh processes per system")
     parser.add_argument("--profile-runs", type=int, default=200, help="runyard runs profiled")
     parser.add_argument("--no-write", action="store_true", help="print only; leave the docs")
+    json_option(parser)
     return parser.parse_args(argv)
 
 
@@ -79,9 +80,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     measured = replace(measured, parked=parked)
     body = render(measured, PEERS)
     print(body)
+    write_rows(args.json, summary_rows(measured, PEERS))
     if not args.no_write:
-        write_section(DOCS, body)
-        print(f"\nWritten to {DOCS}")
+        write(body)
+        print("\nWritten to docs/benchmarks.md")
 
 
 if __name__ == "__main__":

@@ -1,11 +1,12 @@
 """How many concurrent SSE connections one uvicorn worker holds.
 
-    python benchmarks/sse_connections.py [--connections 5000] [--procs 4] [--ping 5]
+    python benchmarks/sse_connections.py [--connections 5000] [--procs 4] [--ping 5] [--json PATH]
 
 Opens ``--connections`` SSE streams (each on its own thread id) from ``--procs`` client
 processes (each with at most 25 connections opening at a time), then waits until every stream has received a ``: ping`` keep-alive (sent after
 ``--ping`` idle seconds) — proof that the worker still serves each one — and reads the
 server's resident memory. Loopback only; each client waits at most a bounded time.
+``--json PATH`` writes the summary row against the target: 5,000 streams alive.
 """
 
 from __future__ import annotations
@@ -19,11 +20,13 @@ import tempfile
 import time
 from pathlib import Path
 
+from _report import at_least, json_option, write_rows
 from sse_common import free_port, open_stream, serve
 
 PING = b": ping\n\n"
 OPENING = 25
 """Connections each client process has in the middle of opening at once."""
+TARGET = 5000
 
 
 async def _hold(
@@ -115,6 +118,15 @@ def main(args: argparse.Namespace) -> None:
         f"| {share * args.procs} requested | {opened} opened | {pinged} alive (pinged) "
         f"| all pinged after {elapsed:.1f} s | server RSS {idle_rss:.0f} -> {rss:.0f} MB |"
     )
+    row = at_least(
+        "concurrent SSE connections one worker holds (alive: each got a keep-alive)",
+        pinged,
+        TARGET,
+        "",
+        f"{pinged:,} alive of {share * args.procs:,} opened in {elapsed:.0f} s, "
+        f"server RSS {idle_rss:.0f} → {rss:.0f} MB",
+    )
+    write_rows(args.json, [row])
 
 
 if __name__ == "__main__":
@@ -127,4 +139,5 @@ if __name__ == "__main__":
         parser.add_argument("--procs", type=int, default=4)
         parser.add_argument("--ping", type=float, default=5.0)
         parser.add_argument("--timeout", type=float, default=120.0)
+        json_option(parser)
         main(parser.parse_args())

@@ -1,13 +1,14 @@
 """Model delta -> SSE client latency with many concurrent streams, on one uvicorn worker.
 
     python benchmarks/sse_latency.py [--threads 100] [--clients 10] [--deltas 100]
-                                     [--interval-ms 100] [--procs 4]
+                                     [--interval-ms 100] [--procs 4] [--json PATH]
 
 ``--threads`` runs stream at once, each watched by ``--clients`` SSE connections
 (threads x clients streams in all), opened by ``--procs`` client processes so the load
 client is not the bottleneck. Every delta carries the monotonic time the model produced it;
 each client records, per delta, the time until its bytes were read from the socket.
-Loopback only; every loop is bounded by the number of deltas.
+Loopback only; every loop is bounded by the number of deltas. ``--json PATH`` writes the
+summary row against the target: p50 ≤ 1 ms and p99 ≤ 10 ms, every delta seen.
 """
 
 from __future__ import annotations
@@ -22,9 +23,11 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from _report import TIMES, Row, figure, json_option, write_rows
 from sse_common import STAMP, free_port, open_stream, percentile, post_json, serve
 
 FINISH = b'"type":"run-finish"'
+TARGET_P50_MS, TARGET_P99_MS = 1.0, 10.0
 
 
 async def _watch(port: int, thread: str, latencies: list[int], ready: asyncio.Event) -> None:
@@ -98,12 +101,21 @@ def main(args: argparse.Namespace) -> None:
             latencies.extend(json.loads(out.strip().splitlines()[-1]))
     ms = [v / 1e6 for v in latencies]
     expected = args.threads * args.clients * args.deltas
+    p50, p99 = percentile(ms, 50), percentile(ms, 99)
     print(
         f"| {args.threads * args.clients} streams ({args.threads} runs x {args.clients}) "
         f"| {args.deltas} deltas/run every {args.interval_ms:g} ms "
-        f"| {len(ms)}/{expected} deltas | p50 {percentile(ms, 50):.2f} ms "
-        f"| p99 {percentile(ms, 99):.2f} ms | max {max(ms):.1f} ms |"
+        f"| {len(ms)}/{expected} deltas | p50 {p50:.2f} ms "
+        f"| p99 {p99:.2f} ms | max {max(ms):.1f} ms |"
     )
+    row = Row(
+        f"model delta → SSE client at {args.threads * args.clients:,} streams ({args.threads:,} "
+        f"runs {TIMES} {args.clients}, {args.deltas} deltas every {args.interval_ms:g} ms), one worker",
+        f"p50 ≤ {TARGET_P50_MS:g} ms, p99 ≤ {TARGET_P99_MS:g} ms",
+        f"p50 {figure(p50)} ms, p99 {figure(p99)} ms ({len(ms):,} of {expected:,} deltas seen)",
+        p50 <= TARGET_P50_MS and p99 <= TARGET_P99_MS and len(ms) == expected,
+    )
+    write_rows(args.json, [row])
 
 
 if __name__ == "__main__":
@@ -116,4 +128,5 @@ if __name__ == "__main__":
         parser.add_argument("--deltas", type=int, default=100)
         parser.add_argument("--interval-ms", type=float, default=100)
         parser.add_argument("--procs", type=int, default=4)
+        json_option(parser)
         main(parser.parse_args())

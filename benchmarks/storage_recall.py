@@ -1,12 +1,15 @@
 """Semantic-recall latency and accuracy: top-5 by cosine over 100,000 vectors of one user.
 
     python benchmarks/storage_recall.py [--vectors 100000] [--dims 384] [--pgvector URL]
+                                        [--backend sqlite|pgvector] [--json PATH]
 
 Stores seeded, clustered unit vectors (2,000 topics plus noise, roughly how sentence
 embeddings spread) for one user across 100 threads, then times ``Store.query_embeddings``
 with resource scope (every row competes) and thread scope (one thread's rows). Accuracy is
 recall@5 against an exact full scan. SQLite ranks with sqlite-vec; PostgreSQL with pgvector
 (HNSW) when a URL to a server with the extension is given (or RUNYARD_TEST_PGVECTOR_URL).
+``--backend`` measures one backend only; ``--json PATH`` writes a summary row per backend against
+the target: resource-scope p95 ≤ 20 ms.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import uuid
 from pathlib import Path
 
 import asyncpg
+from _report import Row, at_most, json_option, write_rows
 
 from runyard.storage import EmbeddingEntry, Store, open_store
 from runyard.storage.sql.sqlite_vec_connection import connect, fetch
@@ -31,6 +35,8 @@ OWNER = {"tenant_id": "bench", "resource_id": "user-1"}
 THREADS = 100
 QUERIES = 50
 TOPICS = 2000
+TARGET_P95_MS = 20
+BACKENDS = {"sqlite": "SQLite", "postgresql": "PostgreSQL"}
 
 
 def _normalise(v: list[float]) -> list[float]:
@@ -90,37 +96,47 @@ async def _timed(
     return timings, found
 
 
-def _line(label: str, timings: list[float]) -> str:
+def _p50_p95(timings: list[float]) -> tuple[float, float]:
     ordered = sorted(timings)
-    p95 = ordered[int(len(ordered) * 0.95) - 1]
-    return f"  {label:<15} p50 {statistics.median(ordered):7.2f} ms   p95 {p95:7.2f} ms"
+    return statistics.median(ordered), ordered[int(len(ordered) * 0.95) - 1]
 
 
-async def measure(url: str, corpus: Corpus, truth: list[set[str]] | None) -> None:
-    """Fill a store at ``url`` and print its latencies (and recall when ``truth`` is given)."""
+def _line(label: str, timings: list[float]) -> str:
+    p50, p95 = _p50_p95(timings)
+    return f"  {label:<15} p50 {p50:7.2f} ms   p95 {p95:7.2f} ms"
+
+
+async def measure(url: str, corpus: Corpus, truth: list[set[str]]) -> Row:
+    """Fill a store at ``url``, print its latencies and recall; the summary row."""
     store = await open_store(url)
     try:
         fill = await _fill(store, corpus)
         n, dims = len(corpus.vectors), len(corpus.vectors[0])
         print(f"{store.backend} ({store.vector_search}): stored {n:,} x {dims} in {fill:.1f} s")
         timings, found = await _timed(store, corpus, None)
-        line = _line("resource scope", timings)
-        if truth is not None:
-            recall = statistics.mean(len(f & t) / 5 for f, t in zip(found, truth, strict=True))
-            line += f"   recall@5 {recall:.3f}"
-        print(line)
+        recall = statistics.mean(len(f & t) / 5 for f, t in zip(found, truth, strict=True))
+        print(_line("resource scope", timings) + f"   recall@5 {recall:.3f}")
         print(_line("thread scope", (await _timed(store, corpus, "thread-3"))[0]))
+        p50, p95 = _p50_p95(timings)
+        return at_most(
+            f"semantic recall top-5 over {n:,} vectors, {BACKENDS[store.backend]} "
+            f"(`{store.vector_search}`), resource scope, p95",
+            p95,
+            TARGET_P95_MS,
+            "ms",
+            f"p95 {p95:.1f} ms (p50 {p50:.1f}), recall@5 {recall:.3f}",
+        )
     finally:
         await store.close()
 
 
-async def _on_fresh_database(server: str, corpus: Corpus, truth: list[set[str]]) -> None:
+async def _on_fresh_database(server: str, corpus: Corpus, truth: list[set[str]]) -> Row:
     name = f"runyard_bench_{uuid.uuid4().hex[:8]}"
     admin = server.replace("postgresql+asyncpg://", "postgresql://")
     conn = await asyncpg.connect(admin)
     await conn.execute(f'CREATE DATABASE "{name}"')
     try:
-        await measure(f"{admin.rpartition('/')[0]}/{name}", corpus, truth)
+        return await measure(f"{admin.rpartition('/')[0]}/{name}", corpus, truth)
     finally:
         await conn.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
         await conn.close()
@@ -131,8 +147,13 @@ async def main() -> None:
     parser.add_argument("--vectors", type=int, default=100_000)
     parser.add_argument("--dims", type=int, default=384)
     parser.add_argument("--pgvector", default=os.environ.get("RUNYARD_TEST_PGVECTOR_URL", ""))
+    parser.add_argument("--backend", choices=["sqlite", "pgvector"], help="only this one")
+    json_option(parser)
     args = parser.parse_args()
+    if args.backend == "pgvector" and not args.pgvector:
+        parser.error("--backend pgvector needs --pgvector URL (or RUNYARD_TEST_PGVECTOR_URL)")
     corpus = Corpus(args.vectors, args.dims)
+    rows = []
     with tempfile.TemporaryDirectory() as tmp:
         # Ground truth from its own database, so the measured one starts empty.
         truth_path = str(Path(tmp) / "truth.db")
@@ -140,9 +161,11 @@ async def main() -> None:
         await _fill(store, corpus)
         await store.close()
         truth = _truth(truth_path, corpus)
-        await measure(f"sqlite:///{Path(tmp) / 'recall.db'}", corpus, truth)
-    if args.pgvector:
-        await _on_fresh_database(args.pgvector, corpus, truth)
+        if args.backend in (None, "sqlite"):
+            rows.append(await measure(f"sqlite:///{Path(tmp) / 'recall.db'}", corpus, truth))
+    if args.backend in (None, "pgvector") and args.pgvector:
+        rows.append(await _on_fresh_database(args.pgvector, corpus, truth))
+    write_rows(args.json, rows)
 
 
 if __name__ == "__main__":

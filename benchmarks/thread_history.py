@@ -1,6 +1,6 @@
 """``GET /v1/threads/{id}/messages`` on a thread with 1,000 runs: folding the log vs snapshots.
 
-    python benchmarks/thread_history.py [--runs 1000] [--deltas 30] [--repeat 20]
+    python benchmarks/thread_history.py [--runs 1000] [--deltas 30] [--repeat 20] [--json PATH]
 
 Writes one thread of ``--runs`` finished runs into a SQLite file through runyard's ``EventLog``
 (each run: ``run-start``, five reasoning deltas, a tool call with its result, ``--deltas`` text
@@ -14,7 +14,7 @@ and interleaved (``_timing.interleave``), the first page (50 messages) of the hi
 
 and, once, the lazy catch-up a thread from before snapshots pays on its first read (fold
 everything, store 1,000 snapshots). HTTP and JSON encoding cost the same on both paths and are
-left out.
+left out. ``--json PATH`` writes the first page's medians as a summary row (no target).
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from _report import Row, json_option, observed, write_rows
 from _timing import Variant, interleave
 
 from runyard.messages import AgentMessage
@@ -125,7 +126,7 @@ async def fold_everything(store: Store) -> list[dict[str, Any]]:
     return rows[-PAGE:]
 
 
-async def measure(args: argparse.Namespace, db: Path) -> None:
+async def measure(args: argparse.Namespace, db: Path) -> Row:
     store = await open_store(f"sqlite:///{db}", vectors="exact")
     bus = InProcessEventBus()
     events = EventLog(store, bus)
@@ -173,6 +174,11 @@ async def measure(args: argparse.Namespace, db: Path) -> None:
     print(
         f"| lazy catch-up of a thread without snapshots (once) | — | {catch_up * 1000:.0f} ms | |"
     )
+    folded_page, snapshot_page = timed[0].median, timed[1].median
+    return observed(
+        f"`/messages` first page on a thread with {args.runs:,} runs, folding the log → snapshots",
+        f"{folded_page:,.0f} ms → {snapshot_page:.0f} ms",
+    )
 
 
 def main() -> None:
@@ -180,9 +186,11 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=1000)
     parser.add_argument("--deltas", type=int, default=30)
     parser.add_argument("--repeat", type=int, default=20)
+    json_option(parser)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        asyncio.run(measure(args, Path(tmp) / "history.db"))
+        row = asyncio.run(measure(args, Path(tmp) / "history.db"))
+    write_rows(args.json, [row])
 
 
 if __name__ == "__main__":
