@@ -1,5 +1,6 @@
-"""Cold start: importing runyard, running an agent from the SDK or asking the CLI for help loads
-none of the heavy packages those paths do not use (docs/benchmarks.md, cold start).
+"""Cold start: importing runyard, running an agent from the SDK, asking the CLI for help or
+starting ``runyard serve`` on the embedded default loads none of the heavy packages those paths
+do not use (docs/benchmarks.md, cold start).
 
 Each check runs in a fresh interpreter, since this test process has imported them all already.
 They assert which modules are loaded, never how long it took.
