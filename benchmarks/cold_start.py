@@ -3,9 +3,10 @@
 Every row is a whole new Python process, timed from spawn to exit (or, for ``runyard serve``,
 to its first ``/readyz`` 200): bare Python, ``import runyard``, ``import runyard.cli``,
 ``runyard --help``, import + build an agent + its first one-tool run (runyard and, where
-installed, pydantic-ai and LangGraph), and ``runyard serve`` on the embedded default. Rows run
-interleaved, in an order that rotates each round, so the machine's noise lands on all alike;
-medians and best of ``--rounds``. Wall time depends on what else the machine runs; the CPU
+installed, pydantic-ai and LangGraph), and ``runyard serve`` on the embedded default, on a new
+database file (its first start: it migrates the file) and on one migrated already (a restart,
+which skips alembic). Rows run interleaved, in an order that rotates each round, so the
+machine's noise lands on all alike; medians and best of ``--rounds``. Wall time depends on what else the machine runs; the CPU
 time the process used (user + system) depends much less on it. ``serve``'s CPU includes its
 shutdown.
 
@@ -28,6 +29,7 @@ import compileall
 import importlib.util
 import os
 import resource
+import shutil
 import socket
 import statistics
 import subprocess
@@ -112,12 +114,15 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def _serve_ready() -> float:
-    """Spawn ``runyard serve`` on a fresh embedded SQLite database; seconds until /readyz 200."""
+def _serve_ready(migrated: Path | None = None) -> float:
+    """Spawn ``runyard serve`` on a fresh embedded SQLite database (a copy of ``migrated``, a
+    database a first start migrated already, when given); seconds until /readyz 200."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     with tempfile.TemporaryDirectory() as home:
+        if migrated is not None:
+            shutil.copyfile(migrated, Path(home) / "runyard.db")
         env = {**os.environ, "RUNYARD_DATABASE_URL": f"sqlite:///{home}/runyard.db"}
         command = [sys.executable, "-m", "runyard", "serve", "--port", str(port)]
         start = time.perf_counter()
@@ -129,6 +134,20 @@ def _serve_ready() -> float:
         finally:
             server.terminate()
             server.wait(timeout=60)
+
+
+def _migrated_database(folder: Path) -> Path:
+    """A SQLite file in ``folder`` with every migration applied (before any row is timed, so
+    its CPU is no row's)."""
+    path = folder / "migrated.db"
+    env = {**os.environ, "RUNYARD_DATABASE_URL": f"sqlite:///{path}"}
+    subprocess.run(
+        [sys.executable, "-m", "runyard", "db", "upgrade"],
+        check=True,
+        env=env,
+        stdout=subprocess.DEVNULL,
+    )
+    return path
 
 
 def _ready(url: str, server: subprocess.Popen[bytes], start: float) -> float:
@@ -150,9 +169,10 @@ PEERS_FIRST_RUN = (
 )
 HELP = "`runyard --help`"
 SERVE = "`runyard serve` to `/readyz` 200"
+SERVE_RESTART = "`runyard serve` to `/readyz` 200, database migrated already (a restart)"
 
 
-def _rows(langgraph_python: str | None) -> dict[str, Callable[[], float]]:
+def _rows(langgraph_python: str | None, folder: Path) -> dict[str, Callable[[], float]]:
     rows = {
         "bare Python (`-c pass`)": _python("-c", "pass"),
         "`import runyard`": _python("-c", "import runyard"),
@@ -166,6 +186,8 @@ def _rows(langgraph_python: str | None) -> dict[str, Callable[[], float]]:
     elif importlib.util.find_spec("langgraph") and importlib.util.find_spec("langchain"):
         rows[PEERS_FIRST_RUN[1]] = _python("-c", _LANGGRAPH_FIRST_RUN)
     rows[SERVE] = _serve_ready
+    migrated = _migrated_database(folder)
+    rows[SERVE_RESTART] = lambda: _serve_ready(migrated)
     return rows
 
 
@@ -213,7 +235,8 @@ def main() -> None:
     args = parser.parse_args()
     source = Path(importlib.util.find_spec("runyard").origin or "?").parent  # type: ignore[union-attr]
     compileall.compile_dir(source, quiet=1)
-    rows = _rows(args.langgraph_python)
+    folder = tempfile.TemporaryDirectory()
+    rows = _rows(args.langgraph_python, Path(folder.name))
     names = list(rows)
     times: dict[str, list[float]] = {name: [] for name in names}
     cpu: dict[str, list[float]] = {name: [] for name in names}

@@ -1,5 +1,6 @@
-"""Cold start: importing runyard, running an agent from the SDK or asking the CLI for help loads
-none of the heavy packages those paths do not use (docs/benchmarks.md, cold start).
+"""Cold start: importing runyard, running an agent from the SDK, asking the CLI for help or
+starting ``runyard serve`` on the embedded default loads none of the heavy packages those paths
+do not use (docs/benchmarks.md, cold start).
 
 Each check runs in a fresh interpreter, since this test process has imported them all already.
 They assert which modules are loaded, never how long it took.
@@ -10,6 +11,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -98,3 +100,30 @@ def test_the_lazy_storage_names_still_resolve() -> None:
 def test_the_http_app_loads_mcp_only_for_its_first_mcp_request() -> None:
     code = "from runyard.config import Settings\nfrom runyard.http import create_app\ncreate_app(Settings())"
     assert _loaded_after(code, ("mcp",)) == []
+
+
+# What `runyard serve` on the embedded default (a SQLite file already at the newest migration, no
+# catalog, tracing off) loads before it is ready: none of alembic, the catalog's YAML and JSON
+# Schema, the OpenTelemetry SDK or mcp.
+_SERVE_DEFERRED = ("alembic", "yaml", "jsonschema", "opentelemetry.sdk", "mcp")
+
+_SERVE_START = """
+import asyncio
+import runyard.cli.server
+from runyard.config import Settings
+from runyard.http import create_app
+
+async def start_and_stop() -> None:
+    app = create_app(Settings(database_url={url!r}, grpc_port=0))
+    async with app.router.lifespan_context(app):
+        assert app.state.runyard.parts is not None
+
+asyncio.run(start_and_stop())
+"""
+
+
+def test_serve_on_a_migrated_sqlite_file_loads_nothing_it_does_not_use(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'runyard.db'}"
+    migrate = f"import asyncio\nfrom runyard.storage import upgrade\nasyncio.run(upgrade({url!r}))"
+    assert "alembic" in _loaded_after(migrate, ("alembic",))  # a fresh file is migrated by it
+    assert _loaded_after(_SERVE_START.format(url=url), _SERVE_DEFERRED) == []

@@ -12,8 +12,15 @@ from store_parts import assert_implements
 
 from runyard.storage import InvalidDatabaseURL, Store, open_store, upgrade
 from runyard.storage.inmemory import InMemoryStore
-from runyard.storage.migrations import head_revision
+from runyard.storage.migrations import (
+    at_head,
+    head_revision,
+    newest_file_revision,
+    upgrade_to,
+    upgrade_to_head,
+)
 from runyard.storage.sql import SqlStore
+from runyard.storage.sql.engine import create_engine, write
 from runyard.storage.sql.schema import metadata
 from runyard.storage.urls import parse_database_url
 
@@ -84,6 +91,36 @@ async def test_migrations_build_every_table_from_an_empty_database(database_url:
         await store.close()
     assert {t.name for t in metadata.sorted_tables} <= tables
     assert version == head_revision()
+
+
+def test_every_migration_file_is_named_after_its_revision() -> None:
+    # at_head reads the newest revision from the file names, without alembic.
+    versions = Path(head_revision.__code__.co_filename).parent / "versions"
+    for path in versions.glob("v*.py"):
+        assert f'revision = "{path.name[1:5]}"' in path.read_text(), path.name
+    assert newest_file_revision() == head_revision()
+
+
+async def test_the_head_check_says_at_head_only_once_every_migration_is_applied(
+    tmp_path: Path,
+) -> None:
+    # On an empty file (the PostgreSQL database is shared by the session, migrated already; the
+    # migration test above upgrades it twice, through the head check).
+    target = parse_database_url(f"sqlite:///{tmp_path / 'runyard.db'}").sqlalchemy_url
+    assert target is not None
+    engine = create_engine(target)
+    try:
+        async with write(engine) as conn:
+            assert not await conn.run_sync(at_head)  # an empty database
+            await conn.run_sync(upgrade_to, "0008")
+            assert not await conn.run_sync(at_head)  # one migration behind
+            await conn.run_sync(upgrade_to_head)
+            assert await conn.run_sync(at_head)
+            await conn.run_sync(upgrade_to_head)  # at the head: nothing to do
+            version = (await conn.execute(text("SELECT version_num FROM alembic_version"))).all()
+    finally:
+        await engine.dispose()
+    assert version == [(head_revision(),)]
 
 
 async def test_sqlite_store_runs_in_wal_mode(tmp_path: Path) -> None:

@@ -13,11 +13,12 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from opentelemetry.sdk.resources import Resource
-from opentelemetry.sdk.trace import SpanProcessor, TracerProvider
-from opentelemetry.sdk.trace.export import BatchSpanProcessor
 from opentelemetry.trace import Tracer
+
+if TYPE_CHECKING:
+    from opentelemetry.sdk.trace import SpanProcessor, TracerProvider
 
 __all__ = ["OTEL_ENDPOINT_VARIABLES", "Tracing", "otlp_endpoint"]
 
@@ -71,6 +72,7 @@ class Tracing:
             return cls(content=content)
         # Imported only when on: the exporter pulls in protobuf and requests.
         from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+        from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
         exporter = OTLPSpanExporter(endpoint=endpoint)
         return cls.with_processor(BatchSpanProcessor(exporter), content, instance, endpoint)
@@ -85,6 +87,10 @@ class Tracing:
     ) -> Tracing:
         """Tracing into ``processor`` (tests: a ``SimpleSpanProcessor`` over an in-memory
         exporter)."""
+        # The SDK is loaded only when tracing is on: off, ``runyard serve`` never pays for it.
+        from opentelemetry.sdk.resources import Resource
+        from opentelemetry.sdk.trace import TracerProvider
+
         env = os.environ
         attributes = {"service.name": env.get("OTEL_SERVICE_NAME", "runyard")}
         if instance:

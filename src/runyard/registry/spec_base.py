@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
 from pydantic import AfterValidator, BaseModel, ConfigDict, StringConstraints
 
 __all__ = [
@@ -38,6 +36,11 @@ class SpecModel(BaseModel):
 
 def valid_json_schema(schema: dict[str, Any]) -> dict[str, Any]:
     """``schema`` when it is a JSON Schema (draft 2020-12), else a validation error naming the fault."""
+    # Imported by the first spec that brings a schema: ``runyard serve`` without one never pays
+    # for jsonschema (docs/benchmarks.md, cold start).
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import SchemaError
+
     try:
         Draft202012Validator.check_schema(schema)
     except SchemaError as exc:

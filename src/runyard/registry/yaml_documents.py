@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import yaml  # type: ignore[import-untyped]  # types-PyYAML is not installed yet
+if TYPE_CHECKING:
+    import yaml  # type: ignore[import-untyped]  # types-PyYAML is not installed yet
 
 __all__ = [
     "FieldPath",
@@ -54,6 +55,10 @@ def line_at(lines: Mapping[FieldPath, int], path: FieldPath, default: int = 1) -
 
 def read_documents(text: str) -> Iterator[YamlDocument]:
     """Every non-empty document of ``text``, in order; raises ``YamlError`` at the first fault."""
+    # PyYAML is imported by the first catalog file read: ``runyard serve`` without a catalog never
+    # pays for it (docs/benchmarks.md, cold start).
+    import yaml
+
     loader = yaml.SafeLoader(text)
     try:
         while loader.check_node():
@@ -92,6 +97,8 @@ def _lines(root: yaml.Node) -> dict[FieldPath, int]:
 
 
 def _children(path: FieldPath, node: yaml.Node) -> Iterator[tuple[FieldPath, int, yaml.Node]]:
+    import yaml  # loaded already by read_documents
+
     if isinstance(node, yaml.SequenceNode):
         for index, item in enumerate(node.value):
             yield (*path, index), item.start_mark.line + 1, item

@@ -16,6 +16,7 @@ from runyard.registry.tools import (
     ToolConfiguration,
     ToolDependencies,
     ToolFactories,
+    dependencies,
 )
 from runyard.tools import tool
 from tool_plugins import Install
@@ -78,6 +79,21 @@ async def test_every_build_gets_the_one_shared_client_closed_at_shutdown(install
     clients = sys.modules["runyard_echo_plugin"].CLIENTS
     assert len(clients) == 2
     assert all(client is shared for client in clients)
+    assert shared.is_closed
+
+
+async def test_the_shared_client_is_made_only_when_a_tool_asks_for_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Making it loads the CA bundle: a service whose tools call nowhere skips that at start-up.
+    made: list[object] = []
+    make = dependencies.guarded_client
+    monkeypatch.setattr(dependencies, "guarded_client", lambda e: made.append(e) or make(e))
+    async with ToolDependencies() as deps:
+        assert made == []
+        shared = deps.http
+        assert deps.http is shared
+    assert len(made) == 1
     assert shared.is_closed
 
 

@@ -26,7 +26,7 @@ Closer = Callable[[], Awaitable[None]]
 class ToolDependencies:
     """Shared clients for tool factories; ``async with`` closes everything it owns on exit.
 
-    ``http`` defaults to one ``httpx.AsyncClient`` created here behind the egress guard
+    ``http`` defaults to one ``httpx.AsyncClient`` made here on first use behind the egress guard
     (``egress``, default: every internal address refused; docs/security.md) with
     ``trust_env=False``, so no proxy or certificate setting is read from the environment behind
     the operator's back; a client passed in stays its caller's to configure and close. ``store``
@@ -47,10 +47,10 @@ class ToolDependencies:
             raise ConfigurationError(
                 "egress applies to the client ToolDependencies makes, not to http="
             )
-        if http is None:
-            http = guarded_client(egress)
-            self._closers.append(http.aclose)
         self._http = http
+        self._egress = egress
+        if http is None:  # made on first use, closed in this place of the closing order
+            self._closers.append(self._close_own_http)
         self._store = store
         self.binaries = binaries
         """Where ``ExecutionContext.get_binary_stream`` reads binaries from (None: nowhere)."""
@@ -59,7 +59,15 @@ class ToolDependencies:
     @property
     def http(self) -> httpx.AsyncClient:
         """The one HTTP client every tool shares (connection pooling across tools and runs)."""
+        if self._http is None:
+            # Made when the first tool that calls out is built: making it loads the CA bundle
+            # (tens of ms), which ``runyard serve`` with no such tool never needs.
+            self._http = guarded_client(self._egress)
         return self._http
+
+    async def _close_own_http(self) -> None:
+        if self._http is not None:
+            await self._http.aclose()
 
     @property
     def store(self) -> Store:

@@ -12,8 +12,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-import jsonschema
-
 from runyard.errors import ConfigurationError
 from runyard.registry.tools.build_context import BuildContext
 from runyard.registry.tools.configuration import ToolConfiguration
@@ -82,6 +80,11 @@ class McpToolkit:
             )
 
     def _tool(self, definition: McpTool) -> Tool:
+        # Loaded when an MCP server's tool is built (``Tool.from_function`` checks its schema
+        # with it), not when the catalog's factories are: ``runyard serve`` without one never
+        # pays for it (docs/benchmarks.md, cold start).
+        import jsonschema
+
         connection, name = self._connection, definition.name
 
         async def call_mcp_tool(**arguments: Any) -> Any:
