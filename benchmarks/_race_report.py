@@ -1,0 +1,288 @@
+"""The service race's results: summary rows (``make bench``'s table) and its docs section."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import statistics
+import subprocess
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from importlib import metadata
+from pathlib import Path
+
+from _race_measures import Options, Round
+from _report import _cpu
+from memory_observational import write_docs
+
+__all__ = ["ROWS", "Results", "render_rows", "render_section", "write_section"]
+
+START = "<!-- service_vs_langgraph:start -->"
+END = "<!-- service_vs_langgraph:end -->"
+RUNYARD, LANGGRAPH = "runyard", "LangGraph Server"
+_TIMES = "\N{MULTIPLICATION SIGN}"
+THROUGHPUT_TARGET = 5.0  # runyard's runs per second over LangGraph's
+MEMORY_TARGET = 5.0  # LangGraph's memory per active run over runyard's
+ROWS: tuple[tuple[str, str], ...] = (
+    ("service race vs LangGraph Server: runs/s, 1 thread", f"≥ 5{_TIMES} LangGraph's"),
+    ("service race vs LangGraph Server: runs/s, 10 concurrent threads", f"≥ 5{_TIMES} LangGraph's"),
+    (
+        "service race vs LangGraph Server: runs/s, 100 concurrent threads",
+        f"≥ 5{_TIMES} LangGraph's",
+    ),
+    ("service race: POST → first streamed event, p50 / p99 (1 / 10 / 100 threads)", "—"),
+    ("service race: memory per concurrent active run", "≤ ⅕ of LangGraph's"),
+    (
+        "service race: 1,000 SSE listeners on one thread (release → all have the run's end; RSS)",
+        "—",
+    ),
+)
+_PACKAGES = ("pydantic-ai-slim", "fastapi", "uvicorn")
+_PEER_PACKAGES = ("langgraph-api", "langgraph-runtime-inmem", "langgraph", "langchain", "uvicorn")
+
+
+@dataclass(frozen=True)
+class Results:
+    """Every round of one invocation, with what they ran on."""
+
+    rounds: list[Round]
+    options: Options
+    loads: list[float]  # the 1-minute load average before, between and after the rounds
+    when: str
+    versions: str
+
+    @classmethod
+    def of(cls, rounds: list[Round], options: Options, loads: list[float]) -> Results:
+        when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+        ours = ", ".join(f"{name} {_version(name)}" for name in _PACKAGES)
+        return cls(rounds, options, loads, when, f"{ours}; peer: {_peer_versions(options.venv)}")
+
+    def median(self, value: Callable[[Round], float]) -> float:
+        return statistics.median(value(r) for r in self.rounds)
+
+    def each(self, value: Callable[[Round], float], form: str) -> str:
+        return " / ".join(form.format(value(r)) for r in self.rounds)
+
+    def load_range(self) -> str:
+        loads = [*self.loads]
+        for found in self.rounds:
+            loads += [t.load for t in found.throughput.values()]
+            loads += [m.load for m in found.memory.values()]
+            loads += [f.load for f in found.fanout.values()]
+        return f"{min(loads):.1f}\N{EN DASH}{max(loads):.1f}"
+
+
+def _version(distribution: str) -> str:
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return "?"
+
+
+def _peer_versions(venv: Path) -> str:
+    code = (
+        "import json, importlib.metadata as m; "
+        f"print(json.dumps({{n: m.version(n) for n in {list(_PEER_PACKAGES)!r}}}))"
+    )
+    done = subprocess.run(
+        [str(venv / "bin" / "python"), "-c", code], capture_output=True, text=True, check=False
+    )
+    if done.returncode != 0:
+        return "versions unknown"
+    return ", ".join(f"{k} {v}" for k, v in json.loads(done.stdout).items())
+
+
+def _rate(found: Round, name: str, threads: int) -> float:
+    return found.throughput[(name, threads)].per_second
+
+
+def _ratio_rows(results: Results) -> list[tuple[str, float, float, float]]:
+    """(threads, runyard runs/s, LangGraph's, ratio) per concurrency, medians over rounds."""
+    out = []
+    for threads in results.options.concurrency:
+        ours = results.median(lambda r, t=threads: _rate(r, RUNYARD, t))
+        theirs = results.median(lambda r, t=threads: _rate(r, LANGGRAPH, t))
+        out.append((str(threads), ours, theirs, ours / theirs))
+    return out
+
+
+def _yes(met: bool) -> str:
+    return "yes" if met else "no"
+
+
+def render_rows(results: Results) -> list[dict[str, str]]:
+    """The summary rows: medians over the rounds, and the load average they ran under."""
+    load = f"load average {results.load_range()}, {len(results.rounds)} round(s)"
+    rows = []
+    for (what, target), (_, ours, theirs, ratio) in zip(ROWS, _ratio_rows(results), strict=False):
+        measured = f"{ours:.1f}/s vs {theirs:.1f}/s: {ratio:.1f}{_TIMES} ({load})"
+        rows.append(_row(what, target, measured, _yes(ratio >= THROUGHPUT_TARGET)))
+    rows.append(_row(*ROWS[3], _latency_summary(results), "—"))
+    ours_kib = results.median(lambda r: r.memory[RUNYARD].kib_per_run)
+    theirs_kib = results.median(lambda r: r.memory[LANGGRAPH].kib_per_run)
+    factor = theirs_kib / ours_kib if ours_kib > 0 else float("inf")
+    memory = (
+        f"{ours_kib:.0f} KiB vs {theirs_kib:.0f} KiB per run "
+        f"({results.options.held_runs} held): {factor:.1f}{_TIMES} less ({load})"
+    )
+    rows.append(_row(*ROWS[4], memory, _yes(factor >= MEMORY_TARGET)))
+    rows.append(_row(*ROWS[5], _fanout_summary(results), "—"))
+    return rows
+
+
+def _row(what: str, target: str, measured: str, met: str) -> dict[str, str]:
+    return {"what": what, "target": target, "measured": measured, "met": met}
+
+
+def _latency_summary(results: Results) -> str:
+    def both(name: str) -> str:
+        return ", ".join(
+            f"{results.median(lambda r, t=t: r.throughput[(name, t)].latency_ms('first_event', 50)):.0f}"
+            f" / {results.median(lambda r, t=t: r.throughput[(name, t)].latency_ms('first_event', 99)):.0f}"
+            for t in results.options.concurrency
+        )
+
+    return f"runyard {both(RUNYARD)} ms; LangGraph Server {both(LANGGRAPH)} ms"
+
+
+def _fanout_summary(results: Results) -> str:
+    def one(name: str) -> str:
+        to_all = results.median(lambda r: r.fanout[name].to_all_ms)
+        grown = results.median(lambda r: r.fanout[name].listening_mib - r.fanout[name].idle_mib)
+        return f"{name} {to_all:.0f} ms, +{grown:.0f} MiB"
+
+    return f"{one(RUNYARD)}; {one(LANGGRAPH)}"
+
+
+def render_section(results: Results) -> str:
+    """This benchmark's part of docs/benchmarks.md: method, figures of this run, targets."""
+    o = results.options
+    blocks = [
+        "## Service race: runyard's service against LangGraph Server",
+        _METHOD,
+        f"Measured {results.when} on {_cpu()} ({os.cpu_count()} CPUs, shared with other jobs), "
+        f"Python {platform.python_version()}; runyard with {results.versions}. "
+        f"{len(results.rounds)} round(s) of {o.seconds:g} s per throughput row; "
+        f"{o.held_runs} held runs; {o.listeners} listeners; 1-minute load average "
+        f"{results.load_range()} while it ran. Cells with several figures give each round's, "
+        "in order.",
+        _throughput_table(results),
+        _memory_table(results),
+        _fanout_table(results),
+        _targets_table(results),
+    ]
+    return "\n\n".join(blocks)
+
+
+_METHOD = """\
+`python benchmarks/service_vs_langgraph.py --langgraph-venv /tmp/lg-venv --write-docs`
+(`--quick`: one short round, ~2 minutes; `--json PATH`: the summary rows) regenerates this part.
+LangGraph Server is installed in a virtual environment of its own, never the project's:
+`python3 -m venv /tmp/lg-venv && /tmp/lg-venv/bin/pip install "langgraph-cli[inmem]"
+langgraph-sdk langchain`.
+
+- **Servers**: each its own process on a loopback port, started by the script, on its default
+  embedded store. runyard: its HTTP app (`create_app`, as `runyard serve` runs it) under uvicorn,
+  one worker, a SQLite file, no Redis, titles off (`benchmarks/service_race_app.py`). LangGraph
+  Server: `langgraph dev --no-reload` (the in-memory runtime of `langgraph-api`, the one that
+  runs without a licence or Docker) serving `benchmarks/langgraph_peer/graph.py`, file
+  persistence off, analytics and version check off, and `--n-jobs-per-worker` raised to the
+  most runs the race keeps in flight (`langgraph dev` runs **one** run at a time by default).
+  Both log warnings only. LangGraph's environment has uvloop and httptools, which its uvicorn
+  uses; the project's has neither, so runyard runs on asyncio and h11.
+- **Agent**: the same on both. One async tool `add(a, b)`; a zero-latency fake chat model
+  that calls `add(1, 2)`, then streams "The sum is 3." as four deltas (runyard: a pydantic-ai
+  `FunctionModel`, `benchmarks/_fake_models.py`; LangGraph: `create_agent` over a LangChain
+  `BaseChatModel`, `benchmarks/_fake_chat_model.py`). Every streamed run's text is checked.
+- **Client** (`benchmarks/_race_clients.py`, raw asyncio HTTP/1.1, one connection per
+  request): runyard: open `GET /v1/events/{threadId}` from the thread's last event id, `POST
+  /v1/chat/{threadId}`, read to `run-finish`, close — two requests per run. LangGraph: `POST
+  /threads/{id}/runs/stream` with `stream_mode: ["messages-tuple"]`, read to its end — one
+  request per run; `POST /threads` for each new thread.
+- **Throughput**: N clients, each on its own thread (a new one every 10 runs), run after run
+  for the row's seconds; runs/s = runs finished / time until the last one finished. Latency:
+  POST sent → first streamed event (runyard `run-start`, LangGraph `metadata`) and → first
+  model output (the tool call's chunk), over every run of the row.
+- **Memory per active run**: the runs held in their first model call (the fake model waits
+  for a file the script writes, `benchmarks/_held_runs.py`), each with its client streaming;
+  resident memory of the server's process tree (median of 5 samples) once every run is held,
+  minus the same just before, divided by the number of runs; then the runs are released and
+  must all finish with the answer.
+- **Listeners**: one held run; that many SSE connections to its thread (runyard `GET
+  /v1/events/{threadId}`, LangGraph `GET /threads/{id}/runs/{runId}/stream`), all connected;
+  server RSS; released: time from the release to the last listener holding the run's end (the
+  fake model notices the release within 20 ms), and the median listener.
+- **Rounds**: each round starts both servers afresh, warms each up (10 threads, a few seconds),
+  then takes every measure alternating between the two, in an order that rotates; the load
+  client is one Python process on the same two cores."""
+
+
+def _throughput_table(results: Results) -> str:
+    rows = [
+        "| threads | server | runs/s | POST → first event p50 / p99 | → first model output "
+        "p50 / p99 | → run's end p50 |",
+        "|---:|---|---:|---:|---:|---:|",
+    ]
+    for threads in results.options.concurrency:
+        for name in (RUNYARD, LANGGRAPH):
+            key = (name, threads)
+
+            def ms(attribute: str, p: float, k: tuple[str, int] = key) -> str:
+                return results.each(lambda r: r.throughput[k].latency_ms(attribute, p), "{:.1f}")
+
+            rows.append(
+                f"| {threads} | {name} | {results.each(lambda r, k=key: r.throughput[k].per_second, '{:.1f}')} "
+                f"| {ms('first_event', 50)} / {ms('first_event', 99)} ms "
+                f"| {ms('first_output', 50)} / {ms('first_output', 99)} ms "
+                f"| {ms('end', 50)} ms |"
+            )
+    return "\n".join(rows)
+
+
+def _memory_table(results: Results) -> str:
+    rows = [
+        "| server | RSS before → with the runs held | KiB per active run |",
+        "|---|---:|---:|",
+    ]
+    for name in (RUNYARD, LANGGRAPH):
+        before_after = " / ".join(
+            f"{r.memory[name].idle_mib:.0f} → {r.memory[name].held_mib:.0f} MiB"
+            for r in results.rounds
+        )
+        kib = results.each(lambda r, n=name: r.memory[n].kib_per_run, "{:.0f}")
+        rows.append(f"| {name} | {before_after} | {kib} |")
+    return "\n".join(rows)
+
+
+def _fanout_table(results: Results) -> str:
+    rows = [
+        f"| server | RSS idle → {results.options.listeners} listeners | release → last listener "
+        "has the end | → median listener | first event → last end |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for name in (RUNYARD, LANGGRAPH):
+        rss = " / ".join(
+            f"{r.fanout[name].idle_mib:.0f} → {r.fanout[name].listening_mib:.0f} MiB"
+            for r in results.rounds
+        )
+        rows.append(
+            f"| {name} | {rss} | {results.each(lambda r, n=name: r.fanout[n].to_all_ms, '{:.0f}')} ms "
+            f"| {results.each(lambda r, n=name: r.fanout[n].p50_ms, '{:.0f}')} ms "
+            f"| {results.each(lambda r, n=name: r.fanout[n].spread_ms, '{:.0f}')} ms |"
+        )
+    return "\n".join(rows)
+
+
+def _targets_table(results: Results) -> str:
+    rows = ["| what | target | measured (medians of the rounds) | met |", "|---|---|---|---|"]
+    for row in render_rows(results):
+        met = row["met"] if row["met"] != "no" else "**no**"
+        rows.append(f"| {row['what']} | {row['target']} | {row['measured']} | {met} |")
+    return "\n".join(rows)
+
+
+def write_section(section: str) -> None:
+    """Replace this benchmark's section of docs/benchmarks.md, leaving the others alone."""
+    write_docs(section, START, END)

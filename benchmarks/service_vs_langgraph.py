@@ -1,0 +1,181 @@
+"""Service race: runyard's HTTP + SSE service against LangGraph Server, same machine, one run.
+
+    python benchmarks/service_vs_langgraph.py [--quick] [--json PATH] [--write-docs]
+        [--langgraph-venv /tmp/lg-venv] [--rounds N] [--seconds S]
+
+Both servers run as their own processes on loopback ports, started by this script, each on its
+default embedded store: runyard's HTTP app (``service_race_app.py``) under uvicorn on a SQLite
+file, LangGraph Server as ``langgraph dev`` (its in-memory runtime) serving
+``langgraph_peer/graph.py``. Both serve the same agent: one async tool ``add`` on a
+zero-latency fake chat model that calls ``add(1, 2)`` and then streams "The sum is 3." as four
+deltas. Every streamed run's text is checked.
+
+LangGraph Server lives in its own virtual environment, never in the project's. Set it up once
+(offline-capable from a PyPI mirror; about a minute):
+
+    python3 -m venv /tmp/lg-venv
+    /tmp/lg-venv/bin/pip install "langgraph-cli[inmem]" langgraph-sdk langchain
+
+and pass ``--langgraph-venv /tmp/lg-venv`` (the default). Without it, the script prints (or
+writes with ``--json``) rows saying it did not run, and exits 0.
+
+Measured in rounds; each round starts both servers afresh, then, alternating between them in
+an order that rotates: a warm-up; memory per active run (``--held-runs`` runs held inside their
+first model call, each with its client streaming; resident memory of the server's process tree
+before and while they are held); sustained runs per second with 1, 10 and 100 concurrent
+threads for ``--seconds`` each (a client per thread: POST a run, stream its events to the end,
+again; a new thread every 10 runs), with POST → first streamed event and → first model output
+latencies; and ``--listeners`` SSE listeners on one thread (a held run, every listener
+connected, then released: time until each has the run's end, and the server's memory).
+``--quick`` is one short round (about two minutes); ``--json PATH`` writes the summary rows
+``{"what", "target", "measured", "met"}``; ``--write-docs`` rewrites this benchmark's section of
+docs/benchmarks.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Sequence
+from contextlib import ExitStack
+from functools import partial
+from pathlib import Path
+
+from _held_runs import RELEASE_DIR
+from _race_clients import Client, LangGraphClient, RunyardClient
+from _race_measures import Options, Round, fanout, held_memory, throughput
+from _race_report import ROWS, Results, render_rows, render_section, write_section
+from _race_servers import Server, langgraph_server, runyard_server
+
+
+def _say(step: str) -> None:
+    print(f"... {step}", file=sys.stderr, flush=True)
+
+
+async def _measure_round(index: int, servers: Sequence[Server], options: Options) -> Round:
+    clients: dict[str, tuple[Client, Server]] = {}
+    for server in servers:
+        client: Client = (
+            RunyardClient(server.port) if server.name == "runyard" else LangGraphClient(server.port)
+        )
+        clients[server.name] = (client, server)
+    names = list(clients)
+    releases = Path(os.environ[RELEASE_DIR])
+    found = Round()
+
+    def order(shift: int) -> list[str]:
+        shift %= len(names)
+        return names[shift:] + names[:shift]
+
+    for name in order(index):
+        _say(f"round {index + 1}: warming up {name}")
+        await throughput(clients[name][0], 10, options.warmup)
+    for name in order(index):
+        _say(f"round {index + 1}: {name}, {options.held_runs} runs held")
+        client, server = clients[name]
+        found.memory[name] = await held_memory(client, server, options.held_runs, releases)
+    for step, concurrency in enumerate(options.concurrency):
+        for name in order(index + step):
+            _say(f"round {index + 1}: {name}, {concurrency} concurrent threads")
+            result = await throughput(clients[name][0], concurrency, options.seconds)
+            found.throughput[(name, concurrency)] = result
+    for name in order(index):
+        _say(f"round {index + 1}: {name}, {options.listeners} listeners on one thread")
+        client, server = clients[name]
+        found.fanout[name] = await fanout(client, server, options.listeners, releases)
+    return found
+
+
+def run_rounds(options: Options) -> Results:
+    rounds: list[Round] = []
+    loads = [os.getloadavg()[0]]
+    for index in range(options.rounds):
+        rounds.append(_round(index, options))
+        loads.append(os.getloadavg()[0])
+    return Results.of(rounds, options, loads)
+
+
+def _round(index: int, options: Options) -> Round:
+    """Start both servers afresh (which first alternates), measure, stop them."""
+    with tempfile.TemporaryDirectory(prefix="service-race-") as scratch, ExitStack() as stack:
+        root = Path(scratch)
+        releases, runyard_home, langgraph_home = (root / n for n in ("held", "ry", "lg"))
+        for folder in (releases, runyard_home, langgraph_home):
+            folder.mkdir()
+        os.environ[RELEASE_DIR] = str(releases)
+        jobs = max(*options.concurrency, options.held_runs)
+        _say(f"round {index + 1}: starting both servers")
+        starts = [
+            partial(runyard_server, runyard_home, releases),
+            partial(langgraph_server, options.venv, langgraph_home, releases, jobs),
+        ]
+        servers = [stack.enter_context(start()) for start in starts[:: 1 if index % 2 else -1]]
+        servers.sort(key=lambda s: s.name != "runyard")
+        return asyncio.run(_measure_round(index, servers, options))
+
+
+def _options(args: argparse.Namespace) -> Options:
+    quick = args.quick
+    return Options(
+        venv=Path(args.langgraph_venv),
+        rounds=args.rounds or (1 if quick else 3),
+        seconds=args.seconds or (4.0 if quick else 15.0),
+        warmup=2.0 if quick else 5.0,
+        concurrency=(1, 10, 100),
+        held_runs=args.held_runs or (100 if quick else 500),
+        listeners=args.listeners,
+    )
+
+
+def _not_run(why: str) -> list[dict[str, str]]:
+    return [
+        {"what": what, "target": target, "measured": f"not run: {why}", "met": "—"}
+        for what, target in ROWS
+    ]
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--langgraph-venv", default="/tmp/lg-venv", help="LangGraph Server's venv")
+    parser.add_argument("--quick", action="store_true", help="one short round (~2 minutes)")
+    parser.add_argument("--json", type=Path, help="write the summary rows as JSON here")
+    parser.add_argument(
+        "--write-docs", action="store_true", help="rewrite docs/benchmarks.md's section"
+    )
+    parser.add_argument("--rounds", type=int, help="rounds, each with fresh servers (3; quick 1)")
+    parser.add_argument("--seconds", type=float, help="seconds per throughput row (15; quick 4)")
+    parser.add_argument("--held-runs", type=int, help="runs held for memory (500; quick 100)")
+    parser.add_argument("--listeners", type=int, default=1000, help="SSE listeners on one thread")
+    args = parser.parse_args(argv)
+    options = _options(args)
+    langgraph = options.venv / "bin" / "langgraph"
+    if not langgraph.exists():
+        why = f"no LangGraph Server at {langgraph} (see the script's docstring to set it up)"
+        rows = _not_run(why)
+        print(why, file=sys.stderr)
+    else:
+        try:
+            results = run_rounds(options)
+        except RuntimeError as error:
+            why = str(error).splitlines()[0]
+            print(error, file=sys.stderr)
+            rows = _not_run(why)
+        else:
+            rows = render_rows(results)
+            print(render_section(results))
+            if args.write_docs:
+                write_section(render_section(results))
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=2) + "\n")
+    elif not args.write_docs:
+        print("\n| what | target | measured | met |\n|---|---|---|---|")
+        for row in rows:
+            print(f"| {row['what']} | {row['target']} | {row['measured']} | {row['met']} |")
+
+
+if __name__ == "__main__":
+    main()
