@@ -56,7 +56,9 @@ class Client(Protocol):
 
     async def start_background(self, thread: str, prompt: str) -> str: ...
 
-    async def listen(self, thread: str, run: str, connected: Callable[[], None]) -> Followed: ...
+    async def listen(self, thread: str, run: str) -> Response: ...
+
+    async def follow(self, listener: Response) -> Followed: ...
 
 
 # A frame's part in a run: ("output" | "end" | "error" | "other", text it adds).
@@ -80,6 +82,17 @@ async def _follow(response: Response, classify: Classify, started: float) -> Fol
         if kind == "end":
             break
     seen.end = time.perf_counter() - started
+    return seen
+
+
+async def _follow_listener(listener: Response, classify: Classify, system: str) -> Followed:
+    """Read an opened listener's stream to the run's end, then close it."""
+    try:
+        async with asyncio.timeout(_RUN_SECONDS):
+            seen = await _follow(listener, classify, time.perf_counter())
+    finally:
+        listener.close()
+    seen.check(system)
     return seen
 
 
@@ -122,16 +135,11 @@ class RunyardClient:
     async def start_background(self, thread: str, prompt: str) -> str:
         return await self._post(thread, prompt)
 
-    async def listen(self, thread: str, run: str, connected: Callable[[], None]) -> Followed:
-        async with asyncio.timeout(_RUN_SECONDS):
-            stream = await self._stream(thread)
-            connected()
-            try:
-                seen = await _follow(stream, _runyard_frame, time.perf_counter())
-            finally:
-                stream.close()
-        seen.check(self.name)
-        return seen
+    async def listen(self, thread: str, run: str) -> Response:
+        return await self._stream(thread)
+
+    async def follow(self, listener: Response) -> Followed:
+        return await _follow_listener(listener, _runyard_frame, self.name)
 
     async def _stream(self, thread: str) -> Response:
         cursor = self._cursors.get(thread, "0")
@@ -186,19 +194,16 @@ class LangGraphClient:
         run = await json_call(self.port, "POST", f"/threads/{thread}/runs", self._run_body(prompt))
         return str(run["run_id"])
 
-    async def listen(self, thread: str, run: str, connected: Callable[[], None]) -> Followed:
+    async def listen(self, thread: str, run: str) -> Response:
         path = f"/threads/{thread}/runs/{run}/stream?stream_mode={self._MODES[0]}"
-        async with asyncio.timeout(_RUN_SECONDS):
-            response = await request(self.port, "GET", path)
-            connected()
-            try:
-                if response.status != 200:
-                    raise RuntimeError(f"join stream: HTTP {response.status}")
-                seen = await _follow(response, _langgraph_frame, time.perf_counter())
-            finally:
-                response.close()
-        seen.check(self.name)
-        return seen
+        response = await request(self.port, "GET", path)
+        if response.status != 200:
+            response.close()
+            raise RuntimeError(f"join stream: HTTP {response.status}")
+        return response
+
+    async def follow(self, listener: Response) -> Followed:
+        return await _follow_listener(listener, _langgraph_frame, self.name)
 
     def _run_body(self, prompt: str) -> dict[str, object]:
         return {

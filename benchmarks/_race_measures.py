@@ -36,11 +36,16 @@ _HELD_POLL = 0.05
 class Throughput:
     runs: list[Followed]
     seconds: float
+    server_cpu: float  # seconds of CPU the server's process tree used meanwhile
     load: float
 
     @property
     def per_second(self) -> float:
         return len(self.runs) / self.seconds
+
+    @property
+    def cpu_ms_per_run(self) -> float:
+        return self.server_cpu * 1000 / len(self.runs)
 
     def latency_ms(self, attribute: str, p: float) -> float:
         return percentile([getattr(r, attribute) * 1000 for r in self.runs], p)
@@ -76,7 +81,9 @@ class Round:
     fanout: dict[str, Fanout] = field(default_factory=dict)
 
 
-async def throughput(client: Client, concurrency: int, seconds: float) -> Throughput:
+async def throughput(
+    client: Client, server: Server, concurrency: int, seconds: float
+) -> Throughput:
     """``concurrency`` clients, each running turns on its own thread until ``seconds`` pass."""
     deadline = time.perf_counter() + seconds
     gate = asyncio.Semaphore(OPENING)
@@ -92,13 +99,14 @@ async def throughput(client: Client, concurrency: int, seconds: float) -> Throug
                 done.append(await client.run(thread))
         return done
 
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), server.cpu_seconds()
     runs = [
         r
         for batch in await asyncio.gather(*(one_client() for _ in range(concurrency)))
         for r in batch
     ]
-    return Throughput(runs, time.perf_counter() - started, os.getloadavg()[0])
+    elapsed = time.perf_counter() - started
+    return Throughput(runs, elapsed, server.cpu_seconds() - cpu, os.getloadavg()[0])
 
 
 async def held_memory(client: Client, server: Server, runs: int, releases: Path) -> HeldMemory:
@@ -131,17 +139,16 @@ async def fanout(client: Client, server: Server, listeners: int, releases: Path)
     gate, opened = asyncio.Semaphore(OPENING), asyncio.Event()
     connected = [0]
 
-    def one_connected() -> None:
+    async def one_listener() -> Followed:
+        async with gate:
+            listener = await client.listen(thread, run)
         connected[0] += 1
         if connected[0] == listeners:
             opened.set()
-
-    async def one_listener() -> Followed:
-        async with gate:
-            return await client.listen(thread, run, one_connected)
+        return await client.follow(listener)
 
     tasks = [asyncio.create_task(one_listener()) for _ in range(listeners)]
-    await asyncio.wait_for(opened.wait(), timeout=300)
+    await asyncio.wait_for(opened.wait(), timeout=120)
     await asyncio.sleep(1)  # let the last connections' first frames settle before measuring
     listening = _settled_rss(server)
     load = os.getloadavg()[0]

@@ -17,11 +17,24 @@ from _race_measures import Options, Round
 from _report import _cpu
 from memory_observational import write_docs
 
-__all__ = ["ROWS", "Results", "render_rows", "render_section", "write_section"]
+__all__ = [
+    "LANGGRAPH",
+    "ROWS",
+    "RUNYARD",
+    "RUNYARD_MEMORY",
+    "SYSTEMS",
+    "Results",
+    "render_rows",
+    "render_section",
+    "write_section",
+]
 
 START = "<!-- service_vs_langgraph:start -->"
 END = "<!-- service_vs_langgraph:end -->"
-RUNYARD, LANGGRAPH = "runyard", "LangGraph Server"
+RUNYARD, RUNYARD_MEMORY, LANGGRAPH = "runyard", "runyard, memory://", "LangGraph Server"
+SYSTEMS = (RUNYARD, RUNYARD_MEMORY, LANGGRAPH)
+"""runyard on its default embedded store (SQLite, the one the targets are held to), on its
+in-memory store (the like of LangGraph's in-memory runtime), and LangGraph Server."""
 _TIMES = "\N{MULTIPLICATION SIGN}"
 THROUGHPUT_TARGET = 5.0  # runyard's runs per second over LangGraph's
 MEMORY_TARGET = 5.0  # LangGraph's memory per active run over runyard's
@@ -38,6 +51,7 @@ ROWS: tuple[tuple[str, str], ...] = (
         "service race: 1,000 SSE listeners on one thread (release → all have the run's end; RSS)",
         "—",
     ),
+    ("service race: server CPU per run (10 threads)", "—"),
 )
 _PACKAGES = ("pydantic-ai-slim", "fastapi", "uvicorn")
 _PEER_PACKAGES = ("langgraph-api", "langgraph-runtime-inmem", "langgraph", "langchain", "uvicorn")
@@ -98,14 +112,9 @@ def _rate(found: Round, name: str, threads: int) -> float:
     return found.throughput[(name, threads)].per_second
 
 
-def _ratio_rows(results: Results) -> list[tuple[str, float, float, float]]:
-    """(threads, runyard runs/s, LangGraph's, ratio) per concurrency, medians over rounds."""
-    out = []
-    for threads in results.options.concurrency:
-        ours = results.median(lambda r, t=threads: _rate(r, RUNYARD, t))
-        theirs = results.median(lambda r, t=threads: _rate(r, LANGGRAPH, t))
-        out.append((str(threads), ours, theirs, ours / theirs))
-    return out
+def _rates(results: Results, threads: int) -> dict[str, float]:
+    """Runs per second of every system with ``threads`` concurrent threads, medians of rounds."""
+    return {name: results.median(lambda r, n=name: _rate(r, n, threads)) for name in SYSTEMS}
 
 
 def _yes(met: bool) -> str:
@@ -116,19 +125,30 @@ def render_rows(results: Results) -> list[dict[str, str]]:
     """The summary rows: medians over the rounds, and the load average they ran under."""
     load = f"load average {results.load_range()}, {len(results.rounds)} round(s)"
     rows = []
-    for (what, target), (_, ours, theirs, ratio) in zip(ROWS, _ratio_rows(results), strict=False):
-        measured = f"{ours:.1f}/s vs {theirs:.1f}/s: {ratio:.1f}{_TIMES} ({load})"
+    for (what, target), threads in zip(ROWS, results.options.concurrency, strict=False):
+        rate = _rates(results, threads)
+        ratio, in_memory = rate[RUNYARD] / rate[LANGGRAPH], rate[RUNYARD_MEMORY] / rate[LANGGRAPH]
+        measured = (
+            f"{rate[RUNYARD]:.1f}/s vs {rate[LANGGRAPH]:.1f}/s: {ratio:.1f}{_TIMES} "
+            f"(runyard on memory:// {rate[RUNYARD_MEMORY]:.1f}/s: {in_memory:.1f}{_TIMES}; {load})"
+        )
         rows.append(_row(what, target, measured, _yes(ratio >= THROUGHPUT_TARGET)))
     rows.append(_row(*ROWS[3], _latency_summary(results), "—"))
-    ours_kib = results.median(lambda r: r.memory[RUNYARD].kib_per_run)
-    theirs_kib = results.median(lambda r: r.memory[LANGGRAPH].kib_per_run)
-    factor = theirs_kib / ours_kib if ours_kib > 0 else float("inf")
+    kib = {name: results.median(lambda r, n=name: r.memory[n].kib_per_run) for name in SYSTEMS}
+    factor = kib[LANGGRAPH] / kib[RUNYARD] if kib[RUNYARD] > 0 else float("inf")
     memory = (
-        f"{ours_kib:.0f} KiB vs {theirs_kib:.0f} KiB per run "
-        f"({results.options.held_runs} held): {factor:.1f}{_TIMES} less ({load})"
+        f"{kib[RUNYARD]:.0f} KiB vs {kib[LANGGRAPH]:.0f} KiB per run "
+        f"({results.options.held_runs} held): {factor:.1f}{_TIMES} less "
+        f"(runyard on memory:// {kib[RUNYARD_MEMORY]:.0f} KiB; {load})"
     )
     rows.append(_row(*ROWS[4], memory, _yes(factor >= MEMORY_TARGET)))
     rows.append(_row(*ROWS[5], _fanout_summary(results), "—"))
+    cpu = {
+        name: results.median(lambda r, n=name: r.throughput[(n, 10)].cpu_ms_per_run)
+        for name in SYSTEMS
+    }
+    measured = ", ".join(f"{name} {cpu[name]:.1f} ms" for name in SYSTEMS)
+    rows.append(_row(*ROWS[6], measured, "—"))
     return rows
 
 
@@ -144,7 +164,7 @@ def _latency_summary(results: Results) -> str:
             for t in results.options.concurrency
         )
 
-    return f"runyard {both(RUNYARD)} ms; LangGraph Server {both(LANGGRAPH)} ms"
+    return "; ".join(f"{name} {both(name)} ms" for name in SYSTEMS)
 
 
 def _fanout_summary(results: Results) -> str:
@@ -153,7 +173,7 @@ def _fanout_summary(results: Results) -> str:
         grown = results.median(lambda r: r.fanout[name].listening_mib - r.fanout[name].idle_mib)
         return f"{name} {to_all:.0f} ms, +{grown:.0f} MiB"
 
-    return f"{one(RUNYARD)}; {one(LANGGRAPH)}"
+    return "; ".join(one(name) for name in SYSTEMS)
 
 
 def render_section(results: Results) -> str:
@@ -221,12 +241,12 @@ langgraph-sdk langchain`.
 
 def _throughput_table(results: Results) -> str:
     rows = [
-        "| threads | server | runs/s | POST → first event p50 / p99 | → first model output "
-        "p50 / p99 | → run's end p50 |",
-        "|---:|---|---:|---:|---:|---:|",
+        "| threads | server | runs/s | server CPU per run | POST → first event p50 / p99 "
+        "| → first model output p50 / p99 | → run's end p50 |",
+        "|---:|---|---:|---:|---:|---:|---:|",
     ]
     for threads in results.options.concurrency:
-        for name in (RUNYARD, LANGGRAPH):
+        for name in SYSTEMS:
             key = (name, threads)
 
             def ms(attribute: str, p: float, k: tuple[str, int] = key) -> str:
@@ -234,6 +254,7 @@ def _throughput_table(results: Results) -> str:
 
             rows.append(
                 f"| {threads} | {name} | {results.each(lambda r, k=key: r.throughput[k].per_second, '{:.1f}')} "
+                f"| {results.each(lambda r, k=key: r.throughput[k].cpu_ms_per_run, '{:.1f}')} ms "
                 f"| {ms('first_event', 50)} / {ms('first_event', 99)} ms "
                 f"| {ms('first_output', 50)} / {ms('first_output', 99)} ms "
                 f"| {ms('end', 50)} ms |"
@@ -246,7 +267,7 @@ def _memory_table(results: Results) -> str:
         "| server | RSS before → with the runs held | KiB per active run |",
         "|---|---:|---:|",
     ]
-    for name in (RUNYARD, LANGGRAPH):
+    for name in SYSTEMS:
         before_after = " / ".join(
             f"{r.memory[name].idle_mib:.0f} → {r.memory[name].held_mib:.0f} MiB"
             for r in results.rounds
@@ -262,7 +283,7 @@ def _fanout_table(results: Results) -> str:
         "has the end | → median listener | first event → last end |",
         "|---|---:|---:|---:|---:|",
     ]
-    for name in (RUNYARD, LANGGRAPH):
+    for name in SYSTEMS:
         rss = " / ".join(
             f"{r.fanout[name].idle_mib:.0f} → {r.fanout[name].listening_mib:.0f} MiB"
             for r in results.rounds

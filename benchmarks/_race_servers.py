@@ -1,7 +1,8 @@
 """The two servers of the service race, each its own process on a loopback port.
 
-- runyard: ``service_race_app:create`` under uvicorn (one worker), on a fresh SQLite file and
-  the in-process bus, from this interpreter;
+- runyard: ``service_race_app:create`` under uvicorn (one worker), on a fresh SQLite file (its
+  default embedded store; or ``memory://``, its in-memory store) and the in-process bus, from
+  this interpreter;
 - LangGraph Server: ``langgraph dev`` (the in-memory runtime of ``langgraph-api``) serving
   ``langgraph_peer/graph.py`` from the virtual environment ``--langgraph-venv`` names, with file
   persistence off, analytics and the version check off, and enough concurrent jobs for every
@@ -26,7 +27,7 @@ from pathlib import Path
 
 from _held_runs import RELEASE_DIR
 
-__all__ = ["Server", "langgraph_server", "runyard_server", "tree_rss_mib"]
+__all__ = ["Server", "langgraph_server", "runyard_server", "tree_cpu_seconds", "tree_rss_mib"]
 
 HERE = Path(__file__).resolve().parent
 PEER = HERE / "langgraph_peer"
@@ -44,15 +45,22 @@ class Server:
     def rss_mib(self) -> float:
         return tree_rss_mib(self.process.pid)
 
+    def cpu_seconds(self) -> float:
+        """CPU time (user + system) the server's process tree has used so far."""
+        return tree_cpu_seconds(self.process.pid)
+
 
 @contextmanager
-def runyard_server(folder: Path, release_dir: Path) -> Iterator[Server]:
-    """runyard's HTTP app with the race agent, on ``folder/runyard.db``."""
+def runyard_server(
+    folder: Path, release_dir: Path, *, in_memory: bool = False, name: str = "runyard"
+) -> Iterator[Server]:
+    """runyard's HTTP app with the race agent, on ``folder/runyard.db`` (or ``memory://``)."""
     port = _free_port()
+    database = "memory://" if in_memory else f"sqlite:///{folder / 'runyard.db'}"
     source = os.environ.get("PYTHONPATH", "")
     env = {
         **os.environ,
-        "RUNYARD_DATABASE_URL": f"sqlite:///{folder / 'runyard.db'}",
+        "RUNYARD_DATABASE_URL": database,
         "RUNYARD_REDIS_URL": "",
         "PYTHONPATH": os.pathsep.join(p for p in (str(HERE), source) if p),
         RELEASE_DIR: str(release_dir),
@@ -62,7 +70,7 @@ def runyard_server(folder: Path, release_dir: Path) -> Iterator[Server]:
         "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning",
         "--no-access-log", "--backlog", "4096",
     ]  # fmt: skip
-    with _running("runyard", port, command, env, folder, "/readyz") as server:
+    with _running(name, port, command, env, folder, "/readyz") as server:
         yield server
 
 
@@ -96,7 +104,7 @@ def langgraph_server(venv: Path, folder: Path, release_dir: Path, jobs: int) -> 
 def _running(
     name: str, port: int, command: list[str], env: dict[str, str], folder: Path, ready: str
 ) -> Iterator[Server]:
-    log = (folder / f"{name.split()[0].lower()}.log").open("wb")
+    log = (folder / "server.log").open("wb")
     process = subprocess.Popen(command, env=env, cwd=folder, stdout=log, stderr=subprocess.STDOUT)
     try:
         _wait_ready(name, process, f"http://127.0.0.1:{port}{ready}", folder)
@@ -121,8 +129,7 @@ def _wait_ready(name: str, process: subprocess.Popen[bytes], url: str, folder: P
         except OSError:
             pass
         time.sleep(0.1)  # polling a process we do not control
-    log = next(folder.glob(f"{name.split()[0].lower()}.log"), None)
-    tail = log.read_text(errors="replace")[-2000:] if log else ""
+    tail = (folder / "server.log").read_text(errors="replace")[-2000:]
     raise RuntimeError(f"{name} did not become ready (exit code {process.poll()}):\n{tail}")
 
 
@@ -145,6 +152,18 @@ def tree_rss_mib(pid: int) -> float:
             (int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:")), 0
         )
     return total_kib / 1024
+
+
+def tree_cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of ``pid`` and its descendants (all their threads)."""
+    ticks = 0
+    for member in _tree(pid):
+        try:
+            fields = Path(f"/proc/{member}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        ticks += int(fields[11]) + int(fields[12])  # utime, stime
+    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 def _tree(pid: int) -> list[int]:

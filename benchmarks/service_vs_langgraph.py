@@ -48,7 +48,16 @@ from pathlib import Path
 from _held_runs import RELEASE_DIR
 from _race_clients import Client, LangGraphClient, RunyardClient
 from _race_measures import Options, Round, fanout, held_memory, throughput
-from _race_report import ROWS, Results, render_rows, render_section, write_section
+from _race_report import (
+    LANGGRAPH,
+    ROWS,
+    RUNYARD_MEMORY,
+    SYSTEMS,
+    Results,
+    render_rows,
+    render_section,
+    write_section,
+)
 from _race_servers import Server, langgraph_server, runyard_server
 
 
@@ -57,12 +66,15 @@ def _say(step: str) -> None:
 
 
 async def _measure_round(index: int, servers: Sequence[Server], options: Options) -> Round:
-    clients: dict[str, tuple[Client, Server]] = {}
-    for server in servers:
-        client: Client = (
-            RunyardClient(server.port) if server.name == "runyard" else LangGraphClient(server.port)
+    clients: dict[str, tuple[Client, Server]] = {
+        server.name: (
+            LangGraphClient(server.port)
+            if server.name == LANGGRAPH
+            else RunyardClient(server.port),
+            server,
         )
-        clients[server.name] = (client, server)
+        for server in servers
+    }
     names = list(clients)
     releases = Path(os.environ[RELEASE_DIR])
     found = Round()
@@ -73,20 +85,18 @@ async def _measure_round(index: int, servers: Sequence[Server], options: Options
 
     for name in order(index):
         _say(f"round {index + 1}: warming up {name}")
-        await throughput(clients[name][0], 10, options.warmup)
+        await throughput(*clients[name], 10, options.warmup)
     for name in order(index):
         _say(f"round {index + 1}: {name}, {options.held_runs} runs held")
-        client, server = clients[name]
-        found.memory[name] = await held_memory(client, server, options.held_runs, releases)
+        found.memory[name] = await held_memory(*clients[name], options.held_runs, releases)
     for step, concurrency in enumerate(options.concurrency):
         for name in order(index + step):
             _say(f"round {index + 1}: {name}, {concurrency} concurrent threads")
-            result = await throughput(clients[name][0], concurrency, options.seconds)
+            result = await throughput(*clients[name], concurrency, options.seconds)
             found.throughput[(name, concurrency)] = result
     for name in order(index):
         _say(f"round {index + 1}: {name}, {options.listeners} listeners on one thread")
-        client, server = clients[name]
-        found.fanout[name] = await fanout(client, server, options.listeners, releases)
+        found.fanout[name] = await fanout(*clients[name], options.listeners, releases)
     return found
 
 
@@ -100,21 +110,24 @@ def run_rounds(options: Options) -> Results:
 
 
 def _round(index: int, options: Options) -> Round:
-    """Start both servers afresh (which first alternates), measure, stop them."""
+    """Start every server afresh (in an order that rotates), measure, stop them."""
     with tempfile.TemporaryDirectory(prefix="service-race-") as scratch, ExitStack() as stack:
         root = Path(scratch)
-        releases, runyard_home, langgraph_home = (root / n for n in ("held", "ry", "lg"))
-        for folder in (releases, runyard_home, langgraph_home):
+        releases = root / "held"
+        homes = [root / n for n in ("sqlite", "memory", "langgraph")]
+        for folder in (releases, *homes):
             folder.mkdir()
         os.environ[RELEASE_DIR] = str(releases)
         jobs = max(*options.concurrency, options.held_runs)
-        _say(f"round {index + 1}: starting both servers")
         starts = [
-            partial(runyard_server, runyard_home, releases),
-            partial(langgraph_server, options.venv, langgraph_home, releases, jobs),
+            partial(runyard_server, homes[0], releases),
+            partial(runyard_server, homes[1], releases, in_memory=True, name=RUNYARD_MEMORY),
+            partial(langgraph_server, options.venv, homes[2], releases, jobs),
         ]
-        servers = [stack.enter_context(start()) for start in starts[:: 1 if index % 2 else -1]]
-        servers.sort(key=lambda s: s.name != "runyard")
+        _say(f"round {index + 1}: starting the servers")
+        shift = index % len(starts)
+        servers = [stack.enter_context(start()) for start in starts[shift:] + starts[:shift]]
+        servers.sort(key=lambda s: SYSTEMS.index(s.name))
         return asyncio.run(_measure_round(index, servers, options))
 
 
