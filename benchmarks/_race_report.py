@@ -198,45 +198,53 @@ def render_section(results: Results) -> str:
 
 _METHOD = """\
 `python benchmarks/service_vs_langgraph.py --langgraph-venv /tmp/lg-venv --write-docs`
-(`--quick`: one short round, ~2 minutes; `--json PATH`: the summary rows) regenerates this part.
-LangGraph Server is installed in a virtual environment of its own, never the project's:
-`python3 -m venv /tmp/lg-venv && /tmp/lg-venv/bin/pip install "langgraph-cli[inmem]"
-langgraph-sdk langchain`.
+regenerates this part (`--quick`: one short round, about 1.5 minutes; `--json PATH`: only the
+summary rows, which `make bench` puts in the table at the top). LangGraph Server lives in a
+virtual environment of its own, never the project's: `python3 -m venv /tmp/lg-venv &&
+/tmp/lg-venv/bin/pip install "langgraph-cli[inmem]" langgraph-sdk langchain`. Without it the
+script reports "not run" and exits 0.
 
 - **Servers**: each its own process on a loopback port, started by the script, on its default
-  embedded store. runyard: its HTTP app (`create_app`, as `runyard serve` runs it) under uvicorn,
-  one worker, a SQLite file, no Redis, titles off (`benchmarks/service_race_app.py`). LangGraph
-  Server: `langgraph dev --no-reload` (the in-memory runtime of `langgraph-api`, the one that
-  runs without a licence or Docker) serving `benchmarks/langgraph_peer/graph.py`, file
-  persistence off, analytics and version check off, and `--n-jobs-per-worker` raised to the
-  most runs the race keeps in flight (`langgraph dev` runs **one** run at a time by default).
-  Both log warnings only. LangGraph's environment has uvloop and httptools, which its uvicorn
-  uses; the project's has neither, so runyard runs on asyncio and h11.
-- **Agent**: the same on both. One async tool `add(a, b)`; a zero-latency fake chat model
-  that calls `add(1, 2)`, then streams "The sum is 3." as four deltas (runyard: a pydantic-ai
+  embedded store. runyard: its HTTP app (`create_app`, what `runyard serve` runs) under uvicorn,
+  one worker, a SQLite file, no Redis, titles off (`benchmarks/service_race_app.py`); the
+  targets are held to this one. **runyard, memory://** is the same app on runyard's in-memory
+  store, the like of LangGraph's in-memory runtime, to show what the store costs. LangGraph
+  Server: `langgraph dev --no-reload` (the in-memory runtime of `langgraph-api`: the server that
+  runs without a licence key or Docker; its production runtime needs both) serving
+  `benchmarks/langgraph_peer/graph.py`, file persistence off, analytics and version check off,
+  and `--n-jobs-per-worker` raised to the most runs the race keeps in flight (`langgraph dev`
+  runs **one** run at a time by default). Its queue looks for new runs every 0.5 s when it found
+  none the last time, which is what a lone client waits for: "POST → first model output" minus
+  the run's own time is that wait. All log warnings only. LangGraph's environment has uvloop
+  and httptools, which its uvicorn uses; the project's has neither (asyncio and h11).
+- **Agent**: the same on all. One async tool `add(a, b)`; a zero-latency fake chat model that
+  calls `add(1, 2)`, then streams "The sum is 3." as four deltas (runyard: a pydantic-ai
   `FunctionModel`, `benchmarks/_fake_models.py`; LangGraph: `create_agent` over a LangChain
   `BaseChatModel`, `benchmarks/_fake_chat_model.py`). Every streamed run's text is checked.
-- **Client** (`benchmarks/_race_clients.py`, raw asyncio HTTP/1.1, one connection per
-  request): runyard: open `GET /v1/events/{threadId}` from the thread's last event id, `POST
-  /v1/chat/{threadId}`, read to `run-finish`, close — two requests per run. LangGraph: `POST
-  /threads/{id}/runs/stream` with `stream_mode: ["messages-tuple"]`, read to its end — one
-  request per run; `POST /threads` for each new thread.
+- **Client** (`benchmarks/_race_clients.py`: raw asyncio HTTP/1.1, one connection per request,
+  one Python process on the same two cores): runyard: open `GET /v1/events/{threadId}` from the
+  thread's last event id, `POST /v1/chat/{threadId}`, read to `run-finish`, close: two requests
+  per run. LangGraph: `POST /threads/{id}/runs/stream` with `stream_mode: ["messages-tuple"]`,
+  read to its end: one request per run, and `POST /threads` for each new thread.
 - **Throughput**: N clients, each on its own thread (a new one every 10 runs), run after run
-  for the row's seconds; runs/s = runs finished / time until the last one finished. Latency:
-  POST sent → first streamed event (runyard `run-start`, LangGraph `metadata`) and → first
-  model output (the tool call's chunk), over every run of the row.
-- **Memory per active run**: the runs held in their first model call (the fake model waits
-  for a file the script writes, `benchmarks/_held_runs.py`), each with its client streaming;
-  resident memory of the server's process tree (median of 5 samples) once every run is held,
-  minus the same just before, divided by the number of runs; then the runs are released and
-  must all finish with the answer.
+  for the row's seconds; runs/s = runs finished / time until the last one finished. Server CPU
+  per run: the user + system time of the server's process tree over the row, divided by its
+  runs; it depends far less than wall time on what else the machine runs. Latencies: POST sent
+  → first streamed event (runyard `run-start`, LangGraph `metadata`), → first model output (the
+  tool call), → the run's end, over every run of the row.
+- **Memory per active run**: runs held in their first model call (the fake model waits for a
+  file the script writes, `benchmarks/_held_runs.py`), each with its client streaming; resident
+  memory of the server's process tree (median of 5 samples) once every run is held, minus the
+  same just before, divided by the number of runs; then they are released and must all finish
+  with the answer.
 - **Listeners**: one held run; that many SSE connections to its thread (runyard `GET
   /v1/events/{threadId}`, LangGraph `GET /threads/{id}/runs/{runId}/stream`), all connected;
   server RSS; released: time from the release to the last listener holding the run's end (the
-  fake model notices the release within 20 ms), and the median listener.
-- **Rounds**: each round starts both servers afresh, warms each up (10 threads, a few seconds),
-  then takes every measure alternating between the two, in an order that rotates; the load
-  client is one Python process on the same two cores."""
+  fake model notices the release within 20 ms), to the median one, and from the first event a
+  listener got after the release to the last end.
+- **Rounds**: each round starts every server afresh, warms each up (10 threads, a few
+  seconds), then takes every measure, alternating between the servers in an order that
+  rotates."""
 
 
 def _throughput_table(results: Results) -> str:
