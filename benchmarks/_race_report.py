@@ -77,7 +77,12 @@ class Results:
         return statistics.median(value(r) for r in self.rounds)
 
     def each(self, value: Callable[[Round], float], form: str) -> str:
-        return " / ".join(form.format(value(r)) for r in self.rounds)
+        """The median over the rounds, and with several rounds their range in brackets."""
+        values = [value(r) for r in self.rounds]
+        middle = form.format(statistics.median(values))
+        if len(values) == 1:
+            return middle
+        return f"{middle} ({form.format(min(values))}\N{EN DASH}{form.format(max(values))})"
 
     def load_range(self) -> str:
         loads = [*self.loads]
@@ -186,8 +191,8 @@ def render_section(results: Results) -> str:
         f"Python {platform.python_version()}; runyard with {results.versions}. "
         f"{len(results.rounds)} round(s) of {o.seconds:g} s per throughput row; "
         f"{o.held_runs} held runs; {o.listeners} listeners; 1-minute load average "
-        f"{results.load_range()} while it ran. Cells with several figures give each round's, "
-        "in order.",
+        f"{results.load_range()} while it ran. With several rounds a figure is their median, "
+        "their range in brackets.",
         _throughput_table(results),
         _memory_table(results),
         _fanout_table(results),
@@ -242,9 +247,10 @@ script reports "not run" and exits 0.
   server RSS; released: time from the release to the last listener holding the run's end (the
   fake model notices the release within 20 ms), to the median one, and from the first event a
   listener got after the release to the last end.
-- **Rounds**: each round starts every server afresh, warms each up (10 threads, a few
-  seconds), then takes every measure, alternating between the servers in an order that
-  rotates."""
+- **Rounds**: each round starts every server afresh for the held runs, and afresh again for
+  the listeners and then the throughput rows (so neither memory figure sits on a heap another
+  measure grew first); each start warms every server up (10 threads, a few seconds); every
+  measure alternates between the servers in an order that rotates."""
 
 
 def _throughput_table(results: Results) -> str:
@@ -276,9 +282,9 @@ def _memory_table(results: Results) -> str:
         "|---|---:|---:|",
     ]
     for name in SYSTEMS:
-        before_after = " / ".join(
-            f"{r.memory[name].idle_mib:.0f} → {r.memory[name].held_mib:.0f} MiB"
-            for r in results.rounds
+        before_after = (
+            f"{results.median(lambda r, n=name: r.memory[n].idle_mib):.0f} → "
+            f"{results.median(lambda r, n=name: r.memory[n].held_mib):.0f} MiB"
         )
         kib = results.each(lambda r, n=name: r.memory[n].kib_per_run, "{:.0f}")
         rows.append(f"| {name} | {before_after} | {kib} |")
@@ -292,9 +298,9 @@ def _fanout_table(results: Results) -> str:
         "|---|---:|---:|---:|---:|",
     ]
     for name in SYSTEMS:
-        rss = " / ".join(
-            f"{r.fanout[name].idle_mib:.0f} → {r.fanout[name].listening_mib:.0f} MiB"
-            for r in results.rounds
+        rss = (
+            f"{results.median(lambda r, n=name: r.fanout[n].idle_mib):.0f} → "
+            f"{results.median(lambda r, n=name: r.fanout[n].listening_mib):.0f} MiB"
         )
         rows.append(
             f"| {name} | {rss} | {results.each(lambda r, n=name: r.fanout[n].to_all_ms, '{:.0f}')} ms "

@@ -40,8 +40,8 @@ import json
 import os
 import sys
 import tempfile
-from collections.abc import Sequence
-from contextlib import ExitStack
+from collections.abc import Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from functools import partial
 from pathlib import Path
 
@@ -60,57 +60,66 @@ from _race_report import (
 )
 from _race_servers import Server, langgraph_server, runyard_server
 
+Clients = dict[str, tuple[Client, Server]]
+
 
 def _say(step: str) -> None:
     print(f"... {step}", file=sys.stderr, flush=True)
 
 
-async def _measure_round(index: int, servers: Sequence[Server], options: Options) -> Round:
-    clients: dict[str, tuple[Client, Server]] = {
-        server.name: (
-            LangGraphClient(server.port)
-            if server.name == LANGGRAPH
-            else RunyardClient(server.port),
-            server,
-        )
-        for server in servers
-    }
-    names = list(clients)
-    releases = Path(os.environ[RELEASE_DIR])
-    found = Round()
-
-    def order(shift: int) -> list[str]:
-        shift %= len(names)
-        return names[shift:] + names[:shift]
-
-    for name in order(index):
+async def _measure_memory(index: int, clients: Clients, options: Options, found: Round) -> None:
+    for name in _order(clients, index):
         _say(f"round {index + 1}: warming up {name}")
         await throughput(*clients[name], 10, options.warmup)
-    for name in order(index):
+    for name in _order(clients, index):
         _say(f"round {index + 1}: {name}, {options.held_runs} runs held")
-        found.memory[name] = await held_memory(*clients[name], options.held_runs, releases)
+        found.memory[name] = await held_memory(*clients[name], options.held_runs, _releases())
+
+
+async def _measure_streams(index: int, clients: Clients, options: Options, found: Round) -> None:
+    for name in _order(clients, index):
+        _say(f"round {index + 1}: warming up {name}")
+        await throughput(*clients[name], 10, options.warmup)
+    for name in _order(clients, index):
+        _say(f"round {index + 1}: {name}, {options.listeners} listeners on one thread")
+        found.fanout[name] = await fanout(*clients[name], options.listeners, _releases())
     for step, concurrency in enumerate(options.concurrency):
-        for name in order(index + step):
+        for name in _order(clients, index + step):
             _say(f"round {index + 1}: {name}, {concurrency} concurrent threads")
             result = await throughput(*clients[name], concurrency, options.seconds)
             found.throughput[(name, concurrency)] = result
-    for name in order(index):
-        _say(f"round {index + 1}: {name}, {options.listeners} listeners on one thread")
-        found.fanout[name] = await fanout(*clients[name], options.listeners, releases)
-    return found
+
+
+def _order(clients: Clients, shift: int) -> list[str]:
+    """The servers' names, rotated by ``shift``: no server always goes first."""
+    names = list(clients)
+    shift %= len(names)
+    return names[shift:] + names[:shift]
+
+
+def _releases() -> Path:
+    return Path(os.environ[RELEASE_DIR])
 
 
 def run_rounds(options: Options) -> Results:
+    """Each round: fresh servers for the memory of held runs (nothing before it has grown
+    their heaps), then fresh ones again for the listeners (first, for the same reason) and
+    the throughput rows."""
     rounds: list[Round] = []
     loads = [os.getloadavg()[0]]
     for index in range(options.rounds):
-        rounds.append(_round(index, options))
+        found = Round()
+        for stage in (_measure_memory, _measure_streams):
+            with _servers(index, options) as clients:
+                asyncio.run(stage(index, clients, options, found))
+        rounds.append(found)
         loads.append(os.getloadavg()[0])
     return Results.of(rounds, options, loads)
 
 
-def _round(index: int, options: Options) -> Round:
-    """Start every server afresh (in an order that rotates), measure, stop them."""
+@contextmanager
+def _servers(index: int, options: Options) -> Iterator[Clients]:
+    """Every server started afresh (in an order that rotates), with its client; stopped after."""
     with tempfile.TemporaryDirectory(prefix="service-race-") as scratch, ExitStack() as stack:
         root = Path(scratch)
         releases = root / "held"
@@ -128,7 +137,15 @@ def _round(index: int, options: Options) -> Round:
         shift = index % len(starts)
         servers = [stack.enter_context(start()) for start in starts[shift:] + starts[:shift]]
         servers.sort(key=lambda s: SYSTEMS.index(s.name))
-        return asyncio.run(_measure_round(index, servers, options))
+        yield {
+            server.name: (
+                LangGraphClient(server.port)
+                if server.name == LANGGRAPH
+                else RunyardClient(server.port),
+                server,
+            )
+            for server in servers
+        }
 
 
 def _options(args: argparse.Namespace) -> Options:
