@@ -34,6 +34,8 @@ _HELD_POLL = 0.05
 
 @dataclass(frozen=True)
 class Throughput:
+    """One throughput row: every run it finished, and what it took."""
+
     runs: list[Followed]
     seconds: float
     server_cpu: float  # seconds of CPU the server's process tree used meanwhile
@@ -53,6 +55,8 @@ class Throughput:
 
 @dataclass(frozen=True)
 class HeldMemory:
+    """The server's resident memory (MiB) before and while ``runs`` runs were held."""
+
     runs: int
     idle_mib: float
     held_mib: float
@@ -65,6 +69,8 @@ class HeldMemory:
 
 @dataclass(frozen=True)
 class Fanout:
+    """One thread's run followed by ``listeners`` streams: memory (MiB) and times (ms)."""
+
     listeners: int
     idle_mib: float
     listening_mib: float
@@ -76,6 +82,8 @@ class Fanout:
 
 @dataclass
 class Round:
+    """Every measure of one round, by server name (and, for throughput, concurrency)."""
+
     throughput: dict[tuple[str, int], Throughput] = field(default_factory=dict)
     memory: dict[str, HeldMemory] = field(default_factory=dict)
     fanout: dict[str, Fanout] = field(default_factory=dict)
@@ -111,7 +119,7 @@ async def throughput(
 
 async def held_memory(client: Client, server: Server, runs: int, releases: Path) -> HeldMemory:
     """Resident memory while ``runs`` runs wait in their first model call, each streamed."""
-    idle = _settled_rss(server)
+    idle = await _settled_rss(server)
     token = uuid.uuid4().hex
     gate = asyncio.Semaphore(OPENING)
 
@@ -122,7 +130,7 @@ async def held_memory(client: Client, server: Server, runs: int, releases: Path)
 
     tasks = [asyncio.create_task(one_run()) for _ in range(runs)]
     await _all_held(releases, token, runs, tasks)
-    held = _settled_rss(server)
+    held = await _settled_rss(server)
     load = os.getloadavg()[0]
     (releases / token).touch()
     await asyncio.gather(*tasks)
@@ -133,7 +141,7 @@ async def fanout(client: Client, server: Server, listeners: int, releases: Path)
     """``listeners`` streams on one thread whose run is held, then released."""
     token = uuid.uuid4().hex
     thread = await client.new_thread()
-    idle = _settled_rss(server)
+    idle = await _settled_rss(server)
     run = await client.start_background(thread, f"hold {token}")
     await _all_held(releases, token, 1, [])
     gate, opened = asyncio.Semaphore(OPENING), asyncio.Event()
@@ -150,7 +158,7 @@ async def fanout(client: Client, server: Server, listeners: int, releases: Path)
     tasks = [asyncio.create_task(one_listener()) for _ in range(listeners)]
     await asyncio.wait_for(opened.wait(), timeout=120)
     await asyncio.sleep(1)  # let the last connections' first frames settle before measuring
-    listening = _settled_rss(server)
+    listening = await _settled_rss(server)
     load = os.getloadavg()[0]
     released = time.perf_counter()
     (releases / token).touch()
@@ -184,17 +192,19 @@ async def _all_held(
     raise RuntimeError(f"only {count.read_text() if count.exists() else 0} of {runs} runs held")
 
 
-def _settled_rss(server: Server) -> float:
+async def _settled_rss(server: Server) -> float:
     """The median of five samples 100 ms apart (the RSS moves while the allocator settles)."""
     samples = []
     for _ in range(5):
         samples.append(server.rss_mib())
-        time.sleep(0.1)
+        await asyncio.sleep(0.1)  # sampling another process's memory over a moment
     return statistics.median(samples)
 
 
 @dataclass(frozen=True)
 class Options:
+    """How much the race measures (``--quick`` or not, and the options that override it)."""
+
     venv: Path
     rounds: int
     seconds: float

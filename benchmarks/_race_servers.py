@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -26,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from _held_runs import RELEASE_DIR
+from sse_common import free_port, stop
 
 __all__ = ["Server", "langgraph_server", "runyard_server", "tree_cpu_seconds", "tree_rss_mib"]
 
@@ -55,7 +55,7 @@ def runyard_server(
     folder: Path, release_dir: Path, *, in_memory: bool = False, name: str = "runyard"
 ) -> Iterator[Server]:
     """runyard's HTTP app with the race agent, on ``folder/runyard.db`` (or ``memory://``)."""
-    port = _free_port()
+    port = free_port()
     database = "memory://" if in_memory else f"sqlite:///{folder / 'runyard.db'}"
     source = os.environ.get("PYTHONPATH", "")
     env = {
@@ -77,7 +77,7 @@ def runyard_server(
 @contextmanager
 def langgraph_server(venv: Path, folder: Path, release_dir: Path, jobs: int) -> Iterator[Server]:
     """``langgraph dev`` serving the peer graph, run from ``folder`` (its scratch files go there)."""
-    port = _free_port()
+    port = free_port()
     config = json.loads((PEER / "langgraph.json").read_text())
     # langgraph dev resolves these against its working directory: make them absolute.
     config["dependencies"] = [str((PEER / d).resolve()) for d in config["dependencies"]]
@@ -110,12 +110,7 @@ def _running(
         _wait_ready(name, process, f"http://127.0.0.1:{port}{ready}", folder)
         yield Server(name, port, process)
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop(process)
         log.close()
 
 
@@ -131,13 +126,6 @@ def _wait_ready(name: str, process: subprocess.Popen[bytes], url: str, folder: P
         time.sleep(0.1)  # polling a process we do not control
     tail = (folder / "server.log").read_text(errors="replace")[-2000:]
     raise RuntimeError(f"{name} did not become ready (exit code {process.poll()}):\n{tail}")
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def tree_rss_mib(pid: int) -> float:

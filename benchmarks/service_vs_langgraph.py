@@ -3,12 +3,13 @@
     python benchmarks/service_vs_langgraph.py [--quick] [--json PATH] [--write-docs]
         [--langgraph-venv /tmp/lg-venv] [--rounds N] [--seconds S]
 
-Both servers run as their own processes on loopback ports, started by this script, each on its
-default embedded store: runyard's HTTP app (``service_race_app.py``) under uvicorn on a SQLite
-file, LangGraph Server as ``langgraph dev`` (its in-memory runtime) serving
-``langgraph_peer/graph.py``. Both serve the same agent: one async tool ``add`` on a
-zero-latency fake chat model that calls ``add(1, 2)`` and then streams "The sum is 3." as four
-deltas. Every streamed run's text is checked.
+Three servers run as their own processes on loopback ports, started by this script: runyard's
+HTTP app (``service_race_app.py``) under uvicorn on its default embedded store, a SQLite file
+(the targets are held to this one), the same app on its in-memory store ``memory://`` (the like
+of LangGraph's), and LangGraph Server as ``langgraph dev`` (its in-memory runtime) serving
+``langgraph_peer/graph.py``. All serve the same agent: one async tool ``add`` on a zero-latency
+fake chat model that calls ``add(1, 2)`` and then streams "The sum is 3." as four deltas. Every
+streamed run's text is checked.
 
 LangGraph Server lives in its own virtual environment, never in the project's. Set it up once
 (offline-capable from a PyPI mirror; about a minute):
@@ -19,14 +20,15 @@ LangGraph Server lives in its own virtual environment, never in the project's. S
 and pass ``--langgraph-venv /tmp/lg-venv`` (the default). Without it, the script prints (or
 writes with ``--json``) rows saying it did not run, and exits 0.
 
-Measured in rounds; each round starts both servers afresh, then, alternating between them in
-an order that rotates: a warm-up; memory per active run (``--held-runs`` runs held inside their
-first model call, each with its client streaming; resident memory of the server's process tree
-before and while they are held); sustained runs per second with 1, 10 and 100 concurrent
-threads for ``--seconds`` each (a client per thread: POST a run, stream its events to the end,
-again; a new thread every 10 runs), with POST → first streamed event and → first model output
-latencies; and ``--listeners`` SSE listeners on one thread (a held run, every listener
-connected, then released: time until each has the run's end, and the server's memory).
+Measured in rounds, every measure alternating between the servers in an order that rotates.
+Each round starts the servers afresh for memory per active run (``--held-runs`` runs held inside
+their first model call, each with its client streaming; resident memory of the server's process
+tree before and while they are held), then afresh again for ``--listeners`` SSE listeners on one
+thread (a held run, every listener connected, then released: time until each has the run's end,
+and the server's memory) and sustained runs per second with 1, 10 and 100 concurrent threads for
+``--seconds`` each (a client per thread: POST a run, stream its events to the end, again; a new
+thread every 10 runs), with the server's CPU per run and POST → first streamed event, → first
+model output and → end latencies. Each start is followed by a warm-up.
 ``--quick`` is one short round (about two minutes); ``--json PATH`` writes the summary rows
 ``{"what", "target", "measured", "met"}``; ``--write-docs`` rewrites this benchmark's section of
 docs/benchmarks.md.
@@ -67,19 +69,21 @@ def _say(step: str) -> None:
     print(f"... {step}", file=sys.stderr, flush=True)
 
 
-async def _measure_memory(index: int, clients: Clients, options: Options, found: Round) -> None:
+async def _warm_up(index: int, clients: Clients, options: Options) -> None:
     for name in _order(clients, index):
         _say(f"round {index + 1}: warming up {name}")
         await throughput(*clients[name], 10, options.warmup)
+
+
+async def _measure_memory(index: int, clients: Clients, options: Options, found: Round) -> None:
+    await _warm_up(index, clients, options)
     for name in _order(clients, index):
         _say(f"round {index + 1}: {name}, {options.held_runs} runs held")
         found.memory[name] = await held_memory(*clients[name], options.held_runs, _releases())
 
 
 async def _measure_streams(index: int, clients: Clients, options: Options, found: Round) -> None:
-    for name in _order(clients, index):
-        _say(f"round {index + 1}: warming up {name}")
-        await throughput(*clients[name], 10, options.warmup)
+    await _warm_up(index, clients, options)
     for name in _order(clients, index):
         _say(f"round {index + 1}: {name}, {options.listeners} listeners on one thread")
         found.fanout[name] = await fanout(*clients[name], options.listeners, _releases())
