@@ -160,7 +160,9 @@ def _options(args: argparse.Namespace) -> Options:
         seconds=args.seconds or (4.0 if quick else 15.0),
         warmup=2.0 if quick else 5.0,
         concurrency=(1, 10, 100),
-        held_runs=args.held_runs or (100 if quick else 500),
+        # 500 held at once on SQLite made runyard answer some event streams with a 500 (its
+        # connection pool's 30 s checkout timeout; docs/benchmarks.md, "Service race").
+        held_runs=args.held_runs or (100 if quick else 200),
         listeners=args.listeners,
     )
 
@@ -182,7 +184,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     parser.add_argument("--rounds", type=int, help="rounds, each with fresh servers (3; quick 1)")
     parser.add_argument("--seconds", type=float, help="seconds per throughput row (15; quick 4)")
-    parser.add_argument("--held-runs", type=int, help="runs held for memory (500; quick 100)")
+    parser.add_argument("--held-runs", type=int, help="runs held for memory (200; quick 100)")
     parser.add_argument("--listeners", type=int, default=1000, help="SSE listeners on one thread")
     args = parser.parse_args(argv)
     options = _options(args)
@@ -195,7 +197,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         try:
             results = run_rounds(options)
         except RuntimeError as error:
-            why = str(error).splitlines()[0]
+            cause = f" ({error.__cause__})" if error.__cause__ else ""
+            why = str(error).splitlines()[0] + cause
             print(error, file=sys.stderr)
             rows = _not_run(why)
         else:
