@@ -42,6 +42,7 @@ import json
 import os
 import sys
 import tempfile
+import traceback
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from functools import partial
@@ -196,10 +197,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     else:
         try:
             results = run_rounds(options)
-        except RuntimeError as error:
+        except (RuntimeError, AssertionError, OSError) as error:
+            # A server that failed or answered wrongly: the rows say so, make bench goes on.
+            traceback.print_exc()
             cause = f" ({error.__cause__})" if error.__cause__ else ""
-            why = str(error).splitlines()[0] + cause
-            print(error, file=sys.stderr)
+            why = (str(error).splitlines() or [type(error).__name__])[0] + cause
             rows = _not_run(why)
         else:
             rows = render_rows(results)
