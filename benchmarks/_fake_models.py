@@ -1,40 +1,22 @@
-"""Zero-latency models that all play the same two turns: call ``add(1, 2)``, then answer.
+"""The pydantic-ai ``FunctionModel`` that plays ``_fake_script``'s two turns.
 
-runyard and pydantic-ai share one pydantic-ai ``FunctionModel``; LangGraph gets a LangChain chat
-model that does the same. Streamed, each answers with the same word deltas and sends the tool
-call as one delta, so every system gets exactly the same work from its model.
+runyard and pydantic-ai share it; LangGraph gets the LangChain chat model of ``_fake_chat_model``,
+which does the same. Built with ``holds=True`` (the service race), a run whose prompt is
+``hold <token>`` first waits in ``_held_runs.hold`` until the benchmark releases it.
 """
 
 from __future__ import annotations
 
-import itertools
 import json
-from collections.abc import AsyncIterator, Iterator, Sequence
-from typing import Any
+from collections.abc import AsyncIterator
 
-from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
-from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, ToolMessage
-from langchain_core.messages.tool import tool_call_chunk
-from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
+from _fake_script import ANSWER, ANSWER_DELTAS, ARGS, TOOL, call_id
+from _held_runs import held_token, hold
 from pydantic_ai import messages as pai
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
 from pydantic_ai.usage import RequestUsage
 
-__all__ = ["ANSWER", "ARGS", "TOOL", "AddCallingChatModel", "add_calling_function_model"]
-
-TOOL = "add"
-ARGS: dict[str, Any] = {"a": 1, "b": 2}
-ANSWER = "The sum is 3."
-_ANSWER_DELTAS = ("The ", "sum ", "is ", "3.")
-_ids = itertools.count()
-
-
-def _call_id() -> str:
-    return f"call_{next(_ids)}"
-
-
-# -- pydantic-ai (runyard and pydantic-ai's Agent) ------------------------------------------------
+__all__ = ["add_calling_function_model"]
 
 
 def _tool_returned(messages: list[pai.ModelMessage]) -> bool:
@@ -49,89 +31,53 @@ def _tool_returned(messages: list[pai.ModelMessage]) -> bool:
 _USAGE = RequestUsage(input_tokens=20, output_tokens=5)
 
 
+def _prompt(messages: list[pai.ModelMessage]) -> str:
+    """The user's text when the last message is the user's (a run's first model call), else ""."""
+    last = messages[-1]
+    parts = last.parts if isinstance(last, pai.ModelRequest) else []
+    texts = (p.content for p in parts if isinstance(p, pai.UserPromptPart))
+    return next((t for t in texts if isinstance(t, str)), "")
+
+
 async def _respond(messages: list[pai.ModelMessage], info: AgentInfo) -> pai.ModelResponse:
     if _tool_returned(messages):
         return pai.ModelResponse(parts=[pai.TextPart(ANSWER)], usage=_USAGE)
-    return pai.ModelResponse(parts=[pai.ToolCallPart(TOOL, dict(ARGS), _call_id())], usage=_USAGE)
+    return pai.ModelResponse(parts=[pai.ToolCallPart(TOOL, dict(ARGS), call_id())], usage=_USAGE)
 
 
 async def _stream(
     messages: list[pai.ModelMessage], info: AgentInfo
 ) -> AsyncIterator[str | dict[int, DeltaToolCall]]:
     if _tool_returned(messages):
-        for delta in _ANSWER_DELTAS:
+        for delta in ANSWER_DELTAS:
             yield delta
         return
-    yield {0: DeltaToolCall(TOOL, json.dumps(ARGS), tool_call_id=_call_id())}
+    yield {0: DeltaToolCall(TOOL, json.dumps(ARGS), tool_call_id=call_id())}
 
 
-def add_calling_function_model() -> FunctionModel:
+async def _hold_if_asked(messages: list[pai.ModelMessage]) -> None:
+    token = held_token(_prompt(messages))
+    if token is not None:
+        await hold(token)
+
+
+async def _holding_respond(messages: list[pai.ModelMessage], info: AgentInfo) -> pai.ModelResponse:
+    await _hold_if_asked(messages)
+    return await _respond(messages, info)
+
+
+async def _holding_stream(
+    messages: list[pai.ModelMessage], info: AgentInfo
+) -> AsyncIterator[str | dict[int, DeltaToolCall]]:
+    await _hold_if_asked(messages)
+    async for delta in _stream(messages, info):
+        yield delta
+
+
+def add_calling_function_model(*, holds: bool = False) -> FunctionModel:
     """A ``FunctionModel`` that calls ``add`` first and answers once the tool has returned."""
+    if holds:
+        return FunctionModel(
+            _holding_respond, stream_function=_holding_stream, model_name="add-caller"
+        )
     return FunctionModel(_respond, stream_function=_stream, model_name="add-caller")
-
-
-# -- LangChain (LangGraph's agent) ----------------------------------------------------------------
-
-
-def _tool_message_last(messages: Sequence[BaseMessage]) -> bool:
-    return isinstance(messages[-1], ToolMessage)
-
-
-def _reply(messages: Sequence[BaseMessage]) -> AIMessage:
-    if _tool_message_last(messages):
-        return AIMessage(content=ANSWER)
-    call = {"name": TOOL, "args": dict(ARGS), "id": _call_id(), "type": "tool_call"}
-    return AIMessage(content="", tool_calls=[call])
-
-
-def _chunks(messages: Sequence[BaseMessage]) -> Iterator[AIMessageChunk]:
-    if _tool_message_last(messages):
-        for delta in _ANSWER_DELTAS:
-            yield AIMessageChunk(content=delta)
-        return
-    args = json.dumps(ARGS)
-    call = tool_call_chunk(name=TOOL, args=args, id=_call_id(), index=0)
-    yield AIMessageChunk(content="", tool_call_chunks=[call])
-
-
-class AddCallingChatModel(BaseChatModel):
-    """A chat model that calls ``add`` first and answers once the tool has returned.
-
-    ``bind_tools`` returns the model itself: it already knows its one tool.
-    """
-
-    @property
-    def _llm_type(self) -> str:
-        return "add-caller"
-
-    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> AddCallingChatModel:
-        return self
-
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
-        return ChatResult(generations=[ChatGeneration(message=_reply(messages))])
-
-    async def _agenerate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: AsyncCallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
-        return ChatResult(generations=[ChatGeneration(message=_reply(messages))])
-
-    async def _astream(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: AsyncCallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> AsyncIterator[ChatGenerationChunk]:
-        # langchain-core reports each chunk to the callbacks (what stream_mode="messages" reads).
-        for message in _chunks(messages):
-            yield ChatGenerationChunk(message=message)

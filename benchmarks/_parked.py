@@ -18,7 +18,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from _fake_models import ANSWER
+from _fake_script import ANSWER
 from _peers import Gate, System, build
 
 __all__ = ["parked_kib"]

@@ -11,7 +11,9 @@ from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
-from _fake_models import ANSWER, AddCallingChatModel, add_calling_function_model
+from _fake_chat_model import AddCallingChatModel
+from _fake_models import add_calling_function_model
+from _fake_script import ANSWER
 
 __all__ = ["SYSTEMS", "Gate", "System", "build", "check"]
 
@@ -140,7 +142,7 @@ def _model_layer(gate: Gate) -> System:
 
     runyard makes its model calls this way, so this is the floor its own code sits on.
     """
-    from _fake_models import ARGS, TOOL
+    from _fake_script import ARGS, TOOL
     from pydantic_ai import messages as pai
     from pydantic_ai.direct import model_request, model_request_stream
     from pydantic_ai.models import ModelRequestParameters

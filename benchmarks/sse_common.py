@@ -22,7 +22,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["STAMP", "free_port", "open_stream", "percentile", "post_json", "serve", "wait_ready"]
+__all__ = [
+    "STAMP",
+    "free_port",
+    "open_stream",
+    "percentile",
+    "post_json",
+    "serve",
+    "stop",
+    "wait_ready",
+]
 
 STAMP = re.compile(rb'"text":"T(\d+);')
 HERE = Path(__file__).resolve().parent
@@ -55,11 +64,17 @@ def serve(db: Path, port: int, **env: str) -> Iterator[subprocess.Popen[bytes]]:
         wait_ready(port)
         yield process
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
+        stop(process)
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    """Ask a server to stop (SIGTERM); kill it if it has not within 30 s."""
+    process.terminate()
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 def wait_ready(port: int, timeout: float = 60) -> None:

@@ -1,0 +1,220 @@
+"""Service race: runyard's HTTP + SSE service against LangGraph Server, same machine, one run.
+
+    python benchmarks/service_vs_langgraph.py [--quick] [--json PATH] [--write-docs]
+        [--langgraph-venv /tmp/lg-venv] [--rounds N] [--seconds S]
+
+Three servers run as their own processes on loopback ports, started by this script: runyard's
+HTTP app (``service_race_app.py``) under uvicorn on its default embedded store, a SQLite file
+(the targets are held to this one), the same app on its in-memory store ``memory://`` (the like
+of LangGraph's), and LangGraph Server as ``langgraph dev`` (its in-memory runtime) serving
+``langgraph_peer/graph.py``. All serve the same agent: one async tool ``add`` on a zero-latency
+fake chat model that calls ``add(1, 2)`` and then streams "The sum is 3." as four deltas. Every
+streamed run's text is checked.
+
+LangGraph Server lives in its own virtual environment, never in the project's. Set it up once
+(offline-capable from a PyPI mirror; about a minute):
+
+    python3 -m venv /tmp/lg-venv
+    /tmp/lg-venv/bin/pip install "langgraph-cli[inmem]" langgraph-sdk langchain
+
+and pass ``--langgraph-venv /tmp/lg-venv`` (the default). Without it, the script prints (or
+writes with ``--json``) rows saying it did not run, and exits 0.
+
+Measured in rounds, every measure alternating between the servers in an order that rotates.
+Each round starts the servers afresh for memory per active run (``--held-runs`` runs held inside
+their first model call, each with its client streaming; resident memory of the server's process
+tree before and while they are held), then afresh again for ``--listeners`` SSE listeners on one
+thread (a held run, every listener connected, then released: time until each has the run's end,
+and the server's memory) and sustained runs per second with 1, 10 and 100 concurrent threads for
+``--seconds`` each (a client per thread: POST a run, stream its events to the end, again; a new
+thread every 10 runs), with the server's CPU per run and POST → first streamed event, → first
+model output and → end latencies. Each start is followed by a warm-up.
+``--quick`` is one short round (about two minutes); ``--json PATH`` writes the summary rows
+``{"what", "target", "measured", "met"}``; ``--write-docs`` rewrites this benchmark's section of
+docs/benchmarks.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+import tempfile
+import traceback
+from collections.abc import Iterator, Sequence
+from contextlib import ExitStack, contextmanager
+from functools import partial
+from pathlib import Path
+
+from _held_runs import RELEASE_DIR
+from _race_clients import Client, LangGraphClient, RunyardClient
+from _race_measures import Options, Round, fanout, held_memory, throughput
+from _race_report import (
+    LANGGRAPH,
+    ROWS,
+    RUNYARD_MEMORY,
+    SYSTEMS,
+    Results,
+    render_rows,
+    render_section,
+    write_section,
+)
+from _race_servers import Server, langgraph_server, runyard_server
+
+Clients = dict[str, tuple[Client, Server]]
+
+
+def _say(step: str) -> None:
+    print(f"... {step}", file=sys.stderr, flush=True)
+
+
+async def _warm_up(index: int, clients: Clients, options: Options) -> None:
+    for name in _order(clients, index):
+        _say(f"round {index + 1}: warming up {name}")
+        await throughput(*clients[name], 10, options.warmup)
+
+
+async def _measure_memory(index: int, clients: Clients, options: Options, found: Round) -> None:
+    await _warm_up(index, clients, options)
+    for name in _order(clients, index):
+        _say(f"round {index + 1}: {name}, {options.held_runs} runs held")
+        found.memory[name] = await held_memory(*clients[name], options.held_runs, _releases())
+
+
+async def _measure_streams(index: int, clients: Clients, options: Options, found: Round) -> None:
+    await _warm_up(index, clients, options)
+    for name in _order(clients, index):
+        _say(f"round {index + 1}: {name}, {options.listeners} listeners on one thread")
+        found.fanout[name] = await fanout(*clients[name], options.listeners, _releases())
+    for step, concurrency in enumerate(options.concurrency):
+        for name in _order(clients, index + step):
+            _say(f"round {index + 1}: {name}, {concurrency} concurrent threads")
+            result = await throughput(*clients[name], concurrency, options.seconds)
+            found.throughput[(name, concurrency)] = result
+
+
+def _order(clients: Clients, shift: int) -> list[str]:
+    """The servers' names, rotated by ``shift``: no server always goes first."""
+    names = list(clients)
+    shift %= len(names)
+    return names[shift:] + names[:shift]
+
+
+def _releases() -> Path:
+    return Path(os.environ[RELEASE_DIR])
+
+
+def run_rounds(options: Options) -> Results:
+    """Each round: fresh servers for the memory of held runs (nothing before it has grown
+    their heaps), then fresh ones again for the listeners (first, for the same reason) and
+    the throughput rows."""
+    rounds: list[Round] = []
+    loads = [os.getloadavg()[0]]
+    for index in range(options.rounds):
+        found = Round()
+        for stage in (_measure_memory, _measure_streams):
+            with _servers(index, options) as clients:
+                asyncio.run(stage(index, clients, options, found))
+        rounds.append(found)
+        loads.append(os.getloadavg()[0])
+    return Results.of(rounds, options, loads)
+
+
+@contextmanager
+def _servers(index: int, options: Options) -> Iterator[Clients]:
+    """Every server started afresh (in an order that rotates), with its client; stopped after."""
+    with tempfile.TemporaryDirectory(prefix="service-race-") as scratch, ExitStack() as stack:
+        root = Path(scratch)
+        releases = root / "held"
+        homes = [root / n for n in ("sqlite", "memory", "langgraph")]
+        for folder in (releases, *homes):
+            folder.mkdir()
+        os.environ[RELEASE_DIR] = str(releases)
+        jobs = max(*options.concurrency, options.held_runs)
+        starts = [
+            partial(runyard_server, homes[0], releases),
+            partial(runyard_server, homes[1], releases, in_memory=True, name=RUNYARD_MEMORY),
+            partial(langgraph_server, options.venv, homes[2], releases, jobs),
+        ]
+        _say(f"round {index + 1}: starting the servers")
+        shift = index % len(starts)
+        servers = [stack.enter_context(start()) for start in starts[shift:] + starts[:shift]]
+        servers.sort(key=lambda s: SYSTEMS.index(s.name))
+        yield {
+            server.name: (
+                LangGraphClient(server.port)
+                if server.name == LANGGRAPH
+                else RunyardClient(server.port),
+                server,
+            )
+            for server in servers
+        }
+
+
+def _options(args: argparse.Namespace) -> Options:
+    quick = args.quick
+    return Options(
+        venv=Path(args.langgraph_venv),
+        rounds=args.rounds or (1 if quick else 3),
+        seconds=args.seconds or (4.0 if quick else 15.0),
+        warmup=2.0 if quick else 5.0,
+        concurrency=(1, 10, 100),
+        # 500 held at once on SQLite made runyard answer some event streams with a 500 (its
+        # connection pool's 30 s checkout timeout; docs/benchmarks.md, "Service race").
+        held_runs=args.held_runs or (100 if quick else 200),
+        listeners=args.listeners,
+    )
+
+
+def _not_run(why: str) -> list[dict[str, str]]:
+    return [
+        {"what": what, "target": target, "measured": f"not run: {why}", "met": "—"}
+        for what, target in ROWS
+    ]
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--langgraph-venv", default="/tmp/lg-venv", help="LangGraph Server's venv")
+    parser.add_argument("--quick", action="store_true", help="one short round (~2 minutes)")
+    parser.add_argument("--json", type=Path, help="write the summary rows as JSON here")
+    parser.add_argument(
+        "--write-docs", action="store_true", help="rewrite docs/benchmarks.md's section"
+    )
+    parser.add_argument("--rounds", type=int, help="rounds, each with fresh servers (3; quick 1)")
+    parser.add_argument("--seconds", type=float, help="seconds per throughput row (15; quick 4)")
+    parser.add_argument("--held-runs", type=int, help="runs held for memory (200; quick 100)")
+    parser.add_argument("--listeners", type=int, default=1000, help="SSE listeners on one thread")
+    args = parser.parse_args(argv)
+    options = _options(args)
+    langgraph = options.venv / "bin" / "langgraph"
+    if not langgraph.exists():
+        why = f"no LangGraph Server at {langgraph} (see the script's docstring to set it up)"
+        rows = _not_run(why)
+        print(why, file=sys.stderr)
+    else:
+        try:
+            results = run_rounds(options)
+        except (RuntimeError, AssertionError, OSError) as error:
+            # A server that failed or answered wrongly: the rows say so, make bench goes on.
+            traceback.print_exc()
+            cause = f" ({error.__cause__})" if error.__cause__ else ""
+            why = (str(error).splitlines() or [type(error).__name__])[0] + cause
+            rows = _not_run(why)
+        else:
+            rows = render_rows(results)
+            print(render_section(results))
+            if args.write_docs:
+                write_section(render_section(results))
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=2) + "\n")
+    elif not args.write_docs:
+        print("\n| what | target | measured | met |\n|---|---|---|---|")
+        for row in rows:
+            print(f"| {row['what']} | {row['target']} | {row['measured']} | {row['met']} |")
+
+
+if __name__ == "__main__":
+    main()
