@@ -14,8 +14,8 @@ from importlib import metadata
 from pathlib import Path
 
 from _race_measures import Options, Round
-from _report import _cpu
-from memory_observational import write_docs
+from _report import cpu_name
+from _report import write_section as write_between
 
 __all__ = [
     "LANGGRAPH",
@@ -187,7 +187,7 @@ def render_section(results: Results) -> str:
     blocks = [
         "## Service race: runyard's service against LangGraph Server",
         _METHOD,
-        f"Measured {results.when} on {_cpu()} ({os.cpu_count()} CPUs, shared with other jobs), "
+        f"Measured {results.when} on {cpu_name()} ({os.cpu_count()} CPUs, shared with other jobs), "
         f"Python {platform.python_version()}; runyard with {results.versions}. "
         f"{len(results.rounds)} round(s) of {o.seconds:g} s per throughput row; "
         f"{o.held_runs} held runs; {o.listeners} listeners; 1-minute load average "
@@ -320,4 +320,4 @@ def _targets_table(results: Results) -> str:
 
 def write_section(section: str) -> None:
     """Replace this benchmark's section of docs/benchmarks.md, leaving the others alone."""
-    write_docs(section, START, END)
+    write_between(START, END, section)

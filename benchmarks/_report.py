@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import platform
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = [
+    "cpu_name",
     "DOCS",
     "TIMES",
     "Row",
@@ -127,3 +129,15 @@ def write_section(start: str, end: str, body: str, *, heading: str = "", path: P
         text += f"{start}\n{end}\n"
     pattern = re.compile(re.escape(start) + r".*?" + re.escape(end), re.DOTALL)
     path.write_text(pattern.sub(lambda _: f"{start}\n{body}\n{end}", text, count=1))
+
+
+def cpu_name() -> str:
+    """The machine's CPU model, for the line that says where figures were measured."""
+    try:
+        with open("/proc/cpuinfo") as cpuinfo:
+            for line in cpuinfo:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "an unknown CPU"

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from importlib import metadata
 
 from _profile import Profile
-from _report import TIMES, Row, at_least, at_most, write_section
+from _report import TIMES, Row, at_least, at_most, cpu_name, write_section
 from _timing import Timed
 
 __all__ = ["Measured", "render", "summary_rows", "write"]
@@ -88,7 +88,7 @@ def _environment(m: Measured) -> str:
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     versions = ", ".join(f"{name} {_version(name)}" for name in _PACKAGES)
     return (
-        f"Measured {when} on {_cpu()} ({os.cpu_count()} CPUs), Python "
+        f"Measured {when} on {cpu_name()} ({os.cpu_count()} CPUs), Python "
         f"{platform.python_version()} on {platform.system()} {platform.machine()}; {versions}. "
         f"{m.warmup} warm-up runs, then {m.iterations} timed runs of every row, interleaved; "
         f"parked memory: {m.parked_runs} runs at once, median of fresh processes."
@@ -100,17 +100,6 @@ def _version(distribution: str) -> str:
         return metadata.version(distribution)
     except metadata.PackageNotFoundError:
         return "not installed"
-
-
-def _cpu() -> str:
-    try:
-        with open("/proc/cpuinfo") as cpuinfo:
-            for line in cpuinfo:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "an unknown CPU"
 
 
 def _find(m: Measured, system: str, mode: str) -> Timed:
