@@ -59,6 +59,7 @@ def render(measured: Measured, peers: Sequence[str]) -> str:
         _environment(measured),
         _time_table(measured, peers),
         _targets(measured, peers),
+        _cpu_table(measured, peers),
         _where_time_goes(measured),
     ]
     return "\n\n".join(blocks)
@@ -147,6 +148,33 @@ def _targets(m: Measured, peers: Sequence[str]) -> str:
         f"| ≤ {_PARKED_TARGET_KIB:g} KiB per parked run | {peer_kib:.1f} KiB "
         f"| {kib:.1f} KiB | {peer_kib / kib:.1f}{_TIMES} less | {_yes(kib <= _PARKED_TARGET_KIB)} |"
     )
+    return "\n".join(rows)
+
+
+def _cpu_table(m: Measured, peers: Sequence[str]) -> str:
+    """The same runs' CPU time: on a machine other work keeps busy, wall-time medians of the
+    slower systems take more of the preemptions, so this is the steadier comparison."""
+    fastest = {
+        mode: min((_find(m, p, mode) for p in peers), key=lambda t: t.cpu_median)
+        for mode in _TIME_TARGETS
+    }
+    rows = [
+        "CPU time of the same runs (the thread's, which other work on the machine does not "
+        "inflate the way it inflates wall time):",
+        "",
+        "| one-tool run | `generate` CPU median | faster peer ÷ this | streamed CPU median "
+        "| faster peer ÷ this |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for key, name in m.names.items():
+        cells = [name]
+        for mode, peer in fastest.items():
+            timed = _find(m, key, mode)
+            cells += [
+                f"{timed.cpu_median:.3f} ms",
+                f"{peer.cpu_median / timed.cpu_median:.1f}{_TIMES}",
+            ]
+        rows.append("| " + " | ".join(cells) + " |")
     return "\n".join(rows)
 
 
