@@ -28,6 +28,15 @@ def test_live_messages_get_strictly_increasing_timestamps_after_history() -> Non
     assert [m.created_at for m in [*added, *response]] == [5_001, 5_002, 5_003]
 
 
+def test_a_message_stamped_with_next_created_at_is_added_as_it_is() -> None:
+    messages = AgentMessageList()
+    messages.add_history([AgentMessage.user("old", created_at=2**41)])  # later than now
+    made = AgentMessage.assistant("next", created_at=messages.next_created_at())
+    (added,) = messages.add_response([made])
+    assert added is made
+    assert added.created_at == 2**41 + 1
+
+
 def test_history_keeps_its_stored_timestamps_even_when_equal() -> None:
     messages = AgentMessageList()
     first, second = AgentMessage.user("1", created_at=100), AgentMessage.user("2", created_at=100)

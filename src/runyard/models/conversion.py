@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
@@ -35,7 +34,11 @@ from runyard.messages import (
     ToolResultPart,
 )
 from runyard.models.file_content import FileContent, file_from_content, file_to_content
-from runyard.models.response_details import provider_details, with_provider_details
+from runyard.models.response_details import (
+    provider_details,
+    response_fields,
+    with_part_details,
+)
 
 __all__ = [
     "CARRY_KEY",
@@ -58,14 +61,13 @@ def to_model_messages(
     messages: Sequence[AgentMessage], *, instructions: str | None = None
 ) -> list[pai.ModelMessage]:
     """pydantic-ai messages for ``messages``; ``instructions`` go on the last request."""
-    converted = [_to_model_message(message) for message in messages]
-    if instructions is not None:
-        for index in range(len(converted) - 1, -1, -1):
-            request = converted[index]
-            if isinstance(request, pai.ModelRequest):
-                converted[index] = replace(request, instructions=instructions)
-                break
-    return converted
+    last_request = next(
+        (i for i in range(len(messages) - 1, -1, -1) if messages[i].role != "assistant"), None
+    )
+    return [
+        _to_model_message(message, instructions if index == last_request else None)
+        for index, message in enumerate(messages)
+    ]
 
 
 def from_model_messages(messages: Sequence[pai.ModelMessage]) -> list[AgentMessage]:
@@ -117,7 +119,7 @@ def parse_tool_args(args: str | Mapping[str, Any] | None) -> dict[str, Any] | No
 # --- runyard -> pydantic-ai -------------------------------------------------------------------
 
 
-def _to_model_message(message: AgentMessage) -> pai.ModelMessage:
+def _to_model_message(message: AgentMessage, instructions: str | None) -> pai.ModelMessage:
     carry = {
         CARRY_KEY: {
             "id": message.id,
@@ -128,15 +130,24 @@ def _to_model_message(message: AgentMessage) -> pai.ModelMessage:
     }
     timestamp = datetime.fromtimestamp(message.created_at / 1000, tz=UTC)
     if message.role == "assistant":
-        response = pai.ModelResponse(
-            parts=[_to_response_part(part) for part in message.parts],
+        # Built once with the provider's details: a copy of the response afterwards is
+        # measurable on every model call (docs/benchmarks.md, runtime overhead).
+        details = message.metadata.get("provider")
+        return pai.ModelResponse(
+            parts=[
+                with_part_details(_to_response_part(part), details, index)
+                for index, part in enumerate(message.parts)
+            ],
             usage=RequestUsage(),
             timestamp=timestamp,
             metadata=carry,
+            **response_fields(details),
         )
-        return with_provider_details(response, message.metadata.get("provider"))
     return pai.ModelRequest(
-        parts=_to_request_parts(message, timestamp), timestamp=timestamp, metadata=carry
+        parts=_to_request_parts(message, timestamp),
+        timestamp=timestamp,
+        instructions=instructions,
+        metadata=carry,
     )
 
 

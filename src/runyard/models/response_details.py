@@ -9,11 +9,15 @@ message's ``metadata["provider"]`` and are put back on the way out.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic_ai import messages as pai
 
-__all__ = ["provider_details", "with_provider_details"]
+__all__ = [
+    "provider_details",
+    "response_fields",
+    "with_part_details",
+]
 
 _RESPONSE_FIELDS = (
     "model_name",
@@ -23,6 +27,8 @@ _RESPONSE_FIELDS = (
     "canonical_system",
 )
 _PART_FIELDS = ("id", "provider_name", "provider_details")
+
+_Part = TypeVar("_Part", bound=pai.ModelResponsePart)
 
 
 def provider_details(response: pai.ModelResponse) -> dict[str, Any]:
@@ -40,21 +46,22 @@ def provider_details(response: pai.ModelResponse) -> dict[str, Any]:
     return details
 
 
-def with_provider_details(
-    response: pai.ModelResponse, details: dict[str, Any] | None
-) -> pai.ModelResponse:
-    """``response`` with the fields :func:`provider_details` recorded put back."""
+def response_fields(details: dict[str, Any] | None) -> dict[str, Any]:
+    """The response-level fields :func:`provider_details` recorded, as ``ModelResponse``
+    keyword arguments: a response built with them needs no copy afterwards."""
     if not details:
-        return response
-    fields = {name: details[name] for name in _RESPONSE_FIELDS if name in details}
-    part_fields: dict[str, dict[str, Any]] = details.get("parts") or {}
-    # Only the parts that recorded something are copied: a copy per part is measurable on
-    # every model call (docs/benchmarks.md, runtime overhead).
-    parts = [
-        replace(part, **recorded) if (recorded := part_fields.get(str(index))) else part
-        for index, part in enumerate(response.parts)
-    ]
-    return replace(response, parts=parts, **fields)
+        return {}
+    return {name: details[name] for name in _RESPONSE_FIELDS if name in details}
+
+
+def with_part_details(part: _Part, details: dict[str, Any] | None, index: int) -> _Part:
+    """``part`` (the ``index``-th kept part) with the fields recorded for it put back.
+
+    Only a part that recorded something is copied: a copy per part is measurable on every
+    model call (docs/benchmarks.md, runtime overhead).
+    """
+    recorded = (details.get("parts") or {}).get(str(index)) if details else None
+    return replace(part, **recorded) if recorded else part
 
 
 def _kept_parts(response: pai.ModelResponse) -> list[pai.ModelResponsePart]:

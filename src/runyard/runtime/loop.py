@@ -419,6 +419,7 @@ class AgentRuntime:
                 )
                 for o in settled
             ],
+            created_at=self.list.next_created_at(),
         )
         customs = [o.custom_message for o in settled if o.custom_message is not None]
         stamped_customs = self.list.add_response([results, *customs])[1:]

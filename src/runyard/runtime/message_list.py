@@ -66,6 +66,11 @@ class AgentMessageList:
     def add_response(self, messages: Iterable[Message]) -> list[Message]:
         return self._add_live(messages, self._response)
 
+    def next_created_at(self) -> int:
+        """The ``created_at`` the next live message gets if it is made now: a message made with
+        it is added as it is, not copied to restamp it."""
+        return max(now_ms(), self._last_created_at + 1)
+
     def turn_delta(self) -> list[Message]:
         """Input and response messages, in order: what memory saves."""
         return [m for m in self._all if m.id in self._input or m.id in self._response]
