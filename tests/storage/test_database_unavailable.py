@@ -4,10 +4,15 @@ the store's by ``database_unavailable`` (what the service asks)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+from sqlalchemy import make_url, text
 from sqlalchemy.exc import DBAPIError, IntegrityError
+from sqlalchemy.ext.asyncio import create_async_engine
 
 from runyard.storage import DatabaseUnavailable, StaleLease, database_unavailable
+from runyard.storage.sql.engine import read
 from runyard.storage.unavailable import connection_failed
 
 
@@ -54,3 +59,19 @@ def test_a_failure_raised_from_the_stores_error_is_unavailable() -> None:
     outer.__cause__ = DatabaseUnavailable("connection reset by peer")
     assert database_unavailable(outer)
     assert not database_unavailable(OSError("the disk is full"))  # only the store's word counts
+
+
+async def test_a_pool_that_stays_full_is_unavailable_not_a_crash(tmp_path: Path) -> None:
+    """A pool whose connections all stay busy past its timeout (an overload) is the store's
+    ``DatabaseUnavailable`` (503 over HTTP), not SQLAlchemy's ``TimeoutError`` (a 500)."""
+    url = make_url(f"sqlite+aiosqlite:///{tmp_path / 'pool.db'}")
+    engine = create_async_engine(url, pool_size=1, max_overflow=0, pool_timeout=0.05)
+    try:
+        async with read(engine):
+            with pytest.raises(DatabaseUnavailable, match="every pooled connection stayed busy"):
+                async with read(engine):
+                    pass
+        async with read(engine) as conn:  # the held connection went back: the pool serves again
+            assert (await conn.execute(text("SELECT 1"))).scalar() == 1
+    finally:
+        await engine.dispose()

@@ -26,6 +26,7 @@ from typing import Any
 
 from sqlalchemy import event
 from sqlalchemy.engine import URL, Connection
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from runyard.json_text import json_text
@@ -98,13 +99,16 @@ async def read(engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
 async def _connected(engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
     """A checked connection (the pool pings it), taken again while the database is away; the
     driver's error for a database that stayed away, or a connection lost mid-way, becomes
-    ``DatabaseUnavailable``."""
+    ``DatabaseUnavailable``, and so does a pool that stayed full past its timeout (an overload:
+    worth trying again later, never a 500)."""
     try:
         conn = await _connect(engine)
         try:
             yield conn
         finally:
             await conn.close()
+    except PoolTimeout as exc:
+        raise DatabaseUnavailable(f"every pooled connection stayed busy: {exc}") from exc
     except Exception as exc:
         if isinstance(exc, StorageError) or not connection_failed(exc):
             raise
