@@ -62,6 +62,7 @@ from _race_report import (
     write_section,
 )
 from _race_servers import Server, langgraph_server, runyard_server
+from _report import json_option
 
 Clients = dict[str, tuple[Client, Server]]
 
@@ -179,7 +180,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--langgraph-venv", default="/tmp/lg-venv", help="LangGraph Server's venv")
     parser.add_argument("--quick", action="store_true", help="one short round (~2 minutes)")
-    parser.add_argument("--json", type=Path, help="write the summary rows as JSON here")
+    json_option(parser)
     parser.add_argument(
         "--write-docs", action="store_true", help="rewrite docs/benchmarks.md's section"
     )
