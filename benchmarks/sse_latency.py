@@ -8,6 +8,12 @@
 client is not the bottleneck. Every delta carries the monotonic time the model produced it;
 each client records, per delta, the time until its bytes were read from the socket.
 Loopback only; every loop is bounded by the number of deltas.
+
+The runs are started one by one, then released together (``SSE_BENCH_GO_FILE``), so all of
+them stream at once: starting a run costs the server tens of deltas' worth of CPU, and runs
+streaming while the others are still being started would measure the start-up instead. The
+second line printed is the server's CPU time (``/proc``) per run start and per delta, the
+delta rate offered, and the load average, which together say whether one process can keep up.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -22,7 +29,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from sse_common import STAMP, free_port, open_stream, percentile, post_json, serve
+from sse_common import STAMP, cpu_seconds, free_port, open_stream, percentile, post_json, serve
 
 FINISH = b'"type":"run-finish"'
 
@@ -78,12 +85,14 @@ def main(args: argparse.Namespace) -> None:
             port,
             SSE_BENCH_DELTAS=str(args.deltas),
             SSE_BENCH_INTERVAL_MS=str(args.interval_ms),
-        ),
+            SSE_BENCH_GO_FILE=str(Path(tmp) / "go"),
+        ) as server,
     ):
         clients = [_spawn(port, share) for share in shares]
         for client in clients:
             assert client.stdout is not None
             assert client.stdout.readline().strip() == "ready"
+        cpu_opened = cpu_seconds(server.pid)
         body = json.dumps({"message": "go"}).encode()
         with ThreadPoolExecutor(16) as pool:
             codes = list(
@@ -92,10 +101,13 @@ def main(args: argparse.Namespace) -> None:
                 )
             )
         assert codes == [200] * args.threads, codes
+        cpu_started, streaming = cpu_seconds(server.pid), time.monotonic()
+        (Path(tmp) / "go").touch()
         latencies: list[int] = []
         for client in clients:
             out, _ = client.communicate(timeout=900)
             latencies.extend(json.loads(out.strip().splitlines()[-1]))
+        cpu_streamed, streamed = cpu_seconds(server.pid) - cpu_started, time.monotonic() - streaming
     ms = [v / 1e6 for v in latencies]
     expected = args.threads * args.clients * args.deltas
     print(
@@ -103,6 +115,15 @@ def main(args: argparse.Namespace) -> None:
         f"| {args.deltas} deltas/run every {args.interval_ms:g} ms "
         f"| {len(ms)}/{expected} deltas | p50 {percentile(ms, 50):.2f} ms "
         f"| p99 {percentile(ms, 99):.2f} ms | max {max(ms):.1f} ms |"
+    )
+    offered = args.threads * 1000 / args.interval_ms
+    per_delta = cpu_streamed / (args.threads * args.deltas)
+    print(
+        f"server CPU: {(cpu_started - cpu_opened) * 1000 / args.threads:.1f} ms per run start; "
+        f"{per_delta * 1000:.2f} ms per delta while streaming (each run's finish included), "
+        f"{cpu_streamed:.1f} s CPU in {streamed:.1f} s; offered {offered:,.0f} deltas/s x "
+        f"{per_delta * 1000:.2f} ms = {offered * per_delta:.2f} CPU-s per s (one process: at "
+        f"most 1); load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
     )
 
 
