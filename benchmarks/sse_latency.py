@@ -11,8 +11,8 @@ Loopback only; every loop is bounded by the number of deltas.
 
 The runs are started one by one, then released together (``SSE_BENCH_GO_FILE``), so all of
 them stream at once: starting a run costs the server tens of deltas' worth of CPU, and runs
-streaming while the others are still being started would measure the start-up instead. The
-second line printed is the server's CPU time (``/proc``) per run start and per delta, the
+streaming while the others are still being started would measure the start-up instead. Before
+its table row it prints the server's CPU time (``/proc``) per run start and per delta, the
 delta rate offered, and the load average, which together say whether one process can keep up.
 """
 
@@ -108,6 +108,15 @@ def main(args: argparse.Namespace) -> None:
             out, _ = client.communicate(timeout=900)
             latencies.extend(json.loads(out.strip().splitlines()[-1]))
         cpu_streamed, streamed = cpu_seconds(server.pid) - cpu_started, time.monotonic() - streaming
+        offered = args.threads * 1000 / args.interval_ms
+        per_delta = cpu_streamed / (args.threads * args.deltas)
+        print(
+            f"server CPU: {(cpu_started - cpu_opened) * 1000 / args.threads:.1f} ms per run start; "
+            f"{per_delta * 1000:.2f} ms per delta while streaming (each run's finish included), "
+            f"{cpu_streamed:.1f} s CPU in {streamed:.1f} s; offered {offered:,.0f} deltas/s x "
+            f"{per_delta * 1000:.2f} ms = {offered * per_delta:.2f} CPU-s per s (one process: at "
+            f"most 1); load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
+        )
     ms = [v / 1e6 for v in latencies]
     expected = args.threads * args.clients * args.deltas
     print(
@@ -115,15 +124,6 @@ def main(args: argparse.Namespace) -> None:
         f"| {args.deltas} deltas/run every {args.interval_ms:g} ms "
         f"| {len(ms)}/{expected} deltas | p50 {percentile(ms, 50):.2f} ms "
         f"| p99 {percentile(ms, 99):.2f} ms | max {max(ms):.1f} ms |"
-    )
-    offered = args.threads * 1000 / args.interval_ms
-    per_delta = cpu_streamed / (args.threads * args.deltas)
-    print(
-        f"server CPU: {(cpu_started - cpu_opened) * 1000 / args.threads:.1f} ms per run start; "
-        f"{per_delta * 1000:.2f} ms per delta while streaming (each run's finish included), "
-        f"{cpu_streamed:.1f} s CPU in {streamed:.1f} s; offered {offered:,.0f} deltas/s x "
-        f"{per_delta * 1000:.2f} ms = {offered * per_delta:.2f} CPU-s per s (one process: at "
-        f"most 1); load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
     )
 
 
