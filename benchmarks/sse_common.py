@@ -24,7 +24,6 @@ from pathlib import Path
 
 __all__ = [
     "STAMP",
-    "cpu_seconds",
     "free_port",
     "open_stream",
     "percentile",
@@ -42,12 +41,6 @@ def free_port() -> int:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
         return port
-
-
-def cpu_seconds(pid: int) -> float:
-    """CPU time (user + system) the process has used so far, from Linux's ``/proc``."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 @contextmanager

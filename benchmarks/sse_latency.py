@@ -2,18 +2,17 @@
 
     python benchmarks/sse_latency.py [--threads 100] [--clients 10] [--deltas 100]
                                      [--interval-ms 100] [--procs 4]
+The runs are started one by one, then released together (``SSE_BENCH_GO_FILE``), so all of
+them stream at once: starting a run costs the server tens of deltas' worth of CPU, and runs
+streaming while the others are still being started would measure the start-up instead. Before
+its table row it prints the server's CPU time (``/proc``) per run start and per delta, the
+delta rate offered, and the load average, which together say whether one process can keep up.
 
 ``--threads`` runs stream at once, each watched by ``--clients`` SSE connections
 (threads x clients streams in all), opened by ``--procs`` client processes so the load
 client is not the bottleneck. Every delta carries the monotonic time the model produced it;
 each client records, per delta, the time until its bytes were read from the socket.
 Loopback only; every loop is bounded by the number of deltas.
-
-The runs are started one by one, then released together (``SSE_BENCH_GO_FILE``), so all of
-them stream at once: starting a run costs the server tens of deltas' worth of CPU, and runs
-streaming while the others are still being started would measure the start-up instead. Before
-its table row it prints the server's CPU time (``/proc``) per run start and per delta, the
-delta rate offered, and the load average, which together say whether one process can keep up.
 """
 
 from __future__ import annotations
@@ -29,7 +28,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from sse_common import STAMP, cpu_seconds, free_port, open_stream, percentile, post_json, serve
+from sse_common import STAMP, free_port, open_stream, percentile, post_json, serve
 
 FINISH = b'"type":"run-finish"'
 
@@ -72,6 +71,12 @@ async def _client(port: int, threads: list[str]) -> None:
 def _spawn(port: int, threads: list[str]) -> subprocess.Popen[str]:
     command = [sys.executable, __file__, "--client", str(port), *threads]
     return subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU time (user + system) the process has used so far, from Linux's ``/proc``."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def main(args: argparse.Namespace) -> None:
