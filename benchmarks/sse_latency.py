@@ -2,6 +2,7 @@
 
     python benchmarks/sse_latency.py [--threads 100] [--clients 10] [--deltas 100]
                                      [--interval-ms 100] [--procs 4]
+
 The runs are started one by one, then released together (``SSE_BENCH_GO_FILE``), so all of
 them stream at once: starting a run costs the server tens of deltas' worth of CPU, and runs
 streaming while the others are still being started would measure the start-up instead. Before
