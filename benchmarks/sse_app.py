@@ -3,14 +3,16 @@
 ``create()`` is a uvicorn factory. Its ``assistant`` answers every message with
 ``SSE_BENCH_DELTAS`` text deltas, one every ``SSE_BENCH_INTERVAL_MS``, each ``T<ns>;`` where
 ``<ns>`` is ``time.monotonic_ns()`` when the model produced it. With ``SSE_BENCH_GO_FILE`` set,
-every run waits for that file to exist before its first delta, so runs started one by one all
-stream at once (starting a run costs far more than a delta: see docs/benchmarks.md).
+every run waits for that file to exist, then for a random fraction of one interval (its
+phase), before its first delta: runs started one by one then all stream at once (starting a
+run costs far more than a delta: see docs/benchmarks.md).
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import random
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -50,6 +52,9 @@ class StartGate:
 def paced_model(deltas: int, interval_ms: float, gate: StartGate) -> FunctionModel:
     async def stream(_: list[pai.ModelMessage], __: AgentInfo) -> AsyncIterator[str]:
         await gate.wait()
+        # Runs released together would tick in step, every delta of every run in one burst:
+        # independent streams are spread over the interval, so each starts at its own phase.
+        await asyncio.sleep(random.random() * interval_ms / 1000)
         for _n in range(deltas):
             await asyncio.sleep(interval_ms / 1000)
             yield f"T{time.monotonic_ns()};"
