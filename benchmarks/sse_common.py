@@ -51,7 +51,9 @@ def serve(db: Path, port: int, **env: str) -> Iterator[subprocess.Popen[bytes]]:
         **os.environ,
         "RUNYARD_DATABASE_URL": f"sqlite:///{db}",
         "RUNYARD_REDIS_URL": "",
-        "PYTHONPATH": str(HERE),
+        # Ahead of the caller's path, not instead of it: the server must run the runyard the
+        # benchmark was started with (a worktree's src), not whatever the venv installed.
+        "PYTHONPATH": os.pathsep.join(p for p in (str(HERE), os.environ.get("PYTHONPATH")) if p),
         **env,
     }
     command = [

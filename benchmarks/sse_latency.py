@@ -3,6 +3,12 @@
     python benchmarks/sse_latency.py [--threads 100] [--clients 10] [--deltas 100]
                                      [--interval-ms 100] [--procs 4] [--json PATH]
 
+The runs are started one by one, then released together (``SSE_BENCH_GO_FILE``), so all of
+them stream at once: starting a run costs the server tens of deltas' worth of CPU, and runs
+streaming while the others are still being started would measure the start-up instead. Before
+its table row it prints the server's CPU time (``/proc``) per run start and per delta, the
+delta rate offered, and the load average, which together say whether one process can keep up.
+
 ``--threads`` runs stream at once, each watched by ``--clients`` SSE connections
 (threads x clients streams in all), opened by ``--procs`` client processes so the load
 client is not the bottleneck. Every delta carries the monotonic time the model produced it;
@@ -16,6 +22,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -70,6 +77,12 @@ def _spawn(port: int, threads: list[str]) -> subprocess.Popen[str]:
     return subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
 
 
+def cpu_seconds(pid: int) -> float:
+    """CPU time (user + system) the process has used so far, from Linux's ``/proc``."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def main(args: argparse.Namespace) -> None:
     streams = [f"thread-{t}" for t in range(args.threads) for _ in range(args.clients)]
     shares = [streams[i :: args.procs] for i in range(args.procs)]
@@ -81,12 +94,14 @@ def main(args: argparse.Namespace) -> None:
             port,
             SSE_BENCH_DELTAS=str(args.deltas),
             SSE_BENCH_INTERVAL_MS=str(args.interval_ms),
-        ),
+            SSE_BENCH_GO_FILE=str(Path(tmp) / "go"),
+        ) as server,
     ):
         clients = [_spawn(port, share) for share in shares]
         for client in clients:
             assert client.stdout is not None
             assert client.stdout.readline().strip() == "ready"
+        cpu_opened = cpu_seconds(server.pid)
         body = json.dumps({"message": "go"}).encode()
         with ThreadPoolExecutor(16) as pool:
             codes = list(
@@ -95,10 +110,22 @@ def main(args: argparse.Namespace) -> None:
                 )
             )
         assert codes == [200] * args.threads, codes
+        cpu_started, streaming = cpu_seconds(server.pid), time.monotonic()
+        (Path(tmp) / "go").touch()
         latencies: list[int] = []
         for client in clients:
             out, _ = client.communicate(timeout=900)
             latencies.extend(json.loads(out.strip().splitlines()[-1]))
+        cpu_streamed, streamed = cpu_seconds(server.pid) - cpu_started, time.monotonic() - streaming
+        offered = args.threads * 1000 / args.interval_ms
+        per_delta = cpu_streamed / (args.threads * args.deltas)
+        print(
+            f"server CPU: {(cpu_started - cpu_opened) * 1000 / args.threads:.1f} ms per run start; "
+            f"{per_delta * 1000:.2f} ms per delta while streaming (each run's finish included), "
+            f"{cpu_streamed:.1f} s CPU in {streamed:.1f} s; offered {offered:,.0f} deltas/s x "
+            f"{per_delta * 1000:.2f} ms = {offered * per_delta:.2f} CPU-s per s (one process: at "
+            f"most 1); load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
+        )
     ms = [v / 1e6 for v in latencies]
     expected = args.threads * args.clients * args.deltas
     p50, p99 = percentile(ms, 50), percentile(ms, 99)

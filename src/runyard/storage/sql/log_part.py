@@ -43,6 +43,10 @@ class LogPart(SqlState):
             for e in events_
         ]
         try:
+            if not settled and self._engine.dialect.name == "sqlite":
+                # SQLite writes one transaction at a time: share it with other threads' rows.
+                await self._event_rows.insert(rows)
+                return
             async with write(self._engine) as conn:
                 now = now_ms()
                 for calls in settled:  # fenced first: a stale owner's batch is refused whole

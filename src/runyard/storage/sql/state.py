@@ -11,6 +11,7 @@ from sqlalchemy.sql.dml import Insert
 
 from runyard.ids import now_ms
 from runyard.storage.errors import ThreadOwnershipError
+from runyard.storage.sql.grouped_event_inserts import GroupedEventInserts
 from runyard.storage.sql.schema import threads
 from runyard.storage.sql.upserts import insert_ignore, upsert
 from runyard.storage.sql.vector_index import VectorIndex
@@ -24,6 +25,7 @@ class SqlState:
     def __init__(self, engine: AsyncEngine, vectors: VectorIndex) -> None:
         self._engine = engine
         self._vectors = vectors
+        self._event_rows = GroupedEventInserts(engine)
 
     def _upsert(self, table: Table, keys: Sequence[str], columns: Sequence[str]) -> Insert:
         return upsert(self._engine.dialect.name, table, keys, columns)

@@ -1,0 +1,114 @@
+"""``GroupedEventInserts``: SQLite event rows of many threads committed in one transaction.
+
+SQLite has one writer at a time, and each event-log batch used to be a transaction of its own:
+with a thousand threads streaming, thousands of small transactions a second, each several round
+trips to the driver's thread, were most of the server's CPU per delta (docs/benchmarks.md).
+Here an append that arrives while another is being written waits, and everything that waited
+goes into the next transaction together; an append that finds nothing in progress is written
+at once, so a lone writer waits no longer than before.
+
+Each caller still returns only once its rows are committed (durable before visible), and a
+thread has one writer that awaits each append before the next, so per-thread order holds. When
+a grouped transaction fails, nothing of it was committed, and every member is written again on
+its own: one thread's id conflict (``IntegrityError``) or a passing error reaches only the
+caller it belongs to, exactly as without grouping.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import insert
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from runyard.storage.sql.engine import write
+from runyard.storage.sql.schema import events
+
+__all__ = ["GroupedEventInserts"]
+
+_Rows = Sequence[Mapping[str, Any]]
+
+
+@dataclass
+class _Waiting:
+    rows: _Rows
+    done: asyncio.Future[None] = field(
+        default_factory=lambda: asyncio.get_running_loop().create_future()
+    )
+
+
+class GroupedEventInserts:
+    """Inserts ``events`` rows; appends that overlap share a transaction."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self._engine = engine
+        self._busy = False
+        self._waiting: list[_Waiting] = []
+        self._writing: asyncio.Task[None] | None = None
+        """The task writing the appends that waited (held so it is not collected)."""
+
+    async def insert(self, rows: _Rows) -> None:
+        """Commit ``rows``; raises what inserting them alone would (``IntegrityError``, …)."""
+        if self._busy:
+            waiting = _Waiting(rows)
+            self._waiting.append(waiting)
+            await waiting.done
+            return
+        self._busy = True
+        try:
+            await self._insert([rows])
+        finally:
+            self._hand_over()
+
+    def _hand_over(self) -> None:
+        if self._waiting:
+            self._writing = asyncio.create_task(self._write_waiting(), name="runyard-event-rows")
+        else:
+            self._busy = False
+
+    async def _write_waiting(self) -> None:
+        try:
+            while self._waiting:
+                group, self._waiting = self._waiting, []
+                await self._write_group(group)
+        finally:
+            for waiting in self._waiting:  # only when cancelled: nobody may wait forever
+                if not waiting.done.done():
+                    waiting.done.set_exception(RuntimeError("the event writer stopped"))
+            self._waiting = []
+            self._busy = False
+
+    async def _write_group(self, group: list[_Waiting]) -> None:
+        error = await _outcome(self._insert([waiting.rows for waiting in group]))
+        if error is not None and len(group) > 1:
+            for waiting in group:  # nothing was committed: each on its own, as if alone
+                _finish(waiting, await _outcome(self._insert([waiting.rows])))
+            return
+        for waiting in group:
+            _finish(waiting, error)
+
+    async def _insert(self, groups: Sequence[_Rows]) -> None:
+        rows = [row for group in groups for row in group]
+        async with write(self._engine) as conn:
+            await conn.execute(insert(events), rows)
+
+
+async def _outcome(attempt: Awaitable[None]) -> Exception | None:
+    try:
+        await attempt
+    except Exception as exc:
+        return exc
+    return None
+
+
+def _finish(waiting: _Waiting, error: Exception | None) -> None:
+    """Return to ``waiting``'s caller, or raise ``error`` there, unless it stopped waiting."""
+    if waiting.done.done():
+        return
+    if error is None:
+        waiting.done.set_result(None)
+    else:
+        waiting.done.set_exception(error)
