@@ -70,12 +70,14 @@ class GroupedEventInserts:
             self._busy = False
 
     async def _write_waiting(self) -> None:
+        group: list[_Waiting] = []
         try:
             while self._waiting:
                 group, self._waiting = self._waiting, []
                 await self._write_group(group)
         finally:
-            for waiting in self._waiting:  # only when cancelled: nobody may wait forever
+            # Only when cancelled (the loop closing) is anyone left: nobody may wait forever.
+            for waiting in [*group, *self._waiting]:
                 if not waiting.done.done():
                     waiting.done.set_exception(RuntimeError("the event writer stopped"))
             self._waiting = []
