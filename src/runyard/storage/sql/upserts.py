@@ -3,27 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from sqlalchemy import Table
-from sqlalchemy.dialects import sqlite
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.sql.dml import Insert
-
-if TYPE_CHECKING:
-    from sqlalchemy.dialects import postgresql
 
 __all__ = ["insert_ignore", "insert_of", "upsert"]
 
 
 def insert_of(dialect: str, table: Table) -> sqlite.Insert | postgresql.Insert:
     """The dialect's INSERT, which has ``on_conflict_do_update``/``_nothing``."""
-    if dialect != "postgresql":
-        return sqlite.insert(table)
-    # Imported by a PostgreSQL store only: the dialect and its asyncpg driver module cost a
-    # SQLite ``runyard serve`` ~50 ms before it is ready (docs/benchmarks.md, cold start).
-    from sqlalchemy.dialects import postgresql
-
-    return postgresql.insert(table)
+    return postgresql.insert(table) if dialect == "postgresql" else sqlite.insert(table)
 
 
 def upsert(dialect: str, table: Table, keys: Sequence[str], columns: Sequence[str]) -> Insert:
