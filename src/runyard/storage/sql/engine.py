@@ -1,7 +1,8 @@
 """Async engines for SQLite and PostgreSQL, set up for many concurrent writers.
 
-SQLite: WAL (readers never block the writer), a busy timeout (writers queue instead of
-failing), ``synchronous=NORMAL`` (durable at checkpoints, fast commits) and foreign keys.
+SQLite: statements run on the loop's thread (``inline_sqlite``: no thread hop per call), WAL
+(readers never block the writer), a busy timeout (writers queue instead of failing, waiting in
+``asyncio``), ``synchronous=NORMAL`` (durable at checkpoints, fast commits) and foreign keys.
 Write transactions start with ``BEGIN IMMEDIATE`` so two writers never both read and then
 fail to upgrade their lock (SQLite's "database is locked" despite the busy timeout).
 
@@ -31,6 +32,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_en
 
 from runyard.json_text import json_text
 from runyard.storage.errors import DatabaseUnavailable, StorageError
+from runyard.storage.sql import inline_sqlite
 from runyard.storage.unavailable import connection_failed
 
 __all__ = ["BUSY_TIMEOUT_MS", "RECONNECT_SECONDS", "create_engine", "read", "write"]
@@ -52,21 +54,18 @@ def create_engine(url: URL) -> AsyncEngine:
 
 
 def _sqlite_engine(url: URL) -> AsyncEngine:
+    assert url.database is not None  # parse_database_url refuses a SQLite URL without a file
     engine = create_async_engine(
-        url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000}, json_serializer=json_text
+        url,
+        async_creator=inline_sqlite.creator(url.database, BUSY_TIMEOUT_MS / 1000),
+        json_serializer=json_text,
     )
 
     @event.listens_for(engine.sync_engine, "connect")
     def _configure(dbapi_connection: Any, _record: Any) -> None:
-        # Take transaction control away from the driver so BEGIN is ours (see _begin).
-        dbapi_connection.isolation_level = None
+        # No busy_timeout pragma: waiting for a lock is the connection's (see inline_sqlite).
         cursor = dbapi_connection.cursor()
-        for pragma in (
-            "journal_mode=WAL",
-            f"busy_timeout={BUSY_TIMEOUT_MS}",
-            "synchronous=NORMAL",
-            "foreign_keys=ON",
-        ):
+        for pragma in ("journal_mode=WAL", "synchronous=NORMAL", "foreign_keys=ON"):
             cursor.execute(f"PRAGMA {pragma}")
         cursor.close()
 
