@@ -199,8 +199,11 @@ class RunManager:
         """
         self._admit()
         key = owner.thread_key(thread_id)
+        known = await self.store.get_thread(
+            key, tenant_id=owner.tenant_id, resource_id=owner.user_id
+        )
         # Chosen before any run is opened, so an unknown agent leaves nothing behind.
-        chosen = await self._choose(owner, key, AgentRequest(agent, context or {}, version))
+        chosen = await self._choose(owner, known, AgentRequest(agent, context or {}, version))
         choice = chosen[0]
         limits = self.directory.limits(owner.tenant_id, choice)
         admission = await self.request_rate.admit(
@@ -209,7 +212,8 @@ class RunManager:
         quota = run_quota(limits, self.tenant_limits)
         async with self._locks.hold(key):
             try:
-                thread = await claim_thread(self.store, owner, thread_id)
+                # A thread read above still exists: only a new one is claimed (created).
+                thread = known or await claim_thread(self.store, owner, thread_id)
                 record = await self._open_run(owner, thread_id, choice.agent_id, quota)
             except Exception:
                 await admission.give_back()  # no run started: the request does not count
@@ -418,12 +422,9 @@ class RunManager:
     # -- internals ----------------------------------------------------------------------------
 
     async def _choose(
-        self, owner: Owner, key: str, request: AgentRequest
+        self, owner: Owner, thread: Thread | None, request: AgentRequest
     ) -> tuple[AgentChoice, Agent]:
-        """The agent of a new run on the thread stored under ``key``, and why."""
-        thread = await self.store.get_thread(
-            key, tenant_id=owner.tenant_id, resource_id=owner.user_id
-        )
+        """The agent of a new run on ``thread`` (None: a new thread), and why."""
         stored = AgentChoice.stored(thread.metadata) if thread is not None else None
         choice = self.directory.choose(owner.tenant_id, owner.user_id, request, stored)
         try:

@@ -66,18 +66,15 @@ class ConversationsPart(SqlState):
         title: str | None = None,
         metadata: dict[str, Any] | None = None,
     ) -> Thread:
+        changes: dict[str, Any] = {}
+        if title is not None:
+            changes["title"] = title
+        if metadata is not None:
+            changes["metadata"] = metadata
         async with write(self._engine) as conn:
-            await self._claim(conn, thread_id, tenant_id, resource_id)
-            changes: dict[str, Any] = {}
-            if title is not None:
-                changes["title"] = title
-            if metadata is not None:
-                changes["metadata"] = metadata
-            if changes:
-                await conn.execute(update(threads).where(threads.c.id == thread_id).values(changes))
-            await self._touch(conn, thread_id)
-            row = (await conn.execute(select(threads).where(threads.c.id == thread_id))).one()
-            return _thread(row)
+            return _thread(
+                await self._claim_touched(conn, thread_id, tenant_id, resource_id, changes)
+            )
 
     async def get_thread(
         self, thread_id: str, *, tenant_id: str, resource_id: str
@@ -153,11 +150,10 @@ class ConversationsPart(SqlState):
             for message in messages_
         ]
         async with write(self._engine) as conn:
-            await self._claim(conn, thread_id, tenant_id, resource_id)
+            await self._claim_touched(conn, thread_id, tenant_id, resource_id)
             if rows:
                 stmt = self._upsert(messages, ["thread_id", "id"], ["created_at", "data"])
                 await conn.execute(stmt, rows)
-            await self._touch(conn, thread_id)
 
     async def get_messages(
         self,

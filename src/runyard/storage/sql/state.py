@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Table, select, update
+from sqlalchemy import Row, Table, and_, case, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.sql.dml import Insert
 
@@ -13,7 +13,7 @@ from runyard.ids import now_ms
 from runyard.storage.errors import ThreadOwnershipError
 from runyard.storage.sql.grouped_event_inserts import GroupedEventInserts
 from runyard.storage.sql.schema import threads
-from runyard.storage.sql.upserts import insert_ignore, upsert
+from runyard.storage.sql.upserts import insert_ignore, insert_of, upsert
 from runyard.storage.sql.vector_index import VectorIndex
 
 __all__ = ["SqlState"]
@@ -60,6 +60,38 @@ class SqlState:
         await conn.execute(insert_ignore(self._engine.dialect.name, threads), row)
         if await self._owner(conn, thread_id) != (tenant_id, resource_id):
             raise ThreadOwnershipError(f"thread {thread_id!r} belongs to another owner")
+
+    async def _claim_touched(
+        self,
+        conn: AsyncConnection,
+        thread_id: str,
+        tenant_id: str,
+        resource_id: str,
+        changes: dict[str, Any] | None = None,
+    ) -> Row[Any]:
+        """``_claim``, ``changes`` written and ``_touch`` in one statement; the thread's row.
+
+        One upsert instead of four statements: a run's start writes its thread three times."""
+        now, changes = now_ms(), changes or {}
+        stmt = insert_of(self._engine.dialect.name, threads).values(
+            id=thread_id,
+            tenant_id=tenant_id,
+            resource_id=resource_id,
+            title=changes.get("title"),
+            metadata=changes.get("metadata", {}),
+            created_at=now,
+            updated_at=now,
+        )
+        newer = case((threads.c.updated_at < now, now), else_=threads.c.updated_at)
+        stmt = stmt.on_conflict_do_update(
+            index_elements=["id"],
+            set_={**{c: stmt.excluded[c] for c in changes}, "updated_at": newer},
+            where=and_(threads.c.tenant_id == tenant_id, threads.c.resource_id == resource_id),
+        )
+        row = (await conn.execute(stmt.returning(*threads.c))).one_or_none()
+        if row is None:
+            raise ThreadOwnershipError(f"thread {thread_id!r} belongs to another owner")
+        return row
 
     async def _touch(self, conn: AsyncConnection, thread_id: str) -> None:
         now = now_ms()
