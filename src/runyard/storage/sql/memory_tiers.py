@@ -20,7 +20,13 @@ from runyard.storage.records import (
 )
 from runyard.storage.scopes import thread_key
 from runyard.storage.sql.engine import read, write
-from runyard.storage.sql.schema import observation_cursors, observations, plans, working_memory
+from runyard.storage.sql.schema import (
+    observation_cursors,
+    observations,
+    plans,
+    threads,
+    working_memory,
+)
 from runyard.storage.sql.state import SqlState
 from runyard.storage.sql.upserts import insert_ignore
 
@@ -267,10 +273,17 @@ class MemoryTiersPart(SqlState):
         return bool(result.rowcount == 1)
 
     async def get_plan(self, thread_id: str, *, tenant_id: str, resource_id: str) -> Plan | None:
-        stmt = select(plans).where(plans.c.thread_id == thread_id)
+        # One statement, the owner checked in the join: every run's start reads its plan.
+        stmt = (
+            select(plans.c.data, plans.c.updated_at)
+            .join(threads, threads.c.id == plans.c.thread_id)
+            .where(
+                plans.c.thread_id == thread_id,
+                threads.c.tenant_id == tenant_id,
+                threads.c.resource_id == resource_id,
+            )
+        )
         async with read(self._engine) as conn:
-            if not await self._owned(conn, thread_id, tenant_id, resource_id):
-                return None
             row = (await conn.execute(stmt)).one_or_none()
         return None if row is None else Plan(thread_id, row.data, row.updated_at)
 
