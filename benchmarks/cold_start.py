@@ -252,12 +252,12 @@ def main() -> None:
     print("| fresh process | wall median | wall best | CPU median |\n|---|---:|---:|---:|")
     for name in names:
         print(f"| {name} | {wall[name]:.2f} s | {min(times[name]):.2f} s | {used[name]:.2f} s |")
-    rows = _summary(wall, used)
+    summary = _summary(wall, used)
     print("\n| target | measured (wall, CPU) | met |\n|---|---|---|")
-    for row in rows:
+    for row in summary:
         print(f"| {row.what}: {row.target} | {row.measured} | {row.verdict} |")
-    write_rows(args.json, rows)
-    missing = [peer for peer in PEERS_FIRST_RUN if peer not in rows]
+    write_rows(args.json, summary)
+    missing = [peer for peer in PEERS_FIRST_RUN if peer not in wall]
     if missing:
         print(f"\nnot installed, so not measured: {', '.join(missing)}")
 
