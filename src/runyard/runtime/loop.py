@@ -152,6 +152,10 @@ class AgentRuntime:
 
     async def _traced(self, segment: str, body: Awaitable[None]) -> None:
         """Run the segment inside its run span, which ends with the segment's verdict."""
+        if self.telemetry is NO_TELEMETRY:
+            # Nobody records spans: building their attributes is measurable on every run.
+            await self._guarded(body)
+            return
         attributes = {
             "run_id": self.run_id,
             "segment": segment,
@@ -328,6 +332,8 @@ class AgentRuntime:
 
     async def _traced_model_call(self, iteration: int) -> ModelTurn:
         """One model call inside its span, a child of the run's."""
+        if self.span is NO_TELEMETRY:
+            return await self._call_model()
         attributes = {"run_id": self.run_id, "iteration": iteration}
         span = self.span.start_span("model", self.spec.model_label, attributes)
         self._first_token = FirstToken()
@@ -446,6 +452,8 @@ class AgentRuntime:
         return output.check(turn)
 
     def _emit_turn_end(self, message: AgentMessage, outcomes: Sequence[ToolOutcome]) -> None:
+        if not self.spec.events.wants(AgentEvent.TURN_END):
+            return
         self.spec.events.emit(
             AgentEvent.TURN_END,
             self.run_id,
@@ -468,9 +476,10 @@ class AgentRuntime:
         if self._checkpointed:
             await self.spec.checkpoints.complete(self.run_id)
         self.status = RunStatus.SUCCESS
-        self.spec.events.emit(
-            AgentEvent.AGENT_END, self.run_id, messages=self.list.response_delta()
-        )
+        if self.spec.events.wants(AgentEvent.AGENT_END):
+            self.spec.events.emit(
+                AgentEvent.AGENT_END, self.run_id, messages=self.list.response_delta()
+            )
         await self.sink.send(self._finish(self.finish_reason or "stop"))
         hook, scope = self.spec.on_turn_saved, self.scope
         if hook is not None and scope is not None and self.spec.memory is not None:
