@@ -15,13 +15,12 @@ from typing import Any
 from runyard.errors import MaxIterationsError, RunAbortedError, RunError
 from runyard.messages import AgentMessage, ToolCallPart, ToolResultPart
 from runyard.models import (
+    ModelCall,
     ModelTurn,
     ReasoningDelta,
     TextDelta,
     ToolSpec,
     Usage,
-    request_model,
-    stream_model,
 )
 from runyard.runtime.chunks import (
     ChunkSink,
@@ -95,7 +94,8 @@ class AgentRuntime:
         self.clock = RunClock(spec.timeout_s)
         self.budget = OutputBudget(spec.max_output_tokens)
         self._tools: Mapping[str, Tool] = spec.tools
-        self._tool_specs: list[ToolSpec] = []
+        self._model_call = ModelCall(spec.model, [], label=spec.model_label)
+        """How this segment calls its model; ``_attach_memory`` sets its tools."""
         self._instructions = spec.instructions
         self._checkpointed = False
         self._first_token = FirstToken()
@@ -251,7 +251,17 @@ class AgentRuntime:
                 self._instructions = f"{self.spec.instructions}\n\n{context.instructions}"
             tools.update((t.name, t) for t in context.tools)
         self._tools = tools
-        self._tool_specs = [ToolSpec(t.name, t.description, t.parameters) for t in tools.values()]
+        specs = [ToolSpec(t.name, t.description, t.parameters) for t in tools.values()]
+        output = self.spec.output
+        self._model_call = ModelCall(
+            self.spec.model,
+            specs,
+            output.tool if output else None,
+            label=self.spec.model_label,
+            # A middleware may rewrite the messages a call sends; without one they are the
+            # list's own, which it never changes in place once recorded.
+            reuse_messages=not self.spec.middleware.middleware,
+        )
 
     async def _loop(self) -> None:
         runner = self._runner()
@@ -356,42 +366,52 @@ class AgentRuntime:
 
     async def _call_model(self) -> ModelTurn:
         middleware = self.spec.middleware
-        request = await middleware.before_model(
-            ModelRequest(self.list.for_llm(), self._instructions, self.spec.model)
-        )
-        arguments: dict[str, Any] = {
-            "instructions": request.instructions,
-            "tools": self._tool_specs,
-            "output": self.spec.output.tool if self.spec.output else None,
-            "settings": self.budget.settings(self.spec.model_settings, self.usage),
-        }
+        request = ModelRequest(self.list.for_llm(), self._instructions, self.spec.model)
+        if middleware.middleware:
+            request = await middleware.before_model(request)
+        settings = self.budget.settings(self.spec.model_settings, self.usage)
+        call = self._model_call
         if not self.streaming:
-            turn = await request_model(self.spec.model, request.messages, **arguments)
-            return await middleware.after_model(turn)
+            turn = await call.request(
+                request.messages, instructions=request.instructions, settings=settings
+            )
+        else:
+            turn = await self._stream_model(call, request, settings)
+        return await middleware.after_model(turn) if middleware.middleware else turn
+
+    async def _stream_model(
+        self, call: ModelCall, request: ModelRequest, settings: Mapping[str, Any] | None
+    ) -> ModelTurn:
         streamed: ModelTurn | None = None
-        relay = middleware.delta_relay()
-        async for item in stream_model(self.spec.model, request.messages, **arguments):
+        middleware = self.spec.middleware
+        # Without a filter a delta goes out as it came: no relay to pass it through.
+        relay = middleware.delta_relay() if middleware.middleware else None
+        items = call.stream(request.messages, instructions=request.instructions, settings=settings)
+        async for item in items:
             self._first_token.mark()
-            if isinstance(item, TextDelta):
-                await self._send_deltas(relay.push("text", item.text))
-            elif isinstance(item, ReasoningDelta):
-                await self._send_deltas(relay.push("reasoning", item.text))
+            if isinstance(item, TextDelta | ReasoningDelta):
+                channel: DeltaChannel = "text" if isinstance(item, TextDelta) else "reasoning"
+                if relay is None:
+                    await self.sink.send(_delta_chunk(channel, item.text))
+                else:
+                    await self._send_deltas(relay.push(channel, item.text))
             elif isinstance(item, ModelTurn):
                 streamed = item
             else:
-                await self._send_deltas(relay.flush())
+                if relay is not None:
+                    await self._send_deltas(relay.flush())
                 await self.sink.send(
                     ToolCallDeltaChunk(item.tool_call_id, item.tool_name, item.args_delta)
                 )
-        await self._send_deltas(relay.flush())
+        if relay is not None:
+            await self._send_deltas(relay.flush())
         if streamed is None:
             raise RunError("The model stream ended without a response")
-        return await middleware.after_model(streamed)
+        return streamed
 
     async def _send_deltas(self, deltas: list[tuple[DeltaChannel, str]]) -> None:
         for channel, text in deltas:
-            chunk = TextDeltaChunk(text) if channel == "text" else ReasoningDeltaChunk(text)
-            await self.sink.send(chunk)
+            await self.sink.send(_delta_chunk(channel, text))
 
     def _runner(self) -> ToolRunner:
         return ToolRunner(
@@ -550,6 +570,10 @@ class AgentRuntime:
             sub_agent_usage=list(self.sub_agent_usage),
             total_cost=total_cost(self.usage, self.sub_agent_usage),
         )
+
+
+def _delta_chunk(channel: DeltaChannel, text: str) -> TextDeltaChunk | ReasoningDeltaChunk:
+    return TextDeltaChunk(text) if channel == "text" else ReasoningDeltaChunk(text)
 
 
 def _as_call(entry: PendingToolCall) -> ToolCallPart:
