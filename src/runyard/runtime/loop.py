@@ -272,7 +272,11 @@ class AgentRuntime:
             self.usage += turn.usage
             answer = self._answer(turn)
             retry = answer if isinstance(answer, OutputRetry) else None
-            (message,) = self.list.add_response([retry.message if retry else turn.message])
+            # Without middleware the turn's message is the model call's own, held nowhere else.
+            (message,) = self.list.add_response(
+                [retry.message if retry else turn.message],
+                fresh=not self.spec.middleware.middleware,
+            )
             assert isinstance(message, AgentMessage)
             await self.sink.send(MessageChunk(message))
             self.budget.check(turn, self.usage)
