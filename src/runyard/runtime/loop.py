@@ -94,8 +94,7 @@ class AgentRuntime:
         self.clock = RunClock(spec.timeout_s)
         self.budget = OutputBudget(spec.max_output_tokens)
         self._tools: Mapping[str, Tool] = spec.tools
-        self._model_call = ModelCall(spec.model, [], label=spec.model_label)
-        """How this segment calls its model; ``_attach_memory`` sets its tools."""
+        self._tool_specs: list[ToolSpec] = []
         self._instructions = spec.instructions
         self._checkpointed = False
         self._first_token = FirstToken()
@@ -251,24 +250,25 @@ class AgentRuntime:
                 self._instructions = f"{self.spec.instructions}\n\n{context.instructions}"
             tools.update((t.name, t) for t in context.tools)
         self._tools = tools
-        specs = [ToolSpec(t.name, t.description, t.parameters) for t in tools.values()]
+        self._tool_specs = [ToolSpec(t.name, t.description, t.parameters) for t in tools.values()]
+
+    async def _loop(self) -> None:
+        runner = self._runner()
+        # One per loop, not kept on the run: its converted messages go when the segment ends.
         output = self.spec.output
-        self._model_call = ModelCall(
+        call = ModelCall(
             self.spec.model,
-            specs,
+            self._tool_specs,
             output.tool if output else None,
             label=self.spec.model_label,
             # A middleware may rewrite the messages a call sends; without one they are the
             # list's own, which it never changes in place once recorded.
             reuse_messages=not self.spec.middleware.middleware,
         )
-
-    async def _loop(self) -> None:
-        runner = self._runner()
         for iteration in range(1, self.max_iterations + 1):
             self.control.check()
             self.spec.events.emit(AgentEvent.TURN_START, self.run_id)
-            turn = await self._traced_model_call(iteration)
+            turn = await self._traced_model_call(call, iteration)
             self.usage += turn.usage
             answer = self._answer(turn)
             retry = answer if isinstance(answer, OutputRetry) else None
@@ -344,15 +344,15 @@ class AgentRuntime:
         tool = self._tools.get(tool_name)
         return tool is None or tool.retry_safe  # an unknown tool fails again without effect
 
-    async def _traced_model_call(self, iteration: int) -> ModelTurn:
+    async def _traced_model_call(self, call: ModelCall, iteration: int) -> ModelTurn:
         """One model call inside its span, a child of the run's."""
         if self.span is NO_TELEMETRY:
-            return await self._call_model()
+            return await self._call_model(call)
         attributes = {"run_id": self.run_id, "iteration": iteration}
         span = self.span.start_span("model", self.spec.model_label, attributes)
         self._first_token = FirstToken()
         try:
-            turn = await self._call_model()
+            turn = await self._call_model(call)
         except BaseException as exc:
             span.end(error=exc)
             raise
@@ -368,13 +368,12 @@ class AgentRuntime:
         span.end(attributes=ended)
         return turn
 
-    async def _call_model(self) -> ModelTurn:
+    async def _call_model(self, call: ModelCall) -> ModelTurn:
         middleware = self.spec.middleware
         request = ModelRequest(self.list.for_llm(), self._instructions, self.spec.model)
         if middleware.middleware:
             request = await middleware.before_model(request)
         settings = self.budget.settings(self.spec.model_settings, self.usage)
-        call = self._model_call
         if not self.streaming:
             turn = await call.request(
                 request.messages, instructions=request.instructions, settings=settings
