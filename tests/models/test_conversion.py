@@ -222,3 +222,17 @@ def test_a_response_without_runyard_identity_takes_its_time_from_the_timestamp()
 def test_parts_a_role_cannot_hold_are_rejected(message: AgentMessage) -> None:
     with pytest.raises(ValueError, match="cannot hold"):
         to_model_messages([message])
+
+
+def test_reused_conversions_are_the_same_messages_and_follow_changes() -> None:
+    reuse: dict[str, Any] = {}
+    first = to_model_messages(CONVERSATION, instructions="Be exact.", reuse=reuse)
+    assert first == to_model_messages(CONVERSATION, instructions="Be exact.")
+    again = to_model_messages(CONVERSATION, instructions="Be exact.", reuse=reuse)
+    assert all(a is b for a, b in zip(first, again, strict=True))
+    # A new object under a known id, and other instructions, are converted afresh.
+    edited = [*CONVERSATION[:-1], CONVERSATION[-1].model_copy(update={"metadata": {"x": 1}})]
+    later = to_model_messages(edited, instructions="Be short.", reuse=reuse)
+    assert later == to_model_messages(edited, instructions="Be short.")
+    assert later[-1] is not first[-1]
+    assert later[0] is first[0]

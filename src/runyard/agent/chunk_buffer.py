@@ -31,6 +31,11 @@ class ChunkBuffer:
     def __len__(self) -> int:
         return len(self._chunks)
 
+    @property
+    def has_room(self) -> bool:
+        """True when ``send`` would not wait."""
+        return len(self._chunks) < self.limit or self._dropped
+
     async def send(self, chunk: StreamChunk) -> None:
         """Append ``chunk``, first waiting while ``limit`` chunks are unread."""
         while len(self._chunks) >= self.limit and not self._dropped:
@@ -52,6 +57,12 @@ class ChunkBuffer:
                 return None
             self._readable.clear()
             await self._readable.wait()
+        return self.take()
+
+    def take(self) -> StreamChunk | None:
+        """The next chunk if one waits now (None: none does), without waiting."""
+        if not self._chunks:
+            return None
         chunk = self._chunks.popleft()
         if len(self._chunks) < self.limit:
             self._room.set()

@@ -17,7 +17,7 @@ from runyard.models.embedders import (
     resolve_embedder,
 )
 from runyard.models.errors import ModelProviderError, provider_errors
-from runyard.models.request import request_model, stream_model
+from runyard.models.request import ModelCall, request_model, stream_model
 from runyard.models.resolve import KNOWN_PROVIDERS, check_model_name, model_label, resolve_model
 from runyard.models.specs import OutputSpec, ToolSpec
 from runyard.models.tokens import estimate_message_tokens, estimate_tokens
@@ -56,6 +56,7 @@ __all__ = [
     "from_model_response",
     "model_label",
     "provider_errors",
+    "ModelCall",
     "request_model",
     "resolve_embedder",
     "resolve_model",

@@ -42,12 +42,16 @@ from runyard.models.response_details import (
 
 __all__ = [
     "CARRY_KEY",
+    "ConvertedMessages",
     "INVALID_TOOL_ARGS_KEY",
     "from_model_messages",
     "from_model_response",
     "parse_tool_args",
     "to_model_messages",
 ]
+
+ConvertedMessages = dict[str, tuple[AgentMessage, str | None, pai.ModelMessage]]
+"""Conversions kept for reuse, by message id: the message, its instructions, its pydantic-ai form."""
 
 CARRY_KEY = "runyard"
 """Key under which a pydantic-ai message's ``metadata`` carries the runyard message's identity."""
@@ -58,16 +62,34 @@ _P = TypeVar("_P", bound=BaseModel)
 
 
 def to_model_messages(
-    messages: Sequence[AgentMessage], *, instructions: str | None = None
+    messages: Sequence[AgentMessage],
+    *,
+    instructions: str | None = None,
+    reuse: ConvertedMessages | None = None,
 ) -> list[pai.ModelMessage]:
-    """pydantic-ai messages for ``messages``; ``instructions`` go on the last request."""
+    """pydantic-ai messages for ``messages``; ``instructions`` go on the last request.
+
+    ``reuse`` keeps each conversion by message id, for the next call with the same message
+    objects: one that is still the very object converted, with the same instructions, is not
+    converted again (its caller does not change recorded messages in place).
+    """
     last_request = next(
         (i for i in range(len(messages) - 1, -1, -1) if messages[i].role != "assistant"), None
     )
-    return [
-        _to_model_message(message, instructions if index == last_request else None)
-        for index, message in enumerate(messages)
-    ]
+    if reuse is None:
+        return [
+            _to_model_message(message, instructions if index == last_request else None)
+            for index, message in enumerate(messages)
+        ]
+    converted: list[pai.ModelMessage] = []
+    for index, message in enumerate(messages):
+        given = instructions if index == last_request else None
+        known = reuse.get(message.id)
+        if known is None or known[0] is not message or known[1] != given:
+            known = (message, given, _to_model_message(message, given))
+            reuse[message.id] = known
+        converted.append(known[2])
+    return converted
 
 
 def from_model_messages(messages: Sequence[pai.ModelMessage]) -> list[AgentMessage]:

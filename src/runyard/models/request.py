@@ -18,7 +18,12 @@ from pydantic_ai.settings import ModelSettings
 from pydantic_ai.tools import ToolDefinition
 
 from runyard.messages import AgentMessage
-from runyard.models.conversion import from_model_response, parse_tool_args, to_model_messages
+from runyard.models.conversion import (
+    ConvertedMessages,
+    from_model_response,
+    parse_tool_args,
+    to_model_messages,
+)
 from runyard.models.errors import provider_errors
 from runyard.models.resolve import model_label
 from runyard.models.specs import OutputSpec, ToolSpec
@@ -33,7 +38,7 @@ from runyard.models.turn import (
 from runyard.models.unlocked_stream import unlock
 from runyard.models.usage import usage_from_response
 
-__all__ = ["build_turn", "request_model", "request_parameters", "stream_model"]
+__all__ = ["ModelCall", "build_turn", "request_model", "request_parameters", "stream_model"]
 
 _FINISH_REASONS: dict[str | None, FinishReason] = {
     None: "stop",
@@ -55,17 +60,11 @@ async def request_model(
     settings: Mapping[str, Any] | None = None,
 ) -> ModelTurn:
     """One non-streamed model call; a provider failure raises ``ModelProviderError``."""
-    with provider_errors(model):
-        response = await model_request(
-            model,
-            to_model_messages(messages, instructions=instructions),
-            model_settings=_settings(settings),
-            model_request_parameters=request_parameters(instructions, tools, output),
-        )
-    return build_turn(model, response, output)
+    call = ModelCall(model, tools, output)
+    return await call.request(messages, instructions=instructions, settings=settings)
 
 
-async def stream_model(
+def stream_model(
     model: Model,
     messages: Sequence[AgentMessage],
     *,
@@ -76,25 +75,92 @@ async def stream_model(
 ) -> AsyncIterator[ModelDelta | ModelTurn]:
     """One streamed model call: deltas as they arrive, then the ``ModelTurn`` as the last item.
 
-    A provider failure, before or during the stream, raises ``ModelProviderError``. Cancelling the consuming task closes the provider stream. Consumers that may stop early
-    should iterate under ``contextlib.aclosing`` so the request is closed at once.
+    A provider failure, before or during the stream, raises ``ModelProviderError``. Cancelling
+    the consuming task closes the provider stream. Consumers that may stop early should iterate
+    under ``contextlib.aclosing`` so the request is closed at once.
     """
-    opened = model_request_stream(
-        model,
-        to_model_messages(messages, instructions=instructions),
-        model_settings=_settings(settings),
-        model_request_parameters=request_parameters(instructions, tools, output),
-    )
-    deltas = _DeltaMapper(output.name if output else None)
-    with provider_errors(model):
-        async with opened as stream:
-            unlock(stream)
-            async for event in stream:
-                delta = deltas.map(event)
-                if delta is not None:
-                    yield delta
-            response = stream.get()
-    yield build_turn(model, response, output)
+    call = ModelCall(model, tools, output)
+    return call.stream(messages, instructions=instructions, settings=settings)
+
+
+class ModelCall:
+    """The model calls of one run: what stays the same from one call to the next is built once.
+
+    That is the request parameters (for the instructions of the last call), the model's label,
+    and, with ``reuse_messages``, each message's pydantic-ai form: the transcript grows by a
+    response and its results per step, so converting all of it for every call costs a step more
+    each time. A message is reused only while it is the very object converted before (and gets
+    the same instructions), so ``reuse_messages`` is for callers whose messages are not changed
+    in place once recorded (the run's own message list); pydantic-ai's own agent reuses its
+    history across requests the same way.
+    """
+
+    def __init__(
+        self,
+        model: Model,
+        tools: Sequence[ToolSpec],
+        output: OutputSpec | None = None,
+        *,
+        label: str | None = None,
+        reuse_messages: bool = False,
+    ) -> None:
+        self.model = model
+        self.tools = tools
+        self.output = output
+        self.label = label if label is not None else model_label(model)
+        self._parameters: tuple[str | None, ModelRequestParameters] | None = None
+        self._converted: ConvertedMessages | None = {} if reuse_messages else None
+
+    async def request(
+        self,
+        messages: Sequence[AgentMessage],
+        *,
+        instructions: str | None,
+        settings: Mapping[str, Any] | None = None,
+    ) -> ModelTurn:
+        """One non-streamed model call; a provider failure raises ``ModelProviderError``."""
+        model = self.model
+        with provider_errors(model):
+            response = await model_request(
+                model,
+                to_model_messages(messages, instructions=instructions, reuse=self._converted),
+                model_settings=_settings(settings),
+                model_request_parameters=self._parameters_for(instructions),
+            )
+        return _turn(self.label, response, self.output)
+
+    async def stream(
+        self,
+        messages: Sequence[AgentMessage],
+        *,
+        instructions: str | None,
+        settings: Mapping[str, Any] | None = None,
+    ) -> AsyncIterator[ModelDelta | ModelTurn]:
+        """One streamed model call, as ``stream_model``."""
+        model, output = self.model, self.output
+        opened = model_request_stream(
+            model,
+            to_model_messages(messages, instructions=instructions, reuse=self._converted),
+            model_settings=_settings(settings),
+            model_request_parameters=self._parameters_for(instructions),
+        )
+        deltas = _DeltaMapper(output.name if output else None)
+        with provider_errors(model):
+            async with opened as stream:
+                unlock(stream)
+                async for event in stream:
+                    delta = deltas.map(event)
+                    if delta is not None:
+                        yield delta
+                response = stream.get()
+        yield _turn(self.label, response, output)
+
+    def _parameters_for(self, instructions: str | None) -> ModelRequestParameters:
+        cached = self._parameters
+        if cached is None or cached[0] != instructions:
+            cached = (instructions, request_parameters(instructions, self.tools, self.output))
+            self._parameters = cached
+        return cached[1]
 
 
 def request_parameters(
@@ -127,6 +193,10 @@ def request_parameters(
 
 def build_turn(model: Model, response: pai.ModelResponse, output: OutputSpec | None) -> ModelTurn:
     """The ``ModelTurn`` for a finished response: the output-tool call is split off into ``output``."""
+    return _turn(model_label(model), response, output)
+
+
+def _turn(label: str, response: pai.ModelResponse, output: OutputSpec | None) -> ModelTurn:
     output_args: dict[str, Any] | None = None
     parts: list[pai.ModelResponsePart] = []
     for part in response.parts:
@@ -143,7 +213,7 @@ def build_turn(model: Model, response: pai.ModelResponse, output: OutputSpec | N
         usage=usage_from_response(response),
         finish_reason=_finish_reason(message, response),
         output=output_args,
-        model_name=model_label(model),
+        model_name=label,
     )
 
 

@@ -54,6 +54,11 @@ class AgentEventBus:
         if handler in handlers:
             handlers.remove(handler)
 
+    def wants(self, event: AgentEvent) -> bool:
+        """True when a handler listens for ``event``: a payload that costs something to build
+        is built only then."""
+        return bool(self._handlers.get(event))
+
     def emit(self, event: AgentEvent, run_id: str, **payload: Any) -> None:
         handlers = self._handlers.get(event)
         if not handlers:

@@ -15,13 +15,12 @@ from typing import Any
 from runyard.errors import MaxIterationsError, RunAbortedError, RunError
 from runyard.messages import AgentMessage, ToolCallPart, ToolResultPart
 from runyard.models import (
+    ModelCall,
     ModelTurn,
     ReasoningDelta,
     TextDelta,
     ToolSpec,
     Usage,
-    request_model,
-    stream_model,
 )
 from runyard.runtime.chunks import (
     ChunkSink,
@@ -152,6 +151,10 @@ class AgentRuntime:
 
     async def _traced(self, segment: str, body: Awaitable[None]) -> None:
         """Run the segment inside its run span, which ends with the segment's verdict."""
+        if self.telemetry is NO_TELEMETRY:
+            # Nobody records spans: building their attributes is measurable on every run.
+            await self._guarded(body)
+            return
         attributes = {
             "run_id": self.run_id,
             "segment": segment,
@@ -251,14 +254,29 @@ class AgentRuntime:
 
     async def _loop(self) -> None:
         runner = self._runner()
+        # One per loop, not kept on the run: its converted messages go when the segment ends.
+        output = self.spec.output
+        call = ModelCall(
+            self.spec.model,
+            self._tool_specs,
+            output.tool if output else None,
+            label=self.spec.model_label,
+            # A middleware may rewrite the messages a call sends; without one they are the
+            # list's own, which it never changes in place once recorded.
+            reuse_messages=not self.spec.middleware.middleware,
+        )
         for iteration in range(1, self.max_iterations + 1):
             self.control.check()
             self.spec.events.emit(AgentEvent.TURN_START, self.run_id)
-            turn = await self._traced_model_call(iteration)
+            turn = await self._traced_model_call(call, iteration)
             self.usage += turn.usage
             answer = self._answer(turn)
             retry = answer if isinstance(answer, OutputRetry) else None
-            (message,) = self.list.add_response([retry.message if retry else turn.message])
+            # Without middleware the turn's message is the model call's own, held nowhere else.
+            (message,) = self.list.add_response(
+                [retry.message if retry else turn.message],
+                fresh=not self.spec.middleware.middleware,
+            )
             assert isinstance(message, AgentMessage)
             await self.sink.send(MessageChunk(message))
             self.budget.check(turn, self.usage)
@@ -326,13 +344,15 @@ class AgentRuntime:
         tool = self._tools.get(tool_name)
         return tool is None or tool.retry_safe  # an unknown tool fails again without effect
 
-    async def _traced_model_call(self, iteration: int) -> ModelTurn:
+    async def _traced_model_call(self, call: ModelCall, iteration: int) -> ModelTurn:
         """One model call inside its span, a child of the run's."""
+        if self.span is NO_TELEMETRY:
+            return await self._call_model(call)
         attributes = {"run_id": self.run_id, "iteration": iteration}
         span = self.span.start_span("model", self.spec.model_label, attributes)
         self._first_token = FirstToken()
         try:
-            turn = await self._call_model()
+            turn = await self._call_model(call)
         except BaseException as exc:
             span.end(error=exc)
             raise
@@ -348,44 +368,53 @@ class AgentRuntime:
         span.end(attributes=ended)
         return turn
 
-    async def _call_model(self) -> ModelTurn:
+    async def _call_model(self, call: ModelCall) -> ModelTurn:
         middleware = self.spec.middleware
-        request = await middleware.before_model(
-            ModelRequest(self.list.for_llm(), self._instructions, self.spec.model)
-        )
-        arguments: dict[str, Any] = {
-            "instructions": request.instructions,
-            "tools": self._tool_specs,
-            "output": self.spec.output.tool if self.spec.output else None,
-            "settings": self.budget.settings(self.spec.model_settings, self.usage),
-        }
+        request = ModelRequest(self.list.for_llm(), self._instructions, self.spec.model)
+        if middleware.middleware:
+            request = await middleware.before_model(request)
+        settings = self.budget.settings(self.spec.model_settings, self.usage)
         if not self.streaming:
-            turn = await request_model(self.spec.model, request.messages, **arguments)
-            return await middleware.after_model(turn)
+            turn = await call.request(
+                request.messages, instructions=request.instructions, settings=settings
+            )
+        else:
+            turn = await self._stream_model(call, request, settings)
+        return await middleware.after_model(turn) if middleware.middleware else turn
+
+    async def _stream_model(
+        self, call: ModelCall, request: ModelRequest, settings: Mapping[str, Any] | None
+    ) -> ModelTurn:
         streamed: ModelTurn | None = None
-        relay = middleware.delta_relay()
-        async for item in stream_model(self.spec.model, request.messages, **arguments):
+        middleware = self.spec.middleware
+        # Without a filter a delta goes out as it came: no relay to pass it through.
+        relay = middleware.delta_relay() if middleware.middleware else None
+        items = call.stream(request.messages, instructions=request.instructions, settings=settings)
+        async for item in items:
             self._first_token.mark()
-            if isinstance(item, TextDelta):
-                await self._send_deltas(relay.push("text", item.text))
-            elif isinstance(item, ReasoningDelta):
-                await self._send_deltas(relay.push("reasoning", item.text))
+            if isinstance(item, TextDelta | ReasoningDelta):
+                channel: DeltaChannel = "text" if isinstance(item, TextDelta) else "reasoning"
+                if relay is None:
+                    await self.sink.send(_delta_chunk(channel, item.text))
+                else:
+                    await self._send_deltas(relay.push(channel, item.text))
             elif isinstance(item, ModelTurn):
                 streamed = item
             else:
-                await self._send_deltas(relay.flush())
+                if relay is not None:
+                    await self._send_deltas(relay.flush())
                 await self.sink.send(
                     ToolCallDeltaChunk(item.tool_call_id, item.tool_name, item.args_delta)
                 )
-        await self._send_deltas(relay.flush())
+        if relay is not None:
+            await self._send_deltas(relay.flush())
         if streamed is None:
             raise RunError("The model stream ended without a response")
-        return await middleware.after_model(streamed)
+        return streamed
 
     async def _send_deltas(self, deltas: list[tuple[DeltaChannel, str]]) -> None:
         for channel, text in deltas:
-            chunk = TextDeltaChunk(text) if channel == "text" else ReasoningDeltaChunk(text)
-            await self.sink.send(chunk)
+            await self.sink.send(_delta_chunk(channel, text))
 
     def _runner(self) -> ToolRunner:
         return ToolRunner(
@@ -446,6 +475,8 @@ class AgentRuntime:
         return output.check(turn)
 
     def _emit_turn_end(self, message: AgentMessage, outcomes: Sequence[ToolOutcome]) -> None:
+        if not self.spec.events.wants(AgentEvent.TURN_END):
+            return
         self.spec.events.emit(
             AgentEvent.TURN_END,
             self.run_id,
@@ -468,9 +499,10 @@ class AgentRuntime:
         if self._checkpointed:
             await self.spec.checkpoints.complete(self.run_id)
         self.status = RunStatus.SUCCESS
-        self.spec.events.emit(
-            AgentEvent.AGENT_END, self.run_id, messages=self.list.response_delta()
-        )
+        if self.spec.events.wants(AgentEvent.AGENT_END):
+            self.spec.events.emit(
+                AgentEvent.AGENT_END, self.run_id, messages=self.list.response_delta()
+            )
         await self.sink.send(self._finish(self.finish_reason or "stop"))
         hook, scope = self.spec.on_turn_saved, self.scope
         if hook is not None and scope is not None and self.spec.memory is not None:
@@ -541,6 +573,10 @@ class AgentRuntime:
             sub_agent_usage=list(self.sub_agent_usage),
             total_cost=total_cost(self.usage, self.sub_agent_usage),
         )
+
+
+def _delta_chunk(channel: DeltaChannel, text: str) -> TextDeltaChunk | ReasoningDeltaChunk:
+    return TextDeltaChunk(text) if channel == "text" else ReasoningDeltaChunk(text)
 
 
 def _as_call(entry: PendingToolCall) -> ToolCallPart:

@@ -63,8 +63,11 @@ class AgentMessageList:
     def add_input(self, messages: Iterable[Message]) -> list[Message]:
         return self._add_live(messages, self._input)
 
-    def add_response(self, messages: Iterable[Message]) -> list[Message]:
-        return self._add_live(messages, self._response)
+    def add_response(self, messages: Iterable[Message], *, fresh: bool = False) -> list[Message]:
+        """Add what the run produced. ``fresh``: nobody else holds these messages yet, so one
+        that needs a later ``created_at`` is restamped in place instead of copied (a copy per
+        model call is measurable)."""
+        return self._add_live(messages, self._response, fresh=fresh)
 
     def next_created_at(self) -> int:
         """The ``created_at`` the next live message gets if it is made now: a message made with
@@ -107,7 +110,9 @@ class AgentMessageList:
         restored._sort()
         return restored
 
-    def _add_live(self, messages: Iterable[Message], provenance: set[str]) -> list[Message]:
+    def _add_live(
+        self, messages: Iterable[Message], provenance: set[str], *, fresh: bool = False
+    ) -> list[Message]:
         added: list[Message] = []
         for message in messages:
             if message.id in self._history:
@@ -119,7 +124,10 @@ class AgentMessageList:
                 continue
             stamp = max(message.created_at or now_ms(), self._last_created_at + 1)
             if stamp != message.created_at:
-                message = message.model_copy(update={"created_at": stamp})
+                if fresh:
+                    message.created_at = stamp
+                else:
+                    message = message.model_copy(update={"created_at": stamp})
             self._last_created_at = stamp
             provenance.add(message.id)
             self._all.append(message)

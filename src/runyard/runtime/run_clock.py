@@ -8,8 +8,7 @@ not time the run out; the checkpoint keeps what earlier segments spent (``run_se
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from types import TracebackType
 
 from runyard.errors import RunTimeoutError
 
@@ -32,21 +31,41 @@ class RunClock:
             return self._spent
         return self._spent + asyncio.get_running_loop().time() - self._since
 
-    @asynccontextmanager
-    async def running(self) -> AsyncIterator[None]:
+    def running(self) -> _Segment:
         """Run one segment; ``RunTimeoutError`` once the run's whole time is used up."""
-        self._since = asyncio.get_running_loop().time()
+        return _Segment(self)
+
+
+class _Segment:
+    """One segment's time on its clock. A plain class, not a generator-based context manager:
+    that one's frames cost measurably on every run."""
+
+    __slots__ = ("_clock", "_deadline")
+
+    def __init__(self, clock: RunClock) -> None:
+        self._clock = clock
+        self._deadline: asyncio.Timeout | None = None
+
+    async def __aenter__(self) -> None:
+        clock = self._clock
+        clock._since = asyncio.get_running_loop().time()
+        if clock.timeout_s is not None:
+            self._deadline = asyncio.timeout(max(clock.timeout_s - clock._spent, 0.0))
+            await self._deadline.__aenter__()
+
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        clock, deadline = self._clock, self._deadline
         try:
-            if self.timeout_s is None:
-                yield
-                return
-            deadline = asyncio.timeout(max(self.timeout_s - self._spent, 0.0))
-            try:
-                async with deadline:
-                    yield
-            except TimeoutError as exc:
-                if not deadline.expired():
-                    raise  # a TimeoutError of the run's own work, not of its limit
-                raise RunTimeoutError(self.timeout_s) from exc
+            if deadline is not None:
+                await deadline.__aexit__(kind, exc, traceback)
+        except TimeoutError as timed_out:
+            if deadline is None or not deadline.expired() or clock.timeout_s is None:
+                raise  # a TimeoutError of the run's own work, not of its limit
+            raise RunTimeoutError(clock.timeout_s) from timed_out
         finally:
-            self._spent, self._since = self.spent, None
+            clock._spent, clock._since = clock.spent, None

@@ -21,11 +21,11 @@ from runyard.runtime.control import RunControl
 from runyard.runtime.events import AgentEvent, AgentEventBus
 from runyard.runtime.journal import JournalCall, RunJournal
 from runyard.runtime.memory import MemoryScope
-from runyard.runtime.middleware import MiddlewareStack, ToolCallRequest
+from runyard.runtime.middleware import MiddlewareStack, ToolCallDone, ToolCallRequest
 from runyard.runtime.results import AgentToolOutput, SubAgentUsage
 from runyard.runtime.state import AgentState, NestedSuspension
 from runyard.runtime.sub_agent_suspension import SubAgentSuspend
-from runyard.telemetry import Telemetry, TelemetrySpan
+from runyard.telemetry import NO_TELEMETRY, Telemetry, TelemetrySpan
 from runyard.tools import Suspend, Tool, ToolContext, ToolDenied, ToolEvent, resume_validator
 
 __all__ = ["ToolOutcome", "ToolRunner", "WindowsResult", "settled_call"]
@@ -132,6 +132,11 @@ class ToolRunner:
         invalid_args: Mapping[str, str] | None = None,
     ) -> ToolOutcome:
         """Run one call inside its telemetry span; the span ends with the outcome's kind."""
+        if self.telemetry is NO_TELEMETRY:
+            # Nobody records spans: building their attributes is measurable on every call.
+            outcome = await self._execute(call, NO_TELEMETRY, resume_data, invalid_args)
+            await self._journal_settled(outcome)
+            return outcome
         attributes = {
             "run_id": self.run_id,
             "tool_call_id": call.tool_call_id,
@@ -150,9 +155,12 @@ class ToolRunner:
         if outcome.kind != "suspended":
             ended["error" if outcome.kind == "error" else "result"] = outcome.output
         span.end(attributes=ended)
+        await self._journal_settled(outcome)
+        return outcome
+
+    async def _journal_settled(self, outcome: ToolOutcome) -> None:
         if self.journal is not None and outcome.settled:
             await self.journal.record([settled_call(outcome)])
-        return outcome
 
     async def _journal_started(
         self, window: Sequence[ToolCallPart], progress: AgentState | None
@@ -190,15 +198,10 @@ class ToolRunner:
         except ValueError as exc:
             return self._error(call, f"Invalid tool input: {exc}")
         request = ToolCallRequest(tool, args, self._context(call, resume_data, span))
-        timeout = self._timeout(tool)
-        deadline = asyncio.timeout(timeout)
         try:
-            async with deadline:
-                done = await self.middleware.call_tool(request)
-        except TimeoutError as exc:
-            if not deadline.expired():  # the tool's own TimeoutError is a failure like another
-                return self._error(call, f"{type(exc).__name__}: {exc}")
-            return self._error(call, f"Tool {name} timed out after {timeout:g}s")
+            done = await self._within_limit(tool, request)
+        except _TimedOut as exc:
+            return self._error(call, f"Tool {name} timed out after {exc.seconds:g}s")
         except ToolError as exc:
             outcome = self._error(call, str(exc))
             outcome.denied = isinstance(exc, ToolDenied)
@@ -211,6 +214,22 @@ class ToolRunner:
         if isinstance(raw, SubAgentSuspend):
             return self._sub_agent_suspended(call, raw)
         return self._success(tool, call, raw)
+
+    async def _within_limit(self, tool: Tool, request: ToolCallRequest) -> ToolCallDone:
+        """The call through the middleware, under its time limit; ``_TimedOut`` when the limit
+        ends it (the tool's own ``TimeoutError`` passes as a failure like another)."""
+        timeout = self._timeout(tool)
+        if timeout is None:
+            # No deadline to keep: its scope is measurable on every call.
+            return await self.middleware.call_tool(request)
+        deadline = asyncio.timeout(timeout)
+        try:
+            async with deadline:
+                return await self.middleware.call_tool(request)
+        except TimeoutError as exc:
+            if deadline.expired():
+                raise _TimedOut(timeout) from exc
+            raise
 
     def _timeout(self, tool: Tool) -> float | None:
         limits = [t for t in (tool.timeout, self.tool_timeout) if t is not None]
@@ -298,6 +317,14 @@ class ToolRunner:
             result=result,
             isError=is_error,
         )
+
+
+class _TimedOut(Exception):
+    """A call ended by its time limit."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(seconds)
+        self.seconds = seconds
 
 
 def settled_call(outcome: ToolOutcome) -> JournalCall:

@@ -61,6 +61,11 @@ class MiddlewareStack:
     async def call_tool(self, request: ToolCallRequest) -> ToolCallDone:
         """Run the call through every ``wrap_tool_call``; the innermost runs the tool's policies
         (``invoke_tool``: the approval gate, then the function)."""
+        if not self.middleware:
+            # No layer can swap the tool: skip building the chain, measurable on every call.
+            return ToolCallDone(
+                await invoke_tool(request.tool, request.args, request.context), request.tool
+            )
         reached: list[Tool] = []
 
         async def innermost(final: ToolCallRequest) -> Any:
