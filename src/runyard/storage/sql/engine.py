@@ -29,6 +29,7 @@ from sqlalchemy import event
 from sqlalchemy.engine import URL, Connection
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+from sqlalchemy.util import await_only
 
 from runyard.json_text import json_text
 from runyard.storage.errors import DatabaseUnavailable, StorageError
@@ -72,7 +73,11 @@ def _sqlite_engine(url: URL) -> AsyncEngine:
     @event.listens_for(engine.sync_engine, "begin")
     def _begin(connection: Connection) -> None:
         mode = connection.get_execution_options().get(_BEGIN_OPTION, "DEFERRED")
-        connection.exec_driver_sql(f"BEGIN {mode}")
+        # Straight to the driver: through SQLAlchemy's statement path (a result, its events),
+        # a BEGIN cost as much as an INSERT, and every transaction has one.
+        driver = connection.connection.driver_connection
+        assert isinstance(driver, inline_sqlite.InlineConnection)
+        await_only(driver.begin(mode))
 
     return engine
 

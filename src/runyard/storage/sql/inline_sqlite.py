@@ -62,6 +62,10 @@ class InlineConnection:
     def cursor(self) -> InlineCursor:
         return InlineCursor(self, self._conn.cursor())
 
+    async def begin(self, mode: str) -> None:
+        """``BEGIN mode`` (``DEFERRED`` or ``IMMEDIATE``), waiting out a lock held elsewhere."""
+        await self.patiently(self._conn.execute, f"BEGIN {mode}")
+
     async def commit(self) -> None:
         await self.patiently(self._conn.commit)
 

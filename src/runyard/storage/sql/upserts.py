@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 
 from sqlalchemy import Table
 from sqlalchemy.dialects import postgresql, sqlite
@@ -17,7 +18,15 @@ def insert_of(dialect: str, table: Table) -> sqlite.Insert | postgresql.Insert:
 
 
 def upsert(dialect: str, table: Table, keys: Sequence[str], columns: Sequence[str]) -> Insert:
-    """INSERT … ON CONFLICT (keys) DO UPDATE SET columns = the new values."""
+    """INSERT … ON CONFLICT (keys) DO UPDATE SET columns = the new values.
+
+    Built once per shape and shared: a statement is immutable, and building one (its ``excluded``
+    columns, then its cache key) cost more than SQLite took to run it."""
+    return _upsert(dialect, table, tuple(keys), tuple(columns))
+
+
+@cache
+def _upsert(dialect: str, table: Table, keys: tuple[str, ...], columns: tuple[str, ...]) -> Insert:
     stmt = insert_of(dialect, table)
     return stmt.on_conflict_do_update(
         index_elements=list(keys), set_={c: stmt.excluded[c] for c in columns}
