@@ -91,7 +91,7 @@ class EventReader:
             self._timer = None
         if self._timer is None:
             self._timer = loop.call_at(self._deadline, self._expire)
-        self._waiting = woken
+        self._waiting, self._timed_out = woken, False
         try:
             await woken
         finally:
