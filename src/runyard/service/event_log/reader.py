@@ -34,8 +34,8 @@ class EventReader:
         self._read_at: tuple[int, int] | None = None
         """``(stale, last_id)`` of the channel when a store read last reached the log's end."""
         self._woken: asyncio.Future[None] | None = None
-        """The channel's wake-up this reader holds; kept while no change came, so an idle
-        reader does not pile up one per timed-out wait."""
+        """The channel's wake-up this reader holds, reused until it fires (a change, or this
+        reader's timeout; the channel drops fired ones it still lists)."""
         self._waiting: asyncio.Future[None] | None = None
         self._deadline = 0.0
         """When the current bounded wait ends (``loop.time()``)."""
