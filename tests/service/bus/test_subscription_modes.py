@@ -44,7 +44,6 @@ async def test_a_live_subscription_waits_for_an_announcement() -> None:
 async def test_an_id_the_subscriber_already_knows_does_not_wake_it() -> None:
     subscription = LocalSubscription()
     waiting = asyncio.create_task(subscription.wait(after=0))
-    assert await still_waiting(waiting)
 
     subscription.known(3)
     subscription.announce(3)  # its own writer's announcement
