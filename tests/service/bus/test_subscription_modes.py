@@ -41,17 +41,6 @@ async def test_a_live_subscription_waits_for_an_announcement() -> None:
     assert await within(waiting) == 3
 
 
-async def test_an_id_the_subscriber_already_knows_does_not_wake_it() -> None:
-    subscription = LocalSubscription()
-    waiting = asyncio.create_task(subscription.wait(after=0))
-
-    subscription.known(3)
-    subscription.announce(3)  # its own writer's announcement
-    assert await still_waiting(waiting)
-    subscription.announce(4)  # another replica's
-    assert await within(waiting) == 4
-
-
 async def test_a_polling_subscription_returns_every_interval_with_nothing_new() -> None:
     subscription = LocalSubscription(poll_seconds=POLL)
 

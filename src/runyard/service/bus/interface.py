@@ -53,11 +53,6 @@ class Subscription(Protocol):
         """
         ...
 
-    def known(self, event_id: int) -> None:
-        """The subscriber already knows the thread holds events up to ``event_id`` (it stored
-        them itself): their announcement need not wake it."""
-        ...
-
 
 class ControlInbox(Protocol):
     """The control messages sent to one process."""

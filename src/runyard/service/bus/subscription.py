@@ -44,10 +44,6 @@ class LocalSubscription:
             self._latest = event_id
             self._wakeup.set()
 
-    def known(self, event_id: int) -> None:
-        """See ``Subscription.known``: raise the latest id without a wake-up."""
-        self._latest = max(self._latest, event_id)
-
     def mark_stale(self) -> None:
         """Announcements may have been lost: the next ``wait`` returns at once."""
         self._stale = True

@@ -21,7 +21,7 @@ from typing import TypeVar
 
 from runyard.observability import Metrics
 from runyard.redaction import SecretRedactor
-from runyard.service.bus import EventBus, EventBusClosedError, Subscription
+from runyard.service.bus import EventBus, EventBusClosedError
 from runyard.service.event_log.channel import LiveEvent, ThreadChannel
 from runyard.service.event_log.reader import READ_BATCH, EventReader
 from runyard.service.event_log.writer import EventWriter
@@ -40,14 +40,6 @@ class _Entry:
     write_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     listener: asyncio.Task[None] | None = None
     listening: asyncio.Event = field(default_factory=asyncio.Event)
-    subscription: Subscription | None = None
-    """The listener's, while it listens."""
-
-    def stored(self, event_id: int) -> None:
-        """This process's writer stored up to ``event_id`` and its channel has them: the
-        writer's own announcement is nothing new to the listener, which it need not wake."""
-        if self.subscription is not None:
-            self.subscription.known(event_id)
 
 
 class EventLog:
@@ -89,13 +81,7 @@ class EventLog:
                 last_id = await self.store.last_event_id(thread_id)
                 entry.channel.announce(last_id)
                 writer = EventWriter(
-                    entry.channel,
-                    self.store,
-                    self.bus,
-                    last_id + 1,
-                    self.redactor,
-                    self.metrics,
-                    stored=entry.stored,
+                    entry.channel, self.store, self.bus, last_id + 1, self.redactor, self.metrics
                 )
                 try:
                     yield writer
@@ -173,7 +159,6 @@ class EventLog:
         channel = entry.channel
         try:
             async with self.bus.subscribe(channel.thread_id) as subscription:
-                entry.subscription = subscription
                 entry.listening.set()
                 seen = 0
                 while True:
@@ -186,7 +171,6 @@ class EventLog:
         except EventBusClosedError:
             channel.mark_stale()
         finally:
-            entry.subscription = None
             entry.listening.set()
 
     async def _catch_up(self, channel: ThreadChannel) -> None:

@@ -70,11 +70,8 @@ class EventWriter:
         first_id: int,
         redactor: SecretRedactor,
         metrics: Metrics | None = None,
-        stored: Callable[[int], None] = lambda _: None,
     ) -> None:
         self._redactor = redactor
-        self._stored = stored
-        """Told the newest id of each batch stored and visible here, before it is announced."""
         self._lag = (metrics or Metrics()).event_log_write_lag
         self._oldest = 0.0
         """When the oldest event of the queue was emitted (``time.perf_counter``)."""
@@ -202,7 +199,6 @@ class EventWriter:
             return
         self._stored_id = batch[-1][0]
         self._channel.append(LiveEvent(row.id, text) for row, text in zip(rows, texts, strict=True))
-        self._stored(self._stored_id)
         try:
             await self._bus.publish(self.thread_id, self._stored_id)
         except Exception:
