@@ -133,3 +133,16 @@ async def test_read_returns_what_is_stored_after_the_cursor(event_log: EventLog)
 async def test_an_idle_reader_returns_nothing_after_its_wait(event_log: EventLog) -> None:
     async with event_log.reader("t1", after=0) as reader:
         assert await reader.next(max_wait=0.01) == []
+
+
+async def test_each_wait_has_its_own_bound_and_an_event_ends_it(event_log: EventLog) -> None:
+    async with event_log.reader("t1", after=0) as reader, event_log.writer("t1") as writer:
+        loop = asyncio.get_running_loop()
+        assert await reader.next(max_wait=0.05) == []
+        started = loop.time()
+        assert await reader.next(max_wait=0.01) == []  # shorter than the one before
+        assert loop.time() - started < 0.04
+        loop.call_later(0.02, writer.emit, status(1))
+        started = loop.time()
+        assert [e.id for e in await reader.next(max_wait=5)] == [1]
+        assert loop.time() - started < 1

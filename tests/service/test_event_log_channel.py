@@ -32,12 +32,12 @@ def test_a_batch_after_a_gap_starts_the_tail_over() -> None:
     assert channel.last_id == 6
 
 
-def test_an_announcement_raises_what_readers_know_is_stored() -> None:
+async def test_an_announcement_raises_what_readers_know_is_stored() -> None:
     channel = ThreadChannel("t1", tail_size=8)
-    woken = channel.changed
+    woken = channel.wake_up()
     channel.announce(3)
     channel.announce(2)
 
-    assert woken.is_set()
+    assert woken.done()
     assert channel.last_id == 3
     assert channel.after(0) == []

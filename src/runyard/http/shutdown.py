@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import Iterator
+from contextlib import AbstractAsyncContextManager, contextmanager
+from types import TracebackType
 
 from runyard.service import RunManager
 
@@ -54,19 +55,13 @@ class Shutdown:
             if self._streams == 0:
                 self._no_streams.set()
 
-    @asynccontextmanager
-    async def interruptible(self) -> AsyncIterator[None]:
+    def interruptible(self) -> AbstractAsyncContextManager[None]:
         """A wait that ends with ``TimeoutError`` when the server goes away (or already has).
 
         A deadline moved to now, rather than a second task racing each wait: this sits on the
-        path of every event batch a stream sends.
+        path of every event batch a stream sends (and so is a plain class, not a generator).
         """
-        async with asyncio.timeout(0 if self.going_away.is_set() else None) as wait:
-            self._waits.add(wait)
-            try:
-                yield
-            finally:
-                self._waits.discard(wait)
+        return _Interruptible(self)
 
     async def drain(self, runs: RunManager, grace_seconds: float) -> None:
         """Refuse requests, let the runs end and hand over the rest, end the streams; each
@@ -90,3 +85,24 @@ class Shutdown:
         except TimeoutError:
             logger.warning("shutdown: %d event stream(s) still open", self._streams)
         self._drained.set()
+
+
+class _Interruptible:
+    __slots__ = ("_shutdown", "_wait")
+
+    def __init__(self, shutdown: Shutdown) -> None:
+        self._shutdown = shutdown
+        self._wait = asyncio.timeout(0 if shutdown.going_away.is_set() else None)
+
+    async def __aenter__(self) -> None:
+        await self._wait.__aenter__()
+        self._shutdown._waits.add(self._wait)
+
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self._shutdown._waits.discard(self._wait)
+        await self._wait.__aexit__(kind, error, trace)

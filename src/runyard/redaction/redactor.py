@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from itertools import islice
 from typing import Any, TypeVar
 
 from runyard.redaction.hold_back import HoldBack, Replacement
@@ -60,6 +61,8 @@ _SHAPE_TRIGGERS = ("ryk_", "ryt_", "authorization", "bearer", "://", *_KEY_TRIGG
 and looking for them (C string search) costs a fraction of running the shapes' scan. The
 triggers that are not keys only lead up to the secret they blank, so they may be sent before
 it: a stream's later scan still sees them."""
+_TRIGGER = re.compile("|".join(map(re.escape, _SHAPE_TRIGGERS)))
+"""Any of the triggers in (lower-cased) text: one scan instead of one per trigger."""
 _KEY_PREFIXES = frozenset(key[:end] for key in _KEY_TRIGGERS for end in range(1, len(key)))
 """What a stream's last word may be and still grow into a key."""
 _RUNYARD_KEY_PREFIXES = ("r", "ry", "ryk", "ryt")
@@ -128,9 +131,8 @@ class SecretRedactor:
         if len(text) > _SHORT:
             return self._redact(text)
         # Most strings of an event are its field names and ids, the same on every event.
-        if text in self._short:
-            done = self._short[text]
-        else:
+        done = self._short.get(text, text)
+        if done is text:
             if len(self._short) >= _SHORT_KEPT:
                 self._short.clear()
             redacted = self._redact(text)
@@ -169,8 +171,7 @@ class SecretRedactor:
         """The shapes worth running over ``text``: the built-ins only when a trigger is in it."""
         if self._builtin is None:
             return self._shapes
-        lower = text.lower()
-        if any(trigger in lower for trigger in _SHAPE_TRIGGERS):
+        if _TRIGGER.search(text.lower()):
             return [self._builtin, *self._shapes]
         return self._shapes
 
@@ -197,7 +198,7 @@ class SecretRedactor:
         if self._builtin is None:
             return True
         lower = text.lower()
-        if any(trigger in lower for trigger in _SHAPE_TRIGGERS):
+        if _TRIGGER.search(lower):
             return False
         if lower.endswith(_RUNYARD_KEY_PREFIXES):
             return False
@@ -261,18 +262,40 @@ def _replacement(match: re.Match[str]) -> str:
 
 
 def _redact_value(redactor: SecretRedactor, value: Any) -> Any:
+    # Every event passes here before it is stored: most of them hold no secret, so nothing is
+    # copied until the first string that changes.
     if isinstance(value, str):
         return redactor.redact(value)
-    if isinstance(value, Mapping):
-        items = [(_redact_value(redactor, k), _redact_value(redactor, v)) for k, v in value.items()]
-        changed = any(
-            k is not k0 or v is not v0
-            for (k, v), (k0, v0) in zip(items, value.items(), strict=True)
-        )
-        return dict(items) if changed else value
+    if isinstance(value, dict | Mapping):
+        return _redact_mapping(redactor, value)
     if isinstance(value, list | tuple):
-        redacted = [_redact_value(redactor, v) for v in value]
-        if all(a is b for a, b in zip(redacted, value, strict=True)):
-            return value
-        return redacted if isinstance(value, list) else tuple(redacted)
+        return _redact_sequence(redactor, value)
     return value
+
+
+def _redact_mapping(redactor: SecretRedactor, value: Mapping[Any, Any]) -> Mapping[Any, Any]:
+    copied: dict[Any, Any] | None = None
+    for index, (key, item) in enumerate(value.items()):
+        clean_key, clean_item = _redact_value(redactor, key), _redact_value(redactor, item)
+        if copied is None:
+            if clean_key is key and clean_item is item:
+                continue
+            copied = dict(islice(value.items(), index))
+        copied[clean_key] = clean_item
+    return value if copied is None else copied
+
+
+def _redact_sequence(
+    redactor: SecretRedactor, value: list[Any] | tuple[Any, ...]
+) -> list[Any] | tuple[Any, ...]:
+    redacted: list[Any] | None = None
+    for index, item in enumerate(value):
+        clean = _redact_value(redactor, item)
+        if redacted is None:
+            if clean is item:
+                continue
+            redacted = list(value[:index])
+        redacted.append(clean)
+    if redacted is None:
+        return value
+    return redacted if isinstance(value, list) else tuple(redacted)

@@ -25,6 +25,8 @@ from itertools import islice
 
 __all__ = ["LiveEvent", "ThreadChannel"]
 
+_PRUNE_AT = 64
+
 
 @dataclass(frozen=True, slots=True)
 class LiveEvent:
@@ -46,17 +48,29 @@ class ThreadChannel:
         self.stale = 0
         """Bumped when announcements may have been lost: readers re-read the store."""
         self.users = 0
-        self._changed = asyncio.Event()
+        self._waiters: list[asyncio.Future[None]] = []
+        self._prune_at = _PRUNE_AT
 
-    @property
-    def changed(self) -> asyncio.Event:
-        """Set at the next change; take it *before* looking at the state, then wait on it."""
-        return self._changed
+    def wake_up(self) -> asyncio.Future[None]:
+        """A future resolved at the next change; take it *before* looking at the state, then
+        await it. (A bare future, not an ``asyncio.Event``: every batch wakes every reader of
+        the thread, and a reader's timeout is its own, see ``EventReader``.)"""
+        waiters = self._waiters
+        if len(waiters) >= self._prune_at:
+            # Readers whose waits timed out took fresh futures: drop the resolved ones, so a
+            # thread with no events for hours does not collect one per reader per timeout.
+            waiters[:] = [waiter for waiter in waiters if not waiter.done()]
+            self._prune_at = max(_PRUNE_AT, 2 * len(waiters))
+        waiter = asyncio.get_running_loop().create_future()
+        waiters.append(waiter)
+        return waiter
 
     def notify(self) -> None:
-        """Wake every reader waiting on ``changed``."""
-        self._changed.set()
-        self._changed = asyncio.Event()
+        """Wake every reader waiting on a ``wake_up`` future."""
+        waiters, self._waiters = self._waiters, []
+        for waiter in waiters:
+            if not waiter.done():  # a reader that timed out, or was cancelled
+                waiter.set_result(None)
 
     def append(self, events: Iterable[LiveEvent]) -> None:
         """Add events the store has just committed, in id order, and wake the readers."""
@@ -87,4 +101,8 @@ class ThreadChannel:
         tail = self.tail
         if not tail or not tail[0].id <= cursor + 1 <= tail[-1].id:
             return []
-        return list(islice(tail, cursor + 1 - tail[0].id, None))
+        # From the newest end: a live reader wants the last event or few, and skipping the
+        # rest of a full tail from the oldest end walked up to ``tail_size`` events per read.
+        events = list(islice(reversed(tail), tail[-1].id - cursor))
+        events.reverse()
+        return events

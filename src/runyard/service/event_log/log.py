@@ -101,7 +101,11 @@ class EventLog:
                 )
             # Subscribed before the first read: nothing announced after it can be missed.
             await entry.listening.wait()
-            yield EventReader(entry.channel, self.store, after)
+            reader = EventReader(entry.channel, self.store, after)
+            try:
+                yield reader
+            finally:
+                reader.close()
         finally:
             self._release(thread_id, entry)
 

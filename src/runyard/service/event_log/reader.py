@@ -33,29 +33,86 @@ class EventReader:
         self.cursor = cursor
         self._read_at: tuple[int, int] | None = None
         """``(stale, last_id)`` of the channel when a store read last reached the log's end."""
+        self._woken: asyncio.Future[None] | None = None
+        """The channel's wake-up this reader holds, reused until it fires (a change, or this
+        reader's timeout; the channel drops fired ones it still lists)."""
+        self._waiting: asyncio.Future[None] | None = None
+        self._deadline = 0.0
+        """When the current bounded wait ends (``loop.time()``)."""
+        self._timer: asyncio.TimerHandle | None = None
+        self._timed_out = False
 
     async def next(self, max_wait: float | None = None) -> list[LiveEvent]:
         """The next events after the cursor; ``[]`` when none came within ``max_wait`` seconds.
 
         Only the idle wait is bounded: a store read in progress is never cut short.
         """
+        channel = self._channel
         while True:
-            changed = self._channel.changed
-            events = await self._available()
+            events = channel.after(self.cursor)
+            if not events and self._store_may_have_more():
+                woken = self._wake_up()  # before the read: a change during it is not missed
+                events = await self._read_store()
+            else:
+                woken = self._wake_up()  # nothing was awaited since the state was looked at
             if events:
                 self.cursor = events[-1].id
                 return events
-            try:
-                async with asyncio.timeout(max_wait):
-                    await changed.wait()
-            except TimeoutError:
+            if not await self._wait(woken, max_wait):
                 return []
 
-    async def _available(self) -> list[LiveEvent]:
+    def close(self) -> None:
+        """Drop the timer of the last wait (``EventLog.reader`` calls it on the way out)."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def _wake_up(self) -> asyncio.Future[None]:
+        if self._woken is None or self._woken.done():
+            self._woken = self._channel.wake_up()
+        return self._woken
+
+    async def _wait(self, woken: asyncio.Future[None], max_wait: float | None) -> bool:
+        """Wait for ``woken``; False when ``max_wait`` passed first.
+
+        A stream waits once per event batch: one timer per reader, moved lazily (when it fires
+        before the current wait's deadline it re-arms for it), costs less than scheduling and
+        cancelling one per wait.
+        """
+        if max_wait is None:
+            await woken
+            return True
+        if max_wait <= 0:
+            return woken.done()
+        loop = asyncio.get_running_loop()
+        self._deadline = loop.time() + max_wait
+        if self._timer is not None and self._timer.when() > self._deadline:
+            self._timer.cancel()
+            self._timer = None
+        if self._timer is None:
+            self._timer = loop.call_at(self._deadline, self._expire)
+        self._waiting, self._timed_out = woken, False
+        try:
+            await woken
+        finally:
+            self._waiting = None
+        timed_out, self._timed_out = self._timed_out, False
+        return not timed_out
+
+    def _expire(self) -> None:
+        self._timer = None
+        waiting = self._waiting
+        if waiting is None or waiting.done():
+            return  # not waiting: the next wait arms the timer again
+        loop = asyncio.get_running_loop()
+        if loop.time() < self._deadline:
+            self._timer = loop.call_at(self._deadline, self._expire)
+            return
+        self._timed_out = True
+        waiting.set_result(None)
+
+    async def _read_store(self) -> list[LiveEvent]:
         channel = self._channel
-        live = channel.after(self.cursor)
-        if live or not self._store_may_have_more():
-            return live
         state = (channel.stale, channel.last_id)
         stored = await self._store.read_event_json(
             channel.thread_id, after_id=self.cursor, limit=READ_BATCH
