@@ -231,6 +231,14 @@ BENCHMARKS = (
         quick=("--deltas", "5000", "--repeats", "5"),
     ),
     Benchmark(
+        "sse-path-cpu",
+        "sse_path_cpu.py",
+        "CPU per text delta of the event log and SSE code, in one process",
+        "—",
+        timeout=180,
+        quick=("--deltas", "5000"),
+    ),
+    Benchmark(
         "observability",
         "observability_overhead.py",
         "telemetry per streamed one-tool run",

@@ -1,6 +1,6 @@
 """CPU time of the service's own part of a text delta's way to SSE clients, in one process.
 
-    python benchmarks/sse_path_cpu.py [--deltas 20000] [--readers 1] [--rounds 3]
+    python benchmarks/sse_path_cpu.py [--deltas 20000] [--readers 1 10] [--rounds 3] [--json PATH]
 
 Each delta goes ``EventWriter.emit`` (numbering, the redactor's hold-back) → the writer's
 task (redaction of the event, JSON, the store, the channel's tail, the bus) → every reader's
@@ -16,9 +16,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import statistics
 import time
 from collections.abc import Sequence
 from typing import Any
+
+from _report import json_option, observed, write_rows
 
 from runyard.http.shutdown import Shutdown
 from runyard.http.sse import EventStreamResponse, event_frames
@@ -97,18 +100,26 @@ async def measure(deltas: int, readers: int) -> float:
     return spent / deltas
 
 
-def main(args: argparse.Namespace) -> None:
-    for _ in range(args.rounds):
-        per_delta = asyncio.run(measure(args.deltas, args.readers))
-        print(
-            f"{args.readers} reader(s): {per_delta * 1e6:.1f} µs CPU per delta "
-            f"({per_delta * 1e6 / args.readers:.1f} µs per frame sent)"
-        )
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--deltas", type=int, default=20000)
+    parser.add_argument("--readers", type=int, nargs="+", default=[1, 10])
+    parser.add_argument("--rounds", type=int, default=3)
+    json_option(parser)
+    args = parser.parse_args()
+    medians: dict[int, float] = {}
+    for readers in args.readers:
+        rounds = [asyncio.run(measure(args.deltas, readers)) * 1e6 for _ in range(args.rounds)]
+        medians[readers] = statistics.median(rounds)
+        for us in rounds:
+            print(f"{readers} reader(s): {us:.1f} µs CPU per delta ({us / readers:.1f} per frame)")
+    measured = ", ".join(f"{us:.0f} µs with {readers} reader(s)" for readers, us in medians.items())
+    row = observed(
+        "CPU per text delta of the event log and SSE code, in one process (no SQLite, no HTTP)",
+        measured,
+    )
+    write_rows(args.json, [row])
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--deltas", type=int, default=20000)
-    parser.add_argument("--readers", type=int, default=1)
-    parser.add_argument("--rounds", type=int, default=3)
-    main(parser.parse_args())
+    main()
