@@ -73,8 +73,7 @@ class InlineConnection:
         self._conn.rollback()
 
     async def close(self) -> None:
-        self._open = False
-        self._conn.close()
+        self.stop()
 
     def stop(self) -> None:
         """What the adapter's forced close calls."""

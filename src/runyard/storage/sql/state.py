@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 from typing import Any
 
-from sqlalchemy import Row, Table, and_, case, select, update
+from sqlalchemy import Row, Table, and_, bindparam, case, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.sql.dml import Insert
+from sqlalchemy.sql.elements import BindParameter
 
 from runyard.ids import now_ms
 from runyard.storage.errors import ThreadOwnershipError
@@ -17,6 +19,30 @@ from runyard.storage.sql.upserts import insert_ignore, insert_of, upsert
 from runyard.storage.sql.vector_index import VectorIndex
 
 __all__ = ["SqlState"]
+
+
+@cache
+def _claim_touched_statement(dialect: str, changed: tuple[str, ...]) -> Insert:
+    """``_claim_touched``'s upsert for the columns in ``changed``, built once and shared (a
+    statement is immutable): a run's start runs it three times."""
+    tenant: BindParameter[str] = bindparam("p_tenant")
+    resource: BindParameter[str] = bindparam("p_resource")
+    now = bindparam("p_now", type_=threads.c.updated_at.type)
+    stmt = insert_of(dialect, threads).values(
+        id=bindparam("p_id"),
+        tenant_id=tenant,
+        resource_id=resource,
+        title=bindparam("p_title", type_=threads.c.title.type),
+        metadata=bindparam("p_metadata", type_=threads.c.metadata.type),
+        created_at=now,
+        updated_at=now,
+    )
+    newer = case((threads.c.updated_at < now, now), else_=threads.c.updated_at)
+    return stmt.on_conflict_do_update(
+        index_elements=["id"],
+        set_={**{c: stmt.excluded[c] for c in changed}, "updated_at": newer},
+        where=and_(threads.c.tenant_id == tenant, threads.c.resource_id == resource),
+    ).returning(*threads.c)
 
 
 class SqlState:
@@ -72,23 +98,17 @@ class SqlState:
         """``_claim``, ``changes`` written and ``_touch`` in one statement; the thread's row.
 
         One upsert instead of four statements: a run's start writes its thread three times."""
-        now, changes = now_ms(), changes or {}
-        stmt = insert_of(self._engine.dialect.name, threads).values(
-            id=thread_id,
-            tenant_id=tenant_id,
-            resource_id=resource_id,
-            title=changes.get("title"),
-            metadata=changes.get("metadata", {}),
-            created_at=now,
-            updated_at=now,
-        )
-        newer = case((threads.c.updated_at < now, now), else_=threads.c.updated_at)
-        stmt = stmt.on_conflict_do_update(
-            index_elements=["id"],
-            set_={**{c: stmt.excluded[c] for c in changes}, "updated_at": newer},
-            where=and_(threads.c.tenant_id == tenant_id, threads.c.resource_id == resource_id),
-        )
-        row = (await conn.execute(stmt.returning(*threads.c))).one_or_none()
+        changes = changes or {}
+        params = {
+            "p_id": thread_id,
+            "p_tenant": tenant_id,
+            "p_resource": resource_id,
+            "p_title": changes.get("title"),
+            "p_metadata": changes.get("metadata", {}),
+            "p_now": now_ms(),
+        }
+        stmt = _claim_touched_statement(self._engine.dialect.name, tuple(changes))
+        row = (await conn.execute(stmt, params)).one_or_none()
         if row is None:
             raise ThreadOwnershipError(f"thread {thread_id!r} belongs to another owner")
         return row
