@@ -3,7 +3,7 @@
     python benchmarks/durable_steps.py [--steps 300] [--calls 1] [--messages 20] [--json PATH]
 
 One step is what the service's journal writes for one model response that calls tools
-(``service/run_journal.py``): one ``record_progress`` with the progress checkpoint (an
+(``service/runs/journal.py``): one ``record_progress`` with the progress checkpoint (an
 ``AgentState`` of ``--messages`` messages) and the ``started`` rows of the window, then one per
 call as it settles — each fenced by the run's lease epoch, in its own transaction — through the
 public ``ToolLedger`` part. Prints the median and p90 milliseconds per step and per write;

@@ -5,7 +5,7 @@
         [--json PATH]
 
 Posts ``--turns`` messages one after the other to runyard's real HTTP app (in-process, over
-ASGI; SQLite file; memory built by ``runyard.service.served_memory`` from the settings
+ASGI; SQLite file; memory built by ``runyard.service.catalog.served_memory`` from the settings
 ``RUNYARD_OBSERVATIONAL_MEMORY=true`` and the default thresholds, 30 000 / 40 000 tokens). Each
 turn is the loop of ``_workflow_session``: ``--steps`` ``run_workflow`` calls returning ~1,600
 tokens each, then an answer. One scripted model plays the agent and the observer; each
@@ -279,7 +279,7 @@ def report(sessions: list[Session]) -> str:
         "",
         f"{s.turns} messages posted one after the other (the next as soon as a run ends) to",
         "runyard's HTTP app, in-process over ASGI on a SQLite file, its memory built by",
-        "`runyard.service.served_memory` from `RUNYARD_OBSERVATIONAL_MEMORY=true`, the default",
+        "`runyard.service.catalog.served_memory` from `RUNYARD_OBSERVATIONAL_MEMORY=true`, the default",
         f"observer threshold ({s.threshold} tokens) and a reflector threshold of {s.reflector}",
         "(under the default 40 000, so that the reflector runs within the session). Each turn"
         if s.reflector < DEFAULT_REFLECTOR

@@ -29,12 +29,12 @@ from _timing import Timed, Variant, interleave
 from pydantic_ai import messages as pai
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
 
-import runyard.service.run_segment as run_segment
+import runyard.service.runs.segment as run_segment
 from runyard import Agent, tool
 from runyard.runtime import AgentState, JournalCall
 from runyard.service import EventLog, Owner, RunManager
 from runyard.service.bus import InProcessEventBus
-from runyard.service.run_journal import StoreRunJournal
+from runyard.service.runs.journal import StoreRunJournal
 from runyard.storage import ToolCallEntry, open_store
 
 OWNER = Owner("bench", "user")

@@ -50,7 +50,7 @@ from runyard.protocol import (
 )
 from runyard.service import EventLog, Owner, Threads
 from runyard.service.bus import InProcessEventBus
-from runyard.service.run_history import store_snapshots
+from runyard.service.threads.history import store_snapshots
 from runyard.storage import Store, open_store
 
 OWNER = Owner("bench", "alice")

@@ -88,7 +88,7 @@ async def test_a_long_tool_heavy_session_keeps_every_request_bounded(
 ) -> None:
     model = scripted_model([_respond] * 1_000, model_name="session")
     # The package re-exports the function under the module's name: patch the module itself.
-    building = importlib.import_module("runyard.service.default_agent")
+    building = importlib.import_module("runyard.service.catalog.default_agent")
     monkeypatch.setattr(building, "choose_model", lambda _settings: model)
     settings: dict[str, Any] = {
         "observational_memory": True,

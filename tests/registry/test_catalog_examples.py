@@ -6,7 +6,7 @@ from pathlib import Path
 
 from runyard.registry import load_catalog
 from runyard.service import BUILTIN_TOOLS, catalog_tool_names
-from runyard.service.default_agent import DEFAULT_AGENT, INSTRUCTIONS
+from runyard.service.catalog.default_agent import DEFAULT_AGENT, INSTRUCTIONS
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "agents"
 

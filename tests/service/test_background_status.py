@@ -15,7 +15,7 @@ from runyard.protocol import (
     WireEvent,
     event_to_dict,
 )
-from runyard.service.background_status import BackgroundTaskView, read_background_tasks
+from runyard.service.background.status import BackgroundTaskView, read_background_tasks
 from runyard.storage import Store, StoredEvent
 
 

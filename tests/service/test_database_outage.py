@@ -17,7 +17,7 @@ from service_harness import OWNER, Service, key, service
 from test_takeover import FIRST, Tools, as_seen, replica
 
 from private_postgres import PrivatePostgres, private_postgres
-from runyard.service.run_history import fold_runs
+from runyard.service.threads.history import fold_runs
 from runyard.storage.sql import engine
 from runyard.testing import text
 

@@ -13,7 +13,7 @@ from service_harness import OWNER, Service, key, service
 from sqlalchemy import delete
 
 from runyard.service import Threads
-from runyard.service.run_history import fold_runs
+from runyard.service.threads.history import fold_runs
 from runyard.storage import RunSnapshot
 from runyard.storage.sql import SqlStore
 from runyard.storage.sql.engine import write

@@ -22,7 +22,7 @@ from runyard.service.tools import calculator, delegate, save_note
 from runyard.storage import Store
 from runyard.testing import ScriptExhaustedError, Turn, TurnUsage, call, scripted_model, text
 
-FAILED_RUN_LOGGER = "runyard.service.failed_run"
+FAILED_RUN_LOGGER = "runyard.service.runs.failed"
 
 
 @pytest.fixture

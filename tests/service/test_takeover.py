@@ -21,7 +21,7 @@ from service_harness import OWNER, Service, key, service
 from runyard.agent import Agent
 from runyard.ids import now_ms
 from runyard.protocol import WireEvent
-from runyard.service.run_history import fold_runs
+from runyard.service.threads.history import fold_runs
 from runyard.storage import Store
 from runyard.testing import ToolCall, Turn, scripted_model, text
 from runyard.tools import Tool

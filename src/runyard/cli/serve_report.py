@@ -256,7 +256,7 @@ def _auth_notices(settings: Settings, host: str) -> tuple[str, ...]:
 
 
 def _memory(settings: Settings) -> tuple[str, ...]:
-    """One line per optional tier, as ``runyard.service.served_memory`` builds them."""
+    """One line per optional tier, as ``runyard.service.catalog.served_memory`` builds them."""
     return (_recall(settings), _observational(settings))
 
 

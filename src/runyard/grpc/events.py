@@ -1,7 +1,7 @@
 """The wire events as gRPC ``StreamEvent``s: one mapping over the events the SSE stream sends.
 
 Both transports read the thread's one event log, where every runtime event was mapped once
-(``runyard.service.chunk_events``) to a wire event; this module only changes the encoding. So
+(``runyard.service.event_log.chunks``) to a wire event; this module only changes the encoding. So
 the same run gives the same events on both: each ``StreamEvent`` names the log id
 (``meta.event_id``, the SSE ``id:``) and the ``meta.wire_type`` it came from. A completed run's
 structured output goes out as a ``content`` event just before its ``COMPLETED`` status.

@@ -9,7 +9,6 @@ background sub-agents, and ``read_background_tasks`` reports them from the log.
 ``runyard.service.api_keys`` issues API keys and verifies them.
 """
 
-from runyard.service.active_run import ORCHESTRATOR_ID, ActiveRun, CancelReason
 from runyard.service.agent_choice import (
     AgentChoice,
     AgentDirectory,
@@ -18,43 +17,52 @@ from runyard.service.agent_choice import (
     ServedAgent,
     ServedTool,
 )
-from runyard.service.background_status import BackgroundTaskView, read_background_tasks
-from runyard.service.background_tasks import BackgroundTask, BackgroundTasks
-from runyard.service.catalog_admin import AgentVersions, CatalogAdmin
-from runyard.service.catalog_agents import CatalogAgents, ModelFor, compile_agent
-from runyard.service.catalog_follow import (
+from runyard.service.background.status import BackgroundTaskView, read_background_tasks
+from runyard.service.background.tasks import BackgroundTask, BackgroundTasks
+from runyard.service.catalog.admin import AgentVersions, CatalogAdmin
+from runyard.service.catalog.agents import CatalogAgents, ModelFor, compile_agent
+from runyard.service.catalog.default_agent import (
+    DEFAULT_AGENT,
+    DEMO_MODEL,
+    choose_model,
+    default_agent,
+)
+from runyard.service.catalog.follow import (
     CatalogFeed,
     CatalogFeedError,
     CatalogFeedUpdate,
     SpecKey,
     spec_key,
 )
-from runyard.service.catalog_middleware import (
+from runyard.service.catalog.middleware import (
     BUILTIN_MIDDLEWARE,
     agent_middleware,
     catalog_middleware,
 )
-from runyard.service.catalog_reload import (
+from runyard.service.catalog.reload import (
     CatalogChange,
     apply_catalog,
     catalog_change,
     read_catalog_files,
     reload_catalog,
 )
-from runyard.service.catalog_secrets import SECRET_HEADER, catalog_secrets
-from runyard.service.catalog_state import CatalogState
-from runyard.service.catalog_tools import (
+from runyard.service.catalog.secrets import SECRET_HEADER, catalog_secrets
+from runyard.service.catalog.served import (
+    DEFAULT_CATALOG_DIR,
+    catalog_directory,
+    open_catalog,
+    open_followed_catalog,
+)
+from runyard.service.catalog.served_memory import served_memory
+from runyard.service.catalog.state import CatalogState
+from runyard.service.catalog.tools import (
     BUILTIN_TOOLS,
     CatalogTools,
     catalog_tool_names,
     discover_factories,
     load_served_catalog,
 )
-from runyard.service.catalog_watch import watch_catalog
-from runyard.service.chunk_events import ChunkMapper, UnmappedToolEventWarning, WireToolEvent
-from runyard.service.confirmation_request import confirmation_payload
-from runyard.service.crash_sweep import DATABASE_UNAVAILABLE, RESTARTED, close_interrupted_runs
-from runyard.service.default_agent import DEFAULT_AGENT, DEMO_MODEL, choose_model, default_agent
+from runyard.service.catalog.watch import watch_catalog
 from runyard.service.errors import (
     AgentRequired,
     AgentVersionNotFound,
@@ -83,36 +91,37 @@ from runyard.service.event_log import (
     EventWriter,
     LiveEvent,
 )
-from runyard.service.leases import Heartbeat, LeaseTerms, lost_leases, new_instance_id
+from runyard.service.event_log.chunks import ChunkMapper, UnmappedToolEventWarning, WireToolEvent
 from runyard.service.limits import (
     CONCURRENT_RUNS_RETRY_AFTER,
     AgentLimits,
     TenantLimits,
     run_quota,
 )
+from runyard.service.manager.request_rate import Admission, RequestRate
+from runyard.service.manager.run_manager import RunManager
 from runyard.service.owner import Owner
-from runyard.service.parts import ServiceParts
-from runyard.service.redacting_store import RedactingStore, redacted_model
-from runyard.service.request_rate import Admission, RequestRate
-from runyard.service.run_checkpoints import RunCheckpoints
-from runyard.service.run_finish import RunEnding, RunFinisher
-from runyard.service.run_follow import FollowedRun, FollowStopped, RunPause, follow_run
-from runyard.service.run_manager import RunManager
-from runyard.service.run_telemetry import RunTelemetry
-from runyard.service.served_catalog import (
-    DEFAULT_CATALOG_DIR,
-    catalog_directory,
-    open_catalog,
-    open_followed_catalog,
+from runyard.service.ownership.crash_sweep import (
+    DATABASE_UNAVAILABLE,
+    RESTARTED,
+    close_interrupted_runs,
 )
-from runyard.service.served_memory import served_memory
-from runyard.service.suspension_expiry import (
+from runyard.service.ownership.leases import Heartbeat, LeaseTerms, lost_leases, new_instance_id
+from runyard.service.ownership.suspension_expiry import (
     APPROVAL_EXPIRED,
     SWEEP_EVERY_SECONDS,
     end_expired_suspensions,
 )
-from runyard.service.threads import Threads, thread_json
-from runyard.service.views import ThreadStatus
+from runyard.service.parts import ServiceParts
+from runyard.service.redacting_store import RedactingStore, redacted_model
+from runyard.service.runs.active import ORCHESTRATOR_ID, ActiveRun, CancelReason
+from runyard.service.runs.checkpoints import RunCheckpoints
+from runyard.service.runs.confirmation_request import confirmation_payload
+from runyard.service.runs.finish import RunEnding, RunFinisher
+from runyard.service.runs.follow import FollowedRun, FollowStopped, RunPause, follow_run
+from runyard.service.runs.telemetry import RunTelemetry
+from runyard.service.threads.listing import Threads, thread_json
+from runyard.service.threads.views import ThreadStatus
 
 __all__ = [
     "BUILTIN_MIDDLEWARE",

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Protocol
 
 from runyard.service.agent_choice import AgentDirectory
-from runyard.service.catalog_agents import CatalogAgents
+from runyard.service.catalog.agents import CatalogAgents
 from runyard.service.event_log import EventLog
-from runyard.service.run_manager import RunManager
+from runyard.service.manager.run_manager import RunManager
 from runyard.storage import Store
 
 __all__ = ["ServiceParts"]

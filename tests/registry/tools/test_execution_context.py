@@ -19,7 +19,7 @@ from runyard.registry.tools import (
     ToolFactories,
 )
 from runyard.runtime import ToolEventChunk
-from runyard.service.chunk_events import ChunkMapper
+from runyard.service.event_log.chunks import ChunkMapper
 from runyard.tools import ToolProgress, tool
 
 

@@ -28,7 +28,7 @@ from runyard.registry.tools.egress import (
     guarded_client,
 )
 from runyard.runtime import ToolEventChunk
-from runyard.service.confirmation_request import confirmation_payload
+from runyard.service.runs.confirmation_request import confirmation_payload
 from runyard.tools import ToolProgress
 
 ALLOWED = "127.0.0.1"

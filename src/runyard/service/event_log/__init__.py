@@ -1,4 +1,5 @@
-"""The event log of every thread: persisted in the store, live within a process, replayable."""
+"""The event log of every thread: persisted in the store, live within a process, replayable;
+and the one mapping of a run's runtime chunks to the wire events it logs (``chunks``)."""
 
 from runyard.service.event_log.channel import LiveEvent, ThreadChannel
 from runyard.service.event_log.log import EventLog

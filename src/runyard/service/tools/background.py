@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 from typing import Any
 
-from runyard.service.background_tasks import BackgroundTask, background_tasks
+from runyard.service.background.tasks import BackgroundTask, background_tasks
 from runyard.tools import Tool, ToolContext, tool
 
 __all__ = ["AWAIT_LIMIT_SECONDS", "await_task", "task_status"]

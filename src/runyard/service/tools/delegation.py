@@ -27,7 +27,7 @@ from runyard.runtime import (
     SubAgentAnswer,
     usage_as_sub_agent,
 )
-from runyard.service.chunk_events import ChunkMapper, WireToolEvent
+from runyard.service.event_log.chunks import ChunkMapper, WireToolEvent
 from runyard.tools import ToolContext
 
 __all__ = ["Delegation"]

@@ -17,8 +17,8 @@ from typing import Any
 from runyard.errors import RunAbortedError
 from runyard.protocol import AgentSpawnedEvent, AgentSpawnedPayload
 from runyard.runtime import GenerateResult, SubAgentAnswer
-from runyard.service.background_tasks import background_tasks, new_agent_id
-from runyard.service.chunk_events import WireToolEvent
+from runyard.service.background.tasks import background_tasks, new_agent_id
+from runyard.service.event_log.chunks import WireToolEvent
 from runyard.service.tools.context import service_deps
 from runyard.service.tools.delegation import Delegation
 from runyard.service.tools.iteration_log import IterationLog

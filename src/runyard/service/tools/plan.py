@@ -10,7 +10,7 @@ from typing import Any
 
 from runyard.memory import Plan, PlanStore, PlanTask
 from runyard.protocol import TaskItem, TasksUpdateEvent, TasksUpdatePayload
-from runyard.service.chunk_events import WireToolEvent
+from runyard.service.event_log.chunks import WireToolEvent
 from runyard.service.tools.context import service_deps, thread_scope
 from runyard.tools import Tool, ToolContext, tool
 

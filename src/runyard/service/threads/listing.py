@@ -12,9 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 from runyard.service.event_log import EventLog
-from runyard.service.owned_threads import claim_thread, owned_thread
 from runyard.service.owner import Owner
-from runyard.service.run_history import RunHistory
+from runyard.service.threads.history import RunHistory
+from runyard.service.threads.owned import claim_thread, owned_thread
 from runyard.storage import Store, Thread
 
 __all__ = ["Threads", "thread_json"]

@@ -6,7 +6,7 @@ import asyncio
 from dataclasses import dataclass, field
 
 from runyard.agent import Agent
-from runyard.service.background_tasks import BackgroundTasks
+from runyard.service.background.tasks import BackgroundTasks
 from runyard.service.owner import Owner
 
 __all__ = ["ORCHESTRATOR_ID", "ActiveRun", "CancelReason"]

@@ -43,14 +43,14 @@ from runyard.runtime import (
     ToolCallSuspendedChunk,
     generate_title,
 )
-from runyard.service.active_run import ORCHESTRATOR_ID, USER_CANCELLED, ActiveRun
 from runyard.service.agent_choice import AgentChoice
-from runyard.service.chunk_events import ChunkMapper
-from runyard.service.confirmation_request import confirmation_payload
 from runyard.service.event_log import EventLog, EventWriter
-from runyard.service.failed_run import log_failed_run
-from runyard.service.run_finish import RunEnding, RunFinisher, run_usage
-from runyard.service.run_journal import StoreRunJournal
+from runyard.service.event_log.chunks import ChunkMapper
+from runyard.service.runs.active import ORCHESTRATOR_ID, USER_CANCELLED, ActiveRun
+from runyard.service.runs.confirmation_request import confirmation_payload
+from runyard.service.runs.failed import log_failed_run
+from runyard.service.runs.finish import RunEnding, RunFinisher, run_usage
+from runyard.service.runs.journal import StoreRunJournal
 from runyard.service.tools import tasks_update
 from runyard.storage import Store, database_unavailable
 

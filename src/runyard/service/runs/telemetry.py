@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from runyard.observability import ContentGate, ObservedTelemetry
 from runyard.redaction import RedactingTelemetry, SecretRedactor
-from runyard.service.active_run import ActiveRun
 from runyard.service.agent_choice import AgentChoice
+from runyard.service.runs.active import ActiveRun
 from runyard.telemetry import NO_TELEMETRY, Telemetry
 
 __all__ = ["RunTelemetry"]

@@ -17,8 +17,8 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 
 from runyard.ids import now_ms
-from runyard.service.active_run import ActiveRun
-from runyard.service.owned_task import stop_task
+from runyard.service.ownership.owned_task import stop_task
+from runyard.service.runs.active import ActiveRun
 from runyard.storage import RunLedger
 
 __all__ = ["Heartbeat", "LeaseTerms", "lost_leases", "new_instance_id"]

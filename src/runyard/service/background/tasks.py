@@ -26,8 +26,8 @@ from runyard.protocol import (
     WireEvent,
 )
 from runyard.runtime import AgentToolOutput, SubAgentUsage, ToolEventChunk
-from runyard.service.background_status import TaskStatus
-from runyard.service.chunk_events import ChunkMapper
+from runyard.service.background.status import TaskStatus
+from runyard.service.event_log.chunks import ChunkMapper
 from runyard.tools import ToolContext, ToolEvent
 
 __all__ = [

@@ -25,16 +25,9 @@ from runyard.errors import ResumeDataError, ResumeError
 from runyard.ids import new_id, now_ms
 from runyard.messages import AgentMessage
 from runyard.runtime import RunJournal
-from runyard.service.active_run import ORCHESTRATOR_ID, USER_CANCELLED, ActiveRun
 from runyard.service.agent_choice import AgentChoice, AgentDirectory, AgentRequest, FixedAgents
-from runyard.service.background_status import read_background_tasks
-from runyard.service.background_tasks import BACKGROUND_TASKS
-from runyard.service.crash_sweep import (
-    DATABASE_UNAVAILABLE,
-    RESTARTED,
-    close_interrupted_runs,
-    settle_held,
-)
+from runyard.service.background.status import read_background_tasks
+from runyard.service.background.tasks import BACKGROUND_TASKS
 from runyard.service.errors import (
     AgentVersionNotFound,
     AgentVersionUnavailable,
@@ -48,34 +41,41 @@ from runyard.service.errors import (
     ServiceStopping,
 )
 from runyard.service.event_log import EventLog
-from runyard.service.keyed_lock import KeyedLock
-from runyard.service.leases import Heartbeat, LeaseTerms, lost_leases, new_instance_id
 from runyard.service.limits import CONCURRENT_RUNS_RETRY_AFTER, TenantLimits, run_quota
-from runyard.service.owned_threads import claim_thread, owned_thread
+from runyard.service.manager.keyed_lock import KeyedLock
+from runyard.service.manager.request_rate import RequestRate
 from runyard.service.owner import Owner
-from runyard.service.remote_cancel import (
+from runyard.service.ownership.crash_sweep import (
+    DATABASE_UNAVAILABLE,
+    RESTARTED,
+    close_interrupted_runs,
+    settle_held,
+)
+from runyard.service.ownership.leases import Heartbeat, LeaseTerms, lost_leases, new_instance_id
+from runyard.service.ownership.queue import QueueWorker, queue_run
+from runyard.service.ownership.remote_cancel import (
     CancelListener,
     cancel_queued,
     end_if_cancel_requested,
     request_cancel,
     wait_until_settled,
 )
-from runyard.service.request_rate import RequestRate
-from runyard.service.run_checkpoints import RunCheckpoints
-from runyard.service.run_finish import RunEnding, RunFinisher
-from runyard.service.run_queue import QueueWorker, queue_run
-from runyard.service.run_segment import RunSegment, SegmentStart, log_opening
-from runyard.service.run_takeover import Takeover, plan_takeover
-from runyard.service.run_telemetry import RunTelemetry
-from runyard.service.suspension_expiry import (
+from runyard.service.ownership.suspension_expiry import (
     SWEEP_EVERY_SECONDS,
     end_expired,
     end_expired_suspensions,
     expired_answer,
     is_expired,
 )
+from runyard.service.ownership.takeover import Takeover, plan_takeover
+from runyard.service.runs.active import ORCHESTRATOR_ID, USER_CANCELLED, ActiveRun
+from runyard.service.runs.checkpoints import RunCheckpoints
+from runyard.service.runs.finish import RunEnding, RunFinisher
+from runyard.service.runs.segment import RunSegment, SegmentStart, log_opening
+from runyard.service.runs.telemetry import RunTelemetry
+from runyard.service.threads.owned import claim_thread, owned_thread
+from runyard.service.threads.views import ThreadStatus
 from runyard.service.tools import SERVICE_DEPS, ServiceDeps
-from runyard.service.views import ThreadStatus
 from runyard.storage import (
     Confirmation,
     RunConflict,

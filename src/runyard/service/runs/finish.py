@@ -36,10 +36,10 @@ from runyard.protocol import (
     RunUsage,
 )
 from runyard.protocol import RunStatus as FinishStatus
-from runyard.service.active_run import ORCHESTRATOR_ID
 from runyard.service.event_log import EventLog, EventWriter
-from runyard.service.run_checkpoints import RunCheckpoints, saved_usage, waiting_sub_agents
-from runyard.service.run_history import store_snapshots
+from runyard.service.runs.active import ORCHESTRATOR_ID
+from runyard.service.runs.checkpoints import RunCheckpoints, saved_usage, waiting_sub_agents
+from runyard.service.threads.history import store_snapshots
 from runyard.storage import RunStatus, Store
 
 __all__ = ["RunEnding", "RunFinisher", "run_usage"]

@@ -27,9 +27,9 @@ from __future__ import annotations
 import logging
 
 from runyard.ids import now_ms
-from runyard.service.leases import LeaseTerms
-from runyard.service.run_checkpoints import RunCheckpoints
-from runyard.service.run_finish import RunEnding, RunFinisher
+from runyard.service.ownership.leases import LeaseTerms
+from runyard.service.runs.checkpoints import RunCheckpoints
+from runyard.service.runs.finish import RunEnding, RunFinisher
 from runyard.storage import Confirmation, RunRecord, StaleLease
 
 __all__ = [

@@ -17,12 +17,12 @@ import logging
 from collections.abc import Awaitable, Callable
 
 from runyard.ids import now_ms
-from runyard.service.active_run import USER_CANCELLED
 from runyard.service.bus import EventBus, EventBusClosedError
 from runyard.service.event_log import EventLog
-from runyard.service.leases import LeaseTerms
-from runyard.service.owned_task import stop_task
-from runyard.service.run_finish import RunEnding, RunFinisher
+from runyard.service.ownership.leases import LeaseTerms
+from runyard.service.ownership.owned_task import stop_task
+from runyard.service.runs.active import USER_CANCELLED
+from runyard.service.runs.finish import RunEnding, RunFinisher
 from runyard.storage import RunLedger, RunRecord, StaleLease
 
 __all__ = [

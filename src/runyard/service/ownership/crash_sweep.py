@@ -30,12 +30,12 @@ from collections.abc import Awaitable, Callable
 
 from runyard.ids import now_ms
 from runyard.protocol import ConfirmationRequestEvent, ConfirmationRequestPayload
-from runyard.service.active_run import ORCHESTRATOR_ID
 from runyard.service.event_log import EventLog
-from runyard.service.leases import LeaseTerms
-from runyard.service.remote_cancel import end_if_cancel_requested
-from runyard.service.run_checkpoints import askers
-from runyard.service.run_finish import RunEnding, RunFinisher
+from runyard.service.ownership.leases import LeaseTerms
+from runyard.service.ownership.remote_cancel import end_if_cancel_requested
+from runyard.service.runs.active import ORCHESTRATOR_ID
+from runyard.service.runs.checkpoints import askers
+from runyard.service.runs.finish import RunEnding, RunFinisher
 from runyard.storage import Confirmation, RunRecord, StaleLease
 
 __all__ = ["DATABASE_UNAVAILABLE", "RESTARTED", "CarryOn", "close_interrupted_runs", "settle_held"]

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from runyard.messages import AgentMessage
 from runyard.runtime import AgentState, JournalCall
 from runyard.service.owner import Owner
-from runyard.service.run_journal import journal_calls
+from runyard.service.runs.journal import journal_calls
 from runyard.storage import RunRecord, Store, StoredEvent
 
 __all__ = ["Takeover", "plan_takeover"]

@@ -21,8 +21,8 @@ from typing import Protocol
 
 from runyard.errors import ConfigurationError
 from runyard.registry import Catalog, CatalogEntry, CatalogLoad, CatalogSpec, RoutingSpec
-from runyard.service.catalog_agents import CatalogAgents
-from runyard.service.catalog_reload import apply_catalog
+from runyard.service.catalog.agents import CatalogAgents
+from runyard.service.catalog.reload import apply_catalog
 
 __all__ = [
     "CatalogFeed",

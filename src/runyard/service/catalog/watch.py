@@ -21,9 +21,9 @@ from pathlib import Path
 from watchfiles import Change, awatch
 
 from runyard.registry import CATALOG_SUFFIXES
-from runyard.service.catalog_agents import CatalogAgents
-from runyard.service.catalog_follow import CatalogFeed, follow_feed
-from runyard.service.catalog_reload import reload_catalog
+from runyard.service.catalog.agents import CatalogAgents
+from runyard.service.catalog.follow import CatalogFeed, follow_feed
+from runyard.service.catalog.reload import reload_catalog
 
 __all__ = ["WATCH_DEBOUNCE_MS", "watch_catalog"]
 

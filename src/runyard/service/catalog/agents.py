@@ -49,12 +49,12 @@ from runyard.routing import (
 )
 from runyard.runtime import CheckpointStore, Middleware
 from runyard.service.agent_choice import AgentChoice, AgentRequest, ServedAgent
-from runyard.service.catalog_memory import catalog_memory
-from runyard.service.catalog_middleware import agent_middleware
-from runyard.service.catalog_secrets import catalog_secrets
-from runyard.service.catalog_state import CatalogState
-from runyard.service.catalog_tools import CatalogTools, ToolBuildError
-from runyard.service.catalog_versions import database_source, stored_entry, stored_version
+from runyard.service.catalog.memory import catalog_memory
+from runyard.service.catalog.middleware import agent_middleware
+from runyard.service.catalog.secrets import catalog_secrets
+from runyard.service.catalog.state import CatalogState
+from runyard.service.catalog.tools import CatalogTools, ToolBuildError
+from runyard.service.catalog.versions import database_source, stored_entry, stored_version
 from runyard.service.errors import AgentRequired, AgentVersionUnavailable, UnknownAgent
 from runyard.service.limits import AgentLimits
 from runyard.storage import AgentVersion, Store, StoreCheckpointStore

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pydantic import ValidationError
 
 from runyard.registry import AgentSpec, CatalogEntry
-from runyard.service.catalog_agents import CatalogAgents
-from runyard.service.catalog_versions import database_source, stored_entry, stored_version
+from runyard.service.catalog.agents import CatalogAgents
+from runyard.service.catalog.versions import database_source, stored_entry, stored_version
 from runyard.service.errors import AgentVersionNotFound, InvalidAgentSpec, UnknownAgent
 from runyard.storage import AgentVersion, CatalogVersions
 

@@ -7,7 +7,7 @@ import os
 
 from runyard.agent import Agent
 from runyard.config import Settings
-from runyard.service.served_memory import served_memory
+from runyard.service.catalog.served_memory import served_memory
 from runyard.service.tools import (
     await_task,
     calculator,

@@ -17,8 +17,8 @@ from collections.abc import Awaitable, Callable, Sequence
 
 from runyard.errors import RunAbortedError
 from runyard.runtime import AgentState, JournalCall
-from runyard.service.active_run import ActiveRun
 from runyard.service.event_log import EventWriter
+from runyard.service.runs.active import ActiveRun
 from runyard.storage import RunProgress, SettledCalls, StaleLease, ToolCallEntry, ToolLedger
 
 __all__ = ["StoreRunJournal", "journal_calls"]

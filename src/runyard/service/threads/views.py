@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from runyard.service.background_status import BackgroundTaskView
+from runyard.service.background.status import BackgroundTaskView
 
 __all__ = ["ThreadStatus"]
 

@@ -22,9 +22,9 @@ from runyard.errors import ConfigurationError
 from runyard.models import resolve_model
 from runyard.observability import Metrics
 from runyard.registry.tools import ToolDependencies
-from runyard.service.catalog_agents import CatalogAgents, ModelFor
-from runyard.service.catalog_follow import CatalogFeed, first_catalog
-from runyard.service.catalog_tools import CatalogTools
+from runyard.service.catalog.agents import CatalogAgents, ModelFor
+from runyard.service.catalog.follow import CatalogFeed, first_catalog
+from runyard.service.catalog.tools import CatalogTools
 from runyard.storage import Store
 
 __all__ = [

@@ -17,8 +17,8 @@ import logging
 from collections.abc import Awaitable, Callable
 
 from runyard.service.bus import EventBus, EventBusClosedError
-from runyard.service.leases import LeaseTerms
-from runyard.service.owned_task import stop_task
+from runyard.service.ownership.leases import LeaseTerms
+from runyard.service.ownership.owned_task import stop_task
 from runyard.storage import QueuedWork, RunQueue, RunRecord
 
 __all__ = ["WORKERS", "QueueWorker", "queue_run"]

@@ -11,7 +11,7 @@ import logging
 
 from runyard.errors import RunError, RunLimitError
 from runyard.models import ModelProviderError
-from runyard.service.active_run import ActiveRun
+from runyard.service.runs.active import ActiveRun
 
 __all__ = ["log_failed_run"]
 

@@ -24,8 +24,8 @@ from runyard.registry import (
     RejectedFile,
     RoutingSpec,
 )
-from runyard.service.catalog_agents import CatalogAgents
-from runyard.service.catalog_state import CatalogState
+from runyard.service.catalog.agents import CatalogAgents
+from runyard.service.catalog.state import CatalogState
 
 __all__ = [
     "CatalogChange",
