@@ -115,6 +115,21 @@ async def test_pages_are_whole_runs_and_join_up_to_the_whole_history(sqlite_url:
     assert len(whole["messages"]) == 10
 
 
+async def test_a_cursor_before_the_first_event_is_an_empty_last_page(db_url: str) -> None:
+    # ``?cursor=0`` answered 500 on PostgreSQL (a negative LIMIT) and a wrong page on SQLite.
+    async with service(db_url) as svc:
+        await chat(svc, "hello", "again")
+        first = await history(svc, limit=200)
+        at_zero = await history(svc, limit=200, cursor=0)
+        at_one = await history(svc, limit=200, cursor=1)
+
+    assert len(first["messages"]) == 4
+    for page in (at_zero, at_one):
+        assert page["messages"] == []
+        assert "nextCursor" not in page
+        assert page["nextEventId"] == first["nextEventId"]
+
+
 async def test_a_thread_without_snapshots_is_folded_once_and_then_snapshotted(
     sqlite_url: str,
 ) -> None:

@@ -183,7 +183,12 @@ class RunHistory:
             thread_id, before_event_id=bound, limit=count
         )
         mark = snapshots[-1].last_event_id if snapshots else 0
-        tail = await self.store.read_events(thread_id, after_id=mark, limit=bound - 1 - mark)
+        # A cursor at or below the first event (``?cursor=0``) leaves nothing to read, and a
+        # negative LIMIT is an error on PostgreSQL and "all but the last" on a list.
+        before = max(bound - 1 - mark, 0)
+        tail = (
+            await self.store.read_events(thread_id, after_id=mark, limit=before) if before else []
+        )
         folded = fold_runs(tail)
         try:
             await _save_finished(self.store, thread_id, folded)
