@@ -1,12 +1,14 @@
-"""The service: runs per thread, the event log, the event buses, orchestration tools.
+"""The service: runs per thread, the event log, the event buses, the served catalog, tools.
 
-``RunManager`` starts, confirms and cancels runs (one open run per thread, decided by the
-database) and keeps the leases of those it drives alive; ``RunFinisher`` is the one way any run
-ends; ``EventLog`` numbers, persists, publishes and replays each thread's events;
-``Threads`` reads an owner's threads and their rich history; ``BackgroundTasks`` runs a run's
-background sub-agents, and ``read_background_tasks`` reports them from the log.
-``default_agent`` builds the ``assistant`` that ``runyard serve`` offers without a catalog.
-``runyard.service.api_keys`` issues API keys and verifies them.
+Its rooms (docs/architecture.md, "Inside the service"): ``manager`` (``RunManager`` starts,
+confirms and cancels runs, one open run per thread, decided by the database), ``ownership``
+(leases, takeover, the crash sweep, remote cancels, expiry, the queue), ``runs`` (one run's
+segment, journal, checkpoints, and ``RunFinisher``, the one way any run ends), ``catalog`` (the
+served catalog, ``CatalogAgents``, and ``default_agent``, the ``assistant`` that ``runyard serve``
+offers without one), ``threads`` (an owner's threads and their rich history), ``background``
+(``BackgroundTasks`` and ``read_background_tasks``), ``event_log`` (``EventLog`` numbers,
+persists, publishes and replays each thread's events), ``bus``, ``tools`` (orchestration tools)
+and ``api_keys`` (issuing and verifying API keys). The names below are the public ones.
 """
 
 from runyard.service.agent_choice import (
