@@ -1,9 +1,10 @@
 """Secrets never leave: one redactor, applied where text leaves the process or is stored.
 
 Logs (``redacted_logs``), HTTP error bodies, events, stored messages and checkpoints, and
-telemetry spans (``RedactingTelemetry``) all pass the same ``SecretRedactor``
-(docs/security.md, "What is redacted"). Imports nothing of runyard but its settings and the
-telemetry hook.
+telemetry spans (``RedactingTelemetry``, which lives with the telemetry hook in
+``runyard.telemetry.redacting`` and is re-exported here) all pass the same ``SecretRedactor``
+(docs/security.md, "What is redacted"). Imports nothing of runyard but its settings and that
+wrapper.
 """
 
 from runyard.redaction.hold_back import HoldBack, Replacement, substitute
@@ -21,7 +22,7 @@ from runyard.redaction.redactor import (
     SHAPE_HOLD_CHARS,
     SecretRedactor,
 )
-from runyard.redaction.telemetry import RedactedError, RedactingTelemetry
+from runyard.telemetry.redacting import RedactedError, RedactingTelemetry
 
 __all__ = [
     "BUILTIN_SECRET_PATTERNS",

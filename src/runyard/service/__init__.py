@@ -121,9 +121,9 @@ from runyard.service.runs.checkpoints import RunCheckpoints
 from runyard.service.runs.confirmation_request import confirmation_payload
 from runyard.service.runs.finish import RunEnding, RunFinisher
 from runyard.service.runs.follow import FollowedRun, FollowStopped, RunPause, follow_run
-from runyard.service.runs.telemetry import RunTelemetry
 from runyard.service.threads.listing import Threads, thread_json
 from runyard.service.threads.views import ThreadStatus
+from runyard.telemetry.run_telemetry import RunTelemetry
 
 __all__ = [
     "BUILTIN_MIDDLEWARE",

@@ -72,7 +72,7 @@ from runyard.service.runs.active import ORCHESTRATOR_ID, USER_CANCELLED, ActiveR
 from runyard.service.runs.checkpoints import RunCheckpoints
 from runyard.service.runs.finish import RunEnding, RunFinisher
 from runyard.service.runs.segment import RunSegment, SegmentStart, log_opening
-from runyard.service.runs.telemetry import RunTelemetry
+from runyard.service.runs.telemetry_labels import telemetry_labels
 from runyard.service.threads.owned import claim_thread, owned_thread
 from runyard.service.threads.views import ThreadStatus
 from runyard.service.tools import SERVICE_DEPS, ServiceDeps
@@ -88,6 +88,7 @@ from runyard.storage import (
     database_unavailable,
 )
 from runyard.telemetry import Telemetry
+from runyard.telemetry.run_telemetry import RunTelemetry
 
 __all__ = ["RunManager"]
 
@@ -588,7 +589,9 @@ class RunManager:
             await self._queue_start(run, user.id, choice)
             return
         title_from = message if self.titles and thread.title is None else None
-        opened = partial(self._first_stream, run, user, self.telemetry.of(run, choice))
+        opened = partial(
+            self._first_stream, run, user, self.telemetry.of(telemetry_labels(run, choice))
+        )
         self._launch(run, SegmentStart(opened, user.id, title_from, choice))
 
     async def _queue_start(self, run: ActiveRun, message_id: str, choice: AgentChoice) -> None:
@@ -643,7 +646,7 @@ class RunManager:
         )
         active = ActiveRun(run.run_id, run.thread_id, owner, agent, record.lease_epoch)
         state, user = takeover.state, takeover.user
-        telemetry = self.telemetry.of(active, AgentChoice.stored(thread.metadata))
+        telemetry = self.telemetry.of(telemetry_labels(active, AgentChoice.stored(thread.metadata)))
         opened = (
             partial(self._first_stream, active, user, telemetry)
             if state is None and user is not None
@@ -685,7 +688,7 @@ class RunManager:
         thread = await owned_thread(self.store, owner, owner.thread_id_of(run.thread_id))
         agent = await self._thread_agent(owner, thread)
         active = ActiveRun(run.run_id, run.thread_id, owner, agent, run.lease_epoch)
-        telemetry = self.telemetry.of(active, AgentChoice.stored(thread.metadata))
+        telemetry = self.telemetry.of(telemetry_labels(active, AgentChoice.stored(thread.metadata)))
         title_from = user.text if self.titles and thread.title is None else None
         opened = partial(self._first_stream, active, user, telemetry)
         self._launch(active, SegmentStart(opened, title_from=title_from))
@@ -710,7 +713,7 @@ class RunManager:
         """Drive ``run`` (held here, running) on from the answer ``prepared`` checked."""
         owner = Owner.of_key(run.thread_id)
         active = ActiveRun(run.run_id, run.thread_id, owner, agent, run.lease_epoch)
-        telemetry = self.telemetry.of(active, AgentChoice.stored(thread.metadata))
+        telemetry = self.telemetry.of(telemetry_labels(active, AgentChoice.stored(thread.metadata)))
 
         async def open_stream(journal: RunJournal) -> StreamResult:
             return await agent.resume_prepared(

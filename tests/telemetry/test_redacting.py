@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from runyard.redaction import REDACTED, RedactedError, RedactingTelemetry, SecretRedactor
+from runyard.redaction import REDACTED, SecretRedactor
 from runyard.telemetry import SpanKind, TelemetrySpan
+from runyard.telemetry.redacting import RedactedError, RedactingTelemetry
 
 SECRET = "sk-live-canary-0123456789abcdef"
 

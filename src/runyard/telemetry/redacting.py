@@ -7,14 +7,20 @@ spans end with pass the redactor first.
 Attributes are redacted lazily, as the wrapped telemetry reads them: most of them (every one,
 when tracing is off) are never recorded, and redacting what nobody records was most of what a
 run's telemetry cost.
+
+It needs the redactor only as a type: ``runyard.redaction`` re-exports this module, so importing
+the redactor at run time would make the two packages import each other.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING
 
-from runyard.redaction.redactor import SecretRedactor
-from runyard.telemetry import SpanKind, Telemetry, TelemetrySpan
+from runyard.telemetry.hook import SpanKind, Telemetry, TelemetrySpan
+
+if TYPE_CHECKING:
+    from runyard.redaction.redactor import SecretRedactor
 
 __all__ = ["RedactedError", "RedactingTelemetry"]
 
