@@ -38,14 +38,14 @@ from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
 
 from runyard import Agent, tool
 from runyard.observability import (
-    ContentGate,
     Metrics,
-    ObservedTelemetry,
     Tracing,
     configure_logging,
 )
 from runyard.redaction import RedactingTelemetry, SecretRedactor
 from runyard.telemetry import NO_TELEMETRY, Telemetry
+from runyard.telemetry.content_gate import ContentGate
+from runyard.telemetry.observed import ObservedTelemetry
 
 START = "<!-- observability-overhead:start -->"
 END = "<!-- observability-overhead:end -->"

@@ -14,12 +14,12 @@ import pytest
 from runyard import Agent, tool
 from runyard.observability import (
     Metrics,
-    ObservedTelemetry,
     bind_log_context,
     configure_logging,
     resolve_format,
 )
 from runyard.redaction import RedactingLogFilter, RedactingTelemetry, SecretRedactor
+from runyard.telemetry.observed import ObservedTelemetry
 from runyard.testing import call, scripted_model, text
 
 SECRET = "sk-" + "s" * 40

@@ -12,7 +12,8 @@ import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 from runyard import Agent, tool
-from runyard.observability import Metrics, ObservedTelemetry, Tracing
+from runyard.observability import Metrics, Tracing
+from runyard.telemetry.observed import ObservedTelemetry
 from runyard.testing import call, scripted_model, text
 
 

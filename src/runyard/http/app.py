@@ -37,7 +37,7 @@ from runyard.http.state import AppState, Parts
 from runyard.http.ui import install_ui
 from runyard.memory import Memory
 from runyard.models import resolve_model
-from runyard.observability import Metrics, ObservedTelemetry, Tracing
+from runyard.observability import Metrics, Tracing
 from runyard.redaction import redacted_logs, server_redactor
 from runyard.registry.tools import EgressAllowList, EgressPolicy, ToolDependencies
 from runyard.service import (
@@ -60,6 +60,7 @@ from runyard.service import (
 )
 from runyard.service.bus import EventBus, start_event_bus
 from runyard.storage import DatabaseUnavailable, Store, open_store
+from runyard.telemetry.observed import ObservedTelemetry
 
 __all__ = ["AgentsOnStore", "create_app"]
 

@@ -2,13 +2,13 @@
 
 Imports nothing of runyard: the layers above call it. ``Metrics`` is one process's instruments
 (``GET /metrics`` renders them); ``Tracing`` its tracer provider (OTLP export or off);
-``ObservedTelemetry`` the implementation of runyard's telemetry hook that turns a run's spans into
-GenAI-convention traces, metrics and log lines; ``configure_logging`` the JSON or text log
+``configure_logging`` the JSON or text log
 output, with the request, tenant, agent, thread, run and trace ids of ``log_context``.
-See docs/observability.md.
+The implementation of runyard's telemetry hook that turns a run's spans into GenAI-convention
+traces, metrics and log lines over these parts is ``runyard.telemetry.observed``. See
+docs/observability.md.
 """
 
-from runyard.observability.content_gate import CONTENT_KEYS, ContentGate
 from runyard.observability.log_context import LOG_FIELDS, LogContextFilter, bind_log_context
 from runyard.observability.log_format import (
     JsonFormatter,
@@ -18,23 +18,18 @@ from runyard.observability.log_format import (
 )
 from runyard.observability.metrics import CONTENT_TYPE, RUN_LABELS, Metrics
 from runyard.observability.request_id import REQUEST_ID_HEADER, request_id
-from runyard.observability.run_telemetry import ObservedTelemetry, RunLabels
 from runyard.observability.tracing import OTEL_ENDPOINT_VARIABLES, Tracing, otlp_endpoint
 
 __all__ = [
-    "CONTENT_KEYS",
     "CONTENT_TYPE",
     "LOG_FIELDS",
     "OTEL_ENDPOINT_VARIABLES",
     "REQUEST_ID_HEADER",
     "RUN_LABELS",
-    "ContentGate",
     "JsonFormatter",
     "LogContextFilter",
     "LogFormat",
     "Metrics",
-    "ObservedTelemetry",
-    "RunLabels",
     "Tracing",
     "bind_log_context",
     "configure_logging",

@@ -5,8 +5,9 @@ Importing the package gives only the hook (``hook``: ``Telemetry``, ``TelemetryS
 carries it and it is on the cold-start path of ``import runyard``, so nothing heavy is imported
 here. The rest is imported by name: ``redacting`` (``RedactingTelemetry``, spans without
 secrets) and ``run_telemetry`` (``RunTelemetry``, the server's telemetry bound to one run's
-labels). The implementation itself, ``ObservedTelemetry`` (OpenTelemetry spans, metrics, logs),
-and its ``ContentGate`` live in ``runyard.observability``, which imports nothing of runyard.
+labels), ``observed`` (``ObservedTelemetry``, the implementation: OpenTelemetry spans, metrics
+and logs over ``runyard.observability``) and ``content_gate`` (``ContentGate``, contents dropped
+before anything pays for them while nothing records them).
 """
 
 from runyard.telemetry.hook import NO_TELEMETRY, SpanKind, Telemetry, TelemetrySpan

@@ -9,9 +9,10 @@ the service reads a run's labels in one place (``runyard.service.runs.telemetry_
 
 from __future__ import annotations
 
-from runyard.observability import ContentGate, ObservedTelemetry, RunLabels
 from runyard.redaction import SecretRedactor
+from runyard.telemetry.content_gate import ContentGate
 from runyard.telemetry.hook import NO_TELEMETRY, Telemetry
+from runyard.telemetry.observed import ObservedTelemetry, RunLabels
 from runyard.telemetry.redacting import RedactingTelemetry
 
 __all__ = ["RunTelemetry"]

@@ -6,9 +6,9 @@
 
 from __future__ import annotations
 
-from runyard.observability import RunLabels
 from runyard.service.agent_choice import AgentChoice
 from runyard.service.runs.active import ActiveRun
+from runyard.telemetry.observed import RunLabels
 
 __all__ = ["telemetry_labels"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from runyard.observability import ContentGate
+from runyard.telemetry.content_gate import ContentGate
 
 
 @dataclass

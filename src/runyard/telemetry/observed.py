@@ -4,7 +4,8 @@ One path for everything a run reports (``runyard.telemetry``: a run span, its mo
 tool calls): each span becomes an OpenTelemetry span named by the GenAI semantic conventions
 (``invoke_agent {agent}``, ``chat {model}``, ``execute_tool {tool}``) when tracing is on, and,
 on or off, the run's metrics, its log context and a log line per tool call. It satisfies the
-``Telemetry`` protocol structurally, so it imports nothing of runyard; the server wraps it in
+``Telemetry`` protocol structurally and builds on ``runyard.observability`` (metrics, tracing,
+log context); the server wraps it in
 ``RedactingTelemetry``, so every name, attribute and error it sees is already redacted.
 
 A run span started from nothing takes the current OpenTelemetry context as its parent (the HTTP
