@@ -19,7 +19,8 @@ through the one ``RunFinisher`` (``runs.finish``):
   lease another process took over, honours cancels recorded for its runs, sweeps the runs of
   dead processes and the suspensions whose checkpoint expired (``suspension_expiry``), and at
   close hands the runs still going over to the other processes;
-- ``Confirmer`` (``confirmer``) answers a confirmation once and resumes its run;
+- ``Confirmer`` (``confirmer``) answers a confirmation once and resumes its run (a suspension
+  whose checkpoint expired is ended at once by a confirm, or by a new message, that meets it);
 - ``Canceller`` (``canceller``) cancels a thread's open run, here or in another process
   (``remote_cancel``).
 """
