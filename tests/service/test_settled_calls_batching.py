@@ -13,8 +13,7 @@ from typing import Any
 from runyard.agent import Agent
 from runyard.service import EventLog, Owner, RunManager
 from runyard.service.bus import InProcessEventBus
-from runyard.service.forwarding_store import ForwardingStore
-from runyard.storage import SettledCalls, StoredEvent, ToolCallEntry, open_store
+from runyard.storage import ForwardingStore, SettledCalls, StoredEvent, ToolCallEntry, open_store
 from runyard.testing import ToolCall, Turn, scripted_model, text
 from runyard.tools import Tool
 

@@ -6,8 +6,8 @@ memory, plans, observations, the text stored beside embeddings, thread titles an
 and a failed run's reason are redacted on their way into the database, by one
 ``SecretRedactor``.
 Events are redacted earlier, by their writer, since they reach clients before any store read.
-Everything else (reads, runs, leases, keys, catalog versions) passes through unchanged
-(``ForwardingStore``), so the type checker sees a whole ``Store``.
+Everything else (reads, runs, leases, keys, catalog versions) passes through unchanged, by
+``runyard.storage.ForwardingStore``.
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from runyard.redaction import SecretRedactor
-from runyard.service.forwarding_store import ForwardingStore
 from runyard.storage import (
     Confirmation,
     EmbeddingEntry,
+    ForwardingStore,
     MemoryScope,
     Message,
     Observation,

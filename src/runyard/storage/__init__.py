@@ -26,6 +26,7 @@ from runyard.storage.errors import (
     StorageError,
     ThreadOwnershipError,
 )
+from runyard.storage.forwarding import ForwardingStore
 from runyard.storage.parts import (
     ApiKeys,
     CatalogVersions,
@@ -110,6 +111,7 @@ __all__ = [
     "EmbeddingHit",
     "EventIdConflict",
     "EventLogStore",
+    "ForwardingStore",
     "InvalidDatabaseURL",
     "MemoryScope",
     "MemoryTiers",
