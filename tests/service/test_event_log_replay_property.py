@@ -164,7 +164,9 @@ class Replicas:
             self.network.reconnect(THREAD)
         await settle()
         for client in self.clients:
-            for _ in range(50):
+            # A read takes at most a slice of three events: a reader far behind needs a poll
+            # per slice, so the bound grows with the log (a fixed 50 failed at 151 events).
+            for _ in range(self.emitted + 50):
                 if client.reader.cursor == self.emitted:
                     break
                 await self.poll(client)
