@@ -27,7 +27,7 @@ from runyard.service import (
 )
 from runyard.storage import Store
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "agents"
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "agents"
 
 
 def agents_of(path: Path, store: Store, settings: Settings | None = None) -> CatalogAgents:
