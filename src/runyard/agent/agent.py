@@ -4,19 +4,19 @@ from __future__ import annotations
 
 import asyncio
 import math
-from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from typing import Any, Literal, TypedDict, overload
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Literal, overload
 
 from pydantic import BaseModel
 from pydantic_ai.models import Model
 from typing_extensions import Unpack
 
-from runyard.agent.prepared_resume import PreparedResume, nested_answer
+from runyard.agent.prepared_resume import PreparedResume, check_resume
+from runyard.agent.run_options import ResumeOptions, RunOptions
+from runyard.agent.runs import ENDED_RUNS_KEPT, AgentRuns, RunBody
 from runyard.agent.stream import DEFAULT_STREAM_BUFFER, StreamResult
 from runyard.agent.sub_agent import agent_as_tool
-from runyard.errors import ConfigurationError, ResumeDataError, ResumeError
-from runyard.ids import new_id
+from runyard.errors import ConfigurationError, ResumeError
 from runyard.messages import AgentMessage, CustomMessage, TextPart
 from runyard.models import model_label, resolve_model
 from runyard.runtime import (
@@ -25,16 +25,12 @@ from runyard.runtime import (
     AgentRuntime,
     AgentState,
     CheckpointStore,
-    ChunkSink,
     EventHandler,
     GenerateResult,
     InMemoryCheckpointStore,
     JournalCall,
     MemoryProtocol,
     MemoryScope,
-    ResultCollector,
-    RunControl,
-    RunJournal,
     RunStateManager,
     RuntimeSpec,
     StructuredOutput,
@@ -42,43 +38,12 @@ from runyard.runtime import (
 )
 from runyard.runtime.middleware import Middleware, MiddlewareStack
 from runyard.telemetry import NO_TELEMETRY, Telemetry
-from runyard.tools import JsonSchemaValidator, Tool, resume_validator, tool
+from runyard.tools import Tool, tool
 
 __all__ = ["ENDED_RUNS_KEPT", "Agent", "AgentInput", "Method", "ResumeOptions", "RunOptions"]
 
 AgentInput = str | AgentMessage | Sequence[AgentMessage]
 Method = Literal["generate", "stream"]
-RunBody = Callable[[AgentRuntime], Awaitable[None]]
-
-ENDED_RUNS_KEPT = 64
-"""How many of the runs that ended ``agent.get_state(run_id=...)`` still knows (the newest)."""
-
-
-class ResumeOptions(TypedDict, total=False):
-    """Options of every run segment, a fresh run or a resume."""
-
-    abort_signal: asyncio.Event | None
-    """Set it to abort the run, as ``agent.abort()`` does."""
-    deps: Mapping[str, Any] | None
-    """Handed to tools as ``ToolContext.deps`` (shared clients, never read from the environment)."""
-    telemetry: Telemetry | None
-    """Where this run reports its spans instead of the agent's telemetry (a sub-agent's run gets
-    its caller's tool span: ``ToolContext.telemetry``)."""
-    journal: RunJournal | None
-    """Where the run makes every step durable (``runtime.journal``), so ``recover`` can carry it
-    on after its process died; None: only suspensions are kept (in ``checkpoints``)."""
-
-
-class RunOptions(ResumeOptions, total=False):
-    """Options of a fresh run."""
-
-    thread_id: str | None
-    resource_id: str | None
-    """The user the thread belongs to; required with ``thread_id``."""
-    tenant_id: str
-    max_iterations: int | None
-    run_id: str | None
-    """Use this id instead of a fresh one (a service that announced the id already)."""
 
 
 class Agent:
@@ -170,24 +135,20 @@ class Agent:
             middleware=MiddlewareStack(self.middleware),
         )
         self.stream_buffer = stream_buffer
-        self._runs: dict[str, AgentRuntime] = {}
-        """The runs in progress on this object, by run id."""
-        self._ended: OrderedDict[str, AgentRuntime] = OrderedDict()
-        """The last ``ENDED_RUNS_KEPT`` runs that ended here, oldest first (``get_state``)."""
+        self._runs = AgentRuns(self._spec)
         self._background: set[asyncio.Task[Any]] = set()
-        self._last: AgentRuntime | None = None
 
     # -- runs ---------------------------------------------------------------------------------
 
     async def generate(self, input: AgentInput, **options: Unpack[RunOptions]) -> GenerateResult:
         """Run to the end (or to a suspension) and return the result; run failures are on it."""
         start = self._starter(input, options)
-        return await self._generate(start, options.get("run_id"), options)
+        return await self._runs.generate(start, options.get("run_id"), options)
 
     async def stream(self, input: AgentInput, **options: Unpack[RunOptions]) -> StreamResult:
         """Start a run in the background and return its chunk stream at once."""
         start = self._starter(input, options)
-        return self._stream(start, options.get("run_id"), options)
+        return self._runs.stream(start, options.get("run_id"), options, self.stream_buffer)
 
     @overload
     async def resume(
@@ -241,7 +202,7 @@ class Agent:
         ``ResumeDataError`` when ``data`` does not fit the call's resume schema.
         """
         state = await self.checkpoints.resume(run_id)
-        return await self._prepare(run_id, state, data, tool_call_id)
+        return await self._check_resume(run_id, state, data, tool_call_id)
 
     async def prepare_resume_from(
         self, state: AgentState, data: Any, *, tool_call_id: str
@@ -251,7 +212,7 @@ class Agent:
         tool call runs it (``SubAgentAnswer.state``)."""
         if state.run_id is None:
             raise ResumeError("The state names no run")
-        return await self._prepare(state.run_id, state, data, tool_call_id)
+        return await self._check_resume(state.run_id, state, data, tool_call_id)
 
     @overload
     async def resume_prepared(
@@ -278,8 +239,8 @@ class Agent:
             await runtime.resume(prepared.state, prepared.tool_call_id, prepared.data)
 
         if method == "stream":
-            return self._stream(carry_on, prepared.run_id, options)
-        return await self._generate(carry_on, prepared.run_id, options)
+            return self._runs.stream(carry_on, prepared.run_id, options, self.stream_buffer)
+        return await self._runs.generate(carry_on, prepared.run_id, options)
 
     @overload
     async def recover(
@@ -315,8 +276,8 @@ class Agent:
             await runtime.recover(state, calls)
 
         if method == "stream":
-            return self._stream(carry_on, state.run_id, options)
-        return await self._generate(carry_on, state.run_id, options)
+            return self._runs.stream(carry_on, state.run_id, options, self.stream_buffer)
+        return await self._runs.generate(carry_on, state.run_id, options)
 
     @overload
     async def approve(
@@ -401,13 +362,7 @@ class Agent:
         One agent object shared by concurrent runs (a server) aborts one of them by its id, or
         with its own ``abort_signal`` (docs/runtime.md, Per-run control).
         """
-        if run_id is not None:
-            runtimes = [self._runs[run_id]] if run_id in self._runs else []
-        else:
-            runtimes = list(self._runs.values())
-        for runtime in runtimes:
-            runtime.control.abort()
-        return bool(runtimes)
+        return self._runs.abort(run_id)
 
     def get_state(self, run_id: str | None = None) -> AgentState:
         """A snapshot of the run ``run_id``, or without it of the latest run (``idle`` before
@@ -417,12 +372,7 @@ class Agent:
         that ended here; ``KeyError`` for any other (a stream's ``state`` keeps its run's state
         for as long as the caller keeps the stream).
         """
-        if run_id is None:
-            return self._last.snapshot() if self._last is not None else AgentState()
-        runtime = self._runs.get(run_id) or self._ended.get(run_id)
-        if runtime is None:
-            raise KeyError(f"No run {run_id} is known to agent {self.name!r}")
-        return runtime.snapshot()
+        return self._runs.state(run_id)
 
     def as_tool(self, description: str, *, name: str | None = None) -> Tool:
         return agent_as_tool(self, description, name)
@@ -454,65 +404,19 @@ class Agent:
 
         return start
 
-    async def _generate(
-        self, body: RunBody, run_id: str | None, options: ResumeOptions
-    ) -> GenerateResult:
-        """Run ``body`` in the caller's task, folding its chunks into a result."""
-        collector = ResultCollector()
-        runtime = self._runtime(collector, run_id, options, streaming=False)
-        try:
-            await body(runtime)
-        finally:
-            await self._release(runtime)
-        return collector.result(runtime)
-
-    def _stream(self, body: RunBody, run_id: str | None, options: ResumeOptions) -> StreamResult:
-        """Run ``body`` in a task the returned stream owns."""
-        control = RunControl(options.get("abort_signal"))
-        result = StreamResult(control, self.stream_buffer)
-        runtime = self._runtime(result.sink, run_id, options, streaming=True, control=control)
-
-        async def produce() -> None:
-            try:
-                await body(runtime)
-            finally:
-                await self._release(runtime)
-
-        result.start(runtime, produce)
-        return result
-
-    def _runtime(
-        self,
-        sink: ChunkSink,
-        run_id: str | None,
-        options: ResumeOptions,
-        *,
-        streaming: bool,
-        control: RunControl | None = None,
-    ) -> AgentRuntime:
-        control = control or RunControl(options.get("abort_signal"))
-        runtime = AgentRuntime(
-            self._spec,
-            run_id=run_id or new_id("run"),
-            control=control,
-            sink=sink,
-            streaming=streaming,
-            deps=options.get("deps"),
-            telemetry=options.get("telemetry"),
-            journal=options.get("journal"),
+    async def _check_resume(
+        self, run_id: str, state: AgentState, data: Any, tool_call_id: str
+    ) -> PreparedResume:
+        """``check_resume`` with this agent's tools, memory and model."""
+        return await check_resume(
+            run_id,
+            state,
+            data,
+            tool_call_id,
+            tools=self.tools,
+            memory=self.memory,
+            model=self.model,
         )
-        self._runs[runtime.run_id] = runtime
-        self._last = runtime
-        return runtime
-
-    async def _release(self, runtime: AgentRuntime) -> None:
-        if self._runs.get(runtime.run_id) is runtime:
-            del self._runs[runtime.run_id]
-        self._ended[runtime.run_id] = runtime
-        self._ended.move_to_end(runtime.run_id)
-        while len(self._ended) > ENDED_RUNS_KEPT:
-            self._ended.popitem(last=False)
-        await runtime.control.close()
 
     def _scope(
         self, thread_id: str | None, resource_id: str | None, tenant_id: str | None
@@ -524,37 +428,6 @@ class Agent:
                 "A thread belongs to a user: pass resource_id together with thread_id"
             )
         return MemoryScope(thread_id, resource_id, tenant_id or "default")
-
-    async def _prepare(
-        self, run_id: str, state: AgentState, data: Any, tool_call_id: str
-    ) -> PreparedResume:
-        entry = state.waiting_call(tool_call_id)
-        if entry is None:
-            raise ResumeError(f"No tool call found for toolCallId: {tool_call_id}")
-        if entry.nested is not None:
-            answer = nested_answer(entry.nested, tool_call_id, data)
-            return PreparedResume(run_id, entry.tool_call_id, answer, state)
-        known = self.tools.get(entry.tool_name) or await self._memory_tool(state, entry.tool_name)
-        if known is None:
-            raise ResumeError(f"Tool {entry.tool_name} not found")
-        validator = resume_validator(known)
-        if validator is None and entry.resume_schema is not None:
-            # A middleware put the call behind a gate the tool lacks (approval_policy): the
-            # answer is checked against the schema the call suspended with.
-            validator = JsonSchemaValidator(entry.resume_schema)
-        if validator is not None:
-            try:
-                data = validator.validate(data)
-            except ValueError as exc:
-                raise ResumeDataError(entry.tool_name, str(exc)) from exc
-        return PreparedResume(run_id, tool_call_id, data, state)
-
-    async def _memory_tool(self, state: AgentState, name: str) -> Tool | None:
-        if self.memory is None or not (state.thread_id and state.resource_id):
-            return None
-        scope = MemoryScope(state.thread_id, state.resource_id, state.tenant_id or "default")
-        context = await self.memory.context(scope, model=self.model)
-        return next((t for t in context.tools if t.name == name), None)
 
     def _schedule_title(
         self, scope: MemoryScope, messages: list[AgentMessage | CustomMessage]

@@ -2,7 +2,8 @@
 
 The loop writes chunks into a sink. ``generate`` collects them into a result and ``stream``
 queues them for the caller, so both modes share this one implementation. Each feature lives in
-its own module (tool windows, message list, checkpoints, memory); the loop only calls them.
+its own module (the model step, tool windows, pending calls, message list, checkpoints,
+memory); the loop only calls them.
 """
 
 from __future__ import annotations
@@ -12,42 +13,37 @@ import logging
 from collections.abc import Awaitable, Mapping, Sequence
 from typing import Any
 
-from runyard.errors import MaxIterationsError, RunAbortedError, RunError
+from runyard.errors import MaxIterationsError, RunAbortedError
 from runyard.messages import AgentMessage, ToolCallPart, ToolResultPart
-from runyard.models import (
-    ModelCall,
-    ModelTurn,
-    ReasoningDelta,
-    TextDelta,
-    ToolSpec,
-    Usage,
-)
+from runyard.models import ModelTurn, ToolSpec, Usage
 from runyard.runtime.chunks import (
     ChunkSink,
     ErrorChunk,
     FinishChunk,
     MessageChunk,
-    ReasoningDeltaChunk,
-    TextDeltaChunk,
-    ToolCallDeltaChunk,
     ToolCallSuspendedChunk,
     ToolResultChunk,
 )
 from runyard.runtime.control import RunControl
 from runyard.runtime.events import AgentEvent
-from runyard.runtime.first_token import FirstToken
-from runyard.runtime.journal import INTERRUPTED_TOOL_ERROR, JournalCall, RunJournal
+from runyard.runtime.journal import JournalCall, RunJournal
 from runyard.runtime.memory import MemoryScope
 from runyard.runtime.message_list import AgentMessageList
-from runyard.runtime.middleware import DeltaChannel, ModelRequest
+from runyard.runtime.model_step import ModelStep
 from runyard.runtime.orphans import strip_orphaned_tool_messages
 from runyard.runtime.output_budget import OutputBudget
+from runyard.runtime.pending_calls import (
+    recover_calls,
+    resume_calls,
+    still_pending,
+    unexecuted_entry,
+)
 from runyard.runtime.results import SubAgentUsage, ToolCallRecord, total_cost
 from runyard.runtime.run_clock import RunClock
 from runyard.runtime.spec import RuntimeSpec
 from runyard.runtime.state import AgentState, PendingToolCall, RunStatus, open_questions
 from runyard.runtime.structured_output import OutputRetry
-from runyard.runtime.tool_runner import ToolOutcome, ToolRunner, WindowsResult, settled_call
+from runyard.runtime.tool_runner import ToolOutcome, ToolRunner
 from runyard.telemetry import NO_TELEMETRY, Telemetry, TelemetrySpan
 from runyard.tools import Tool
 
@@ -97,7 +93,6 @@ class AgentRuntime:
         self._tool_specs: list[ToolSpec] = []
         self._instructions = spec.instructions
         self._checkpointed = False
-        self._first_token = FirstToken()
 
     # -- entry points -------------------------------------------------------------------------
 
@@ -213,23 +208,8 @@ class AgentRuntime:
     ) -> None:
         self._begin()
         await self._attach_memory()
-        runner = self._runner()
-        target = pending[tool_call_id]
-        outcomes = {tool_call_id: await runner.execute(_as_call(target), resume_data=data)}
-        waiting = [
-            p for p in pending.values() if not p.suspended and p.tool_call_id != tool_call_id
-        ]
-        windows = await runner.run_windows([_as_call(p) for p in waiting], {})
-        outcomes.update((o.call.tool_call_id, o) for o in windows.outcomes)
-        left = {c.tool_call_id for c in windows.unexecuted}
-        await self._settle([outcomes[i] for i in pending if i in outcomes])
-        still: dict[str, PendingToolCall] = {}
-        for call_id, entry in pending.items():
-            outcome = outcomes.get(call_id)
-            if outcome is not None and outcome.kind == "suspended":
-                still[call_id] = _suspended_entry(outcome)
-            elif outcome is None and (entry.suspended or call_id in left):
-                still[call_id] = entry
+        outcomes, still = await resume_calls(self._runner(), pending, tool_call_id, data)
+        await self._settle(outcomes)
         if still:
             await self._end_suspended(still)
             return
@@ -255,20 +235,21 @@ class AgentRuntime:
     async def _loop(self) -> None:
         runner = self._runner()
         # One per loop, not kept on the run: its converted messages go when the segment ends.
-        output = self.spec.output
-        call = ModelCall(
-            self.spec.model,
-            self._tool_specs,
-            output.tool if output else None,
-            label=self.spec.model_label,
-            # A middleware may rewrite the messages a call sends; without one they are the
-            # list's own, which it never changes in place once recorded.
-            reuse_messages=not self.spec.middleware.middleware,
+        model = ModelStep(
+            self.spec,
+            messages=self.list,
+            instructions=self._instructions,
+            tool_specs=self._tool_specs,
+            budget=self.budget,
+            sink=self.sink,
+            streaming=self.streaming,
+            span=self.span,
+            run_id=self.run_id,
         )
         for iteration in range(1, self.max_iterations + 1):
             self.control.check()
             self.spec.events.emit(AgentEvent.TURN_START, self.run_id)
-            turn = await self._traced_model_call(call, iteration)
+            turn = await model.take(iteration, self.usage)
             self.usage += turn.usage
             answer = self._answer(turn)
             retry = answer if isinstance(answer, OutputRetry) else None
@@ -295,7 +276,7 @@ class AgentRuntime:
             windows = await runner.run_windows(calls, invalid, self._progress(calls))
             await self._settle([o for o in windows.outcomes if o.settled])
             if windows.suspended:
-                await self._end_suspended(_still_pending(windows))
+                await self._end_suspended(still_pending(windows))
                 return
             self._emit_turn_end(message, windows.outcomes)
         raise MaxIterationsError(self.max_iterations)
@@ -304,7 +285,7 @@ class AgentRuntime:
         """The progress checkpoint after a response that made ``calls`` (None: no journal)."""
         if self.journal is None:
             return None
-        self.pending = {c.tool_call_id: _unexecuted_entry(c) for c in calls}
+        self.pending = {c.tool_call_id: unexecuted_entry(c) for c in calls}
         try:
             return self.snapshot()
         finally:
@@ -316,105 +297,12 @@ class AgentRuntime:
         """Settle the calls of the last step (replayed, run again or interrupted), then loop."""
         self._begin()
         await self._attach_memory()
-        runner = self._runner()
-        outcomes: dict[str, ToolOutcome] = {}
-        again: list[ToolCallPart] = []
-        for call in map(_as_call, pending.values()):
-            known = calls.get(call.tool_call_id)
-            if known is not None and known.settled:
-                outcomes[call.tool_call_id] = _replayed(call, known)
-            elif known is not None and not self._retry_safe(call.tool_name):
-                interrupted = ToolOutcome(
-                    call, "error", output=INTERRUPTED_TOOL_ERROR.format(name=call.tool_name)
-                )
-                if self.journal is not None:
-                    await self.journal.record([settled_call(interrupted)])
-                outcomes[call.tool_call_id] = interrupted
-            else:
-                again.append(call)
-        windows = await runner.run_windows(again, {})
-        outcomes.update((o.call.tool_call_id, o) for o in windows.outcomes)
-        await self._settle([outcomes[i] for i in pending if i in outcomes])
+        outcomes, windows = await recover_calls(self._runner(), pending, calls)
+        await self._settle(outcomes)
         if windows.suspended:
-            await self._end_suspended(_still_pending(windows))
+            await self._end_suspended(still_pending(windows))
             return
         await self._loop()
-
-    def _retry_safe(self, tool_name: str) -> bool:
-        tool = self._tools.get(tool_name)
-        return tool is None or tool.retry_safe  # an unknown tool fails again without effect
-
-    async def _traced_model_call(self, call: ModelCall, iteration: int) -> ModelTurn:
-        """One model call inside its span, a child of the run's."""
-        if self.span is NO_TELEMETRY:
-            return await self._call_model(call)
-        attributes = {"run_id": self.run_id, "iteration": iteration}
-        span = self.span.start_span("model", self.spec.model_label, attributes)
-        self._first_token = FirstToken()
-        try:
-            turn = await self._call_model(call)
-        except BaseException as exc:
-            span.end(error=exc)
-            raise
-        usage = turn.usage
-        ended = {
-            "finish_reason": turn.finish_reason,
-            "input_tokens": usage.input_tokens,
-            "output_tokens": usage.output_tokens,
-            "cost": usage.cost,
-            "time_to_first_token_s": self._first_token.seconds,
-            "output_text": turn.message.text,
-        }
-        span.end(attributes=ended)
-        return turn
-
-    async def _call_model(self, call: ModelCall) -> ModelTurn:
-        middleware = self.spec.middleware
-        request = ModelRequest(self.list.for_llm(), self._instructions, self.spec.model)
-        if middleware.middleware:
-            request = await middleware.before_model(request)
-        settings = self.budget.settings(self.spec.model_settings, self.usage)
-        if not self.streaming:
-            turn = await call.request(
-                request.messages, instructions=request.instructions, settings=settings
-            )
-        else:
-            turn = await self._stream_model(call, request, settings)
-        return await middleware.after_model(turn) if middleware.middleware else turn
-
-    async def _stream_model(
-        self, call: ModelCall, request: ModelRequest, settings: Mapping[str, Any] | None
-    ) -> ModelTurn:
-        streamed: ModelTurn | None = None
-        middleware = self.spec.middleware
-        # Without a filter a delta goes out as it came: no relay to pass it through.
-        relay = middleware.delta_relay() if middleware.middleware else None
-        items = call.stream(request.messages, instructions=request.instructions, settings=settings)
-        async for item in items:
-            self._first_token.mark()
-            if isinstance(item, TextDelta | ReasoningDelta):
-                channel: DeltaChannel = "text" if isinstance(item, TextDelta) else "reasoning"
-                if relay is None:
-                    await self.sink.send(_delta_chunk(channel, item.text))
-                else:
-                    await self._send_deltas(relay.push(channel, item.text))
-            elif isinstance(item, ModelTurn):
-                streamed = item
-            else:
-                if relay is not None:
-                    await self._send_deltas(relay.flush())
-                await self.sink.send(
-                    ToolCallDeltaChunk(item.tool_call_id, item.tool_name, item.args_delta)
-                )
-        if relay is not None:
-            await self._send_deltas(relay.flush())
-        if streamed is None:
-            raise RunError("The model stream ended without a response")
-        return streamed
-
-    async def _send_deltas(self, deltas: list[tuple[DeltaChannel, str]]) -> None:
-        for channel, text in deltas:
-            await self.sink.send(_delta_chunk(channel, text))
 
     def _runner(self) -> ToolRunner:
         return ToolRunner(
@@ -573,46 +461,3 @@ class AgentRuntime:
             sub_agent_usage=list(self.sub_agent_usage),
             total_cost=total_cost(self.usage, self.sub_agent_usage),
         )
-
-
-def _delta_chunk(channel: DeltaChannel, text: str) -> TextDeltaChunk | ReasoningDeltaChunk:
-    return TextDeltaChunk(text) if channel == "text" else ReasoningDeltaChunk(text)
-
-
-def _as_call(entry: PendingToolCall) -> ToolCallPart:
-    return ToolCallPart(tool_call_id=entry.tool_call_id, tool_name=entry.tool_name, args=entry.args)
-
-
-def _replayed(call: ToolCallPart, known: JournalCall) -> ToolOutcome:
-    """A settled call's outcome as the journal holds it: it does not run again."""
-    if known.is_error:
-        return ToolOutcome(call, "error", output=known.output)
-    return ToolOutcome(call, "success", output=known.output, raw=known.output)
-
-
-def _suspended_entry(outcome: ToolOutcome) -> PendingToolCall:
-    call = outcome.call
-    return PendingToolCall(
-        tool_call_id=call.tool_call_id,
-        tool_name=call.tool_name,
-        args=call.args,
-        suspended=True,
-        payload=outcome.output,
-        resume_schema=outcome.resume_schema,
-        nested=outcome.nested,
-    )
-
-
-def _still_pending(windows: WindowsResult) -> dict[str, PendingToolCall]:
-    """The calls a suspended stretch of windows leaves: the suspended and the unexecuted."""
-    pending = {
-        o.call.tool_call_id: _suspended_entry(o) for o in windows.outcomes if o.kind == "suspended"
-    }
-    pending.update((c.tool_call_id, _unexecuted_entry(c)) for c in windows.unexecuted)
-    return pending
-
-
-def _unexecuted_entry(call: ToolCallPart) -> PendingToolCall:
-    return PendingToolCall(
-        tool_call_id=call.tool_call_id, tool_name=call.tool_name, args=call.args, suspended=False
-    )

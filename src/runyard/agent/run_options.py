@@ -1,0 +1,40 @@
+"""The options a run segment takes: ``ResumeOptions`` for every segment, ``RunOptions`` for a
+fresh run (``Agent.generate(..., **options)``)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from typing import Any, TypedDict
+
+from runyard.runtime import RunJournal
+from runyard.telemetry import Telemetry
+
+__all__ = ["ResumeOptions", "RunOptions"]
+
+
+class ResumeOptions(TypedDict, total=False):
+    """Options of every run segment, a fresh run or a resume."""
+
+    abort_signal: asyncio.Event | None
+    """Set it to abort the run, as ``agent.abort()`` does."""
+    deps: Mapping[str, Any] | None
+    """Handed to tools as ``ToolContext.deps`` (shared clients, never read from the environment)."""
+    telemetry: Telemetry | None
+    """Where this run reports its spans instead of the agent's telemetry (a sub-agent's run gets
+    its caller's tool span: ``ToolContext.telemetry``)."""
+    journal: RunJournal | None
+    """Where the run makes every step durable (``runtime.journal``), so ``recover`` can carry it
+    on after its process died; None: only suspensions are kept (in ``checkpoints``)."""
+
+
+class RunOptions(ResumeOptions, total=False):
+    """Options of a fresh run."""
+
+    thread_id: str | None
+    resource_id: str | None
+    """The user the thread belongs to; required with ``thread_id``."""
+    tenant_id: str
+    max_iterations: int | None
+    run_id: str | None
+    """Use this id instead of a fresh one (a service that announced the id already)."""
