@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 from runyard.errors import MaxIterationsError, RunAbortedError, RunError
@@ -369,18 +370,16 @@ class AgentRuntime:
         return turn
 
     async def _call_model(self, call: ModelCall) -> ModelTurn:
-        middleware = self.spec.middleware
         request = ModelRequest(self.list.for_llm(), self._instructions, self.spec.model)
-        if middleware.middleware:
-            request = await middleware.before_model(request)
+        return await self.spec.middleware.call_model(request, partial(self._send_model, call))
+
+    async def _send_model(self, call: ModelCall, request: ModelRequest) -> ModelTurn:
         settings = self.budget.settings(self.spec.model_settings, self.usage)
         if not self.streaming:
-            turn = await call.request(
+            return await call.request(
                 request.messages, instructions=request.instructions, settings=settings
             )
-        else:
-            turn = await self._stream_model(call, request, settings)
-        return await middleware.after_model(turn) if middleware.middleware else turn
+        return await self._stream_model(call, request, settings)
 
     async def _stream_model(
         self, call: ModelCall, request: ModelRequest, settings: Mapping[str, Any] | None
