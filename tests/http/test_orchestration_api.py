@@ -11,9 +11,10 @@ from http_harness import ALICE_OWNER, asgi_client, asgi_sse, running_app, settle
 
 from runyard.agent import Agent
 from runyard.memory import Memory
-from runyard.service.tools import calculator, delegate, list_notes, plan
+from runyard.service.tools import calculator, delegate, list_notes, plan, save_note
 from runyard.storage import Store
 from runyard.testing import call, scripted_model, text
+from runyard.tools import Tool
 from sqlite_databases import MigratedSqlite
 
 
@@ -22,10 +23,10 @@ def url(tmp_path: Path, migrated_sqlite: MigratedSqlite) -> str:
     return migrated_sqlite.file(tmp_path / "runyard.db")
 
 
-def orchestrator(turns: list[Any]) -> Any:
+def orchestrator(turns: list[Any], *more: Tool) -> Any:
     def build(store: Store) -> list[Agent]:
         model = scripted_model(turns)
-        tools = [calculator, plan, delegate]
+        tools = [calculator, plan, delegate, *more]
         return [Agent("assistant", model, tools=tools, memory=Memory(store))]
 
     return build
@@ -79,20 +80,40 @@ async def test_a_delegated_sub_agent_streams_under_its_own_id_inside_the_tree(ur
     assert sub["toolCalls"][0]["result"] == {"result": 14}
 
 
-async def test_plan_and_delegate_cannot_be_delegated(url: str) -> None:
-    refused = {**DELEGATION, "tools": ["plan", "nope"]}
-    turns = [call("delegate", refused), text("ok")]
-    async with running_app(url, orchestrator(turns)) as app, asgi_client(app) as client:
+@pytest.mark.parametrize(
+    ("arguments", "error"),
+    [
+        (
+            {"tools": ["plan", "nope"]},
+            '"plan" is an orchestration tool and cannot be delegated; '
+            '"nope" is not a tool of this agent',
+        ),
+        ({"tools": []}, '"tools" must contain at least one tool name'),
+        (
+            {"tools": ["save_note"], "background": True},
+            '"save_note" needs approval and cannot run in the background',
+        ),
+    ],
+    ids=["orchestration-and-unknown", "no-tools", "approval-in-background"],
+)
+async def test_a_refused_delegation_is_a_tool_error_and_spawns_nothing(
+    url: str, arguments: dict[str, Any], error: str
+) -> None:
+    turns = [call("delegate", {**DELEGATION, **arguments}), text("ok")]
+    async with (
+        running_app(url, orchestrator(turns, save_note)) as app,
+        asgi_client(app) as client,
+    ):
         await client.post("/v1/chat/t1", json={"message": "compute"})
         async with asgi_sse(app, "/v1/events/t1") as stream:
             frames = [f.data for f in await stream.until("run-finish")]
 
-    (result,) = [e for e in frames if e["type"] == "tool-result"]
-    assert result["payload"]["result"]["result"] == (
-        'Delegation failed: "plan" is an orchestration tool and cannot be delegated; '
-        '"nope" is not a tool of this agent'
-    )
-    assert "agent-spawned" not in [e["type"] for e in frames]
+    kinds = [e["type"] for e in frames if e["type"] != "text-delta"]
+    assert kinds == ["run-start", "tool-call", "tool-error", "run-finish"]
+    (asked,) = [e["payload"] for e in frames if e["type"] == "tool-call"]
+    (refused,) = [e["payload"] for e in frames if e["type"] == "tool-error"]
+    assert asked["toolName"] == "delegate"
+    assert refused == {"toolCallId": asked["toolCallId"], "error": error}
 
 
 async def test_plan_stores_the_checklist_each_call_replaces_it_and_runs_restore_it(
