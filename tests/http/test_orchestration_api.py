@@ -154,6 +154,68 @@ async def test_plan_stores_the_checklist_each_call_replaces_it_and_runs_restore_
     assert history["messages"][-1]["agentTree"]["tasks"] == second["tasks"]
 
 
+async def test_plan_moves_the_phase_and_iteration_and_a_call_without_them_keeps_them(
+    url: str,
+) -> None:
+    tasks = [{"id": "t1", "description": "build", "status": "in_progress"}]
+    done = [{"id": "t1", "description": "build", "status": "completed"}]
+    turns = [
+        call("plan", {"goal": "ship", "tasks": tasks, "phase": "building", "iteration": 1}),
+        call("plan", {"goal": "ship", "tasks": done}),
+        call("plan", {"goal": "ship", "tasks": done, "phase": "inspecting", "iteration": 2}),
+        text("planned"),
+    ]
+    async with running_app(url, orchestrator(turns)) as app, asgi_client(app) as client:
+        await client.post("/v1/chat/t1", json={"message": "make a plan"})
+        async with asgi_sse(app, "/v1/events/t1") as stream:
+            frames = [f.data for f in await stream.until("run-finish")]
+        stored = await app.state.runyard.parts.store.get_plan(
+            ALICE_OWNER.thread_key("t1"), tenant_id="acme", resource_id="alice"
+        )
+
+    results = [e["payload"]["result"] for e in frames if e["type"] == "tool-result"]
+    assert [(r["phase"], r["iteration"], r["tasks"]) for r in results] == [
+        ("building", 1, tasks),
+        ("building", 1, done),
+        ("inspecting", 2, done),
+    ]
+    assert stored is not None
+    assert stored.data == results[-1]
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "why"),
+    [
+        ("phase", "shipping", "Input should be 'planning', 'building', 'executing', 'inspecting'"),
+        ("iteration", -1, "Input should be greater than or equal to 0"),
+        ("iteration", True, "Input should be a valid integer"),
+    ],
+    ids=["unknown-phase", "negative-iteration", "bool-iteration"],
+)
+async def test_a_phase_or_iteration_outside_the_plan_model_is_a_tool_error_naming_the_field(
+    url: str, field: str, value: object, why: str
+) -> None:
+    model = scripted_model([call("plan", {"goal": "ship", "tasks": [], field: value}), text("ok")])
+
+    def build(store: Store) -> list[Agent]:
+        return [Agent("assistant", model, tools=[plan], memory=Memory(store))]
+
+    async with running_app(url, build) as app, asgi_client(app) as client:
+        await client.post("/v1/chat/t1", json={"message": "make a plan"})
+        async with asgi_sse(app, "/v1/events/t1") as stream:
+            frames = [f.data for f in await stream.until("run-finish")]
+        stored = await app.state.runyard.parts.store.get_plan(
+            ALICE_OWNER.thread_key("t1"), tenant_id="acme", resource_id="alice"
+        )
+
+    kinds = [e["type"] for e in frames if e["type"] != "text-delta"]
+    assert kinds == ["run-start", "tool-call", "tool-error", "run-finish"]
+    (error,) = [e["payload"]["error"] for e in frames if e["type"] == "tool-error"]
+    assert error.startswith(f"Invalid tool input: {field}: {why}")
+    assert error in repr(model.requests[-1])  # the model reads it and may call again
+    assert stored is None
+
+
 async def test_a_delegated_sub_agent_acts_for_the_thread_and_user_that_asked(url: str) -> None:
     def build(store: Store) -> list[Agent]:
         turns = [
