@@ -7,12 +7,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fastapi import FastAPI
 from http_harness import ALICE_OWNER, asgi_client, asgi_sse, running_app, settled
+from httpx import AsyncClient
 
 from runyard.agent import Agent
 from runyard.memory import Memory
 from runyard.service.tools import calculator, delegate, list_notes, plan, save_note
-from runyard.storage import Store
+from runyard.storage import Plan, Store
 from runyard.testing import call, scripted_model, text
 from runyard.tools import Tool
 from sqlite_databases import MigratedSqlite
@@ -32,6 +34,19 @@ def orchestrator(turns: list[Any], *more: Tool) -> Any:
     return build
 
 
+async def first_run(app: FastAPI, client: AsyncClient, message: str) -> list[dict[str, Any]]:
+    """The events of the run ``message`` starts on the empty thread ``t1``."""
+    await client.post("/v1/chat/t1", json={"message": message})
+    async with asgi_sse(app, "/v1/events/t1") as stream:
+        return [f.data for f in await stream.until("run-finish") if f.data is not None]
+
+
+async def stored_plan(app: FastAPI) -> Plan | None:
+    return await app.state.runyard.parts.store.get_plan(
+        ALICE_OWNER.thread_key("t1"), tenant_id="acme", resource_id="alice"
+    )
+
+
 DELEGATION = {
     "role": "math helper",
     "instructions": "You compute.",
@@ -48,9 +63,7 @@ async def test_a_delegated_sub_agent_streams_under_its_own_id_inside_the_tree(ur
         text("The helper says 14"),  # orchestrator
     ]
     async with running_app(url, orchestrator(turns)) as app, asgi_client(app) as client:
-        await client.post("/v1/chat/t1", json={"message": "compute"})
-        async with asgi_sse(app, "/v1/events/t1") as stream:
-            frames = [f.data for f in await stream.until("run-finish")]
+        frames = await first_run(app, client, "compute")
         await settled(app, "t1")
         history = (await client.get("/v1/threads/t1/messages")).json()
 
@@ -104,9 +117,7 @@ async def test_a_refused_delegation_is_a_tool_error_and_spawns_nothing(
         running_app(url, orchestrator(turns, save_note)) as app,
         asgi_client(app) as client,
     ):
-        await client.post("/v1/chat/t1", json={"message": "compute"})
-        async with asgi_sse(app, "/v1/events/t1") as stream:
-            frames = [f.data for f in await stream.until("run-finish")]
+        frames = await first_run(app, client, "compute")
 
     kinds = [e["type"] for e in frames if e["type"] != "text-delta"]
     assert kinds == ["run-start", "tool-call", "tool-error", "run-finish"]
@@ -132,12 +143,8 @@ async def test_plan_stores_the_checklist_each_call_replaces_it_and_runs_restore_
     }
     turns = [call("plan", first), call("plan", second), text("planned"), text("hello again")]
     async with running_app(url, orchestrator(turns)) as app, asgi_client(app) as client:
-        await client.post("/v1/chat/t1", json={"message": "make a plan"})
-        async with asgi_sse(app, "/v1/events/t1") as stream:
-            frames = [f.data for f in await stream.until("run-finish")]
-        stored = await app.state.runyard.parts.store.get_plan(
-            ALICE_OWNER.thread_key("t1"), tenant_id="acme", resource_id="alice"
-        )
+        frames = await first_run(app, client, "make a plan")
+        stored = await stored_plan(app)
         await settled(app, "t1")
         history = (await client.get("/v1/threads/t1/messages")).json()
         await client.post("/v1/chat/t1", json={"message": "next"})
@@ -166,12 +173,8 @@ async def test_plan_moves_the_phase_and_iteration_and_a_call_without_them_keeps_
         text("planned"),
     ]
     async with running_app(url, orchestrator(turns)) as app, asgi_client(app) as client:
-        await client.post("/v1/chat/t1", json={"message": "make a plan"})
-        async with asgi_sse(app, "/v1/events/t1") as stream:
-            frames = [f.data for f in await stream.until("run-finish")]
-        stored = await app.state.runyard.parts.store.get_plan(
-            ALICE_OWNER.thread_key("t1"), tenant_id="acme", resource_id="alice"
-        )
+        frames = await first_run(app, client, "make a plan")
+        stored = await stored_plan(app)
 
     results = [e["payload"]["result"] for e in frames if e["type"] == "tool-result"]
     assert [(r["phase"], r["iteration"], r["tasks"]) for r in results] == [
@@ -201,12 +204,8 @@ async def test_a_phase_or_iteration_outside_the_plan_model_is_a_tool_error_namin
         return [Agent("assistant", model, tools=[plan], memory=Memory(store))]
 
     async with running_app(url, build) as app, asgi_client(app) as client:
-        await client.post("/v1/chat/t1", json={"message": "make a plan"})
-        async with asgi_sse(app, "/v1/events/t1") as stream:
-            frames = [f.data for f in await stream.until("run-finish")]
-        stored = await app.state.runyard.parts.store.get_plan(
-            ALICE_OWNER.thread_key("t1"), tenant_id="acme", resource_id="alice"
-        )
+        frames = await first_run(app, client, "make a plan")
+        stored = await stored_plan(app)
 
     kinds = [e["type"] for e in frames if e["type"] != "text-delta"]
     assert kinds == ["run-start", "tool-call", "tool-error", "run-finish"]
