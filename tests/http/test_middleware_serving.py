@@ -11,11 +11,12 @@ from typing import Any
 import pytest
 from catalog_harness import serving
 from fastapi import FastAPI
-from http_harness import asgi_client, asgi_sse
+from http_harness import asgi_client, asgi_sse, running_app
 from pydantic_ai import messages as pai
 from pydantic_ai.models import Model
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
+from runyard.runtime.title import TITLE_INSTRUCTIONS
 from runyard.testing import call, scripted_model, text
 from sqlite_databases import MigratedSqlite
 
@@ -116,6 +117,56 @@ async def test_an_sse_client_never_sees_the_raw_email_and_the_stored_answer_matc
     for raw in ("ali", "@exam", "example.com", "555"):
         assert raw not in wire.replace("[EMAIL]", "")
     assert ANSWER in json.dumps(history)
+
+
+OPENER = "Please refund the order john.doe@example.com placed yesterday"
+
+
+def echoing_title_model(read: list[str]) -> FunctionModel:
+    """Streams a plain answer; asked for a title (not streamed), it keeps what it read in
+    ``read`` and answers with it, so an address it was given would come back in the title."""
+
+    async def respond(messages: list[pai.ModelMessage], info: AgentInfo) -> pai.ModelResponse:
+        assert info.instructions == TITLE_INSTRUCTIONS
+        read.append(repr(messages))
+        asked = messages[-1].parts[-1]
+        assert isinstance(asked, pai.UserPromptPart)
+        return pai.ModelResponse(parts=[pai.TextPart(str(asked.content))])
+
+    async def stream(_: list[pai.ModelMessage], __: AgentInfo) -> AsyncIterator[str]:
+        yield "Refund on its way."
+
+    return FunctionModel(respond, stream_function=stream)
+
+
+async def test_the_title_model_never_reads_the_raw_address_and_the_title_never_holds_it(
+    url: str, catalog: Path
+) -> None:
+    read: list[str] = []
+    chosen = every({REDACTING_MODEL: echoing_title_model(read)})
+    settings = {"catalog_dir": str(catalog), "instance_id": "catalog-server"}
+    async with running_app(
+        url, settings=settings, model_for=chosen.__getitem__, titles=True
+    ) as app:
+        async with asgi_client(app) as client:
+            started = await client.post("/v1/chat/t1", json={"message": OPENER})
+            assert started.status_code == 200, started.text
+        events = await events_until(app, "t1", "run-finish")
+        async with asgi_client(app) as client:
+            history = (await client.get("/v1/threads/t1/messages")).json()
+            listed = (await client.get("/v1/threads")).json()
+
+    redacted = "Please refund the order [EMAIL] placed yesterday"
+    assert len(read) == 1
+    assert redacted in read[0]
+    assert "john.doe" not in read[0]
+    titled = [e["payload"]["title"] for e in events if e["type"] == "thread-title-updated"]
+    assert titled == [redacted]
+    assert history["title"] == redacted
+    assert [t["title"] for t in listed["threads"]] == [redacted]
+    # The user's own message is theirs and stays as written; nothing else holds the address.
+    assert [m["content"] for m in history["messages"] if m["role"] == "user"] == [OPENER]
+    assert "john.doe" not in json.dumps(events).replace(json.dumps(OPENER)[1:-1], "")
 
 
 async def test_a_policy_call_waits_for_confirmation_and_runs_once_approved(

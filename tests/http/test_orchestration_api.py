@@ -7,13 +7,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fastapi import FastAPI
 from http_harness import ALICE_OWNER, asgi_client, asgi_sse, running_app, settled
+from httpx import AsyncClient
 
 from runyard.agent import Agent
 from runyard.memory import Memory
-from runyard.service.tools import calculator, delegate, list_notes, plan
-from runyard.storage import Store
+from runyard.service.tools import calculator, delegate, list_notes, plan, save_note
+from runyard.storage import Plan, Store
 from runyard.testing import call, scripted_model, text
+from runyard.tools import Tool
 from sqlite_databases import MigratedSqlite
 
 
@@ -22,13 +25,26 @@ def url(tmp_path: Path, migrated_sqlite: MigratedSqlite) -> str:
     return migrated_sqlite.file(tmp_path / "runyard.db")
 
 
-def orchestrator(turns: list[Any]) -> Any:
+def orchestrator(turns: list[Any], *more: Tool) -> Any:
     def build(store: Store) -> list[Agent]:
         model = scripted_model(turns)
-        tools = [calculator, plan, delegate]
+        tools = [calculator, plan, delegate, *more]
         return [Agent("assistant", model, tools=tools, memory=Memory(store))]
 
     return build
+
+
+async def first_run(app: FastAPI, client: AsyncClient, message: str) -> list[dict[str, Any]]:
+    """The events of the run ``message`` starts on the empty thread ``t1``."""
+    await client.post("/v1/chat/t1", json={"message": message})
+    async with asgi_sse(app, "/v1/events/t1") as stream:
+        return [f.data for f in await stream.until("run-finish") if f.data is not None]
+
+
+async def stored_plan(app: FastAPI) -> Plan | None:
+    return await app.state.runyard.parts.store.get_plan(
+        ALICE_OWNER.thread_key("t1"), tenant_id="acme", resource_id="alice"
+    )
 
 
 DELEGATION = {
@@ -47,9 +63,7 @@ async def test_a_delegated_sub_agent_streams_under_its_own_id_inside_the_tree(ur
         text("The helper says 14"),  # orchestrator
     ]
     async with running_app(url, orchestrator(turns)) as app, asgi_client(app) as client:
-        await client.post("/v1/chat/t1", json={"message": "compute"})
-        async with asgi_sse(app, "/v1/events/t1") as stream:
-            frames = [f.data for f in await stream.until("run-finish")]
+        frames = await first_run(app, client, "compute")
         await settled(app, "t1")
         history = (await client.get("/v1/threads/t1/messages")).json()
 
@@ -79,20 +93,38 @@ async def test_a_delegated_sub_agent_streams_under_its_own_id_inside_the_tree(ur
     assert sub["toolCalls"][0]["result"] == {"result": 14}
 
 
-async def test_plan_and_delegate_cannot_be_delegated(url: str) -> None:
-    refused = {**DELEGATION, "tools": ["plan", "nope"]}
-    turns = [call("delegate", refused), text("ok")]
-    async with running_app(url, orchestrator(turns)) as app, asgi_client(app) as client:
-        await client.post("/v1/chat/t1", json={"message": "compute"})
-        async with asgi_sse(app, "/v1/events/t1") as stream:
-            frames = [f.data for f in await stream.until("run-finish")]
+@pytest.mark.parametrize(
+    ("arguments", "error"),
+    [
+        (
+            {"tools": ["plan", "nope"]},
+            '"plan" is an orchestration tool and cannot be delegated; '
+            '"nope" is not a tool of this agent',
+        ),
+        ({"tools": []}, '"tools" must contain at least one tool name'),
+        (
+            {"tools": ["save_note"], "background": True},
+            '"save_note" needs approval and cannot run in the background',
+        ),
+    ],
+    ids=["orchestration-and-unknown", "no-tools", "approval-in-background"],
+)
+async def test_a_refused_delegation_is_a_tool_error_and_spawns_nothing(
+    url: str, arguments: dict[str, Any], error: str
+) -> None:
+    turns = [call("delegate", {**DELEGATION, **arguments}), text("ok")]
+    async with (
+        running_app(url, orchestrator(turns, save_note)) as app,
+        asgi_client(app) as client,
+    ):
+        frames = await first_run(app, client, "compute")
 
-    (result,) = [e for e in frames if e["type"] == "tool-result"]
-    assert result["payload"]["result"]["result"] == (
-        'Delegation failed: "plan" is an orchestration tool and cannot be delegated; '
-        '"nope" is not a tool of this agent'
-    )
-    assert "agent-spawned" not in [e["type"] for e in frames]
+    kinds = [e["type"] for e in frames if e["type"] != "text-delta"]
+    assert kinds == ["run-start", "tool-call", "tool-error", "run-finish"]
+    (asked,) = [e["payload"] for e in frames if e["type"] == "tool-call"]
+    (refused,) = [e["payload"] for e in frames if e["type"] == "tool-error"]
+    assert asked["toolName"] == "delegate"
+    assert refused == {"toolCallId": asked["toolCallId"], "error": error}
 
 
 async def test_plan_stores_the_checklist_each_call_replaces_it_and_runs_restore_it(
@@ -111,12 +143,8 @@ async def test_plan_stores_the_checklist_each_call_replaces_it_and_runs_restore_
     }
     turns = [call("plan", first), call("plan", second), text("planned"), text("hello again")]
     async with running_app(url, orchestrator(turns)) as app, asgi_client(app) as client:
-        await client.post("/v1/chat/t1", json={"message": "make a plan"})
-        async with asgi_sse(app, "/v1/events/t1") as stream:
-            frames = [f.data for f in await stream.until("run-finish")]
-        stored = await app.state.runyard.parts.store.get_plan(
-            ALICE_OWNER.thread_key("t1"), tenant_id="acme", resource_id="alice"
-        )
+        frames = await first_run(app, client, "make a plan")
+        stored = await stored_plan(app)
         await settled(app, "t1")
         history = (await client.get("/v1/threads/t1/messages")).json()
         await client.post("/v1/chat/t1", json={"message": "next"})
@@ -131,6 +159,60 @@ async def test_plan_stores_the_checklist_each_call_replaces_it_and_runs_restore_
     assert stored is not None
     assert stored.data["tasks"] == second["tasks"]
     assert history["messages"][-1]["agentTree"]["tasks"] == second["tasks"]
+
+
+async def test_plan_moves_the_phase_and_iteration_and_a_call_without_them_keeps_them(
+    url: str,
+) -> None:
+    tasks = [{"id": "t1", "description": "build", "status": "in_progress"}]
+    done = [{"id": "t1", "description": "build", "status": "completed"}]
+    turns = [
+        call("plan", {"goal": "ship", "tasks": tasks, "phase": "building", "iteration": 1}),
+        call("plan", {"goal": "ship", "tasks": done}),
+        call("plan", {"goal": "ship", "tasks": done, "phase": "inspecting", "iteration": 2}),
+        text("planned"),
+    ]
+    async with running_app(url, orchestrator(turns)) as app, asgi_client(app) as client:
+        frames = await first_run(app, client, "make a plan")
+        stored = await stored_plan(app)
+
+    results = [e["payload"]["result"] for e in frames if e["type"] == "tool-result"]
+    assert [(r["phase"], r["iteration"], r["tasks"]) for r in results] == [
+        ("building", 1, tasks),
+        ("building", 1, done),
+        ("inspecting", 2, done),
+    ]
+    assert stored is not None
+    assert stored.data == results[-1]
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "why"),
+    [
+        ("phase", "shipping", "Input should be 'planning', 'building', 'executing', 'inspecting'"),
+        ("iteration", -1, "Input should be greater than or equal to 0"),
+        ("iteration", True, "Input should be a valid integer"),
+    ],
+    ids=["unknown-phase", "negative-iteration", "bool-iteration"],
+)
+async def test_a_phase_or_iteration_outside_the_plan_model_is_a_tool_error_naming_the_field(
+    url: str, field: str, value: object, why: str
+) -> None:
+    model = scripted_model([call("plan", {"goal": "ship", "tasks": [], field: value}), text("ok")])
+
+    def build(store: Store) -> list[Agent]:
+        return [Agent("assistant", model, tools=[plan], memory=Memory(store))]
+
+    async with running_app(url, build) as app, asgi_client(app) as client:
+        frames = await first_run(app, client, "make a plan")
+        stored = await stored_plan(app)
+
+    kinds = [e["type"] for e in frames if e["type"] != "text-delta"]
+    assert kinds == ["run-start", "tool-call", "tool-error", "run-finish"]
+    (error,) = [e["payload"]["error"] for e in frames if e["type"] == "tool-error"]
+    assert error.startswith(f"Invalid tool input: {field}: {why}")
+    assert error in repr(model.requests[-1])  # the model reads it and may call again
+    assert stored is None
 
 
 async def test_a_delegated_sub_agent_acts_for_the_thread_and_user_that_asked(url: str) -> None:

@@ -50,6 +50,18 @@ def test_a_task_status_outside_the_four_is_refused() -> None:
         PlanTask(id="1", description="x", status="done")  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize(
+    "fields",
+    [{"phase": "shipping"}, {"iteration": -1}, {"iteration": True}, {"iteration": "2"}],
+    ids=["unknown-phase", "negative-iteration", "bool-iteration", "text-iteration"],
+)
+def test_a_phase_outside_the_cycle_or_an_iteration_that_is_no_count_is_refused(
+    fields: dict[str, object],
+) -> None:
+    with pytest.raises(ValidationError, match=next(iter(fields))):
+        Plan.model_validate({"goal": "ship", **fields})
+
+
 async def test_a_title_is_generated_once_and_stored(store: Store) -> None:
     model = scripted_model(
         [text("Here is the plan."), text("Trip to Lisbon"), text("Sure, more days.")]

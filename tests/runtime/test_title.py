@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from runyard.runtime import clean_title, generate_title
+from runyard.runtime import MiddlewareStack, PiiRedaction, TitleWriter, clean_title
 from runyard.testing import scripted_model, text
 
 
@@ -22,13 +22,26 @@ def test_model_output_is_tidied_into_a_title(raw: str, title: str | None) -> Non
 
 async def test_trivial_openers_get_no_title_and_no_model_call() -> None:
     model = scripted_model([])
-    assert await generate_title(model, "hi there") is None
+    assert await TitleWriter(model).write("hi there") is None
     assert model.requests == []
 
 
 async def test_a_title_comes_from_the_model() -> None:
     model = scripted_model([text("Lisbon trip in May")])
     assert (
-        await generate_title(model, "Please help me plan a trip to Lisbon in May")
+        await TitleWriter(model).write("Please help me plan a trip to Lisbon in May")
         == "Lisbon trip in May"
     )
+
+
+async def test_the_title_model_reads_and_writes_through_the_agents_middleware() -> None:
+    # The scripted title echoes an address the model should never have seen: the reply is
+    # redacted on its way back, as an answer is.
+    model = scripted_model([text("Refund for john.doe@example.com")])
+    writer = TitleWriter(model, MiddlewareStack([PiiRedaction()]))
+
+    title = await writer.write("Please refund the order john.doe@example.com placed")
+
+    assert "john.doe" not in repr(model.requests)
+    assert "Please refund the order [EMAIL] placed" in repr(model.requests)
+    assert title == "Refund for [EMAIL]"

@@ -1,9 +1,10 @@
 from __future__ import annotations
 
 import threading
+from typing import Annotated
 
 import pytest
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from runyard.errors import ConfigurationError
 from runyard.tools import Suspend, Tool, ToolContext, ToolDenied, invoke_tool, tool
@@ -71,6 +72,22 @@ def test_arguments_are_validated_by_pydantic() -> None:
         add.validate_args({"a": "two", "b": 3})
     with pytest.raises(ValueError, match=r"c: Extra inputs are not permitted"):
         add.validate_args({"a": 1, "b": 2, "c": 3})
+
+
+def test_annotated_limits_on_an_argument_are_kept_in_its_schema_and_checked() -> None:
+    @tool
+    def repeat(times: Annotated[int, Field(ge=0, le=3)] | None = None) -> int:
+        """Repeat."""
+        return times or 0
+
+    assert repeat.parameters["properties"]["times"]["anyOf"][0] == {
+        "type": "integer",
+        "minimum": 0,
+        "maximum": 3,
+    }
+    assert repeat.validate_args({"times": 3}) == {"times": 3}
+    with pytest.raises(ValueError, match=r"times: Input should be greater than or equal to 0"):
+        repeat.validate_args({"times": -1})
 
 
 async def test_an_explicit_json_schema_validates_arguments() -> None:

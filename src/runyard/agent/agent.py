@@ -34,6 +34,7 @@ from runyard.runtime import (
     RunStateManager,
     RuntimeSpec,
     StructuredOutput,
+    TitleWriter,
     title_thread,
 )
 from runyard.runtime.middleware import Middleware, MiddlewareStack
@@ -98,15 +99,18 @@ class Agent:
         self.name = name
         self.model = resolve_model(model)
         self.model_label = model_label(self.model)
-        self.title_model = (
-            resolve_model(title_model)
-            if title_model is not None
-            else (memory.title_model if memory is not None else None) or self.model
-        )
         self.instructions = instructions
         self.tools = _tool_map(tools)
         self.middleware = tuple(middleware)
         """Hooks around this agent's model calls, tool calls and deltas, outermost first."""
+        stack = MiddlewareStack(self.middleware)
+        self.titles = TitleWriter(
+            resolve_model(title_model)
+            if title_model is not None
+            else (memory.title_model if memory is not None else None) or self.model,
+            stack,
+        )
+        """Names a thread from its first message: the title model, through this middleware."""
         self.memory = memory
         self.events = AgentEventBus()
         if checkpoint_store is None and memory is not None:
@@ -132,7 +136,7 @@ class Agent:
             timeout_s=timeout_s,
             tool_timeout_s=tool_timeout_s,
             max_output_tokens=max_output_tokens,
-            middleware=MiddlewareStack(self.middleware),
+            middleware=stack,
         )
         self.stream_buffer = stream_buffer
         self._runs = AgentRuns(self._spec)
@@ -440,7 +444,7 @@ class Agent:
         )
         if first_user is None:
             return
-        task = asyncio.create_task(title_thread(memory, scope, self.title_model, first_user.text))
+        task = asyncio.create_task(title_thread(memory, scope, self.titles, first_user.text))
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 

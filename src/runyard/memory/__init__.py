@@ -12,7 +12,7 @@ from runyard.memory.config import (
 )
 from runyard.memory.memory import Memory
 from runyard.memory.observational import ObservationalConfig
-from runyard.memory.plans import Plan, PlanStore, PlanTask, TaskStatus
+from runyard.memory.plans import Plan, PlanIteration, PlanPhase, PlanStore, PlanTask, TaskStatus
 from runyard.memory.working_memory import WORKING_MEMORY_TOOL
 
 __all__ = [
@@ -21,6 +21,8 @@ __all__ = [
     "MemoryScopeKind",
     "ObservationalConfig",
     "Plan",
+    "PlanIteration",
+    "PlanPhase",
     "PlanStore",
     "PlanTask",
     "SemanticRecallConfig",

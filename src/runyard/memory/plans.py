@@ -5,16 +5,23 @@ Stored through the store's plan row (a JSON document per thread); this module gi
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from runyard.runtime import MemoryScope
 from runyard.storage import PlanTier
 
-__all__ = ["Plan", "PlanStore", "PlanTask", "TaskStatus"]
+__all__ = ["Plan", "PlanIteration", "PlanPhase", "PlanStore", "PlanTask", "TaskStatus"]
 
 TaskStatus = Literal["pending", "in_progress", "completed", "failed"]
+
+PlanPhase = Literal["planning", "building", "executing", "inspecting", "done"]
+"""Where a plan's work stands: the orchestrator's cycle (plan, build, execute, inspect), then done."""
+
+PlanIteration = Annotated[int, Field(ge=0, strict=True)]
+"""How many times a plan's work has gone round the cycle (a retry after a failed inspection):
+a whole number from 0, never a bool or a string."""
 
 
 class PlanTask(BaseModel):
@@ -33,8 +40,8 @@ class Plan(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     goal: str
-    phase: str | None = None
-    iteration: int = Field(default=0, ge=0)
+    phase: PlanPhase | None = None
+    iteration: PlanIteration = 0
     tasks: list[PlanTask] = Field(default_factory=list)
 
 

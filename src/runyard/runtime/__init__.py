@@ -62,7 +62,7 @@ from runyard.runtime.state import (
 )
 from runyard.runtime.structured_output import StructuredOutput
 from runyard.runtime.sub_agent_suspension import SubAgentAnswer, SubAgentSuspend
-from runyard.runtime.title import clean_title, generate_title, title_thread
+from runyard.runtime.title import TitleWriter, clean_title, title_thread
 
 __all__ = [
     "INTERRUPTED_TOOL_ERROR",
@@ -110,6 +110,7 @@ __all__ = [
     "SubAgentUsage",
     "Summarisation",
     "TextDeltaChunk",
+    "TitleWriter",
     "ToolCallDeltaChunk",
     "ToolCallRecord",
     "ToolCallRequest",
@@ -119,7 +120,6 @@ __all__ = [
     "ToolResultChunk",
     "TurnSavedHook",
     "clean_title",
-    "generate_title",
     "strip_orphaned_tool_messages",
     "title_thread",
     "total_usage",

@@ -8,6 +8,7 @@ span. It reads the list and never adds to it: recording the turn is the loop's b
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
 from runyard.errors import RunError
@@ -106,18 +107,17 @@ class ModelStep:
         return turn
 
     async def _call_model(self, usage: Usage) -> ModelTurn:
-        middleware = self._middleware
         request = ModelRequest(self._messages.for_llm(), self._instructions, self._spec.model)
-        if middleware.middleware:
-            request = await middleware.before_model(request)
+        return await self._middleware.call_model(request, partial(self._send, usage))
+
+    async def _send(self, usage: Usage, request: ModelRequest) -> ModelTurn:
+        """``request`` as the middleware passed it on, to the model: whole or streamed."""
         settings = self._budget.settings(self._spec.model_settings, usage)
         if not self._streaming:
-            turn = await self._call.request(
+            return await self._call.request(
                 request.messages, instructions=request.instructions, settings=settings
             )
-        else:
-            turn = await self._stream_model(request, settings)
-        return await middleware.after_model(turn) if middleware.middleware else turn
+        return await self._stream_model(request, settings)
 
     async def _stream_model(
         self, request: ModelRequest, settings: Mapping[str, Any] | None

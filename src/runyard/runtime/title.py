@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import logging
 import re
+from dataclasses import dataclass
 
 from pydantic_ai.models import Model
 
 from runyard.messages import AgentMessage
-from runyard.models import request_model
+from runyard.models import ModelTurn, request_model
 from runyard.runtime.memory import MemoryProtocol, MemoryScope
+from runyard.runtime.middleware import NO_MIDDLEWARE, MiddlewareStack, ModelRequest
 
-__all__ = ["TITLE_INSTRUCTIONS", "clean_title", "generate_title", "title_thread"]
+__all__ = ["TITLE_INSTRUCTIONS", "TitleWriter", "clean_title", "title_thread"]
 
 log = logging.getLogger(__name__)
 
@@ -45,25 +47,41 @@ def clean_title(raw: str) -> str | None:
     return text or None
 
 
-async def generate_title(model: Model, user_text: str) -> str | None:
-    """A title for a conversation opened by ``user_text``; ``None`` for trivial openers."""
-    text = user_text.strip()
-    if not text or _trivial(text):
-        return None
-    turn = await request_model(
-        model, [AgentMessage.user(text)], instructions=TITLE_INSTRUCTIONS, tools=[]
-    )
-    return clean_title(turn.message.text)
+@dataclass(frozen=True, slots=True)
+class TitleWriter:
+    """An agent's way to name a thread: ``model`` asked through the agent's ``middleware``.
+
+    The title call is one more model call of the agent, so it reads what every other call
+    reads: with ``PiiRedaction`` the user's e-mail address reaches the title model as
+    ``[EMAIL]``, and the title that comes back is redacted like an answer.
+    """
+
+    model: Model
+    middleware: MiddlewareStack = NO_MIDDLEWARE
+
+    async def write(self, user_text: str) -> str | None:
+        """A title for a conversation opened by ``user_text``; ``None`` for trivial openers."""
+        text = user_text.strip()
+        if not text or _trivial(text):
+            return None
+        request = ModelRequest([AgentMessage.user(text)], TITLE_INSTRUCTIONS, self.model)
+        turn = await self.middleware.call_model(request, self._send)
+        return clean_title(turn.message.text)
+
+    async def _send(self, request: ModelRequest) -> ModelTurn:
+        return await request_model(
+            self.model, request.messages, instructions=request.instructions, tools=[]
+        )
 
 
 async def title_thread(
-    memory: MemoryProtocol, scope: MemoryScope, model: Model, user_text: str
+    memory: MemoryProtocol, scope: MemoryScope, writer: TitleWriter, user_text: str
 ) -> str | None:
     """Give the thread a title if it has none; failures are logged and never reach the run."""
     try:
         if await memory.get_title(scope):
             return None
-        title = await generate_title(model, user_text)
+        title = await writer.write(user_text)
         if title:
             await memory.set_title(scope, title)
         return title

@@ -39,7 +39,7 @@ def read_signature(
     validated arguments as keywords (often ``**kwargs``) and no model is built.
     """
     summary, arg_docs = _parse_docstring(inspect.getdoc(fn) or "")
-    hints = get_type_hints(fn)
+    hints = get_type_hints(fn, include_extras=True)  # keeps Annotated[int, Field(ge=0)] limits
     fields: dict[str, Any] = {}
     context_param: str | None = None
     for param in inspect.signature(fn).parameters.values():

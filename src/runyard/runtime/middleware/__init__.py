@@ -18,6 +18,7 @@ from runyard.runtime.middleware.stack import (
     NO_MIDDLEWARE,
     DeltaRelay,
     MiddlewareStack,
+    SendModelRequest,
     ToolCallDone,
 )
 from runyard.runtime.middleware.summarisation import (
@@ -41,6 +42,7 @@ __all__ = [
     "ModelRequest",
     "PiiRedaction",
     "Redactor",
+    "SendModelRequest",
     "Summarisation",
     "ToolCallDone",
     "ToolCallRequest",

@@ -1,13 +1,15 @@
 """``MiddlewareStack``: an agent's ordered middleware composed around the loop (an onion).
 
 Model calls: ``before_model`` runs first to last, ``after_model`` last to first, so the first
-listed middleware sees the request first and the response last. Tool calls: the first listed
+listed middleware sees the request first and the response last. Every model call an agent makes
+(the loop's turns, a thread's title) goes through ``call_model``, so what one layer guarantees
+about what a model reads (PII redacted) holds for all of them. Tool calls: the first listed
 wraps all the others. Streamed deltas pass through the filters in list order.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -24,7 +26,10 @@ from runyard.runtime.middleware.base import (
 )
 from runyard.tools import Tool, invoke_tool
 
-__all__ = ["NO_MIDDLEWARE", "DeltaRelay", "MiddlewareStack", "ToolCallDone"]
+__all__ = ["NO_MIDDLEWARE", "DeltaRelay", "MiddlewareStack", "SendModelRequest", "ToolCallDone"]
+
+SendModelRequest = Callable[[ModelRequest], Awaitable[ModelTurn]]
+"""Sends the request the layers passed on to the model and returns its (unfiltered) turn."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,12 +53,14 @@ class MiddlewareStack:
                 )
         self.middleware = tuple(middleware)
 
-    async def before_model(self, request: ModelRequest) -> ModelRequest:
+    async def call_model(self, request: ModelRequest, send: SendModelRequest) -> ModelTurn:
+        """One model call through every layer: the request each ``before_model`` passes on is
+        what ``send`` sends, and the turn comes back through each ``after_model``."""
+        if not self.middleware:
+            return await send(request)
         for item in self.middleware:
             request = await item.before_model(request)
-        return request
-
-    async def after_model(self, turn: ModelTurn) -> ModelTurn:
+        turn = await send(request)
         for item in reversed(self.middleware):
             turn = await item.after_model(turn)
         return turn

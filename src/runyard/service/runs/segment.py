@@ -41,7 +41,6 @@ from runyard.runtime import (
     RunStatus,
     StreamChunk,
     ToolCallSuspendedChunk,
-    generate_title,
 )
 from runyard.service.agent_choice import AgentChoice
 from runyard.service.event_log import EventLog, EventWriter
@@ -264,7 +263,7 @@ class RunSegment:
         text = self.start.title_from
         if not text:
             return None
-        return asyncio.create_task(generate_title(self.run.agent.title_model, text))
+        return asyncio.create_task(self.run.agent.titles.write(text))
 
     async def _emit_title(self, writer: EventWriter, task: asyncio.Task[str | None] | None) -> None:
         """Store the generated title and announce it; a failed title never fails the run."""

@@ -8,7 +8,9 @@ orchestrator passes on, and the errors of earlier failed attempts at the same ta
 suspends the whole run; the answer resumes it, then the orchestrator. With ``background: true``
 the call answers at once with a ``taskId`` and the sub-agent runs as a background task of the
 run (``background_tasks``); such a sub-agent may not ask (no segment would be left to hold the
-question), so tools that need approval are refused for it. A cancel of the run ends every
+question), so tools that need approval are refused for it. A refusal (no tools, an orchestration
+tool, an unknown one, an approval tool in the background) is a tool error the model reads; nothing
+is spawned. A cancel of the run ends every
 sub-agent with ``agent-completed`` ``{"status": "cancelled"}``.
 """
 
@@ -17,6 +19,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
+from runyard.errors import ToolError
 from runyard.runtime import SubAgentAnswer
 from runyard.service.tools.briefing import compose_briefing
 from runyard.service.tools.context import service_deps, thread_scope
@@ -82,7 +85,7 @@ async def _delegate(
         return await task.resume(ctx.resume_data, ctx)
     errors = delegation_errors(tools, orchestrator.tools, background=background)
     if errors:
-        return {"result": "Delegation failed: " + "; ".join(errors)}
+        raise ToolError("; ".join(errors))
     message = compose_briefing(briefing, conversationContext, await task.failures())
     return await task.start(message, ctx, background=background)
 
