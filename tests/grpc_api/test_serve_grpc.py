@@ -81,7 +81,9 @@ async def test_serve_runs_http_and_grpc_in_one_process_and_drains_both(tmp_path:
     assert f"gRPC       127.0.0.1:{grpc_port} (runyard.v1" in log.read_text()
 
 
-async def test_a_taken_grpc_port_stops_serve_with_one_line(tmp_path: Path) -> None:
+async def test_a_taken_grpc_port_stops_serve_with_one_line_naming_the_setting(
+    tmp_path: Path,
+) -> None:
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
@@ -90,7 +92,7 @@ async def test_a_taken_grpc_port_stops_serve_with_one_line(tmp_path: Path) -> No
         code = await asyncio.to_thread(process.wait, 60)
 
     assert code == 1
-    assert (
-        f"runyard: cannot listen for gRPC on 127.0.0.1:{grpc_port}"
-        in (tmp_path / "serve.log").read_text()
-    )
+    assert (tmp_path / "serve.log").read_text().strip().splitlines() == [
+        f"runyard: cannot listen for gRPC on 127.0.0.1:{grpc_port}: Address already in use; "
+        "set RUNYARD_GRPC_PORT (--grpc-port) to a free port, or 0 to serve no gRPC"
+    ]

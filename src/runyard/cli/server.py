@@ -2,14 +2,14 @@
 (``runyard.grpc``, unless ``--grpc-port 0``) on the same event loop, serving the same parts, with
 a start-up report.
 
-The listening socket is bound before the app's lifespan opens anything, so a second server whose
-port is taken stops with one line and touches no database. The report is printed once the
-lifespan has opened the store and built the agents, so it states what is really serving —
-including, plainly, when that is the offline demo model. SIGTERM and Ctrl-C drain the app
-(``AppState.drain``: 503 for new requests, runs let end or handed over, every event stream told
-the server is going away) before uvicorn waits for open connections, which an event stream would
-hold forever; gRPC drains first (health ``NOT_SERVING``, every stream ended saying where to
-resume).
+The listening socket is bound before the app's lifespan opens anything, and gRPC's port tried, so
+a second server whose HTTP or gRPC port is taken stops with one line and touches no database. The
+report is printed once the lifespan has opened the store and built the agents, so it states what
+is really serving — including, plainly, when that is the offline demo model. SIGTERM and Ctrl-C
+drain the app (``AppState.drain``: 503 for new requests, runs let end or handed over, every event
+stream told the server is going away) before uvicorn waits for open connections, which an event
+stream would hold forever; gRPC drains first (health ``NOT_SERVING``, every stream ended saying
+where to resume).
 """
 
 from __future__ import annotations
@@ -122,10 +122,9 @@ class _Server(uvicorn.Server):
             port = await grpc.start()
         except (OSError, RuntimeError) as exc:
             await grpc.drain(0)
-            raise OSError(f"cannot listen for gRPC on {grpc.address}: {exc}") from exc
+            raise OSError(_grpc_port_taken(grpc.address, str(exc))) from exc
         self._grpc = grpc
-        host = settings.host
-        return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+        return _address(settings.host, port)
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         if self._grpc is not None:
@@ -204,6 +203,7 @@ def serve_until_stopped(flags: Mapping[str, Any], insecure: bool) -> None:
         listening = _listen(settings.host, settings.port)
     except OSError as exc:
         _fail(f"runyard: cannot listen on {settings.host}:{settings.port}: {exc.strerror or exc}")
+    _check_grpc_port(settings, listening)
     # uvicorn stops gracefully on SIGTERM or Ctrl-C, then raises the signal again with the
     # handler it found: make that a KeyboardInterrupt for both, so a clean stop exits 0.
     previous = signal.signal(signal.SIGTERM, _interrupt)
@@ -217,6 +217,33 @@ def serve_until_stopped(flags: Mapping[str, Any], insecure: bool) -> None:
     if server.failure is not None:
         _fail(server.failure)
     console.print("runyard stopped.", style="dim")
+
+
+def _check_grpc_port(settings: Settings, listening: socket.socket) -> None:
+    """Exit when gRPC's port is taken, before anything starts: grpc's own bind failure is a raw
+    C-core log line that names no setting. (Listened on and let go at once; the rare server
+    that takes the port in between is reported by ``_listen_grpc``, in the same words.)"""
+    if not settings.grpc_port:
+        return
+    try:
+        _listen(settings.host, settings.grpc_port).close()
+    except OSError as exc:
+        listening.close()
+        address = _address(settings.host, settings.grpc_port)
+        _fail(f"runyard: {_grpc_port_taken(address, exc.strerror or str(exc))}")
+
+
+def _address(host: str, port: int) -> str:
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+def _grpc_port_taken(address: str, reason: str) -> str:
+    # gRPC's port is not derived from the HTTP port: it is what workers and catalog followers
+    # dial, so a second server moves it by name (docs/configuration.md).
+    return (
+        f"cannot listen for gRPC on {address}: {reason}; "
+        "set RUNYARD_GRPC_PORT (--grpc-port) to a free port, or 0 to serve no gRPC"
+    )
 
 
 def _check_role(settings: Settings) -> None:

@@ -91,7 +91,9 @@ class Settings(BaseSettings):
     reflector_observation_tokens: int = Field(default=40_000, ge=1, description="reflector trigger")
     host: str = Field(default="127.0.0.1", description="HTTP bind address")
     port: int = Field(default=8400, ge=0, le=65535, description="HTTP port")
-    grpc_port: int = Field(default=8401, ge=0, le=65535, description="gRPC port")
+    grpc_port: int = Field(
+        default=8401, ge=0, le=65535, description="gRPC port; 0 = off; not derived from port"
+    )
     cors_origins: str = Field(
         default="",
         description="browser origins allowed to call the API (CORS), comma-separated; * = any",

@@ -19,13 +19,10 @@ from typing import Any
 
 from runyard.grpc.status import CallError
 from runyard.grpc.v1 import inference_pb2 as pb
-from runyard.service import FollowedRun, Owner, RunActive, ServiceParts
+from runyard.service import FollowedRun, Owner, RunActive, ServiceParts, newest_event
 from runyard.storage import StoredEvent
 
 __all__ = ["follow_call", "required", "routing_context"]
-
-
-_SCAN_SLICE = 500
 
 
 async def follow_call(parts: ServiceParts, owner: Owner, request: pb.InvokeRequest) -> FollowedRun:
@@ -137,14 +134,5 @@ async def _run_of_message(
 async def _last_run_start(
     parts: ServiceParts, key: str, wanted: Callable[[StoredEvent], bool]
 ) -> StoredEvent | None:
-    """The newest ``run-start`` of the thread that is ``wanted``, read from the log's end
-    backwards in slices (the run a call follows is nearly always one of the last)."""
-    high = await parts.store.last_event_id(key)
-    while high > 0:
-        low = max(0, high - _SCAN_SLICE)
-        events = await parts.store.read_events(key, after_id=low, limit=high - low)
-        for event in reversed(events):
-            if event.type == "run-start" and wanted(event):
-                return event
-        high = low
-    return None
+    """The newest ``run-start`` of the thread that is ``wanted``."""
+    return await newest_event(parts.store, key, lambda e: e.type == "run-start" and wanted(e))

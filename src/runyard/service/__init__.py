@@ -121,6 +121,7 @@ from runyard.service.runs.checkpoints import RunCheckpoints
 from runyard.service.runs.confirmation_request import confirmation_payload
 from runyard.service.runs.finish import RunEnding, RunFinisher
 from runyard.service.runs.follow import FollowedRun, FollowStopped, RunPause, follow_run
+from runyard.service.runs.log_scan import newest_event
 from runyard.service.threads.listing import Threads, thread_json
 from runyard.service.threads.views import ThreadStatus
 from runyard.telemetry.run_telemetry import RunTelemetry
@@ -230,6 +231,7 @@ __all__ = [
     "follow_run",
     "lost_leases",
     "new_instance_id",
+    "newest_event",
     "read_background_tasks",
     "redacted_model",
     "run_quota",

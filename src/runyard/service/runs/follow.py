@@ -7,6 +7,11 @@ confirmation requests, logs them, then marks itself ``suspended``. So after a
 ``SUSPENSION_POLL_SECONDS``, whether the run is suspended yet (or has gone on). While nothing is
 logged otherwise it checks every ``IDLE_CHECK_SECONDS`` that the run is still open, so a run
 that closed without a ``run-finish`` (it never started) ends its followers too.
+
+A run's row closes only after its ``run-finish`` is durable, so a follower that knew the run closed
+before a read waits for nothing more: the read takes what is stored and, when that is nothing (the
+cursor is at or past the end, as when a retry picks the run up from its last event), the follower
+answers with the run's own ``run-finish`` again — its true ending, at once.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from typing import Any
 
 from runyard.protocol import ConfirmationRequestEvent, RunFinishEvent, WireEvent, parse_event
 from runyard.service.event_log import EventLog, LiveEvent
+from runyard.service.runs.log_scan import newest_event
 from runyard.storage import RunRecord, Store
 
 __all__ = [
@@ -66,16 +72,23 @@ async def follow_run(
     store: Store, events: EventLog, run: FollowedRun, stopping: asyncio.Event
 ) -> AsyncIterator[tuple[int, WireEvent] | RunPause]:
     """``(log id, event)`` of the run's events after ``run.cursor``, then a ``RunPause`` unless
-    the last was its ``run-finish``. ``stopping`` set: ``FollowStopped``."""
+    the last was its ``run-finish``; the run ended before the cursor: its ``run-finish`` (at its
+    own id) or, when it logged none, a ``RunPause``. ``stopping`` set: ``FollowStopped``."""
     record = await store.get_run(run.run_id)
     asked = record is not None and record.status == "suspended"
     last = run.cursor
     async with events.reader(run.thread_key, after=run.cursor) as reader:
         while True:
-            wait = SUSPENSION_POLL_SECONDS if asked else IDLE_CHECK_SECONDS
+            # Closed before this read began: the read finds all it will ever log.
+            closed = record if record is not None and not record.is_open else None
+            wait = 0 if closed else SUSPENSION_POLL_SECONDS if asked else IDLE_CHECK_SECONDS
             batch = await _next(reader.next(max_wait=wait), stopping, last)
+            if not batch and closed is not None:
+                yield await _ending(store, run, closed, last)
+                return
             if not batch:
-                pause = _pause(await store.get_run(run.run_id), asked, last)
+                record = await store.get_run(run.run_id)
+                pause = _pause(record, asked, last)
                 if pause is not None:
                     yield pause
                     return
@@ -109,9 +122,23 @@ async def _next(
 def _pause(record: RunRecord | None, asked: bool, last: int) -> RunPause | None:
     if record is None:
         return RunPause(last, "error", "the run is gone")
-    if record.status == "suspended":
-        return RunPause(last, "suspended") if asked else None
-    if record.is_open:
-        return None
+    if record.status == "suspended" and asked:
+        return RunPause(last, "suspended")
+    return None  # open, or closed since the read began: read what it logged once more
+
+
+async def _ending(
+    store: Store, run: FollowedRun, record: RunRecord, last: int
+) -> tuple[int, WireEvent] | RunPause:
+    """How the closed run ended, everything it logged being at or before ``last``."""
+    found = await newest_event(
+        store,
+        run.thread_key,
+        lambda e: e.run_id == run.run_id and e.type in ("run-finish", "run-start"),
+        up_to=last,
+    )
+    if found is not None and found.type == "run-finish":
+        return found.id, parse_event(found.data)
     # Closed, and its run-finish was not logged (a run that never started logs nothing).
-    return RunPause(last, "cancelled" if record.status == "cancelled" else "error", record.reason)
+    status = "cancelled" if record.status == "cancelled" else "error"
+    return RunPause(last, status, record.reason)
