@@ -1,10 +1,17 @@
-"""The README's example must keep working, offline."""
+"""The README's examples must keep working, offline: the quick start, and its key commands."""
 
 from __future__ import annotations
 
+import asyncio
+import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
+
+from runyard.service import Owner
+from runyard.service.api_keys import KeyIdentity, verify_api_key
+from runyard.storage import open_store
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -23,3 +30,41 @@ def test_the_quickstart_runs_offline_and_shows_a_tool_call_an_approval_and_a_str
     assert 'approved, answer: send_email returned {"status": "sent to ann@example.com"}.' in out
     assert 'You said: "Hello from the quick start"' in out
     assert "finished: stop" in out
+
+
+def _readme_command_lines(program: str) -> list[str]:
+    """The README's shell lines that run ``program`` (comments cut off)."""
+    blocks = (ROOT / "README.md").read_text().split("```sh\n")[1:]
+    lines = [line for block in blocks for line in block.split("```")[0].splitlines()]
+    return [line.split("#")[0].strip() for line in lines if line.startswith(program)]
+
+
+def test_the_readmes_key_commands_run_as_written_on_a_real_database(tmp_path: Path) -> None:
+    commands = _readme_command_lines(".venv/bin/runyard keys create")
+    assert commands, "the README shows how to create a key"
+    url = f"sqlite:///{tmp_path / 'runyard.db'}"
+    environment = {k: v for k, v in os.environ.items() if k != "RUNYARD_API_KEY"}
+    environment["RUNYARD_DATABASE_URL"] = url
+    tokens = []
+    for command in commands:
+        argv = [sys.executable, "-m", "runyard", *shlex.split(command)[1:]]
+        done = subprocess.run(
+            argv, env=environment, cwd=tmp_path, capture_output=True, text=True, timeout=120
+        )
+        assert done.returncode == 0, (command, done.stderr)
+        tokens.append(done.stdout.strip())
+
+    owners = [(key.tenant_id, key.user_id) for key in asyncio.run(_verified(url, tokens))]
+    # A key without --tenant/--user acts for whom RUNYARD_AUTH=none served: the same threads.
+    assert owners[0] == (Owner().tenant_id, Owner().user_id)
+    assert owners[1:] == [("acme", "alice")]
+
+
+async def _verified(url: str, tokens: list[str]) -> list[KeyIdentity]:
+    store = await open_store(url)
+    try:
+        found = [await verify_api_key(store, token) for token in tokens]
+    finally:
+        await store.close()
+    assert None not in found, tokens
+    return [identity for identity in found if identity is not None]

@@ -83,6 +83,10 @@ async def test_the_admin_api_is_off_without_a_token_and_needs_the_bearer_token_w
             "admin_unauthorized",
         )
         assert refused.headers["www-authenticate"] == "Bearer"
+        assert refused.json()["error"]["message"] == (
+            "the admin API needs the header Authorization with the value Bearer and the "
+            "RUNYARD_ADMIN_TOKEN"
+        )
     assert listed.status_code == 200
     (file_version,) = listed.json()["versions"]
     assert file_version["origin"] == "file"

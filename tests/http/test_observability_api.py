@@ -248,7 +248,11 @@ async def test_metrics_need_the_metrics_token_when_one_is_set(url: str) -> None:
         wrong = await client.get("/metrics", headers={"Authorization": "Bearer nope"})
         allowed = await client.get("/metrics", headers={"Authorization": "Bearer scrape-token-1"})
     assert refused.status_code == wrong.status_code == 401
-    assert refused.json()["error"]["code"] == "metrics_unauthorized"
+    assert refused.json()["error"] == {
+        "code": "metrics_unauthorized",
+        "message": "GET /metrics needs the header Authorization with the value Bearer and the "
+        "RUNYARD_METRICS_TOKEN",
+    }
     assert allowed.status_code == 200
     assert "runyard_http_request_duration_seconds" in allowed.text
 

@@ -63,7 +63,7 @@ def errors_of(text: str) -> list[str]:
         ),
         pytest.param(
             AGENT + "limits:\n  max_iteration: 3\n",
-            "f.yaml:5: limits.max_iteration: unknown field",
+            "f.yaml:5: limits.max_iteration: unknown field; did you mean `max_iterations`?",
             id="unknown-nested-field",
         ),
         pytest.param(
@@ -128,7 +128,7 @@ def errors_of(text: str) -> list[str]:
         ),
         pytest.param(
             AGENT + "tools:\n  - name: calculator\n    params: {}\n",
-            "f.yaml:6: tools[0].params: unknown field",
+            "f.yaml:6: tools[0].params: unknown field; did you mean `parameters`?",
             id="tool-unknown-field",
         ),
         pytest.param(
@@ -297,3 +297,39 @@ def test_empty_documents_and_comments_are_ignored() -> None:
 
     assert errors == []
     assert [(entry.spec.id, entry.line) for entry in entries] == [("a", 4)]  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param(
+            AGENT + "instruction: be brief\n",
+            "f.yaml:4: instruction: unknown field; did you mean `instructions`?",
+            id="agent-field",
+        ),
+        pytest.param(
+            AGENT + "memory:\n  titels: true\n",
+            "f.yaml:5: memory.titels: unknown field; did you mean `titles`?",
+            id="nested-mapping",
+        ),
+        pytest.param(
+            AGENT + "memory:\n  working_memory:\n    schemas: {type: object}\n",
+            "f.yaml:6: memory.working_memory.schemas: unknown field; did you mean `schema`?",
+            id="alias",
+        ),
+        pytest.param(
+            ROUTING.replace("    when:\n", "    when: {field: user, exists: true}\n    agnet: b\n"),
+            "f.yaml:7: rules[0].agnet: unknown field; did you mean `agent`?",
+            id="list-item",
+        ),
+        pytest.param(
+            AGENT + "prompt: hi\n",
+            "f.yaml:4: prompt: unknown field",
+            id="nothing-close",
+        ),
+    ],
+)
+def test_an_unknown_field_suggests_the_field_of_that_mapping_it_is_closest_to(
+    text: str, expected: str
+) -> None:
+    assert errors_of(text) == [expected]

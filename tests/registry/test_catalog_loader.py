@@ -48,6 +48,30 @@ def test_a_bad_file_is_rejected_whole_and_never_hides_the_good_ones(tmp_path: Pa
     assert error_lines(loaded) == [f"{bad}:8: x: unknown field"]
 
 
+def test_a_file_rejected_for_its_own_faults_lists_its_reference_errors_too(
+    tmp_path: Path,
+) -> None:
+    # Fixing the unknown field must not be followed by a second round for the unknown tool.
+    bad = write(
+        tmp_path,
+        "b.yaml",
+        AGENT.format(id="a")
+        + "instruction: hi\n"
+        + "---\n"
+        + AGENT.format(id="b")
+        + "tools: [calculater]\nsub_agents: [ghost]\n",
+    )
+
+    loaded = load(tmp_path)
+
+    assert loaded.catalog.agents == {}
+    assert [line.split(": ", 2)[:2] for line in error_lines(loaded)] == [
+        [f"{bad}:4", "instruction"],
+        [f"{bad}:9", "tools[0].name"],
+        [f"{bad}:10", "sub_agents[0]"],
+    ]
+
+
 def test_hidden_files_and_other_suffixes_are_not_read(tmp_path: Path) -> None:
     write(tmp_path, "a.yaml", AGENT.format(id="a"))
     write(tmp_path, ".#a.yaml", "broken: [")

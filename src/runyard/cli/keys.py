@@ -41,10 +41,19 @@ DatabaseOption = Annotated[
 ]
 
 
+# Whom RUNYARD_AUTH=none serves (``runyard.service.Owner()``): a person who turns keys on with a
+# key of their own keeps the threads they had. Literal here, so ``--help`` imports no service.
+_NO_AUTH_OWNER = "default"
+
+
 @keys_app.command("create")
 def create(
-    tenant: Annotated[str, typer.Option(help="The tenant the key acts for.")],
-    user: Annotated[str, typer.Option(help="The user the key acts for.")],
+    tenant: Annotated[
+        str, typer.Option(help="The tenant the key acts for (the default is RUNYARD_AUTH=none's).")
+    ] = _NO_AUTH_OWNER,
+    user: Annotated[
+        str, typer.Option(help="The user the key acts for (the default is RUNYARD_AUTH=none's).")
+    ] = _NO_AUTH_OWNER,
     role: Annotated[
         str, typer.Option(help="member, or admin (may also call admin endpoints).")
     ] = "member",

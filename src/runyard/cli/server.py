@@ -31,6 +31,7 @@ from rich.console import Console
 
 from runyard.cli.display import is_loopback
 from runyard.cli.serve_report import AgentSummary, ServeReport, print_report
+from runyard.cli.startup_refusal import StartupRefusal
 from runyard.config import Settings
 from runyard.grpc import GrpcCatalogFeed, GrpcServer, GrpcState
 from runyard.http import create_app
@@ -50,9 +51,10 @@ class _Server(uvicorn.Server):
 
     def __init__(self, app: FastAPI, settings: Settings, console: Console) -> None:
         json_logs = resolve_format(settings.log_format, sys.stderr) == "json"
+        self._refusal = StartupRefusal(app)
         super().__init__(
             uvicorn.Config(
-                app,
+                self._refusal,
                 host=settings.host,
                 port=settings.port,
                 workers=1,
@@ -78,7 +80,13 @@ class _Server(uvicorn.Server):
             self.failure = f"runyard: {exc}"
             self.should_exit = True
             return
-        await super().startup(sockets)
+        try:
+            await super().startup(sockets)
+        except SystemExit:  # uvicorn's way out of a failed lifespan
+            if self._refusal.refusal is None:
+                raise
+            self.failure = f"runyard: cannot start: {self._refusal.refusal}"
+            self.should_exit = True
         state = self._app.state.runyard
         if self.should_exit or not isinstance(state, AppState) or state.parts is None:
             if self._grpc is not None:

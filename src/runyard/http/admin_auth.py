@@ -69,7 +69,9 @@ def require_admin(
         raise ApiError(
             401,
             "admin_unauthorized",
-            "the admin API needs the header Authorization: Bearer <RUNYARD_ADMIN_TOKEN>",
+            # Not "Authorization: Bearer <…>": the response redactor would blank that.
+            "the admin API needs the header Authorization with the value Bearer and the "
+            "RUNYARD_ADMIN_TOKEN",
             headers={"WWW-Authenticate": "Bearer"},
         )
     return AdminScope(None)

@@ -51,9 +51,12 @@ USER_HEADER = "X-Runyard-User"
 _DOCUMENTED = {"pattern": IDENTITY_PATTERN}
 _PROXY_ONLY = " (read only with RUNYARD_AUTH=proxy; any other mode answers 400 when it is sent)"
 
+# Worded so that no secret shape matches it: "Authorization: Bearer <key>" reads as a header
+# with a credential, and the redactor every response body passes would blank the instruction.
 UNAUTHENTICATED = (
-    "this server needs an API key: send Authorization: Bearer <key>, a key that is neither "
-    "revoked nor expired"
+    "this server needs an API key: send the header Authorization with the value Bearer and your "
+    "key, one neither revoked nor expired (runyard keys create makes one; runyard chat sends it "
+    "with --api-key KEY or RUNYARD_API_KEY)"
 )
 """The message of the one 401 for a missing, malformed, unknown, revoked or expired key."""
 

@@ -84,6 +84,7 @@ def load_catalog(
         entries, errors = read_spec_file(file)
         files.read(str(file), entries, [*errors, *(refused or {}).get(str(file), ())])
     files.reject_dangling(known_tools, factories, middleware)
+    files.add_withdrawn_reference_errors(known_tools, factories, middleware)
     return files.load()
 
 
@@ -134,6 +135,26 @@ class _Files:
             if first in self.fallen_back or not self._fall_back(first):
                 self.fallen_back.discard(first)
                 self.withdrawn += self.by_file.pop(first)
+
+    def add_withdrawn_reference_errors(
+        self,
+        known_tools: Collection[str],
+        factories: Collection[str] | None,
+        known_middleware: Collection[str],
+    ) -> None:
+        """Add to each rejected file the reference errors of its valid documents, so that one
+        reading lists every fault of the file, not the next one after each fix."""
+        accepted = [entry for entries in self.by_file.values() for entry in entries]
+        for file, known in list(self.rejected.items()):
+            own = [entry for entry in self.withdrawn if entry.source == file]
+            if not own:
+                continue
+            others = [entry for entry in self.withdrawn if entry.source != file]
+            errors = reference_errors(
+                [*accepted, *own], known_tools, others, factories, known_middleware=known_middleware
+            )
+            found = [error for error in errors if error.file == file and error not in known]
+            self.rejected[file] = tuple(sorted([*known, *found], key=lambda error: error.line))
 
     def load(self) -> CatalogLoad:
         accepted = [entry for entries in self.by_file.values() for entry in entries]

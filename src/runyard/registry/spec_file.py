@@ -9,11 +9,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
 from runyard.registry.catalog import CatalogEntry
 from runyard.registry.errors import CatalogError
+from runyard.registry.field_suggestion import meant_field
 from runyard.registry.specs import SPEC_KINDS, CatalogSpec
 from runyard.registry.yaml_documents import (
     FieldPath,
@@ -77,14 +78,17 @@ def _spec(
     try:
         spec = model.model_validate(value)
     except ValidationError as exc:
-        return None, _merged([_located(error, document, source) for error in exc.errors()])
+        located = [_located(error, document, source, model) for error in exc.errors()]
+        return None, _merged(located)
     return CatalogEntry(spec, source, start, lines=document.lines), []
 
 
-def _located(error: ErrorDetails, document: YamlDocument, source: str) -> CatalogError:
+def _located(
+    error: ErrorDetails, document: YamlDocument, source: str, model: type[BaseModel]
+) -> CatalogError:
     path = _data_path(error, document.value)
     field = field_name(path) or "document"
-    return CatalogError(source, line_at(document.lines, path), field, _message(error))
+    return CatalogError(source, line_at(document.lines, path), field, _message(error, model, path))
 
 
 def _merged(errors: list[CatalogError]) -> list[CatalogError]:
@@ -121,9 +125,10 @@ def _data_path(error: ErrorDetails, value: Any) -> FieldPath:
     return tuple(path)
 
 
-def _message(error: ErrorDetails) -> str:
+def _message(error: ErrorDetails, model: type[BaseModel], path: FieldPath) -> str:
     if error["type"] == "extra_forbidden":
-        return "unknown field"
+        meant = meant_field(model, path)
+        return "unknown field" + (f"; did you mean `{meant}`?" if meant else "")
     if error["type"] == "missing":
         return "required field is missing"
     return error["msg"].removeprefix("Value error, ")

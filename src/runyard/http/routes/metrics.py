@@ -63,7 +63,9 @@ def _authorize(request: Request, token: str) -> None:
         raise ApiError(
             401,
             "metrics_unauthorized",
-            "GET /metrics needs the header Authorization: Bearer <RUNYARD_METRICS_TOKEN>",
+            # Not "Authorization: Bearer <…>": the response redactor would blank that.
+            "GET /metrics needs the header Authorization with the value Bearer and the "
+            "RUNYARD_METRICS_TOKEN",
             headers={"WWW-Authenticate": "Bearer"},
         )
 
