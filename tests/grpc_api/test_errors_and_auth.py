@@ -11,6 +11,7 @@ from google.protobuf import struct_pb2
 from grpc_harness import ALICE, grpc_served
 
 from runyard.grpc import ERROR_CODE, ERROR_FIELD, TENANT_METADATA, USER_METADATA
+from runyard.grpc.auth import UNAUTHENTICATED
 from runyard.grpc.status import status_for
 from runyard.grpc.v1 import inference_pb2 as pb
 from runyard.http.errors import status_for as http_status_for
@@ -128,6 +129,8 @@ async def test_keys_mode_wants_a_valid_bearer_key_and_refuses_identity_metadata(
 
     assert missing.code() == wrong.code() == grpc.StatusCode.UNAUTHENTICATED
     assert missing.details() == wrong.details()
+    # The hint survives the redactor every refusal passes (it once read "Bearer [REDACTED]").
+    assert missing.details() == UNAUTHENTICATED
     assert spoofed.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert trailer(spoofed, ERROR_FIELD) == "x-runyard-tenant"
     assert reply.status == "completed"
