@@ -98,9 +98,12 @@ async def service(
     instance: str | None = None,
     lease_seconds: float = 30.0,
     titles: bool = False,
+    wrap: Callable[[Store], Store] | None = None,
 ) -> AsyncIterator[Service]:
-    """A running service on ``url``; the default ``assistant`` on the demo model unless given."""
-    store = await open_store(url)
+    """A running service on ``url``; the default ``assistant`` on the demo model unless given;
+    its store seen through ``wrap``, when given."""
+    opened = await open_store(url)
+    store = opened if wrap is None else wrap(opened)
     bus = InProcessEventBus()
     events = EventLog(store, bus)
     chosen = list(agents(store)) if agents else [demo_assistant(store)]

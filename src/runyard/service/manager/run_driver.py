@@ -345,7 +345,10 @@ class RunDriver:
 
     async def _carry_on_after_outage(self, run_id: str, epoch: int) -> None:
         record = await self._store.get_run(run_id)
-        if record is None or not record.is_open or record.lease_epoch != epoch:
+        if record is None:
+            return
+        await self._finisher.forget_if_closed(record)  # its ending closed it, then stopped
+        if not record.is_open or record.lease_epoch != epoch:
             return
         if await settle_held(self._finisher, record, self.carry_on, DATABASE_UNAVAILABLE):
             logger.warning("run %s: carried on after the database came back", run_id)

@@ -11,7 +11,8 @@ whose checkpoint expired. Each does the same five things, here, in this order:
    that finds the run's ``run-finish`` already last in the log (a finish that failed half-way,
    retried) does not log another;
 3. close its row with the caller's lease epoch (``StaleLease`` when the run was taken over
-   meanwhile: the new owner ends it), and forget its progress and tool calls (``ToolLedger``);
+   meanwhile: the new owner ends it), and forget its progress and tool calls (``ToolLedger``) —
+   also when a retry finds the row closed already (the first try closed it, then failed);
 4. drop its checkpoint, through the agents;
 5. store the thread's agent-tree snapshot of the run (``run_history``) — a failure here only
    costs the next history read a fold, which stores it then.
@@ -40,7 +41,7 @@ from runyard.service.event_log import EventLog, EventWriter
 from runyard.service.runs.active import ORCHESTRATOR_ID
 from runyard.service.runs.checkpoints import RunCheckpoints, saved_usage, waiting_sub_agents
 from runyard.service.threads.history import store_snapshots
-from runyard.storage import RunStatus, Store
+from runyard.storage import RunRecord, RunStatus, StaleLease, Store
 
 __all__ = ["RunEnding", "RunFinisher", "run_usage"]
 
@@ -150,9 +151,27 @@ class RunFinisher:
 
     async def close(self, run_id: str, ending: RunEnding, *, epoch: int) -> None:
         """Close the run's row as ``ending`` says, then forget its progress (no takeover can
-        want it any more); ``StaleLease`` when ``epoch`` is not current."""
-        await self.store.close_run(run_id, ending.closed_as, epoch=epoch, reason=ending.reason)
+        want it any more); ``StaleLease`` when ``epoch`` is not current — raised after
+        forgetting the progress all the same when the row is closed (``forget_if_closed``)."""
+        try:
+            await self.store.close_run(run_id, ending.closed_as, epoch=epoch, reason=ending.reason)
+        except StaleLease:
+            record = await self.store.get_run(run_id)
+            if record is not None:
+                await self.forget_if_closed(record)
+            raise
         await self.store.drop_progress(run_id)
+
+    async def forget_if_closed(self, run: RunRecord) -> None:
+        """Forget the progress and tool calls of ``run`` when its row is closed.
+
+        The row's close and the progress's drop are two writes: an ending the database dropped
+        between them is retried, finds the row closed and would stop there, leaving the progress
+        for good. A closed run is never taken over, so its progress is never wanted: every retry
+        of an ending clears it here.
+        """
+        if not run.is_open:
+            await self.store.drop_progress(run.run_id)
 
     async def _logged(self, writer: EventWriter, run_id: str) -> bool:
         """True when the run's ``run-finish`` is the newest event of its thread's log."""
