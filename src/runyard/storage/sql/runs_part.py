@@ -6,7 +6,6 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, Row, and_, case, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from runyard.ids import now_ms
 from runyard.storage.errors import RunConflict, RunNotFound, StaleLease, StorageError
@@ -25,6 +24,7 @@ from runyard.storage.run_rules import (
     lease_end,
     new_run,
 )
+from runyard.storage.sql.connection import SqlConnection
 from runyard.storage.sql.engine import read, write
 from runyard.storage.sql.schema import runs
 from runyard.storage.sql.state import SqlState
@@ -106,7 +106,7 @@ class RunsPart(SqlState):
                 return run
         raise RunConflict(thread_id)
 
-    async def _check_quota(self, conn: AsyncConnection, quota: RunQuota, run: RunRecord) -> None:
+    async def _check_quota(self, conn: SqlConnection, quota: RunQuota, run: RunRecord) -> None:
         """Count the tenant's running runs inside the opening transaction. SQLite's write
         transactions already take turns; on PostgreSQL a lock per tenant makes racing openers
         queue, so each counts what the one before it inserted (READ COMMITTED reads anew). A

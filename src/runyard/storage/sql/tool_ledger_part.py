@@ -8,11 +8,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import delete, select, update
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from runyard.ids import now_ms
 from runyard.storage.errors import RunNotFound, StaleLease
 from runyard.storage.records import OPEN_RUN_STATUSES, RunProgress, ToolCallEntry
+from runyard.storage.sql.connection import SqlConnection
 from runyard.storage.sql.engine import read, write
 from runyard.storage.sql.schema import checkpoints, runs, tool_ledger
 from runyard.storage.sql.state import SqlState
@@ -68,7 +68,7 @@ class ToolLedgerPart(SqlState):
             await conn.execute(delete(tool_ledger).where(tool_ledger.c.run_id == run_id))
 
 
-async def fence_run(conn: AsyncConnection, run_id: str, epoch: int) -> None:
+async def fence_run(conn: SqlConnection, run_id: str, epoch: int) -> None:
     """Hold the run's row for this transaction if it is open at ``epoch``, else raise
     (``StaleLease``; ``RunNotFound`` when unknown).
 
@@ -96,7 +96,7 @@ async def fence_run(conn: AsyncConnection, run_id: str, epoch: int) -> None:
 
 
 async def write_calls(
-    conn: AsyncConnection, run_id: str, calls: Sequence[ToolCallEntry], now: int
+    conn: SqlConnection, run_id: str, calls: Sequence[ToolCallEntry], now: int
 ) -> None:
     """Write the run's ledger rows: a ``started`` one only where the call has none yet, a
     ``settled`` one over whatever it had."""
