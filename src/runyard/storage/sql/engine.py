@@ -65,12 +65,13 @@ RECONNECT_SECONDS = 8.0
 """How long ``read`` and ``write`` keep trying to reach a database that is away."""
 _FIRST_DELAY, _LONGEST_DELAY = 0.05, 1.0
 _BEGIN_OPTION = "runyard_sqlite_begin"
-_POOL_SIZE, _POOL_OVERFLOW, _POOL_TIMEOUT = 15, 5, 30.0
+_POOL_SIZE, _POOL_OVERFLOW, _POOL_TIMEOUT = 10, 10, 30.0
 """Connections kept open, more opened under a burst (closed as they come back), and how long a
 transaction waits for one. SQLAlchemy's default keeps 5 open: with more transactions than that
 in flight, which a busy replica always has, PostgreSQL connections were opened and closed all
 the time, each paying a TLS attempt, authentication and the driver's type introspection (half
-the server's CPU per run in the service race). SQLite's pool keeps all 20 it may open."""
+the server's CPU per run in the service race). Ten stay within PostgreSQL's default 100
+connections for a handful of replicas. SQLite's pool keeps all 20 it may open."""
 
 _sqlite_pools: WeakKeyDictionary[AsyncEngine, SqlitePool] = WeakKeyDictionary()
 

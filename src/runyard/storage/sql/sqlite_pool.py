@@ -77,9 +77,7 @@ class SqlitePool:
             if self._opened < self._size:
                 self._opened += 1
                 try:
-                    conn = inline_sqlite.connect(self._path, self._busy_seconds)
-                    inline_sqlite.configure(conn.driver)
-                    return conn
+                    return await self._open()
                 except BaseException:
                     self._opened -= 1
                     raise
@@ -95,6 +93,17 @@ class SqlitePool:
             finally:
                 if waiter in self._waiting:
                     self._waiting.remove(waiter)
+
+    async def _open(self) -> inline_sqlite.InlineConnection:
+        conn = inline_sqlite.connect(self._path, self._busy_seconds)
+        try:
+            # Turning WAL on wants a moment alone with the file: another process opening it
+            # at the same time answers busy, so wait as statements do.
+            await conn.patiently(inline_sqlite.configure, conn.driver)
+        except BaseException:
+            conn.stop()
+            raise
+        return conn
 
     def _give_back(self, conn: inline_sqlite.InlineConnection, healthy: bool) -> None:
         if healthy and not self._closed:
