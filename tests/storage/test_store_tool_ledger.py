@@ -80,15 +80,27 @@ async def test_a_closed_or_unknown_run_takes_no_progress(store: Store) -> None:
         await store.record_progress("nope", [_started("c1")], epoch=1)
 
 
-async def test_dropped_progress_is_gone_and_other_runs_keep_theirs(store: Store) -> None:
+async def test_closing_a_run_forgets_its_progress_and_other_runs_keep_theirs(
+    store: Store,
+) -> None:
     first, second = await _open(store, "run-1"), await _open(store, "run-2")
     await store.record_progress("run-1", [_started("c1")], epoch=first, state=STATE)
     await store.record_progress("run-2", [_started("c1")], epoch=second, state=STATE)
-    await store.drop_progress("run-1")
-    await store.drop_progress("run-1")
+    await store.close_run("run-1", "completed", epoch=first)
     assert (await store.load_progress("run-1")).state is None
     assert (await store.load_progress("run-1")).calls == {}
     assert (await store.load_progress("run-2")).calls == {"c1": _started("c1")}
+    assert (await store.load_progress("run-2")).state == STATE
+
+
+async def test_a_refused_close_forgets_nothing(store: Store) -> None:
+    epoch = await _open(store)
+    await store.record_progress("run-1", [_started("c1")], epoch=epoch, state=STATE)
+    await store.take_over("run-1", "b")
+    with pytest.raises(StaleLease):
+        await store.close_run("run-1", "completed", epoch=epoch)
+    progress = await store.load_progress("run-1")
+    assert (progress.state, progress.calls) == (STATE, {"c1": _started("c1")})
 
 
 def _event(thread_id: str, event_id: int) -> StoredEvent:

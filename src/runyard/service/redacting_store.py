@@ -1,10 +1,10 @@
 """``RedactingStore``: a ``Store`` that writes no secret, whatever its callers hand it.
 
 The server wraps its one store in it, so the messages memory saves (a tool result that echoed a
-key, an answer quoting it), the checkpoints of suspended runs, confirmation payloads, working
-memory, plans, observations, the text stored beside embeddings, thread titles and metadata,
-and a failed run's reason are redacted on their way into the database, by one
-``SecretRedactor``.
+key, an answer quoting it) and a run's start stores, the checkpoints of suspended runs,
+confirmation payloads, working memory, plans, observations, the text stored beside embeddings,
+thread titles and metadata, and a failed run's reason are redacted on their way into the
+database, by one ``SecretRedactor``.
 Events are redacted earlier, by their writer, since they reach clients before any store read.
 Everything else (reads, runs, leases, keys, catalog versions) passes through unchanged, by
 ``runyard.storage.ForwardingStore``.
@@ -27,7 +27,10 @@ from runyard.storage import (
     Message,
     Observation,
     Plan,
+    RunQuota,
     RunRecord,
+    RunSnapshot,
+    RunStart,
     RunStatus,
     SettledCalls,
     Store,
@@ -88,11 +91,48 @@ class RedactingStore(ForwardingStore):
             thread_id, clean, tenant_id=tenant_id, resource_id=resource_id
         )
 
+    async def start_run(
+        self,
+        run_id: str,
+        messages: Sequence[Message],
+        /,
+        *,
+        thread_id: str,
+        tenant_id: str,
+        resource_id: str,
+        owner: str,
+        lease_until: int | None = None,
+        agent_id: str | None = None,
+        quota: RunQuota | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> RunStart:
+        return await self.inner.start_run(
+            run_id,
+            [redacted_model(self.redactor, m) for m in messages],
+            thread_id=thread_id,
+            tenant_id=tenant_id,
+            resource_id=resource_id,
+            owner=owner,
+            lease_until=lease_until,
+            agent_id=agent_id,
+            quota=quota,
+            metadata=self.redactor.redact_data(metadata),
+        )
+
     async def close_run(
-        self, run_id: str, status: RunStatus, *, epoch: int, reason: str | None = None
+        self,
+        run_id: str,
+        status: RunStatus,
+        *,
+        epoch: int,
+        reason: str | None = None,
+        snapshot: RunSnapshot | None = None,
     ) -> RunRecord:
+        # The snapshot is folded from the run's events, which their writer redacted already.
         clean = None if reason is None else self.redactor.redact(reason)
-        return await self.inner.close_run(run_id, status, epoch=epoch, reason=clean)
+        return await self.inner.close_run(
+            run_id, status, epoch=epoch, reason=clean, snapshot=snapshot
+        )
 
     async def save_checkpoint(
         self, key: str, state: dict[str, Any], *, expires_at: int | None = None

@@ -27,6 +27,7 @@ __all__ = [
     "SettledCalls",
     "RunRecord",
     "RunSnapshot",
+    "RunStart",
     "QueuedWork",
     "RunStatus",
     "StoredEvent",
@@ -176,6 +177,18 @@ class RunSnapshot:
     last_event_id: int
     data: dict[str, Any]
     created_at: int
+
+
+@dataclass(frozen=True, slots=True)
+class RunStart:
+    """What a run's start (``RunLedger.start_run``) wrote and read in its one transaction: the
+    open ``run``, its ``thread`` as stored, and where the thread's log and its run snapshots
+    ended when the run opened (0 when it had none)."""
+
+    run: RunRecord
+    thread: Thread
+    last_event_id: int
+    last_snapshot_event_id: int
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,7 +28,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from runyard.ids import now_ms
 from runyard.json_text import json_text
@@ -91,6 +91,7 @@ class EventWriter:
         self._progress = asyncio.Event()
         self._failure: EventLogWriteError | None = None
         self._closing = False
+        self._watchers: list[Callable[[Sequence[StoredEvent]], None]] = []
         self._task = asyncio.create_task(self._persist_forever(), name="runyard-event-writer")
 
     @property
@@ -122,6 +123,11 @@ class EventWriter:
         self._settled.append((calls, lost))
         self._settled_given += 1
         self._ready.set()
+
+    def watch(self, stored: Callable[[Sequence[StoredEvent]], None]) -> None:
+        """Call ``stored`` with every batch from now on, as stored, once committed (and before
+        anyone sees it); it must not raise."""
+        self._watchers.append(stored)
 
     def end_of_stream(self, run_id: str, agent_id: str) -> None:
         """The agent's model call (or its whole stream) ended: queue the text its deltas still
@@ -198,6 +204,8 @@ class EventWriter:
         if not await self._store_rows(rows, settled) or not batch:
             return
         self._stored_id = batch[-1][0]
+        for watcher in self._watchers:
+            watcher(rows)
         self._channel.append(LiveEvent(row.id, text) for row, text in zip(rows, texts, strict=True))
         try:
             await self._bus.publish(self.thread_id, self._stored_id)

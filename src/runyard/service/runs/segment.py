@@ -50,6 +50,7 @@ from runyard.service.runs.confirmation_request import confirmation_payload
 from runyard.service.runs.failed import log_failed_run
 from runyard.service.runs.finish import RunEnding, RunFinisher, run_usage
 from runyard.service.runs.journal import StoreRunJournal
+from runyard.service.threads.history import RunFold
 from runyard.service.tools import tasks_update
 from runyard.storage import Store, database_unavailable
 
@@ -75,6 +76,11 @@ class SegmentStart:
     resumed_after: int | None = None
     """Set for a run taken over after its server died: the ``afterEventId`` of the
     ``run-resumed`` the segment opens with (``run_takeover``)."""
+    log_end: int | None = None
+    """Where the thread's log and its run snapshots ended as the run opened, when its start
+    read them (``RunStart``): the writer numbers on without reading the log's end, and a run
+    whose events follow the snapshots right away has its snapshot folded as they are stored."""
+    snapshots_end: int | None = None
 
 
 class RunSegment:
@@ -99,11 +105,16 @@ class RunSegment:
         self._stream_result: StreamResult | None = None
         self._took = asyncio.Event()
         """Set whenever a chunk of the stream was taken (``_logged`` waits on it)."""
+        self._folded: RunFold | None = None
+        """The run's events folded as stored, when they alone make its snapshot."""
 
     async def drive(self) -> None:
         """Run the segment to its end: suspended, or finished with ``run-finish`` persisted."""
         run = self.run
-        async with self.events.writer(run.thread_id) as writer:
+        async with self.events.writer(run.thread_id, known=self.start.log_end) as writer:
+            if self.start.snapshots_end is not None and writer.last_id == self.start.snapshots_end:
+                self._folded = RunFold(run.thread_id, run.run_id)
+                writer.watch(self._folded.add)
             title = self._start_title()
             try:
                 if self.start.message_id is not None:
@@ -252,7 +263,14 @@ class RunSegment:
             log_failed_run(run, ending.reason, ending.error)
         run.finishing = True
         await self.finisher.finish(
-            run.run_id, run.thread_id, ending, epoch=run.epoch, writer=writer
+            run.run_id,
+            run.thread_id,
+            ending,
+            epoch=run.epoch,
+            writer=writer,
+            folded=self._folded,
+            # A run's first segment asked nothing: a question suspends it, never finishes it.
+            asked=self.start.message_id is None,
         )
 
     def _run_resumed(self, after_event_id: int) -> RunResumedEvent:

@@ -104,6 +104,45 @@ class MemoryState:
             raise ThreadOwnershipError(f"thread {thread_id!r} belongs to another owner")
         return thread
 
+    def _save_thread(
+        self,
+        thread_id: str,
+        tenant_id: str,
+        resource_id: str,
+        title: str | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> Thread:
+        """``Conversations.save_thread``, without a pause: the caller's thread, claimed and
+        changed."""
+        thread = self._claim(thread_id, tenant_id, resource_id)
+        thread = replace(
+            thread,
+            title=thread.title if title is None else title,
+            metadata=thread.metadata if metadata is None else copy.deepcopy(metadata),
+            updated_at=max(now_ms(), thread.updated_at),
+        )
+        self._threads[thread_id] = thread
+        return copy.deepcopy(thread)
+
+    def _save_messages(
+        self, thread_id: str, messages: Sequence[Message], tenant_id: str, resource_id: str
+    ) -> None:
+        """``Conversations.save_messages``, without a pause."""
+        self._claim(thread_id, tenant_id, resource_id)
+        rows = self._messages.setdefault(thread_id, {})
+        for message in messages:
+            seq = rows[message.id][0] if message.id in rows else next(self._seq)
+            rows[message.id] = (seq, message.model_copy(deep=True))
+        self._touch(thread_id)
+
+    def _save_snapshots(self, thread_id: str, snapshots: Sequence[RunSnapshot]) -> None:
+        """``RunSnapshots.save_run_snapshots``, without a pause."""
+        kept = self._snapshots.setdefault(thread_id, {})
+        for snapshot in snapshots:
+            kept[snapshot.run_id] = replace(
+                snapshot, thread_id=thread_id, data=copy.deepcopy(snapshot.data)
+            )
+
     def _touch(self, thread_id: str) -> None:
         thread = self._threads[thread_id]
         self._threads[thread_id] = replace(thread, updated_at=max(now_ms(), thread.updated_at))

@@ -34,7 +34,3 @@ class ToolLedgerPart(MemoryState, ToolLedger):
         state = self._progress.get(run_id)
         calls = self._tool_calls.get(run_id, {})
         return RunProgress(copy.deepcopy(state), copy.deepcopy(calls))
-
-    async def drop_progress(self, run_id: str) -> None:
-        self._progress.pop(run_id, None)
-        self._tool_calls.pop(run_id, None)

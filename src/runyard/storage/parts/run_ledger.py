@@ -6,9 +6,11 @@ lost its run (taken over after its lease expired) can no longer change it (DESIG
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+from collections.abc import Sequence
+from typing import Any, Protocol, runtime_checkable
 
-from runyard.storage.records import RunQuota, RunRecord, RunStatus
+from runyard.storage.parts.conversations import Message
+from runyard.storage.records import RunQuota, RunRecord, RunSnapshot, RunStart, RunStatus
 
 __all__ = ["RunLedger"]
 
@@ -40,6 +42,31 @@ class RunLedger(Protocol):
         openers of the same tenant take in turn, so every replica sees one count."""
         ...
 
+    async def start_run(
+        self,
+        run_id: str,
+        messages: Sequence[Message],
+        /,
+        *,
+        thread_id: str,
+        tenant_id: str,
+        resource_id: str,
+        owner: str,
+        lease_until: int | None = None,
+        agent_id: str | None = None,
+        quota: RunQuota | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> RunStart:
+        """A new run's start, in one transaction: the thread claimed for its owner
+        (``tenant_id``, ``resource_id``) as ``Conversations.save_thread`` does, with
+        ``metadata`` when given; the run opened as ``open_run`` opens it (running); and
+        ``messages`` saved as ``Conversations.save_messages`` saves them. Nothing is written
+        when any of it is refused (``RunConflict``, ``RunQuotaReached``,
+        ``ThreadOwnershipError``). The ``RunStart`` also says where the thread's log and its
+        run snapshots ended as the run opened, so the run's writer and its snapshot need not
+        read them again."""
+        ...
+
     async def get_run(self, run_id: str) -> RunRecord | None:
         """The run, open or closed."""
         ...
@@ -58,9 +85,19 @@ class RunLedger(Protocol):
         ...
 
     async def close_run(
-        self, run_id: str, status: RunStatus, *, epoch: int, reason: str | None = None
+        self,
+        run_id: str,
+        status: RunStatus,
+        *,
+        epoch: int,
+        reason: str | None = None,
+        snapshot: RunSnapshot | None = None,
     ) -> RunRecord:
-        """Finish an open run with a final status. ``StaleLease``/``RunNotFound`` as above."""
+        """Finish an open run with a final status and, in the same transaction, forget its
+        progress and tool calls (``ToolLedger.drop_progress``: a closed run is never taken over,
+        so nothing it left is wanted) and store ``snapshot`` when given
+        (``RunSnapshots.save_run_snapshots``; the caller keeps the thread's snapshots a prefix
+        of its log). ``StaleLease``/``RunNotFound`` as above, and nothing written."""
         ...
 
     async def take_over(

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from runyard.ids import now_ms
@@ -61,11 +61,6 @@ class ToolLedgerPart(SqlState):
             for r in rows
         }
         return RunProgress(state, calls)
-
-    async def drop_progress(self, run_id: str) -> None:
-        async with write(self._engine) as conn:
-            await conn.execute(delete(checkpoints).where(checkpoints.c.key == progress_key(run_id)))
-            await conn.execute(delete(tool_ledger).where(tool_ledger.c.run_id == run_id))
 
 
 async def fence_run(conn: AsyncConnection, run_id: str, epoch: int) -> None:
