@@ -6,8 +6,8 @@ import pytest
 from store_parts import assert_implements
 
 from runyard.storage import (
+    LedgerWrite,
     RunNotFound,
-    SettledCalls,
     StaleLease,
     Store,
     StoredEvent,
@@ -111,8 +111,8 @@ def _event(thread_id: str, event_id: int) -> StoredEvent:
 async def test_settled_calls_are_written_with_a_batch_of_events(store: Store) -> None:
     epoch = await _open(store)
     await store.record_progress("run-1", [_started("c1")], epoch=epoch, state=STATE)
-    settled = SettledCalls("run-1", epoch, (_settled("c1", {"n": 1}),))
-    await store.append_events("t-run-1", [_event("t-run-1", 1)], settled=[settled])
+    settled = LedgerWrite("run-1", epoch, (_settled("c1", {"n": 1}),))
+    await store.append_events("t-run-1", [_event("t-run-1", 1)], ledger=[settled])
     assert (await store.load_progress("run-1")).calls == {"c1": _settled("c1", {"n": 1})}
     assert [e.id for e in await store.read_events("t-run-1")] == [1]
 
@@ -123,8 +123,8 @@ async def test_a_superseded_owners_batch_with_settled_calls_is_refused_whole(
     epoch = await _open(store)
     await store.record_progress("run-1", [_started("c1")], epoch=epoch, state=STATE)
     await store.take_over("run-1", "b")
-    settled = SettledCalls("run-1", epoch, (_settled("c1", "late"),))
+    settled = LedgerWrite("run-1", epoch, (_settled("c1", "late"),))
     with pytest.raises(StaleLease):
-        await store.append_events("t-run-1", [_event("t-run-1", 1)], settled=[settled])
+        await store.append_events("t-run-1", [_event("t-run-1", 1)], ledger=[settled])
     assert (await store.load_progress("run-1")).calls == {"c1": _started("c1")}
     assert await store.read_events("t-run-1") == []

@@ -23,6 +23,7 @@ from runyard.storage import (
     Confirmation,
     EmbeddingEntry,
     ForwardingStore,
+    LedgerWrite,
     MemoryScope,
     Message,
     Observation,
@@ -32,7 +33,6 @@ from runyard.storage import (
     RunSnapshot,
     RunStart,
     RunStatus,
-    SettledCalls,
     Store,
     StoredEvent,
     Thread,
@@ -159,11 +159,20 @@ class RedactingStore(ForwardingStore):
         events: Sequence[StoredEvent],
         /,
         *,
-        settled: Sequence[SettledCalls] = (),
+        ledger: Sequence[LedgerWrite] = (),
     ) -> None:
         # The events are redacted by their writer already (it shows them as it stores them).
-        clean = [replace(calls, calls=tuple(self._clean(calls.calls))) for calls in settled]
-        await self.inner.append_events(thread_id, events, settled=clean)
+        clean = [
+            replace(
+                journaled,
+                calls=tuple(self._clean(journaled.calls)),
+                state=None
+                if journaled.state is None
+                else self.redactor.redact_data(journaled.state),
+            )
+            for journaled in ledger
+        ]
+        await self.inner.append_events(thread_id, events, ledger=clean)
 
     def _clean(self, calls: Sequence[ToolCallEntry]) -> list[ToolCallEntry]:
         """A settled call's outcome is what the tool returned, and may echo a key."""

@@ -24,7 +24,7 @@ __all__ = [
     "Plan",
     "RunQuota",
     "RunProgress",
-    "SettledCalls",
+    "LedgerWrite",
     "RunRecord",
     "RunSnapshot",
     "RunStart",
@@ -139,13 +139,15 @@ class ToolCallEntry:
 
 
 @dataclass(frozen=True, slots=True)
-class SettledCalls:
-    """Tool calls of a run that settled, written with a batch of the thread's events
-    (``EventLogStore.append_events``): in the same transaction, fenced by the run's ``epoch``."""
+class LedgerWrite:
+    """What a run journals with a batch of the thread's events (``EventLogStore.append_events``),
+    in the same transaction, fenced by the run's ``epoch``: tool-call rows and, when ``state`` is
+    given, its progress checkpoint — as ``ToolLedger.record_progress`` writes them."""
 
     run_id: str
     epoch: int
     calls: tuple[ToolCallEntry, ...]
+    state: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -104,7 +104,7 @@ class RunSegment:
         self.finish: FinishChunk | None = None
         self._stream_result: StreamResult | None = None
         self._took = asyncio.Event()
-        """Set whenever a chunk of the stream was taken (``_logged`` waits on it)."""
+        """Set whenever a chunk of the stream was taken (``_taken`` waits on it)."""
         self._folded: RunFold | None = None
         """The run's events folded as stored, when they alone make its snapshot."""
 
@@ -171,7 +171,7 @@ class RunSegment:
         return emit
 
     async def _stream(self, writer: EventWriter) -> None:
-        journal = StoreRunJournal(self.store, self.run, lambda: self._logged(writer), writer)
+        journal = StoreRunJournal(self.store, self.run, self._taken, writer)
         stream = self._stream_result = await self.start.open_stream(journal)
         try:
             async for chunk in stream:
@@ -180,14 +180,13 @@ class RunSegment:
             stream.cancel()  # the segment is being torn down: the run must not go on alone
             raise
 
-    async def _logged(self, writer: EventWriter) -> None:
-        """Return once every chunk the agent sent so far is mapped to events and stored: the
-        reader has taken them all (it maps each as it takes it), and the writer flushed."""
+    async def _taken(self) -> None:
+        """Return once every chunk the agent sent so far is mapped to events and queued on the
+        writer: the reader has taken them all (it maps each as it takes it)."""
         stream = self._stream_result
         while stream is not None and stream.buffered:
             self._took.clear()
             await self._took.wait()
-        await writer.flush()
 
     def _take(self, chunk: StreamChunk, writer: EventWriter) -> None:
         self._took.set()

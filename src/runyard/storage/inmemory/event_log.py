@@ -10,7 +10,7 @@ from runyard.json_text import json_text
 from runyard.storage.errors import EventIdConflict
 from runyard.storage.inmemory.state import MemoryState
 from runyard.storage.parts import EventLogStore
-from runyard.storage.records import SettledCalls, StoredEvent
+from runyard.storage.records import LedgerWrite, StoredEvent
 
 __all__ = ["EventLogPart"]
 
@@ -24,16 +24,16 @@ class EventLogPart(MemoryState, EventLogStore):
         events: Sequence[StoredEvent],
         /,
         *,
-        settled: Sequence[SettledCalls] = (),
+        ledger: Sequence[LedgerWrite] = (),
     ) -> None:
-        for calls in settled:
-            self._fence(calls.run_id, calls.epoch)
+        for journaled in ledger:
+            self._fence(journaled.run_id, journaled.epoch)
         log = self._events.setdefault(thread_id, {})
         ids = [event.id for event in events]
         if len(set(ids)) != len(ids) or any(i in log for i in ids):
             raise EventIdConflict(f"event id reused in thread {thread_id!r}")
-        for calls in settled:
-            self._keep_calls(calls.run_id, calls.calls)
+        for journaled in ledger:
+            self._keep_journal(journaled.run_id, journaled.calls, journaled.state)
         for event in events:
             log[event.id] = replace(event, thread_id=thread_id, data=copy.deepcopy(event.data))
 

@@ -78,8 +78,13 @@ class MemoryState:
                 f"run {run_id!r} is {run.status} at lease epoch {run.lease_epoch}, not {epoch}"
             )
 
-    def _keep_calls(self, run_id: str, calls: Sequence[ToolCallEntry]) -> None:
-        """The run's ledger rows: a started call only when it has none, a settled one always."""
+    def _keep_journal(
+        self, run_id: str, calls: Sequence[ToolCallEntry], state: dict[str, Any] | None
+    ) -> None:
+        """The run's progress checkpoint (when ``state`` is given) and ledger rows: a started
+        call only when it has none, a settled one always."""
+        if state is not None:
+            self._progress[run_id] = copy.deepcopy(state)
         known = self._tool_calls.setdefault(run_id, {})
         for call in calls:
             if call.state == "settled" or call.tool_call_id not in known:

@@ -26,9 +26,7 @@ class ToolLedgerPart(MemoryState, ToolLedger):
         state: dict[str, Any] | None = None,
     ) -> None:
         self._fence(run_id, epoch)
-        if state is not None:
-            self._progress[run_id] = copy.deepcopy(state)
-        self._keep_calls(run_id, calls)
+        self._keep_journal(run_id, calls, state)
 
     async def load_progress(self, run_id: str) -> RunProgress:
         state = self._progress.get(run_id)

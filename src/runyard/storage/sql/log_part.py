@@ -9,11 +9,11 @@ from sqlalchemy.exc import IntegrityError
 
 from runyard.ids import now_ms
 from runyard.storage.errors import EventIdConflict
-from runyard.storage.records import SettledCalls, StoredEvent
+from runyard.storage.records import LedgerWrite, StoredEvent
 from runyard.storage.sql.engine import read, write
 from runyard.storage.sql.schema import events
 from runyard.storage.sql.state import SqlState
-from runyard.storage.sql.tool_ledger_part import fence_run, write_calls
+from runyard.storage.sql.tool_ledger_part import fence_run, write_journal
 
 __all__ = ["LogPart"]
 
@@ -27,9 +27,9 @@ class LogPart(SqlState):
         events_: Sequence[StoredEvent],
         /,
         *,
-        settled: Sequence[SettledCalls] = (),
+        ledger: Sequence[LedgerWrite] = (),
     ) -> None:
-        if not events_ and not settled:
+        if not events_ and not ledger:
             return
         rows = [
             {
@@ -43,15 +43,17 @@ class LogPart(SqlState):
             for e in events_
         ]
         try:
-            if not settled and self._engine.dialect.name == "sqlite":
+            if not ledger and self._engine.dialect.name == "sqlite":
                 # SQLite writes one transaction at a time: share it with other threads' rows.
                 await self._event_rows.insert(rows)
                 return
             async with write(self._engine) as conn:
                 now = now_ms()
-                for calls in settled:  # fenced first: a stale owner's batch is refused whole
-                    await fence_run(conn, calls.run_id, calls.epoch)
-                    await write_calls(conn, calls.run_id, calls.calls, now)
+                for journaled in ledger:  # fenced first: a stale owner's batch is refused whole
+                    await fence_run(conn, journaled.run_id, journaled.epoch)
+                    await write_journal(
+                        conn, journaled.run_id, journaled.calls, journaled.state, now
+                    )
                 if rows:
                     await conn.execute(insert(events), rows)
         except IntegrityError as exc:

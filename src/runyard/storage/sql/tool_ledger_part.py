@@ -18,7 +18,7 @@ from runyard.storage.sql.schema import checkpoints, runs, tool_ledger
 from runyard.storage.sql.state import SqlState
 from runyard.storage.sql.upserts import insert_ignore, upsert
 
-__all__ = ["ToolLedgerPart", "fence_run", "progress_key", "write_calls"]
+__all__ = ["ToolLedgerPart", "fence_run", "progress_key", "write_journal"]
 
 
 def progress_key(run_id: str) -> str:
@@ -38,14 +38,9 @@ class ToolLedgerPart(SqlState):
         epoch: int,
         state: dict[str, Any] | None = None,
     ) -> None:
-        now = now_ms()
         async with write(self._engine) as conn:
             await fence_run(conn, run_id, epoch)
-            if state is not None:
-                stmt = self._upsert(checkpoints, ["key"], ["state", "expires_at", "updated_at"])
-                row = {"key": progress_key(run_id), "state": state, "expires_at": None}
-                await conn.execute(stmt, {**row, "updated_at": now})
-            await write_calls(conn, run_id, calls, now)
+            await write_journal(conn, run_id, calls, state, now_ms())
 
     async def load_progress(self, run_id: str) -> RunProgress:
         key = progress_key(run_id)
@@ -90,12 +85,20 @@ async def fence_run(conn: AsyncConnection, run_id: str, epoch: int) -> None:
     )
 
 
-async def write_calls(
-    conn: AsyncConnection, run_id: str, calls: Sequence[ToolCallEntry], now: int
+async def write_journal(
+    conn: AsyncConnection,
+    run_id: str,
+    calls: Sequence[ToolCallEntry],
+    state: dict[str, Any] | None,
+    now: int,
 ) -> None:
-    """Write the run's ledger rows: a ``started`` one only where the call has none yet, a
-    ``settled`` one over whatever it had."""
+    """Write the run's progress checkpoint (when ``state`` is given) and its ledger rows: a
+    ``started`` one only where the call has none yet, a ``settled`` one over whatever it had."""
     dialect = conn.dialect.name
+    if state is not None:
+        stmt = upsert(dialect, checkpoints, ["key"], ["state", "expires_at", "updated_at"])
+        row = {"key": progress_key(run_id), "state": state, "expires_at": None}
+        await conn.execute(stmt, {**row, "updated_at": now})
     started = [_row(run_id, c, now) for c in calls if c.state == "started"]
     settled = [_row(run_id, c, now) for c in calls if c.state == "settled"]
     if started:
