@@ -126,12 +126,13 @@ class RedactingStore(ForwardingStore):
         *,
         epoch: int,
         reason: str | None = None,
+        final_events: Sequence[StoredEvent] = (),
         snapshot: RunSnapshot | None = None,
     ) -> RunRecord:
-        # The snapshot is folded from the run's events, which their writer redacted already.
+        # The events are redacted by their writer already, and the snapshot is folded from them.
         clean = None if reason is None else self.redactor.redact(reason)
         return await self.inner.close_run(
-            run_id, status, epoch=epoch, reason=clean, snapshot=snapshot
+            run_id, status, epoch=epoch, reason=clean, final_events=final_events, snapshot=snapshot
         )
 
     async def save_checkpoint(

@@ -31,7 +31,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 
 from runyard.ids import now_ms
 from runyard.json_text import json_text
@@ -157,6 +157,30 @@ class EventWriter:
         if self._failure is not None:
             raise self._failure
 
+    async def store_last(
+        self,
+        events: Sequence[WireEvent],
+        store: Callable[[list[StoredEvent]], Awaitable[None]],
+    ) -> None:
+        """Store ``events`` (with the deltas of their runs it still holds) through ``store``
+        rather than a batch of its own, so they share a transaction with another write (a run's
+        close): everything emitted before is stored first; these are visible once ``store`` has
+        committed them. They are the writer's last: nothing is emitted after. Whatever ``store``
+        raises fails the writer (it may have committed) and is raised."""
+        await self.flush()
+        queued = [taken for event in events for taken in self._deltas.take(event)]
+        batch = []
+        for event in queued:
+            self._last_id += 1
+            batch.append((self._last_id, event))
+        rows, texts = self._rows(batch)
+        try:
+            await store(rows)
+        except Exception as exc:
+            self._fail(f"cannot persist events: {exc}", exc)
+            raise
+        await self._show(rows, texts)
+
     async def close(self) -> None:
         """Persist what is queued and what deltas are held, then stop the background task."""
         if self._failure is None:
@@ -197,6 +221,12 @@ class EventWriter:
     ) -> None:
         """Store the batch (and ``ledger``), then make it visible here and announce it to
         other replicas."""
+        rows, texts = self._rows(batch)
+        if await self._store_rows(rows, ledger):
+            await self._show(rows, texts)
+
+    def _rows(self, batch: list[tuple[int, WireEvent]]) -> tuple[list[StoredEvent], list[str]]:
+        """The batch's rows as stored (redacted), and the JSON text readers are sent."""
         created = now_ms()
         texts: list[str] = []
         rows: list[StoredEvent] = []
@@ -205,9 +235,13 @@ class EventWriter:
             clean = self._redactor.redact_data(data)
             texts.append(event_to_json(event) if clean is data else json_text(clean))
             rows.append(StoredEvent(self.thread_id, i, event.run_id, event.type, clean, created))
-        if not await self._store_rows(rows, ledger) or not batch:
+        return rows, texts
+
+    async def _show(self, rows: list[StoredEvent], texts: list[str]) -> None:
+        """Make the stored ``rows`` visible here and announce them to other replicas."""
+        if not rows:
             return
-        self._stored_id = batch[-1][0]
+        self._stored_id = rows[-1].id
         for watcher in self._watchers:
             watcher(rows)
         self._channel.append(LiveEvent(row.id, text) for row, text in zip(rows, texts, strict=True))

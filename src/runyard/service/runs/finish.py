@@ -27,6 +27,7 @@ to close (``close``): it never tells clients about a run they never saw begin.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -43,7 +44,7 @@ from runyard.service.event_log import EventLog, EventWriter
 from runyard.service.runs.active import ORCHESTRATOR_ID
 from runyard.service.runs.checkpoints import RunCheckpoints, saved_usage, waiting_sub_agents
 from runyard.service.threads.history import RunFold, store_snapshots
-from runyard.storage import RunSnapshot, RunStatus, Store
+from runyard.storage import RunSnapshot, RunStatus, Store, StoredEvent
 
 __all__ = ["RunEnding", "RunFinisher", "run_usage"]
 
@@ -122,20 +123,44 @@ class RunFinisher:
         if saved is not None and ending.usage is None:
             ending = replace(ending, usage=run_usage(saved_usage(saved)))
         if writer is not None:
-            await _log(writer, run_id, ending)
+            snapshot = await self._log_closing(writer, run_id, ending, epoch, folded)
         else:
+            snapshot = None
             # A suspended run may wait on sub-agents: they end with it, before its run-finish.
             waiting = [] if saved is None else waiting_sub_agents(saved)
             async with self.events.writer(thread_id) as own:
-                if not await self._logged(own, run_id):
+                if await self._logged(own, run_id):
+                    await self.close(run_id, ending, epoch=epoch)
+                else:
                     for agent_id, role in waiting:
                         own.emit(_sub_agent_ended(run_id, agent_id, role, ending))
-                    await _log(own, run_id, ending)
-        snapshot = None if folded is None else folded.snapshot()
-        await self.close(run_id, ending, epoch=epoch, snapshot=snapshot)
+                    await self._log_closing(own, run_id, ending, epoch, None)
         await self.checkpoints.drop(run_id)
         if snapshot is None:
             await self.snapshot(thread_id)
+
+    async def _log_closing(
+        self,
+        writer: EventWriter,
+        run_id: str,
+        ending: RunEnding,
+        epoch: int,
+        folded: RunFold | None,
+    ) -> RunSnapshot | None:
+        """Log the run's ``run-finish`` in the transaction that closes it; the snapshot stored
+        with them, if its events made it."""
+        stored: list[RunSnapshot | None] = [None]
+
+        async def close(final: list[StoredEvent]) -> None:
+            snapshot = None
+            if folded is not None:
+                folded.add(final)
+                snapshot = folded.snapshot()
+            await self.close(run_id, ending, epoch=epoch, final_events=final, snapshot=snapshot)
+            stored[0] = snapshot
+
+        await writer.store_last([ending.event(run_id)], close)
+        return stored[0]
 
     async def snapshot(self, thread_id: str) -> None:
         """Store the agent trees of the thread's newly finished runs; never fails the ending."""
@@ -159,15 +184,26 @@ class RunFinisher:
         return True
 
     async def close(
-        self, run_id: str, ending: RunEnding, *, epoch: int, snapshot: RunSnapshot | None = None
+        self,
+        run_id: str,
+        ending: RunEnding,
+        *,
+        epoch: int,
+        final_events: Sequence[StoredEvent] = (),
+        snapshot: RunSnapshot | None = None,
     ) -> None:
         """Close the run's row as ``ending`` says, forgetting its progress (no takeover can want
-        it any more) and storing ``snapshot`` in the same transaction; ``StaleLease`` when
-        ``epoch`` is not current. One write, so a close the database dropped either left the
-        run open, or closed it with nothing left behind: whoever retries finds one or the
-        other."""
+        it any more) and storing ``final_events`` and ``snapshot`` in the same transaction;
+        ``StaleLease`` when ``epoch`` is not current. One write, so a close the database dropped
+        either left the run open, or closed it with nothing left behind: whoever retries finds
+        one or the other."""
         await self.store.close_run(
-            run_id, ending.closed_as, epoch=epoch, reason=ending.reason, snapshot=snapshot
+            run_id,
+            ending.closed_as,
+            epoch=epoch,
+            reason=ending.reason,
+            final_events=final_events,
+            snapshot=snapshot,
         )
 
     async def _logged(self, writer: EventWriter, run_id: str) -> bool:
@@ -183,11 +219,6 @@ def _sub_agent_ended(
     error = ending.reason if ending.status == "error" else None
     payload = AgentCompletedPayload(role=role, result="", error=error, status=ending.status)
     return AgentCompletedEvent(run_id=run_id, agent_id=agent_id, payload=payload)
-
-
-async def _log(writer: EventWriter, run_id: str, ending: RunEnding) -> None:
-    writer.emit(ending.event(run_id))
-    await writer.flush()
 
 
 def run_usage(usage: Usage) -> RunUsage:

@@ -52,7 +52,7 @@ from runyard.service.runs.finish import RunEnding, RunFinisher, run_usage
 from runyard.service.runs.journal import StoreRunJournal
 from runyard.service.threads.history import RunFold
 from runyard.service.tools import tasks_update
-from runyard.storage import Store, database_unavailable
+from runyard.storage import StaleLease, Store, database_unavailable
 
 __all__ = ["RunSegment", "SegmentStart", "log_opening"]
 
@@ -261,16 +261,21 @@ class RunSegment:
         if ending.status == "error":
             log_failed_run(run, ending.reason, ending.error)
         run.finishing = True
-        await self.finisher.finish(
-            run.run_id,
-            run.thread_id,
-            ending,
-            epoch=run.epoch,
-            writer=writer,
-            folded=self._folded,
-            # A run's first segment asked nothing: a question suspends it, never finishes it.
-            asked=self.start.message_id is None,
-        )
+        try:
+            await self.finisher.finish(
+                run.run_id,
+                run.thread_id,
+                ending,
+                epoch=run.epoch,
+                writer=writer,
+                folded=self._folded,
+                # A run's first segment asked nothing: a question suspends it, never finishes it.
+                asked=self.start.message_id is None,
+            )
+        except StaleLease:
+            # Its close was refused, and its run-finish with it: the run is another's to end.
+            run.lose_lease()
+            logger.warning("run %s: taken over by another process; stopped", run.run_id)
 
     def _run_resumed(self, after_event_id: int) -> RunResumedEvent:
         payload = RunResumedPayload(after_event_id=after_event_id)

@@ -164,12 +164,15 @@ class RunFold:
         self.thread_id = thread_id
         self.run_id = run_id
         self._fold = LogFold()
+        self._last_id = 0
         self._broken = False
 
-    def add(self, log: Iterable[StoredEvent]) -> None:
-        """Fold a batch the writer stored; a failure only costs the ending a read of the log."""
+    def add(self, log: Sequence[StoredEvent]) -> None:
+        """Fold a batch the writer stored (once: a batch folded already is skipped); a failure
+        only costs the ending a read of the log."""
         try:
-            self._fold.add(log)
+            self._fold.add(e for e in log if e.id > self._last_id)
+            self._last_id = max([self._last_id, *(e.id for e in log)])
         except Exception:
             logger.exception(
                 "run %s: folding its events failed; its ending reads them", self.run_id

@@ -23,6 +23,7 @@ from runyard.storage.records import (
     RunSnapshot,
     RunStart,
     RunStatus,
+    StoredEvent,
 )
 from runyard.storage.run_rules import (
     RUNNING_OR_QUEUED,
@@ -148,12 +149,18 @@ class RunLedgerPart(MemoryState, RunLedger):
         *,
         epoch: int,
         reason: str | None = None,
+        final_events: Sequence[StoredEvent] = (),
         snapshot: RunSnapshot | None = None,
     ) -> RunRecord:
         check_close_status(status)
+        self._fence(run_id, epoch)  # refused before anything changes, as a rolled-back write
+        for thread_id in {e.thread_id for e in final_events}:
+            self._check_new_events(thread_id, [e for e in final_events if e.thread_id == thread_id])
         run = self._fenced_update(run_id, epoch, status=status, reason=reason, finished_at=now_ms())
         self._progress.pop(run_id, None)
         self._tool_calls.pop(run_id, None)
+        for event in final_events:
+            self._keep_event(event.thread_id, event)
         if snapshot is not None:
             self._save_snapshots(snapshot.thread_id, [snapshot])
         return run

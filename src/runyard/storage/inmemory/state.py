@@ -14,7 +14,12 @@ from dataclasses import replace
 from typing import Any
 
 from runyard.ids import now_ms
-from runyard.storage.errors import RunNotFound, StaleLease, ThreadOwnershipError
+from runyard.storage.errors import (
+    EventIdConflict,
+    RunNotFound,
+    StaleLease,
+    ThreadOwnershipError,
+)
 from runyard.storage.parts import Message
 from runyard.storage.records import (
     OPEN_RUN_STATUSES,
@@ -139,6 +144,17 @@ class MemoryState:
             seq = rows[message.id][0] if message.id in rows else next(self._seq)
             rows[message.id] = (seq, message.model_copy(deep=True))
         self._touch(thread_id)
+
+    def _check_new_events(self, thread_id: str, events: Sequence[StoredEvent]) -> None:
+        """``EventIdConflict`` when a batch of the thread's events reuses an id."""
+        log = self._events.get(thread_id, {})
+        ids = [event.id for event in events]
+        if len(set(ids)) != len(ids) or any(i in log for i in ids):
+            raise EventIdConflict(f"event id reused in thread {thread_id!r}")
+
+    def _keep_event(self, thread_id: str, event: StoredEvent) -> None:
+        log = self._events.setdefault(thread_id, {})
+        log[event.id] = replace(event, thread_id=thread_id, data=copy.deepcopy(event.data))
 
     def _save_snapshots(self, thread_id: str, snapshots: Sequence[RunSnapshot]) -> None:
         """``RunSnapshots.save_run_snapshots``, without a pause."""

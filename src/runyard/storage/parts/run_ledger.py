@@ -10,7 +10,14 @@ from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from runyard.storage.parts.conversations import Message
-from runyard.storage.records import RunQuota, RunRecord, RunSnapshot, RunStart, RunStatus
+from runyard.storage.records import (
+    RunQuota,
+    RunRecord,
+    RunSnapshot,
+    RunStart,
+    RunStatus,
+    StoredEvent,
+)
 
 __all__ = ["RunLedger"]
 
@@ -91,13 +98,16 @@ class RunLedger(Protocol):
         *,
         epoch: int,
         reason: str | None = None,
+        final_events: Sequence[StoredEvent] = (),
         snapshot: RunSnapshot | None = None,
     ) -> RunRecord:
         """Finish an open run with a final status and, in the same transaction, forget its
-        progress and tool calls (``ToolLedger.drop_progress``: a closed run is never taken over,
-        so nothing it left is wanted) and store ``snapshot`` when given
-        (``RunSnapshots.save_run_snapshots``; the caller keeps the thread's snapshots a prefix
-        of its log). ``StaleLease``/``RunNotFound`` as above, and nothing written."""
+        progress and tool calls (``ToolLedger``: a closed run is never taken over, so nothing
+        it left is wanted), append ``final_events`` to their thread's log as
+        ``EventLogStore.append_events`` does (its ``run-finish``: durable with the close, never
+        after it), and store ``snapshot`` when given (``RunSnapshots.save_run_snapshots``; the
+        caller keeps the thread's snapshots a prefix of its log). ``StaleLease``/``RunNotFound``
+        as above, ``EventIdConflict`` for an event id the log holds — and nothing written."""
         ...
 
     async def take_over(

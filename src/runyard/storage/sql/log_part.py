@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from sqlalchemy import Text, cast, func, insert, select, type_coerce
 from sqlalchemy.exc import IntegrityError
@@ -15,7 +16,24 @@ from runyard.storage.sql.schema import events
 from runyard.storage.sql.state import SqlState
 from runyard.storage.sql.tool_ledger_part import fence_run, write_journal
 
-__all__ = ["LogPart"]
+__all__ = ["LogPart", "event_rows"]
+
+
+def event_rows(
+    events_: Sequence[StoredEvent], thread_id: str | None = None
+) -> list[dict[str, Any]]:
+    """The ``events`` rows of ``events_``, in ``thread_id`` (default: each event's own)."""
+    return [
+        {
+            "thread_id": e.thread_id if thread_id is None else thread_id,
+            "id": e.id,
+            "run_id": e.run_id,
+            "type": e.type,
+            "data": e.data,
+            "created_at": e.created_at,
+        }
+        for e in events_
+    ]
 
 
 class LogPart(SqlState):
@@ -31,17 +49,7 @@ class LogPart(SqlState):
     ) -> None:
         if not events_ and not ledger:
             return
-        rows = [
-            {
-                "thread_id": thread_id,
-                "id": e.id,
-                "run_id": e.run_id,
-                "type": e.type,
-                "data": e.data,
-                "created_at": e.created_at,
-            }
-            for e in events_
-        ]
+        rows = event_rows(events_, thread_id)
         try:
             if not ledger and self._engine.dialect.name == "sqlite":
                 # SQLite writes one transaction at a time: share it with other threads' rows.

@@ -10,7 +10,13 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from runyard.ids import now_ms
-from runyard.storage.errors import RunConflict, RunNotFound, StaleLease, StorageError
+from runyard.storage.errors import (
+    EventIdConflict,
+    RunConflict,
+    RunNotFound,
+    StaleLease,
+    StorageError,
+)
 from runyard.storage.parts import Message
 from runyard.storage.records import (
     OPEN_RUN_STATUSES,
@@ -20,6 +26,7 @@ from runyard.storage.records import (
     RunSnapshot,
     RunStart,
     RunStatus,
+    StoredEvent,
 )
 from runyard.storage.run_rules import (
     RUNNING_OR_QUEUED,
@@ -31,6 +38,7 @@ from runyard.storage.run_rules import (
 )
 from runyard.storage.sql.conversations import message_rows, thread_of
 from runyard.storage.sql.engine import read, write
+from runyard.storage.sql.log_part import event_rows
 from runyard.storage.sql.schema import (
     checkpoints,
     events,
@@ -235,13 +243,33 @@ class RunsPart(SqlState):
         *,
         epoch: int,
         reason: str | None = None,
+        final_events: Sequence[StoredEvent] = (),
         snapshot: RunSnapshot | None = None,
     ) -> RunRecord:
         check_close_status(status)
         changes = {"status": status, "reason": reason, "finished_at": now_ms()}
+        try:
+            row = await self._close(run_id, epoch, changes, final_events, snapshot)
+        except IntegrityError as exc:
+            raise EventIdConflict(f"event id reused in run {run_id!r}'s thread") from exc
+        if row is None:
+            raise await self._why_not(run_id, epoch)
+        return _run(row)
+
+    async def _close(
+        self,
+        run_id: str,
+        epoch: int,
+        changes: dict[str, Any],
+        final_events: Sequence[StoredEvent],
+        snapshot: RunSnapshot | None,
+    ) -> Row[Any] | None:
+        """``close_run``'s transaction; None when the row was not open at ``epoch``."""
         async with write(self._engine) as conn:
             row = (await conn.execute(_fenced(run_id, epoch).values(changes))).one_or_none()
             if row is not None:
+                if final_events:
+                    await conn.execute(insert(events), event_rows(final_events))
                 await conn.execute(
                     delete(checkpoints).where(checkpoints.c.key == progress_key(run_id))
                 )
@@ -249,9 +277,7 @@ class RunsPart(SqlState):
                 if snapshot is not None:
                     stmt = self._upsert(run_snapshots, ["thread_id", "run_id"], SNAPSHOT_COLUMNS)
                     await conn.execute(stmt, snapshot_rows(snapshot.thread_id, [snapshot]))
-        if row is None:
-            raise await self._why_not(run_id, epoch)
-        return _run(row)
+        return row
 
     async def take_over(
         self,
