@@ -9,6 +9,7 @@ import pytest
 
 from runyard.messages import AgentMessage
 from runyard.storage import (
+    EventIdConflict,
     RunConflict,
     RunQuota,
     RunQuotaReached,
@@ -133,3 +134,43 @@ async def test_a_refused_close_stores_no_snapshot(store: Store) -> None:
     run = await store.get_run("r1")
     assert run is not None
     assert run.is_open
+
+
+async def test_a_start_holds_the_threads_plan(store: Store) -> None:
+    assert (await _start(store, "r1", "one")).plan is None
+    await store.close_run("r1", "completed", epoch=1)
+    saved = await store.save_plan("t1", {"goal": "ship", "tasks": []}, **OWNER)
+    started = await _start(store, "r2", "two")
+    assert started.plan == saved
+
+
+async def test_a_close_stores_the_runs_final_events_with_it(store: Store) -> None:
+    await _start(store, "r1", "hi")
+    await store.append_events("t1", [_event(1, "r1")])
+    finish = StoredEvent("t1", 2, "r1", "run-finish", {"type": "run-finish"}, 1)
+    await store.close_run("r1", "completed", epoch=1, final_events=[finish])
+    assert [(e.id, e.type) for e in await store.read_events("t1")] == [
+        (1, "run-start"),
+        (2, "run-finish"),
+    ]
+
+
+async def test_a_close_whose_final_event_reuses_an_id_changes_nothing(store: Store) -> None:
+    await _start(store, "r1", "hi")
+    await store.append_events("t1", [_event(1, "r1")])
+    finish = StoredEvent("t1", 1, "r1", "run-finish", {"type": "run-finish"}, 1)
+    with pytest.raises(EventIdConflict):
+        await store.close_run("r1", "completed", epoch=1, final_events=[finish])
+    run = await store.get_run("r1")
+    assert run is not None
+    assert run.is_open
+    assert [e.type for e in await store.read_events("t1")] == ["run-start"]
+
+
+async def test_a_refused_close_stores_no_final_event(store: Store) -> None:
+    await _start(store, "r1", "hi")
+    await store.take_over("r1", "other")
+    finish = StoredEvent("t1", 1, "r1", "run-finish", {"type": "run-finish"}, 1)
+    with pytest.raises(StaleLease):
+        await store.close_run("r1", "completed", epoch=1, final_events=[finish])
+    assert await store.read_events("t1") == []

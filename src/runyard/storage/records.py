@@ -184,13 +184,14 @@ class RunSnapshot:
 @dataclass(frozen=True, slots=True)
 class RunStart:
     """What a run's start (``RunLedger.start_run``) wrote and read in its one transaction: the
-    open ``run``, its ``thread`` as stored, and where the thread's log and its run snapshots
-    ended when the run opened (0 when it had none)."""
+    open ``run``, its ``thread`` as stored, where the thread's log and its run snapshots ended
+    when the run opened (0 when it had none), and the thread's ``plan`` (``PlanTier``)."""
 
     run: RunRecord
     thread: Thread
     last_event_id: int
     last_snapshot_event_id: int
+    plan: Plan | None = None
 
 
 @dataclass(frozen=True, slots=True)

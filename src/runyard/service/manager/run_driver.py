@@ -111,7 +111,7 @@ class RunDriver:
         (choice, chosen), record = agent, started.run
         run = ActiveRun(record.run_id, record.thread_id, owner, chosen, record.lease_epoch)
         if self._role != "all":
-            await self._queue_start(run, user.id, choice)
+            await self._queue_start(run, user.id, choice, started)
             return
         title_from = user.text if self._titles and started.thread.title is None else None
         opened = partial(self._first_stream, run, user, self._telemetry_of(run, choice))
@@ -122,8 +122,7 @@ class RunDriver:
                 user.id,
                 title_from,
                 choice,
-                log_end=started.last_event_id,
-                snapshots_end=started.last_snapshot_event_id,
+                started=started,
             ),
         )
 
@@ -210,10 +209,12 @@ class RunDriver:
         deps = ServiceDeps(self._store, run.agent, ORCHESTRATOR_ID, scope, self._directory)
         return {SERVICE_DEPS: deps, BACKGROUND_TASKS: run.background}
 
-    async def _queue_start(self, run: ActiveRun, message_id: str, choice: AgentChoice) -> None:
+    async def _queue_start(
+        self, run: ActiveRun, message_id: str, choice: AgentChoice, started: RunStart
+    ) -> None:
         """Log the run's opening (clients see it started), then queue it for a worker."""
-        async with self._events.writer(run.thread_id) as writer:
-            await log_opening(writer, self._store, run, message_id, choice)
+        async with self._events.writer(run.thread_id, known=started.last_event_id) as writer:
+            await log_opening(writer, run, message_id, choice, started.plan)
             await writer.flush()
         await queue_run(self._store, self._events.bus, run.run_id, "start", epoch=run.epoch)
 

@@ -22,7 +22,7 @@ from pydantic_core import to_jsonable_python
 from runyard.agent import StreamResult
 from runyard.errors import RunLimitError
 from runyard.ids import new_id
-from runyard.memory import PlanStore
+from runyard.memory import Plan
 from runyard.protocol import (
     ConfirmationRequestEvent,
     RunResumedEvent,
@@ -52,7 +52,8 @@ from runyard.service.runs.finish import RunEnding, RunFinisher, run_usage
 from runyard.service.runs.journal import StoreRunJournal
 from runyard.service.threads.history import RunFold
 from runyard.service.tools import tasks_update
-from runyard.storage import StaleLease, Store, database_unavailable
+from runyard.storage import Plan as StoredPlan
+from runyard.storage import RunStart, StaleLease, Store, database_unavailable
 
 __all__ = ["RunSegment", "SegmentStart", "log_opening"]
 
@@ -76,11 +77,11 @@ class SegmentStart:
     resumed_after: int | None = None
     """Set for a run taken over after its server died: the ``afterEventId`` of the
     ``run-resumed`` the segment opens with (``run_takeover``)."""
-    log_end: int | None = None
-    """Where the thread's log and its run snapshots ended as the run opened, when its start
-    read them (``RunStart``): the writer numbers on without reading the log's end, and a run
-    whose events follow the snapshots right away has its snapshot folded as they are stored."""
-    snapshots_end: int | None = None
+    started: RunStart | None = None
+    """What the run's start read in its transaction (a first segment's, ``RunDriver.begin``):
+    the writer numbers on from where the log ended without reading it, the thread's plan is
+    not read again, and a run whose events follow the snapshots right away has its snapshot
+    folded as they are stored."""
 
 
 class RunSegment:
@@ -111,15 +112,17 @@ class RunSegment:
     async def drive(self) -> None:
         """Run the segment to its end: suspended, or finished with ``run-finish`` persisted."""
         run = self.run
-        async with self.events.writer(run.thread_id, known=self.start.log_end) as writer:
-            if self.start.snapshots_end is not None and writer.last_id == self.start.snapshots_end:
+        started = self.start.started
+        known = None if started is None else started.last_event_id
+        async with self.events.writer(run.thread_id, known=known) as writer:
+            if started is not None and writer.last_id == started.last_snapshot_event_id:
                 self._folded = RunFold(run.thread_id, run.run_id)
                 writer.watch(self._folded.add)
             title = self._start_title()
             try:
-                if self.start.message_id is not None:
+                if self.start.message_id is not None and started is not None:
                     await log_opening(
-                        writer, self.store, run, self.start.message_id, self.start.choice
+                        writer, run, self.start.message_id, self.start.choice, started.plan
                     )
                 if self.start.resumed_after is not None:
                     writer.emit(self._run_resumed(self.start.resumed_after))
@@ -312,12 +315,17 @@ class RunSegment:
 
 
 async def log_opening(
-    writer: EventWriter, store: Store, run: ActiveRun, message_id: str, choice: AgentChoice | None
+    writer: EventWriter,
+    run: ActiveRun,
+    message_id: str,
+    choice: AgentChoice | None,
+    stored_plan: StoredPlan | None,
 ) -> None:
     """Emit what a run says before its agent does: ``run-start`` (naming the user's message and,
-    from a catalog, the agent's version and rule), then the thread's stored plan (a thread with
-    one shows its checklist again at the start of each run). The first segment says it; an
-    ``api`` replica says it for a run it queues, so the worker's segment does not."""
+    from a catalog, the agent's version and rule), then the thread's ``stored_plan`` (a thread
+    with one shows its checklist again at the start of each run; the run's start read it). The
+    first segment says it; an ``api`` replica says it for a run it queues, so the worker's
+    segment does not."""
     routed = choice if choice is not None and choice.version else None  # from a catalog
     payload = RunStartPayload(
         message_id=message_id,
@@ -326,7 +334,7 @@ async def log_opening(
         rule_id=routed.rule_id if routed else None,
     )
     writer.emit(RunStartEvent(run_id=run.run_id, agent_id=ORCHESTRATOR_ID, payload=payload))
-    plan = await PlanStore(store).get(run.owner.scope(run.thread_id))
+    plan = None if stored_plan is None else Plan.model_validate(stored_plan.data)
     if plan is not None and plan.tasks:
         writer.emit(tasks_update(run.run_id, ORCHESTRATOR_ID, plan))
 

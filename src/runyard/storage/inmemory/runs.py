@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
@@ -83,11 +84,13 @@ class RunLedgerPart(MemoryState, RunLedger):
         self._save_messages(thread_id, messages, tenant_id, resource_id)
         log = self._events.get(thread_id, {})
         snapshots = self._snapshots.get(thread_id, {}).values()
+        plan = self._plans.get(thread_id)
         return RunStart(
             run,
             thread,
             max(log, default=0),
             max((s.last_event_id for s in snapshots), default=0),
+            None if plan is None else replace(plan, data=copy.deepcopy(plan.data)),
         )
 
     def _opening(

@@ -70,8 +70,8 @@ class RunLedger(Protocol):
         ``messages`` saved as ``Conversations.save_messages`` saves them. Nothing is written
         when any of it is refused (``RunConflict``, ``RunQuotaReached``,
         ``ThreadOwnershipError``). The ``RunStart`` also says where the thread's log and its
-        run snapshots ended as the run opened, so the run's writer and its snapshot need not
-        read them again."""
+        run snapshots ended as the run opened, and holds the thread's plan, so the run need
+        not read them again."""
         ...
 
     async def get_run(self, run_id: str) -> RunRecord | None:

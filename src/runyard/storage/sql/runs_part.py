@@ -20,6 +20,7 @@ from runyard.storage.errors import (
 from runyard.storage.parts import Message
 from runyard.storage.records import (
     OPEN_RUN_STATUSES,
+    Plan,
     QueuedWork,
     RunQuota,
     RunRecord,
@@ -43,6 +44,7 @@ from runyard.storage.sql.schema import (
     checkpoints,
     events,
     messages,
+    plans,
     run_snapshots,
     runs,
     tool_ledger,
@@ -147,6 +149,8 @@ class RunsPart(SqlState):
         newest_snapshot = select(func.max(run_snapshots.c.last_event_id)).where(
             run_snapshots.c.thread_id == thread_id
         )
+        # The thread is the caller's (claimed above in the transaction): no owner join.
+        plan_of = select(plans.c.data, plans.c.updated_at).where(plans.c.thread_id == thread_id)
         for _ in range(_OPEN_ATTEMPTS):
             run = new_run(
                 run_id,
@@ -168,10 +172,12 @@ class RunsPart(SqlState):
                         await conn.execute(stmt, rows)
                     log_end = int(await conn.scalar(newest_event) or 0)
                     snapshots_end = int(await conn.scalar(newest_snapshot) or 0)
+                    plan = (await conn.execute(plan_of)).one_or_none()
             except IntegrityError as exc:
                 await self._refusal(run_id, thread_id, exc)
             else:
-                return RunStart(run, thread_of(thread), log_end, snapshots_end)
+                kept = None if plan is None else Plan(thread_id, plan.data, plan.updated_at)
+                return RunStart(run, thread_of(thread), log_end, snapshots_end, kept)
         raise RunConflict(thread_id)
 
     async def _insert_run(
