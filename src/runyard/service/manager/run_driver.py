@@ -153,6 +153,11 @@ class RunDriver:
         await queue_run(self._store, self._events.bus, run.run_id, "recover", epoch=run.lease_epoch)
         return True
 
+    async def settle_cut_off(self, run_id: str, cause: BaseException) -> None:
+        """Settle the run whose start's one write was cut off by a database outage, if that
+        write committed after all: as a run whose driver stopped (at epoch 1, where it opened)."""
+        await self._stopped_by_outage(run_id, 1, cause)
+
     async def fail_unlaunched(self, record: RunRecord, cause: BaseException) -> None:
         """Close the row of a run that never started: it logged nothing, so it says nothing.
         One stopped by a database outage is carried on from its message, if that was stored."""

@@ -149,6 +149,7 @@ class RunManager:
             lease=self.lease,
             request_rate=self.request_rate,
             tenant_limits=self.tenant_limits,
+            cut_off=self._driver.settle_cut_off,
         )
         self._confirmer = Confirmer(
             store,

@@ -12,7 +12,7 @@ suspension expired, does not block the thread: it is waited for, or ended here.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -32,6 +32,7 @@ from runyard.service.ownership.leases import LeaseTerms
 from runyard.service.ownership.suspension_expiry import end_expired, is_expired
 from runyard.service.runs.finish import RunFinisher
 from runyard.storage import (
+    DatabaseUnavailable,
     RunConflict,
     RunQuota,
     RunQuotaReached,
@@ -67,6 +68,7 @@ class RunOpener:
         lease: LeaseTerms,
         request_rate: RequestRate,
         tenant_limits: TenantLimits,
+        cut_off: Callable[[str, BaseException], Awaitable[None]],
     ) -> None:
         self._store = store
         self._directory = directory
@@ -77,6 +79,8 @@ class RunOpener:
         self._lease = lease
         self._request_rate = request_rate
         self._tenant_limits = tenant_limits
+        self._cut_off = cut_off
+        """Settles a run whose start was cut off by a database outage (it may have committed)."""
 
     @asynccontextmanager
     async def open(
@@ -135,6 +139,11 @@ class RunOpener:
             except ThreadOwnershipError as exc:
                 # Only SDK code sharing the database could have made a thread under this key.
                 raise ThreadNotFound(thread_id) from exc
+            except DatabaseUnavailable as exc:
+                # Its one write may have committed: then the run is settled as one whose
+                # driver stopped, never left open and undriven.
+                await self._cut_off(run_id, exc)
+                raise
             except RunQuotaReached as exc:
                 limited = agent_id if exc.scope == "agent" else None
                 raise ConcurrencyLimited(limited, exc.limit, CONCURRENT_RUNS_RETRY_AFTER) from exc
