@@ -25,8 +25,10 @@ summary rows (the targets, met or not on the median wall time).
 from __future__ import annotations
 
 import argparse
+import asyncio
 import compileall
 import importlib.util
+import json
 import os
 import resource
 import shutil
@@ -40,6 +42,7 @@ import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 
+from _race_http import frames, json_call, request
 from _report import Row, at_most, json_option, write_rows
 
 # The same one-tool run for each system: the model calls add(1, 2), then answers.
@@ -136,6 +139,47 @@ def _serve_ready(migrated: Path | None = None) -> float:
             server.wait(timeout=60)
 
 
+def _serve_first_run(migrated: Path) -> float:
+    """Spawn ``runyard serve`` on a copy of ``migrated``; once ``/readyz`` says 200, run one
+    chat on the default agent (the demo model calls its calculator, then answers) and return
+    the seconds from that POST to the run's end on the thread's event stream: what the first
+    request pays for whatever start-up left for later."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with tempfile.TemporaryDirectory() as home:
+        shutil.copyfile(migrated, Path(home) / "runyard.db")
+        env = {**os.environ, "RUNYARD_DATABASE_URL": f"sqlite:///{home}/runyard.db"}
+        command = [sys.executable, "-m", "runyard", "serve", "--port", str(port)]
+        server = subprocess.Popen(
+            command, cwd=home, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        try:
+            _ready(f"http://127.0.0.1:{port}/readyz", server, time.perf_counter())
+            return asyncio.run(_first_run(port))
+        finally:
+            server.terminate()
+            server.wait(timeout=60)
+
+
+async def _first_run(port: int) -> float:
+    stream = await request(port, "GET", "/v1/events/first?lastEventId=0")
+    try:
+        started = time.perf_counter()
+        body = {"message": "What is 6 * 7? Use the calculator."}
+        posted = asyncio.ensure_future(json_call(port, "POST", "/v1/chat/first", body))
+        async for frame in frames(stream):
+            event = json.loads(frame.data)
+            if event["type"] == "run-finish":
+                if event["payload"]["status"] != "completed":
+                    raise RuntimeError(f"the first run ended {event['payload']['status']}")
+                break
+        await posted
+        return time.perf_counter() - started
+    finally:
+        stream.close()
+
+
 def _migrated_database(folder: Path) -> Path:
     """A SQLite file in ``folder`` with every migration applied (before any row is timed, so
     its CPU is no row's)."""
@@ -170,6 +214,7 @@ PEERS_FIRST_RUN = (
 HELP = "`runyard --help`"
 SERVE = "`runyard serve` to `/readyz` 200"
 SERVE_RESTART = "`runyard serve` to `/readyz` 200, database migrated already (a restart)"
+FIRST_RUN_AFTER_READY = "`runyard serve`: first chat run after `/readyz` 200, POST to run's end"
 
 
 def _rows(langgraph_python: str | None, folder: Path) -> dict[str, Callable[[], float]]:
@@ -188,6 +233,7 @@ def _rows(langgraph_python: str | None, folder: Path) -> dict[str, Callable[[], 
     rows[SERVE] = _serve_ready
     migrated = _migrated_database(folder)
     rows[SERVE_RESTART] = lambda: _serve_ready(migrated)
+    rows[FIRST_RUN_AFTER_READY] = lambda: _serve_first_run(migrated)
     return rows
 
 
@@ -218,6 +264,8 @@ def _summary(wall: dict[str, float], cpu: dict[str, float]) -> list[Row]:
         rows.append(
             at_most(f"{name}, whole process", wall[name], limit, "s", _times(wall, cpu, name))
         )
+    first = wall[FIRST_RUN_AFTER_READY]  # the process's CPU is the whole serve's: not shown
+    rows.append(at_most(FIRST_RUN_AFTER_READY, first, 0.5, "s", f"{first:.2f} s"))
     return rows
 
 

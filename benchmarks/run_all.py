@@ -176,6 +176,14 @@ BENCHMARKS = (
         quick=("--repeat", "3"),
     ),
     Benchmark(
+        "loop-stalls",
+        "loop_stalls.py",
+        "event-loop stalls under the race (10 threads) with 10,000-event replays, SQLite",
+        "p99 ≤ 5 ms, max ≤ 20 ms",
+        timeout=180,
+        quick=("--seconds", "8"),
+    ),
+    Benchmark(
         "durable-steps",
         "durable_steps.py",
         "durable steps: the journal writes of one tool-calling step, SQLite",

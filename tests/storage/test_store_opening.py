@@ -20,7 +20,7 @@ from runyard.storage.migrations import (
     upgrade_to_head,
 )
 from runyard.storage.sql import SqlStore
-from runyard.storage.sql.engine import create_engine, write
+from runyard.storage.sql.engine import create_engine, schema_write
 from runyard.storage.sql.schema import metadata
 from runyard.storage.urls import parse_database_url
 
@@ -110,7 +110,7 @@ async def test_the_head_check_says_at_head_only_once_every_migration_is_applied(
     assert target is not None
     engine = create_engine(target)
     try:
-        async with write(engine) as conn:
+        async with schema_write(engine) as conn:
             assert not await conn.run_sync(at_head)  # an empty database
             await conn.run_sync(upgrade_to, "0008")
             assert not await conn.run_sync(at_head)  # one migration behind

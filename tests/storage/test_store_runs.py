@@ -24,7 +24,7 @@ from runyard.storage import (
     open_store,
 )
 from runyard.storage.migrations import upgrade_to
-from runyard.storage.sql.engine import create_engine, write
+from runyard.storage.sql.engine import create_engine, schema_write
 from runyard.storage.urls import parse_database_url
 
 NOW = 1_800_000_000_000
@@ -275,7 +275,7 @@ async def test_the_upgrade_gives_open_runs_an_expired_lease_and_closed_ones_thei
     assert url is not None
     engine = create_engine(url)
     try:
-        async with write(engine) as conn:
+        async with schema_write(engine) as conn:
             await conn.run_sync(upgrade_to, "0001")
             await conn.execute(text(_OLD_RUNS))
     finally:

@@ -12,7 +12,7 @@ from runyard.storage.inmemory import InMemoryStore
 from runyard.storage.migrations import upgrade_to_head
 from runyard.storage.protocol import Store
 from runyard.storage.sql import SqlStore
-from runyard.storage.sql.engine import create_engine, write
+from runyard.storage.sql.engine import create_engine, dispose, schema_write
 from runyard.storage.sql.exact_vectors import ExactVectorIndex
 from runyard.storage.sql.pgvector_index import PgVectorIndex
 from runyard.storage.sql.sqlite_vec_index import SqliteVecIndex
@@ -39,7 +39,7 @@ async def open_store(url: str | None = None, *, vectors: VectorMode = "auto") ->
         await _migrate(engine)
         index = await _vector_index(engine, target, vectors)
     except BaseException:
-        await engine.dispose()
+        await dispose(engine)
         raise
     return SqlStore(engine, index)
 
@@ -53,11 +53,11 @@ async def upgrade(url: str | None = None) -> None:
     try:
         await _migrate(engine)
     finally:
-        await engine.dispose()
+        await dispose(engine)
 
 
 async def _migrate(engine: AsyncEngine) -> None:
-    async with write(engine) as conn:
+    async with schema_write(engine) as conn:
         await conn.run_sync(upgrade_to_head)
 
 

@@ -22,7 +22,7 @@ from runyard.messages import AgentMessage
 from runyard.service import Owner, Threads
 from runyard.storage import EmbeddingEntry, MessageCursor, Observation, parse_database_url
 from runyard.storage.migrations import upgrade_to
-from runyard.storage.sql.engine import create_engine, read, write
+from runyard.storage.sql.engine import create_engine, read, schema_write, write
 from runyard.storage.sql.schema import metadata
 
 BOB = Owner("acme", "bob")
@@ -85,14 +85,14 @@ def _bare(value: Any) -> Any:
 async def _copy_as_revision_0001(source_url: str, target_url: str) -> None:
     source, target = _engine(source_url), _engine(target_url)
     try:
-        async with write(target) as conn:
+        async with schema_write(target) as conn:
             await conn.run_sync(upgrade_to, "0002")  # the revision before 0003
         for table in metadata.sorted_tables:
             if table.name in _LATER_TABLES:
                 continue
             columns = [c for c in table.columns if c.name not in _LATER_COLUMNS]
             async with read(source) as conn:
-                rows = [dict(r._mapping) for r in await conn.execute(select(*columns))]
+                rows = [r._asdict() for r in await conn.execute(select(*columns))]
             if rows:
                 async with write(target) as conn:
                     await conn.execute(insert(table), [_bare(row) for row in rows])

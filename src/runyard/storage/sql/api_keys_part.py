@@ -6,10 +6,10 @@ from typing import Any
 
 from sqlalchemy import Row, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from runyard.storage.errors import ApiKeyConflict
 from runyard.storage.records import ApiKey
+from runyard.storage.sql.connection import SqlConnection
 from runyard.storage.sql.engine import read, write
 from runyard.storage.sql.schema import api_keys
 from runyard.storage.sql.state import SqlState
@@ -32,7 +32,7 @@ def _api_key(row: Row[Any]) -> ApiKey:
     )
 
 
-async def _read(conn: AsyncConnection, key_id: str) -> ApiKey | None:
+async def _read(conn: SqlConnection, key_id: str) -> ApiKey | None:
     stmt = select(api_keys).where(api_keys.c.key_id == key_id)
     row = (await conn.execute(stmt)).one_or_none()
     return None if row is None else _api_key(row)

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from sqlalchemy import Row, delete, select
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from runyard.ids import now_ms
 from runyard.storage.records import AgentActivation, AgentVersion
+from runyard.storage.sql.connection import SqlConnection
 from runyard.storage.sql.engine import read, write
 from runyard.storage.sql.schema import (
     SHARED_TENANT,
@@ -123,7 +123,7 @@ class CatalogVersionsPart(SqlState):
         async with read(self._engine) as conn:
             return int((await conn.execute(stmt)).scalar_one_or_none() or 0)
 
-    async def _next_revision(self, conn: AsyncConnection) -> int:
+    async def _next_revision(self, conn: SqlConnection) -> int:
         # The row is written by the first activation: no row reads as revision 0.
         insert = insert_of(self._engine.dialect.name, catalog_revision).values(id=1, revision=1)
         stmt = insert.on_conflict_do_update(

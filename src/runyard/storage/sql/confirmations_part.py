@@ -73,7 +73,7 @@ class ConfirmationsPart(SqlState):
         )
         async with write(self._engine) as conn:
             result = await conn.execute(stmt)
-        return result.rowcount == 1
+        return bool(result.rowcount == 1)
 
     async def list_pending_confirmations(self, thread_id: str) -> list[Confirmation]:
         stmt = (

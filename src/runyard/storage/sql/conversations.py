@@ -6,11 +6,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import Row, Select, and_, delete, func, or_, select, update
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from runyard.messages import any_message_adapter
 from runyard.storage.protocol import Message
 from runyard.storage.records import MessageCursor, Thread
+from runyard.storage.sql.connection import SqlConnection
 from runyard.storage.sql.engine import read, write
 from runyard.storage.sql.schema import (
     embeddings,
@@ -210,7 +210,7 @@ def _owner_filter(thread_id: str, tenant_id: str, resource_id: str) -> tuple[Any
     )
 
 
-async def _after(conn: AsyncConnection, thread_id: str, cursor: MessageCursor) -> Any:
+async def _after(conn: SqlConnection, thread_id: str, cursor: MessageCursor) -> Any:
     """Strictly after the cursor's message; just past its time when the message is gone."""
     found = (
         await conn.execute(
@@ -227,7 +227,7 @@ async def _after(conn: AsyncConnection, thread_id: str, cursor: MessageCursor) -
     )
 
 
-async def _window(conn: AsyncConnection, stmt: Select[Any], limit: int | None) -> list[Message]:
+async def _window(conn: SqlConnection, stmt: Select[Any], limit: int | None) -> list[Message]:
     """Ascending thread order; with ``limit``, only the last ``limit`` rows."""
     if limit is None:
         ordered = stmt.order_by(messages.c.created_at, messages.c.seq)

@@ -1,6 +1,9 @@
 """Async engines for SQLite and PostgreSQL, set up for many concurrent writers.
 
-SQLite: statements run on the loop's thread (``inline_sqlite``: no thread hop per call), WAL
+SQLite: ``read`` and ``write`` lend connections of the engine's ``SqlitePool`` and run the parts'
+statements straight on the driver (``sqlite_statements``: SQLAlchemy compiles, ``sqlite3`` runs,
+no per-statement execution machinery); the engine itself (migrations) keeps SQLAlchemy's pool.
+Either way statements run on the loop's thread (``inline_sqlite``: no thread hop per call), WAL
 (readers never block the writer), a busy timeout (writers queue instead of failing, waiting in
 ``asyncio``), ``synchronous=NORMAL`` (durable at checkpoints, fast commits) and foreign keys.
 Write transactions start with ``BEGIN IMMEDIATE`` so two writers never both read and then
@@ -23,7 +26,8 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, cast
+from weakref import WeakKeyDictionary
 
 from sqlalchemy import event
 from sqlalchemy.engine import URL, Connection
@@ -34,9 +38,19 @@ from sqlalchemy.util import await_only
 from runyard.json_text import json_text
 from runyard.storage.errors import DatabaseUnavailable, StorageError
 from runyard.storage.sql import inline_sqlite
+from runyard.storage.sql.connection import SqlConnection
+from runyard.storage.sql.sqlite_pool import SqlitePool
 from runyard.storage.unavailable import connection_failed
 
-__all__ = ["BUSY_TIMEOUT_MS", "RECONNECT_SECONDS", "create_engine", "read", "write"]
+__all__ = [
+    "BUSY_TIMEOUT_MS",
+    "RECONNECT_SECONDS",
+    "create_engine",
+    "dispose",
+    "read",
+    "schema_write",
+    "write",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -45,6 +59,10 @@ RECONNECT_SECONDS = 8.0
 """How long ``read`` and ``write`` keep trying to reach a database that is away."""
 _FIRST_DELAY, _LONGEST_DELAY = 0.05, 1.0
 _BEGIN_OPTION = "runyard_sqlite_begin"
+_POOL_SIZE, _POOL_TIMEOUT = 15, 30.0
+"""SQLAlchemy's defaults (5 + 10 overflow, 30 s), which the SQLite pool keeps."""
+
+_sqlite_pools: WeakKeyDictionary[AsyncEngine, SqlitePool] = WeakKeyDictionary()
 
 
 def create_engine(url: URL) -> AsyncEngine:
@@ -56,25 +74,31 @@ def create_engine(url: URL) -> AsyncEngine:
 
 def _sqlite_engine(url: URL) -> AsyncEngine:
     assert url.database is not None  # parse_database_url refuses a SQLite URL without a file
+    busy_seconds = BUSY_TIMEOUT_MS / 1000
     engine = create_async_engine(
         url,
-        async_creator=inline_sqlite.creator(url.database, BUSY_TIMEOUT_MS / 1000),
+        async_creator=inline_sqlite.creator(url.database, busy_seconds),
         json_serializer=json_text,
+    )
+    _sqlite_pools[engine] = SqlitePool(
+        url.database,
+        engine.dialect,
+        busy_seconds=busy_seconds,
+        size=_POOL_SIZE,
+        timeout=_POOL_TIMEOUT,
     )
 
     @event.listens_for(engine.sync_engine, "connect")
     def _configure(dbapi_connection: Any, _record: Any) -> None:
-        # No busy_timeout pragma: waiting for a lock is the connection's (see inline_sqlite).
-        cursor = dbapi_connection.cursor()
-        for pragma in ("journal_mode=WAL", "synchronous=NORMAL", "foreign_keys=ON"):
-            cursor.execute(f"PRAGMA {pragma}")
-        cursor.close()
+        driver = dbapi_connection.driver_connection
+        assert isinstance(driver, inline_sqlite.InlineConnection)
+        inline_sqlite.configure(driver.driver)
 
     @event.listens_for(engine.sync_engine, "begin")
     def _begin(connection: Connection) -> None:
-        mode = connection.get_execution_options().get(_BEGIN_OPTION, "DEFERRED")
         # Straight to the driver: through SQLAlchemy's statement path (a result, its events),
         # a BEGIN cost as much as an INSERT, and every transaction has one.
+        mode = connection.get_execution_options().get(_BEGIN_OPTION, "DEFERRED")
         driver = connection.connection.driver_connection
         assert isinstance(driver, inline_sqlite.InlineConnection)
         await_only(driver.begin(mode))
@@ -83,8 +107,33 @@ def _sqlite_engine(url: URL) -> AsyncEngine:
 
 
 @asynccontextmanager
-async def write(engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
+async def write(engine: AsyncEngine) -> AsyncIterator[SqlConnection]:
     """A connection inside a write transaction, committed on success, rolled back on error."""
+    pool = _sqlite_pools.get(engine)
+    if pool is not None:
+        async with pool.transaction("IMMEDIATE") as direct:
+            yield direct
+        return
+    async with _connected(engine) as conn, conn.begin():
+        yield cast(SqlConnection, conn)
+
+
+@asynccontextmanager
+async def read(engine: AsyncEngine) -> AsyncIterator[SqlConnection]:
+    """A connection inside a read transaction (one consistent snapshot)."""
+    pool = _sqlite_pools.get(engine)
+    if pool is not None:
+        async with pool.transaction("DEFERRED") as direct:
+            yield direct
+        return
+    async with _connected(engine) as conn, conn.begin():
+        yield cast(SqlConnection, conn)
+
+
+@asynccontextmanager
+async def schema_write(engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
+    """SQLAlchemy's own connection inside a write transaction, for what needs more than
+    statements: migrations (``run_sync``), extensions and their DDL."""
     async with _connected(engine) as conn:
         if engine.dialect.name == "sqlite":
             conn = await conn.execution_options(**{_BEGIN_OPTION: "IMMEDIATE"})
@@ -92,11 +141,12 @@ async def write(engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
             yield conn
 
 
-@asynccontextmanager
-async def read(engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
-    """A connection inside a read transaction (one consistent snapshot)."""
-    async with _connected(engine) as conn, conn.begin():
-        yield conn
+async def dispose(engine: AsyncEngine) -> None:
+    """Close every connection of ``engine``, its SQLite pool's too."""
+    pool = _sqlite_pools.pop(engine, None)
+    if pool is not None:
+        pool.close()
+    await engine.dispose()
 
 
 @asynccontextmanager

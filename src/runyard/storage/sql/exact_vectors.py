@@ -10,10 +10,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import ColumnElement, select
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from runyard.storage.protocol import VectorSearch
 from runyard.storage.records import EmbeddingHit
+from runyard.storage.sql.connection import SqlConnection
 from runyard.storage.sql.engine import read
 from runyard.storage.sql.schema import embeddings
 from runyard.storage.sql.upserts import upsert
@@ -37,7 +38,7 @@ def scope_filter(query: VectorQuery) -> list[ColumnElement[bool]]:
     return terms
 
 
-async def upsert_embeddings(conn: AsyncConnection, rows: Sequence[dict[str, Any]]) -> None:
+async def upsert_embeddings(conn: SqlConnection, rows: Sequence[dict[str, Any]]) -> None:
     """Insert rows, replacing any with the same (thread, message) in place (keeping ``seq``)."""
     stmt = upsert(conn.dialect.name, embeddings, ["thread_id", "message_id"], UPDATED_COLUMNS)
     await conn.execute(stmt, list(rows))
@@ -54,7 +55,7 @@ class ExactVectorIndex:
     async def prepare(self, engine: AsyncEngine, dims: set[int]) -> None:
         """Nothing to build."""
 
-    async def write(self, conn: AsyncConnection, rows: Sequence[dict[str, Any]]) -> None:
+    async def write(self, conn: SqlConnection, rows: Sequence[dict[str, Any]]) -> None:
         """Plain upsert into the embeddings table."""
         await upsert_embeddings(conn, rows)
 

@@ -22,7 +22,7 @@ import sqlite3
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
-__all__ = ["InlineConnection", "creator"]
+__all__ = ["InlineConnection", "configure", "connect", "creator"]
 
 _T = TypeVar("_T")
 
@@ -34,12 +34,24 @@ _FIRST_DELAY, _LONGEST_DELAY = 0.0005, 0.02
 def creator(path: str, busy_seconds: float) -> Callable[[], Awaitable[InlineConnection]]:
     """The ``async_creator`` of an engine on the SQLite file at ``path``."""
 
-    async def connect() -> InlineConnection:
-        # isolation_level None: BEGIN is the engine's (it chooses DEFERRED or IMMEDIATE).
-        conn = sqlite3.connect(path, timeout=0, isolation_level=None, check_same_thread=False)
-        return InlineConnection(conn, busy_seconds)
+    async def create() -> InlineConnection:
+        return connect(path, busy_seconds)
 
-    return connect
+    return create
+
+
+def connect(path: str, busy_seconds: float) -> InlineConnection:
+    """A connection to the SQLite file at ``path``."""
+    # isolation_level None: BEGIN is the caller's (it chooses DEFERRED or IMMEDIATE).
+    conn = sqlite3.connect(path, timeout=0, isolation_level=None, check_same_thread=False)
+    return InlineConnection(conn, busy_seconds)
+
+
+def configure(conn: sqlite3.Connection) -> None:
+    """WAL (readers never block the writer), fast commits, foreign keys: every connection's."""
+    # No busy_timeout pragma: waiting for a lock is the connection's (``patiently``).
+    for pragma in ("journal_mode=WAL", "synchronous=NORMAL", "foreign_keys=ON"):
+        conn.execute(f"PRAGMA {pragma}")
 
 
 class InlineConnection:
@@ -56,8 +68,16 @@ class InlineConnection:
         return self._open
 
     @property
+    def in_transaction(self) -> bool:
+        return self._conn.in_transaction
+
+    @property
     def isolation_level(self) -> str | None:
         return self._conn.isolation_level
+
+    @property
+    def driver(self) -> sqlite3.Connection:
+        return self._conn
 
     def cursor(self) -> InlineCursor:
         return InlineCursor(self, self._conn.cursor())
@@ -65,6 +85,13 @@ class InlineConnection:
     async def begin(self, mode: str) -> None:
         """``BEGIN mode`` (``DEFERRED`` or ``IMMEDIATE``), waiting out a lock held elsewhere."""
         await self.patiently(self._conn.execute, f"BEGIN {mode}")
+
+    async def execute(self, sql: str, parameters: Sequence[Any] = ()) -> sqlite3.Cursor:
+        """Run one statement; its cursor holds the rows."""
+        return await self.patiently(self._conn.execute, sql, parameters)
+
+    async def executemany(self, sql: str, parameters: Sequence[Sequence[Any]]) -> sqlite3.Cursor:
+        return await self.patiently(self._conn.executemany, sql, parameters)
 
     async def commit(self) -> None:
         await self.patiently(self._conn.commit)

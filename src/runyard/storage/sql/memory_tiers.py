@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import Row, delete, select, update
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from runyard.ids import now_ms
 from runyard.storage.records import (
@@ -19,6 +18,7 @@ from runyard.storage.records import (
     WorkingMemory,
 )
 from runyard.storage.scopes import thread_key
+from runyard.storage.sql.connection import SqlConnection
 from runyard.storage.sql.engine import read, write
 from runyard.storage.sql.schema import (
     observation_cursors,
@@ -171,7 +171,7 @@ class MemoryTiersPart(SqlState):
         return True
 
     async def _insert_observations(
-        self, conn: AsyncConnection, thread_id: str, rows: Sequence[Observation]
+        self, conn: SqlConnection, thread_id: str, rows: Sequence[Observation]
     ) -> None:
         if not rows:
             return
@@ -245,7 +245,7 @@ class MemoryTiersPart(SqlState):
 
     async def _swap_cursor(
         self,
-        conn: AsyncConnection,
+        conn: SqlConnection,
         thread_id: str,
         cursor: MessageCursor,
         expected: MessageCursor | None,

@@ -15,12 +15,13 @@ from typing import Any
 
 from sqlalchemy import bindparam, text
 from sqlalchemy.exc import DBAPIError
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from runyard.storage.migrations import lock_schema
 from runyard.storage.protocol import VectorSearch
 from runyard.storage.records import EmbeddingHit
-from runyard.storage.sql.engine import read, write
+from runyard.storage.sql.connection import SqlConnection
+from runyard.storage.sql.engine import read, schema_write, write
 from runyard.storage.sql.exact_vectors import UPDATED_COLUMNS
 from runyard.storage.sql.schema import embeddings
 from runyard.storage.sql.vector_index import VectorQuery
@@ -58,7 +59,7 @@ class PgVectorIndex:
     async def open(cls, engine: AsyncEngine) -> PgVectorIndex | None:
         """The index, or None (logged) when this database cannot load pgvector."""
         try:
-            async with write(engine) as conn:
+            async with schema_write(engine) as conn:
                 await conn.run_sync(lock_schema)
                 await conn.execute(text("CREATE EXTENSION IF NOT EXISTS vector"))
                 await conn.execute(
@@ -87,12 +88,12 @@ class PgVectorIndex:
         """Build the HNSW index of each new vector length (once per length and database)."""
         for n in sorted(dims - self._indexed_dims):
             if n <= _HNSW_MAX_DIMS:
-                async with write(engine) as conn:
+                async with schema_write(engine) as conn:
                     await conn.run_sync(lock_schema)
                     await conn.execute(text(_index_ddl(n)))
             self._indexed_dims.add(n)
 
-    async def write(self, conn: AsyncConnection, rows: Sequence[dict[str, Any]]) -> None:
+    async def write(self, conn: SqlConnection, rows: Sequence[dict[str, Any]]) -> None:
         """Upsert rows with their ``embedding`` column in the same statement."""
         await conn.execute(_UPSERT, [{**r, "embedding": _literal(r["vector"])} for r in rows])
 

@@ -7,7 +7,6 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, Row, and_, case, delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from runyard.ids import now_ms
 from runyard.storage.errors import (
@@ -37,6 +36,7 @@ from runyard.storage.run_rules import (
     lease_end,
     new_run,
 )
+from runyard.storage.sql.connection import SqlConnection
 from runyard.storage.sql.conversations import message_rows, thread_of
 from runyard.storage.sql.engine import read, write
 from runyard.storage.sql.log_part import event_rows
@@ -181,7 +181,7 @@ class RunsPart(SqlState):
         raise RunConflict(thread_id)
 
     async def _insert_run(
-        self, conn: AsyncConnection, run: RunRecord, quota: RunQuota | None
+        self, conn: SqlConnection, run: RunRecord, quota: RunQuota | None
     ) -> None:
         """Insert the open ``run`` within ``quota``; the indexes refuse a second open run of its
         thread (``IntegrityError``)."""
@@ -189,7 +189,7 @@ class RunsPart(SqlState):
             await self._check_quota(conn, quota, run)
         await conn.execute(insert(runs).values(_run_values(run)))
 
-    async def _check_quota(self, conn: AsyncConnection, quota: RunQuota, run: RunRecord) -> None:
+    async def _check_quota(self, conn: SqlConnection, quota: RunQuota, run: RunRecord) -> None:
         """Count the tenant's running runs inside the opening transaction. SQLite's write
         transactions already take turns; on PostgreSQL a lock per tenant makes racing openers
         queue, so each counts what the one before it inserted (READ COMMITTED reads anew). A
@@ -272,7 +272,9 @@ class RunsPart(SqlState):
     ) -> Row[Any] | None:
         """``close_run``'s transaction; None when the row was not open at ``epoch``."""
         async with write(self._engine) as conn:
-            row = (await conn.execute(_fenced(run_id, epoch).values(changes))).one_or_none()
+            row: Row[Any] | None = (
+                await conn.execute(_fenced(run_id, epoch).values(changes))
+            ).one_or_none()
             if row is not None:
                 if final_events:
                     await conn.execute(insert(events), event_rows(final_events))

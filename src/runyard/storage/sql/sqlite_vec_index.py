@@ -23,10 +23,11 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from runyard.storage.protocol import VectorSearch
 from runyard.storage.records import EmbeddingHit
+from runyard.storage.sql.connection import SqlConnection
 from runyard.storage.sql.exact_vectors import upsert_embeddings
 from runyard.storage.sql.sqlite_vec_connection import connect, fetch, transaction
 from runyard.storage.sql.vector_index import VectorQuery
@@ -84,7 +85,7 @@ class SqliteVecIndex:
     async def prepare(self, engine: AsyncEngine, dims: set[int]) -> None:
         """Nothing to build before a write."""
 
-    async def write(self, conn: AsyncConnection, rows: Sequence[dict[str, Any]]) -> None:
+    async def write(self, conn: SqlConnection, rows: Sequence[dict[str, Any]]) -> None:
         """Plain upsert into the embeddings table (the side table follows after commit)."""
         await upsert_embeddings(conn, rows)
 

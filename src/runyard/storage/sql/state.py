@@ -7,12 +7,13 @@ from functools import cache
 from typing import Any
 
 from sqlalchemy import Row, Table, and_, bindparam, case, select, update
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlalchemy.sql.dml import Insert
 from sqlalchemy.sql.elements import BindParameter
 
 from runyard.ids import now_ms
 from runyard.storage.errors import ThreadOwnershipError
+from runyard.storage.sql.connection import SqlConnection
 from runyard.storage.sql.grouped_event_inserts import GroupedEventInserts
 from runyard.storage.sql.schema import threads
 from runyard.storage.sql.upserts import insert_ignore, insert_of, upsert
@@ -56,7 +57,7 @@ class SqlState:
     def _upsert(self, table: Table, keys: Sequence[str], columns: Sequence[str]) -> Insert:
         return upsert(self._engine.dialect.name, table, keys, columns)
 
-    async def _owner(self, conn: AsyncConnection, thread_id: str) -> tuple[str, str] | None:
+    async def _owner(self, conn: SqlConnection, thread_id: str) -> tuple[str, str] | None:
         row = (
             await conn.execute(
                 select(threads.c.tenant_id, threads.c.resource_id).where(threads.c.id == thread_id)
@@ -65,12 +66,12 @@ class SqlState:
         return None if row is None else (row.tenant_id, row.resource_id)
 
     async def _owned(
-        self, conn: AsyncConnection, thread_id: str, tenant_id: str, resource_id: str
+        self, conn: SqlConnection, thread_id: str, tenant_id: str, resource_id: str
     ) -> bool:
         return await self._owner(conn, thread_id) == (tenant_id, resource_id)
 
     async def _claim(
-        self, conn: AsyncConnection, thread_id: str, tenant_id: str, resource_id: str
+        self, conn: SqlConnection, thread_id: str, tenant_id: str, resource_id: str
     ) -> None:
         """Create the thread for this owner when missing; another owner's raises."""
         now = now_ms()
@@ -89,7 +90,7 @@ class SqlState:
 
     async def _claim_touched(
         self,
-        conn: AsyncConnection,
+        conn: SqlConnection,
         thread_id: str,
         tenant_id: str,
         resource_id: str,
@@ -108,12 +109,12 @@ class SqlState:
             "p_now": now_ms(),
         }
         stmt = _claim_touched_statement(self._engine.dialect.name, tuple(changes))
-        row = (await conn.execute(stmt, params)).one_or_none()
+        row: Row[Any] | None = (await conn.execute(stmt, params)).one_or_none()
         if row is None:
             raise ThreadOwnershipError(f"thread {thread_id!r} belongs to another owner")
         return row
 
-    async def _touch(self, conn: AsyncConnection, thread_id: str) -> None:
+    async def _touch(self, conn: SqlConnection, thread_id: str) -> None:
         now = now_ms()
         await conn.execute(
             update(threads)

@@ -11,6 +11,7 @@ from runyard.storage.sql.checkpoints_part import CheckpointsPart
 from runyard.storage.sql.confirmations_part import ConfirmationsPart
 from runyard.storage.sql.conversations import ConversationsPart
 from runyard.storage.sql.embeddings_part import EmbeddingsPart
+from runyard.storage.sql.engine import dispose
 from runyard.storage.sql.log_part import LogPart
 from runyard.storage.sql.memory_tiers import MemoryTiersPart
 from runyard.storage.sql.rate_counters_part import RateCountersPart
@@ -55,4 +56,4 @@ class SqlStore(
     async def close(self) -> None:
         """Close the vector index and dispose of the engine's connections."""
         await self._vectors.close()
-        await self._engine.dispose()
+        await dispose(self._engine)

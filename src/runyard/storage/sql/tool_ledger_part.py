@@ -8,11 +8,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import select, update
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from runyard.ids import now_ms
 from runyard.storage.errors import RunNotFound, StaleLease
 from runyard.storage.records import OPEN_RUN_STATUSES, RunProgress, ToolCallEntry
+from runyard.storage.sql.connection import SqlConnection
 from runyard.storage.sql.engine import read, write
 from runyard.storage.sql.schema import checkpoints, runs, tool_ledger
 from runyard.storage.sql.state import SqlState
@@ -58,7 +58,7 @@ class ToolLedgerPart(SqlState):
         return RunProgress(state, calls)
 
 
-async def fence_run(conn: AsyncConnection, run_id: str, epoch: int) -> None:
+async def fence_run(conn: SqlConnection, run_id: str, epoch: int) -> None:
     """Hold the run's row for this transaction if it is open at ``epoch``, else raise
     (``StaleLease``; ``RunNotFound`` when unknown).
 
@@ -86,7 +86,7 @@ async def fence_run(conn: AsyncConnection, run_id: str, epoch: int) -> None:
 
 
 async def write_journal(
-    conn: AsyncConnection,
+    conn: SqlConnection,
     run_id: str,
     calls: Sequence[ToolCallEntry],
     state: dict[str, Any] | None,

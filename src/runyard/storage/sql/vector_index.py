@@ -11,10 +11,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from runyard.storage.protocol import VectorSearch
 from runyard.storage.records import EmbeddingHit
+from runyard.storage.sql.connection import SqlConnection
 
 __all__ = ["VectorIndex", "VectorQuery"]
 
@@ -42,7 +43,7 @@ class VectorIndex(Protocol):
         """Before a write of vectors of these lengths, outside its transaction."""
         ...
 
-    async def write(self, conn: AsyncConnection, rows: Sequence[dict[str, Any]]) -> None:
+    async def write(self, conn: SqlConnection, rows: Sequence[dict[str, Any]]) -> None:
         """Upsert embedding rows (the table's columns) inside the caller's transaction."""
         ...
 
