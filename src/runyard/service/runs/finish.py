@@ -7,13 +7,13 @@ whose checkpoint expired. Each does the same five things, here, in this order:
 
 1. answer the run's pending confirmations ``{"approved": false, "reason"}`` — nobody may resume
    it any more (its driver's first segment skips this: it asked nothing);
-2. log its ``run-finish`` and wait until it is durable — once: a finish from outside the driver
-   that finds the run's ``run-finish`` already last in the log (a finish that failed half-way,
-   retried) does not log another;
-3. close its row with the caller's lease epoch (``StaleLease`` when the run was taken over
-   meanwhile: the new owner ends it), forgetting its progress and tool calls (``ToolLedger``) in
-   the same transaction — and, when its driver folded the run's events as it stored them
-   (``RunFold``), storing the run's agent-tree snapshot in it too;
+2. log its ``run-finish`` — once: a finish from outside the driver that finds the run's
+   ``run-finish`` already last in the log (a finish that failed half-way, retried) does not log
+   another — in the one transaction that also
+3. closes its row with the caller's lease epoch (``StaleLease`` when the run was taken over
+   meanwhile: the new owner ends it, and nothing of the transaction is stored) and forgets its
+   progress and tool calls (``ToolLedger``) — and, when its driver folded the run's events as
+   it stored them (``RunFold``), stores the run's agent-tree snapshot too;
 4. drop its checkpoint, through the agents;
 5. otherwise, store the thread's agent-tree snapshots of its newly finished runs from the log
    (``store_snapshots``) — a failure here only costs the next history read a fold, which

@@ -4,8 +4,9 @@ A segment streams the agent and turns every chunk into wire events on the thread
 ends is the runtime's verdict on the stream's ``finish`` chunk (plus, for a cancel, the reason
 only the service knows: the user, or a shutdown). The run suspends (confirmations stored,
 ``confirmation-request`` events, status ``suspended``; no ``run-finish``), or it is finished the
-one way every run is (``run_finish``): ``run-finish`` persisted, *then* the row closed, so a run
-is never reported finished before its last event is durable. Background sub-agents the segment
+one way every run is (``RunFinisher``): every earlier event persisted, then ``run-finish`` stored
+in the transaction that closes the row, so a run is never reported finished before its last
+event is durable, nor closed without it. Background sub-agents the segment
 started are settled before either (awaited, or stopped when the run was cancelled or failed).
 """
 
