@@ -9,6 +9,10 @@ Either way statements run on the loop's thread (``inline_sqlite``: no thread hop
 Write transactions start with ``BEGIN IMMEDIATE`` so two writers never both read and then
 fail to upgrade their lock (SQLite's "database is locked" despite the busy timeout).
 
+PostgreSQL: ``read`` and ``write`` take a connection of SQLAlchemy's pool and run the
+transaction and its statements on asyncpg itself (``postgres_statements``). ``schema_write``
+(migrations, extensions) is SQLAlchemy's own connection on either backend.
+
 Both write JSON columns with ``runyard.json_text``, the writer of the wire codec: compact, NUL
 kept as ``\\u0000``, lone surrogates as U+FFFD. So every JSON value either backend can store,
 the other stores too, and the event log keeps the very text clients got live.
@@ -16,13 +20,14 @@ the other stores too, and the event log keeps the very text clients got live.
 ``read`` and ``write`` wait out a database that is briefly away (a restart, a fail-over): taking
 the connection is retried with a bounded backoff, for at most ``RECONNECT_SECONDS`` — well under
 a run's lease, so a driver that still cannot write stops in time for a takeover. Only taking the
-connection is retried, where nothing was sent yet; a connection lost *during* a transaction is
+connection (and, on PostgreSQL, its BEGIN) is retried, where nothing was written yet; a connection lost *during* a transaction is
 raised (it may have committed). Either way the caller gets ``DatabaseUnavailable``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -39,7 +44,8 @@ from runyard.json_text import json_text
 from runyard.storage.errors import DatabaseUnavailable, StorageError
 from runyard.storage.sql import inline_sqlite
 from runyard.storage.sql.connection import SqlConnection
-from runyard.storage.sql.sqlite_pool import SqlitePool
+from runyard.storage.sql.postgres_statements import PostgresConnection, translated
+from runyard.storage.sql.sqlite_pool import BeginMode, SqlitePool
 from runyard.storage.unavailable import connection_failed
 
 __all__ = [
@@ -59,8 +65,12 @@ RECONNECT_SECONDS = 8.0
 """How long ``read`` and ``write`` keep trying to reach a database that is away."""
 _FIRST_DELAY, _LONGEST_DELAY = 0.05, 1.0
 _BEGIN_OPTION = "runyard_sqlite_begin"
-_POOL_SIZE, _POOL_TIMEOUT = 15, 30.0
-"""SQLAlchemy's defaults (5 + 10 overflow, 30 s), which the SQLite pool keeps."""
+_POOL_SIZE, _POOL_OVERFLOW, _POOL_TIMEOUT = 15, 5, 30.0
+"""Connections kept open, more opened under a burst (closed as they come back), and how long a
+transaction waits for one. SQLAlchemy's default keeps 5 open: with more transactions than that
+in flight, which a busy replica always has, PostgreSQL connections were opened and closed all
+the time, each paying a TLS attempt, authentication and the driver's type introspection (half
+the server's CPU per run in the service race). SQLite's pool keeps all 20 it may open."""
 
 _sqlite_pools: WeakKeyDictionary[AsyncEngine, SqlitePool] = WeakKeyDictionary()
 
@@ -69,7 +79,12 @@ def create_engine(url: URL) -> AsyncEngine:
     """An engine for ``url`` (already mapped to ``sqlite+aiosqlite`` or ``postgresql+asyncpg``)."""
     if url.get_backend_name() == "sqlite":
         return _sqlite_engine(url)
-    return create_async_engine(url, pool_pre_ping=True, json_serializer=json_text)
+    # No pre-ping: it cost three round trips per transaction. ``read`` and ``write`` begin
+    # their transaction first thing, and a pooled connection that answers BEGIN with a lost
+    # connection is dropped and another taken (_begin_postgres): the ping, for free.
+    return create_async_engine(
+        url, json_serializer=json_text, pool_size=_POOL_SIZE, max_overflow=_POOL_OVERFLOW
+    )
 
 
 def _sqlite_engine(url: URL) -> AsyncEngine:
@@ -84,7 +99,7 @@ def _sqlite_engine(url: URL) -> AsyncEngine:
         url.database,
         engine.dialect,
         busy_seconds=busy_seconds,
-        size=_POOL_SIZE,
+        size=_POOL_SIZE + _POOL_OVERFLOW,
         timeout=_POOL_TIMEOUT,
     )
 
@@ -109,25 +124,88 @@ def _sqlite_engine(url: URL) -> AsyncEngine:
 @asynccontextmanager
 async def write(engine: AsyncEngine) -> AsyncIterator[SqlConnection]:
     """A connection inside a write transaction, committed on success, rolled back on error."""
-    pool = _sqlite_pools.get(engine)
-    if pool is not None:
-        async with pool.transaction("IMMEDIATE") as direct:
-            yield direct
-        return
-    async with _connected(engine) as conn, conn.begin():
-        yield cast(SqlConnection, conn)
+    async with _transaction(engine, "IMMEDIATE") as conn:
+        yield conn
 
 
 @asynccontextmanager
 async def read(engine: AsyncEngine) -> AsyncIterator[SqlConnection]:
     """A connection inside a read transaction (one consistent snapshot)."""
+    async with _transaction(engine, "DEFERRED") as conn:
+        yield conn
+
+
+@asynccontextmanager
+async def _transaction(engine: AsyncEngine, sqlite_mode: BeginMode) -> AsyncIterator[SqlConnection]:
+    """The direct path of ``engine``'s backend: its SQLite pool, or asyncpg on PostgreSQL; an
+    engine made elsewhere (a test's) gets SQLAlchemy's own connection."""
     pool = _sqlite_pools.get(engine)
     if pool is not None:
-        async with pool.transaction("DEFERRED") as direct:
+        async with pool.transaction(sqlite_mode) as direct:
             yield direct
-        return
-    async with _connected(engine) as conn, conn.begin():
-        yield cast(SqlConnection, conn)
+    elif engine.dialect.driver == "asyncpg":
+        async with _postgres_transaction(engine) as postgres:
+            yield postgres
+    else:
+        async with _connected(engine) as conn, conn.begin():
+            yield cast(SqlConnection, conn)
+
+
+@asynccontextmanager
+async def _postgres_transaction(engine: AsyncEngine) -> AsyncIterator[PostgresConnection]:
+    """A pooled connection inside an asyncpg transaction, its statements run by asyncpg
+    (``postgres_statements``); the errors of a database that is away, as ``_connected``'s."""
+    async with _unavailable_as_such():
+        conn, driver, adapter, transaction = await _begin_postgres(engine)
+        try:
+            yield PostgresConnection(driver, adapter, engine.dialect)
+        except BaseException:
+            try:
+                await transaction.rollback()
+            except Exception:  # the connection is gone with its transaction: not reused
+                await _drop(conn)
+            raise
+        else:
+            try:
+                await transaction.commit()
+            except Exception as exc:
+                error = translated(exc, adapter, engine.dialect, "COMMIT", ())
+                if connection_failed(error):
+                    await _drop(conn)
+                raise error from exc
+        finally:
+            await conn.close()
+
+
+async def _begin_postgres(engine: AsyncEngine) -> tuple[AsyncConnection, Any, Any, Any]:
+    """A pooled connection with a transaction begun on it. A connection that answers BEGIN
+    with a lost connection (the database restarted since it was pooled) is dropped and the
+    next one taken, for at most ``RECONNECT_SECONDS``."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + RECONNECT_SECONDS
+    while True:
+        conn = await _connect(engine)
+        raw = await conn.get_raw_connection()
+        driver, adapter = raw.driver_connection, raw.dbapi_connection
+        assert driver is not None
+        try:
+            transaction = driver.transaction()  # raises at once on a connection known closed
+            await transaction.start()
+        except Exception as exc:
+            error = translated(exc, adapter, engine.dialect, "BEGIN", ())
+            await _drop(conn)
+            await conn.close()
+            if not connection_failed(error) or loop.time() > deadline:
+                raise error from exc
+            logger.warning("a pooled connection was lost, taking another: %s", error)
+            continue
+        return conn, driver, adapter, transaction
+
+
+async def _drop(conn: AsyncConnection) -> None:
+    """Invalidate ``conn``: the pool closes it instead of lending it again."""
+    with contextlib.suppress(Exception):
+        await conn.invalidate()
 
 
 @asynccontextmanager
@@ -151,16 +229,23 @@ async def dispose(engine: AsyncEngine) -> None:
 
 @asynccontextmanager
 async def _connected(engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
-    """A checked connection (the pool pings it), taken again while the database is away; the
-    driver's error for a database that stayed away, or a connection lost mid-way, becomes
-    ``DatabaseUnavailable``, and so does a pool that stayed full past its timeout (an overload:
-    worth trying again later, never a 500)."""
-    try:
+    """A pooled connection, taken again while the database is away; errors as
+    ``_unavailable_as_such`` says."""
+    async with _unavailable_as_such():
         conn = await _connect(engine)
         try:
             yield conn
         finally:
             await conn.close()
+
+
+@asynccontextmanager
+async def _unavailable_as_such() -> AsyncIterator[None]:
+    """The driver's error for a database that stayed away, or a connection lost mid-way,
+    becomes ``DatabaseUnavailable``, and so does a pool that stayed full past its timeout (an
+    overload: worth trying again later, never a 500)."""
+    try:
+        yield
     except PoolTimeout as exc:
         raise DatabaseUnavailable(f"every pooled connection stayed busy: {exc}") from exc
     except Exception as exc:

@@ -3,7 +3,7 @@
 SQLAlchemy's pool, with its transaction machinery, cost ~100 µs of CPU per transaction, and a
 run opens about twenty. A SQLite connection is a file handle, so this pool is a list: a
 transaction takes an idle connection (or opens one, up to ``size``), begins, lends it as a
-``DirectConnection``, commits or rolls back, and puts it back. When every connection is lent,
+``SqliteConnection``, commits or rolls back, and puts it back. When every connection is lent,
 a transaction waits for one, for at most ``timeout`` seconds, then raises
 ``DatabaseUnavailable`` (an overload: worth trying again, never a 500), as the engine's pool did.
 
@@ -24,7 +24,7 @@ from sqlalchemy.exc import DBAPIError
 
 from runyard.storage.errors import DatabaseUnavailable
 from runyard.storage.sql import inline_sqlite
-from runyard.storage.sql.sqlite_statements import DirectConnection
+from runyard.storage.sql.sqlite_statements import SqliteConnection
 
 __all__ = ["SqlitePool"]
 
@@ -48,14 +48,14 @@ class SqlitePool:
         self._closed = False
 
     @asynccontextmanager
-    async def transaction(self, mode: BeginMode) -> AsyncIterator[DirectConnection]:
+    async def transaction(self, mode: BeginMode) -> AsyncIterator[SqliteConnection]:
         """A connection inside a transaction begun ``mode``: committed when the block ends,
         rolled back when it raises."""
         conn = await self._take()
         healthy = False
         try:
             await _driver_call(conn.begin(mode), f"BEGIN {mode}")
-            yield DirectConnection(conn, self._dialect)
+            yield SqliteConnection(conn, self._dialect)
             await _driver_call(conn.commit(), "COMMIT")
             healthy = True
         finally:

@@ -1,14 +1,5 @@
-"""SQLite statements executed straight on the driver: SQLAlchemy compiles, ``sqlite3`` runs.
-
-Through ``AsyncConnection.execute`` a statement cost 100 to 250 µs of CPU above what SQLite took to
-run it (a greenlet per call, an execution context, the async adapter's cursor, result metadata),
-whatever the statement, and a run makes dozens (docs/benchmarks.md, "Service race"). Here the
-parts' statements are still SQLAlchemy Core, compiled by SQLAlchemy's SQLite dialect once per
-shape (its cache key) into the SQL text, the order of its parameters and the types' converters;
-each execution then only fills in the parameters, runs ``sqlite3`` on the loop's thread
-(``inline_sqlite``: a lock held elsewhere is waited out in ``asyncio``) and converts the rows.
-What SQLAlchemy's execution adds that the parts do not use (column defaults computed in Python,
-``insertmanyvalues`` batches, ORM events) is refused here, not silently skipped.
+"""SQLite's side of ``direct_statements``: a transaction's statements run by ``sqlite3`` on the
+loop's thread (``inline_sqlite``: a lock held elsewhere is waited out in ``asyncio``).
 
 Errors keep SQLAlchemy's classes (``IntegrityError``, ``OperationalError``, …, the driver's
 error as ``orig``), so the parts catch them as on PostgreSQL.
@@ -17,100 +8,19 @@ error as ``orig``), so the parts catch them as on PostgreSQL.
 from __future__ import annotations
 
 import sqlite3
-from collections import namedtuple
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 from sqlalchemy.engine import Dialect
-from sqlalchemy.exc import DBAPIError, InvalidRequestError, MultipleResultsFound, NoResultFound
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.sql.base import Executable
-from sqlalchemy.sql.compiler import SQLCompiler
-from sqlalchemy.sql.elements import ClauseElement
 
+from runyard.storage.sql.direct_statements import DirectResult, statements
 from runyard.storage.sql.inline_sqlite import InlineConnection
 
-__all__ = ["DirectConnection", "DirectResult"]
-
-_CACHE_LIMIT = 1000
-"""Compiled shapes kept per dialect; the parts have a few hundred, so the limit only guards
-against a statement that embeds its values (no cache key), which is compiled every time."""
-
-_Convert = Callable[[Any], Any] | None
-_Bind = tuple[str, _Convert]
+__all__ = ["SqliteConnection"]
 
 
-@dataclass(frozen=True, slots=True)
-class _Compiled:
-    compiled: SQLCompiler
-    sql: str
-    binds: tuple[_Bind, ...]
-    """Each positional parameter's name and its type's converter (None: as it is)."""
-    expands: bool
-    """``IN`` lists and other parameters rendered at execution: the SQL depends on the values."""
-    row: type[tuple[Any, ...]] | None
-    """The rows' type (fields named as SQLAlchemy names them), None when SQLAlchemy knows no
-    columns (no result, or textual SQL)."""
-    converts: tuple[_Convert, ...]
-
-
-def _row_type(names: Sequence[str]) -> type[tuple[Any, ...]]:
-    # rename: two columns of one name (or a name namedtuple refuses) get positional names.
-    return namedtuple("Row", names, rename=True)
-
-
-def _compile(dialect: Dialect, statement: ClauseElement, keys: list[str], many: bool) -> _Compiled:
-    key = statement._generate_cache_key()
-    compiled: SQLCompiler = dialect.statement_compiler(
-        dialect, statement, cache_key=key, column_keys=keys, for_executemany=many
-    )
-    if compiled.insert_prefetch or compiled.update_prefetch:
-        raise InvalidRequestError("column defaults computed in Python are not supported here")
-    processors = compiled._bind_processors
-    binds = _binds(compiled.positiontup, processors)
-    columns = compiled._result_columns
-    row = _row_type([c.keyname for c in columns]) if columns else None
-    converts = tuple(c.type._cached_result_processor(dialect, None) for c in columns)
-    expands = bool(compiled.literal_execute_params or compiled.post_compile_params)
-    return _Compiled(compiled, compiled.string, binds, expands, row, converts)
-
-
-def _binds(names: Sequence[str] | None, processors: Mapping[str, Any]) -> tuple[_Bind, ...]:
-    return tuple((name, cast(_Convert, processors.get(name))) for name in names or ())
-
-
-class _Statements:
-    """The compiled shapes of one dialect, by cache key."""
-
-    def __init__(self, dialect: Dialect) -> None:
-        self._dialect = dialect
-        self._shapes: dict[Any, _Compiled] = {}
-
-    def of(self, statement: ClauseElement, keys: list[str], many: bool) -> tuple[_Compiled, Any]:
-        """The compiled shape of ``statement`` and the values its cache key extracted."""
-        key = statement._generate_cache_key()
-        if key is None:
-            return _compile(self._dialect, statement, keys, many), None
-        shape = (key.key, tuple(keys), many)
-        found = self._shapes.get(shape)
-        if found is None:
-            if len(self._shapes) >= _CACHE_LIMIT:
-                self._shapes.clear()
-            found = self._shapes[shape] = _compile(self._dialect, statement, keys, many)
-        return found, key.bindparams
-
-
-_STATEMENTS: dict[int, _Statements] = {}
-
-
-def _statements(dialect: Dialect) -> _Statements:
-    found = _STATEMENTS.get(id(dialect))
-    if found is None or found._dialect is not dialect:
-        found = _STATEMENTS[id(dialect)] = _Statements(dialect)
-    return found
-
-
-class DirectConnection:
+class SqliteConnection:
     """A SQLite connection inside one transaction, with the face of ``SqlConnection``."""
 
     __slots__ = ("_conn", "_dialect", "_statements")
@@ -118,116 +28,30 @@ class DirectConnection:
     def __init__(self, conn: InlineConnection, dialect: Dialect) -> None:
         self._conn = conn
         self._dialect = dialect
-        self._statements = _statements(dialect)
+        self._statements = statements(dialect)
 
     @property
     def dialect(self) -> Dialect:
         return self._dialect
 
     async def execute(self, statement: Executable, parameters: Any = None) -> DirectResult:
-        assert isinstance(statement, ClauseElement)
-        many_rows: list[Any] = (
-            parameters if isinstance(parameters, list) else [parameters] if parameters else []
-        )
-        many = len(many_rows) > 1
-        keys = sorted(many_rows[0]) if many_rows else []
-        shape, extracted = self._statements.of(statement, keys, many)
-        compiled = shape.compiled
-        values = [
-            compiled.construct_params(
-                row, extracted_parameters=extracted, escape_names=False, _no_postcompile=True
-            )
-            for row in (many_rows or [None])
-        ]
-        sql, binds = shape.sql, shape.binds
-        if shape.expands:
-            if many:
-                raise InvalidRequestError("expanding parameters can't be used with executemany")
-            expanded = compiled._process_parameters_for_postcompile(values[0])
-            processors = {**compiled._bind_processors, **expanded.processors}
-            sql, values = expanded.statement, [dict(expanded.parameters)]
-            binds = _binds(expanded.positiontup, processors)
-        rows = [
-            tuple(
-                value[name] if convert is None else convert(value[name]) for name, convert in binds
-            )
-            for value in values
-        ]
+        bound = self._statements.bind(statement, parameters)
         try:
-            if many:
-                cursor = await self._conn.executemany(sql, list(rows))
+            if bound.many:
+                cursor = await self._conn.executemany(bound.sql, bound.values)
             else:
-                cursor = await self._conn.execute(sql, rows[0])
-            fetched = cursor.fetchall() if cursor.description is not None else []
+                cursor = await self._conn.execute(bound.sql, bound.values[0])
+            described = cursor.description
+            fetched = cursor.fetchall() if described is not None else []
         except sqlite3.Error as exc:
-            raise DBAPIError.instance(sql, rows, exc, sqlite3.Error, dialect=self._dialect) from exc
-        return DirectResult(_rows(shape, cursor, fetched), cursor.rowcount)
+            raise DBAPIError.instance(
+                bound.sql, bound.values, exc, sqlite3.Error, dialect=self._dialect
+            ) from exc
+        names = [d[0] for d in described or ()]
+        return bound.result(fetched, cursor.rowcount, names)
 
     async def scalar(self, statement: Executable) -> Any:
         return (await self.execute(statement)).scalar()
 
     async def scalars(self, statement: Executable) -> list[Any]:
         return (await self.execute(statement)).scalars()
-
-
-def _rows(shape: _Compiled, cursor: sqlite3.Cursor, fetched: list[Any]) -> list[Any]:
-    if not fetched:
-        return []
-    if shape.row is None:  # textual SQL: SQLAlchemy knew no columns, the driver names them
-        make = _row_type([d[0] for d in cursor.description])._make  # type: ignore[attr-defined]
-        return [make(row) for row in fetched]
-    make, converts = shape.row._make, shape.converts  # type: ignore[attr-defined]
-    if not any(converts):
-        return [make(row) for row in fetched]
-    return [
-        make(
-            value if convert is None else convert(value)
-            for convert, value in zip(converts, row, strict=True)
-        )
-        for row in fetched
-    ]
-
-
-class DirectResult:
-    """The part of SQLAlchemy's ``CursorResult`` the parts use, over rows already fetched."""
-
-    __slots__ = ("_rows", "rowcount")
-
-    def __init__(self, rows: list[Any], rowcount: int) -> None:
-        self._rows = rows
-        self.rowcount = rowcount
-
-    def __iter__(self) -> Iterator[Any]:
-        return iter(self._rows)
-
-    def all(self) -> list[Any]:
-        return list(self._rows)
-
-    fetchall = all
-
-    def first(self) -> Any:
-        return self._rows[0] if self._rows else None
-
-    def one_or_none(self) -> Any:
-        if len(self._rows) > 1:
-            raise MultipleResultsFound("Multiple rows were found when one or none was required")
-        return self.first()
-
-    def one(self) -> Any:
-        if not self._rows:
-            raise NoResultFound("No row was found when one was required")
-        return self.one_or_none()
-
-    def scalar(self) -> Any:
-        row = self.first()
-        return None if row is None else row[0]
-
-    def scalar_one(self) -> Any:
-        return self.one()[0]
-
-    def scalar_one_or_none(self) -> Any:
-        row = self.one_or_none()
-        return None if row is None else row[0]
-
-    def scalars(self) -> list[Any]:
-        return [row[0] for row in self._rows]
