@@ -6,12 +6,13 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from runyard.messages import AgentMessage
 from runyard.redaction import REDACTED, SecretRedactor
 from runyard.service import RedactingStore
 from runyard.storage import (
     EmbeddingEntry,
+    LedgerWrite,
     Observation,
-    SettledCalls,
     Store,
     ToolCallEntry,
     open_store,
@@ -88,9 +89,7 @@ async def test_a_runs_progress_and_settled_tool_outcomes_are_stored_redacted(
         await store.record_progress("run_1", [settled, started], epoch=run.lease_epoch, state=state)
         # A settled call written with a batch of events (the event writer's way) too.
         late = ToolCallEntry("call_2", "fetch", "settled", {"output": f"key {SECRET}"})
-        await store.append_events(
-            "t1", [], settled=[SettledCalls("run_1", run.lease_epoch, (late,))]
-        )
+        await store.append_events("t1", [], ledger=[LedgerWrite("run_1", run.lease_epoch, (late,))])
         progress = await store.load_progress("run_1")
     finally:
         await inner.close()
@@ -101,4 +100,53 @@ async def test_a_runs_progress_and_settled_tool_outcomes_are_stored_redacted(
     with sqlite3.connect(path) as db:
         rows = repr(db.execute("SELECT * FROM tool_ledger").fetchall())
         rows += repr(db.execute("SELECT * FROM checkpoints").fetchall())
+    assert SECRET not in rows
+
+
+async def test_a_progress_checkpoint_written_with_events_is_stored_redacted(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "runyard.db"
+    inner = await open_store(f"sqlite:///{path}")
+    store = RedactingStore(inner, SecretRedactor([SECRET]))
+    try:
+        run = await store.open_run("run_1", thread_id="t1", tenant_id="acme", owner="me")
+        started = ToolCallEntry("call_1", "fetch", "started")
+        state = {"message_list": [f"the model said {SECRET}"]}
+        write = LedgerWrite("run_1", run.lease_epoch, (started,), state)
+        await store.append_events("t1", [], ledger=[write])
+        progress = await store.load_progress("run_1")
+    finally:
+        await inner.close()
+
+    assert progress.state == {"message_list": [f"the model said {REDACTED}"]}
+    assert list(progress.calls) == ["call_1"]
+    with sqlite3.connect(path) as db:
+        rows = repr(db.execute("SELECT * FROM checkpoints").fetchall())
+    assert SECRET not in rows
+
+
+async def test_a_runs_start_stores_its_message_and_metadata_redacted(tmp_path: Path) -> None:
+    path = tmp_path / "runyard.db"
+    inner = await open_store(f"sqlite:///{path}")
+    store = RedactingStore(inner, SecretRedactor([SECRET]))
+    try:
+        started = await store.start_run(
+            "run_1",
+            [AgentMessage.user(f"my key is {SECRET}")],
+            thread_id="t1",
+            owner="me",
+            metadata={"note": f"key={SECRET}"},
+            **OWNER,
+        )
+        (message,) = await store.get_messages("t1", **OWNER)
+    finally:
+        await inner.close()
+
+    assert started.thread.metadata == {"note": f"key={REDACTED}"}
+    assert isinstance(message, AgentMessage)
+    assert message.text == f"my key is {REDACTED}"
+    with sqlite3.connect(path) as db:
+        rows = repr(db.execute("SELECT * FROM messages").fetchall())
+        rows += repr(db.execute("SELECT * FROM threads").fetchall())
     assert SECRET not in rows

@@ -14,8 +14,8 @@ from runyard.ids import now_ms
 from runyard.json_text import json_text
 from runyard.storage import (
     EventIdConflict,
+    LedgerWrite,
     Plan,
-    SettledCalls,
     StoredEvent,
     ThreadOwnershipError,
 )
@@ -35,9 +35,9 @@ class EventLogOnly:
         batch: Sequence[StoredEvent],
         /,
         *,
-        settled: Sequence[SettledCalls] = (),
+        ledger: Sequence[LedgerWrite] = (),
     ) -> None:
-        if settled:
+        if ledger:
             raise NotImplementedError("an event log alone keeps no tool ledger")
         log = self._logs.setdefault(thread_id, {})
         ids = {e.id for e in batch}

@@ -6,8 +6,8 @@ import pytest
 from store_parts import assert_implements
 
 from runyard.storage import (
+    LedgerWrite,
     RunNotFound,
-    SettledCalls,
     StaleLease,
     Store,
     StoredEvent,
@@ -80,15 +80,27 @@ async def test_a_closed_or_unknown_run_takes_no_progress(store: Store) -> None:
         await store.record_progress("nope", [_started("c1")], epoch=1)
 
 
-async def test_dropped_progress_is_gone_and_other_runs_keep_theirs(store: Store) -> None:
+async def test_closing_a_run_forgets_its_progress_and_other_runs_keep_theirs(
+    store: Store,
+) -> None:
     first, second = await _open(store, "run-1"), await _open(store, "run-2")
     await store.record_progress("run-1", [_started("c1")], epoch=first, state=STATE)
     await store.record_progress("run-2", [_started("c1")], epoch=second, state=STATE)
-    await store.drop_progress("run-1")
-    await store.drop_progress("run-1")
+    await store.close_run("run-1", "completed", epoch=first)
     assert (await store.load_progress("run-1")).state is None
     assert (await store.load_progress("run-1")).calls == {}
     assert (await store.load_progress("run-2")).calls == {"c1": _started("c1")}
+    assert (await store.load_progress("run-2")).state == STATE
+
+
+async def test_a_refused_close_forgets_nothing(store: Store) -> None:
+    epoch = await _open(store)
+    await store.record_progress("run-1", [_started("c1")], epoch=epoch, state=STATE)
+    await store.take_over("run-1", "b")
+    with pytest.raises(StaleLease):
+        await store.close_run("run-1", "completed", epoch=epoch)
+    progress = await store.load_progress("run-1")
+    assert (progress.state, progress.calls) == (STATE, {"c1": _started("c1")})
 
 
 def _event(thread_id: str, event_id: int) -> StoredEvent:
@@ -99,8 +111,8 @@ def _event(thread_id: str, event_id: int) -> StoredEvent:
 async def test_settled_calls_are_written_with_a_batch_of_events(store: Store) -> None:
     epoch = await _open(store)
     await store.record_progress("run-1", [_started("c1")], epoch=epoch, state=STATE)
-    settled = SettledCalls("run-1", epoch, (_settled("c1", {"n": 1}),))
-    await store.append_events("t-run-1", [_event("t-run-1", 1)], settled=[settled])
+    settled = LedgerWrite("run-1", epoch, (_settled("c1", {"n": 1}),))
+    await store.append_events("t-run-1", [_event("t-run-1", 1)], ledger=[settled])
     assert (await store.load_progress("run-1")).calls == {"c1": _settled("c1", {"n": 1})}
     assert [e.id for e in await store.read_events("t-run-1")] == [1]
 
@@ -111,8 +123,8 @@ async def test_a_superseded_owners_batch_with_settled_calls_is_refused_whole(
     epoch = await _open(store)
     await store.record_progress("run-1", [_started("c1")], epoch=epoch, state=STATE)
     await store.take_over("run-1", "b")
-    settled = SettledCalls("run-1", epoch, (_settled("c1", "late"),))
+    settled = LedgerWrite("run-1", epoch, (_settled("c1", "late"),))
     with pytest.raises(StaleLease):
-        await store.append_events("t-run-1", [_event("t-run-1", 1)], settled=[settled])
+        await store.append_events("t-run-1", [_event("t-run-1", 1)], ledger=[settled])
     assert (await store.load_progress("run-1")).calls == {"c1": _started("c1")}
     assert await store.read_events("t-run-1") == []

@@ -1,10 +1,10 @@
 """``RedactingStore``: a ``Store`` that writes no secret, whatever its callers hand it.
 
 The server wraps its one store in it, so the messages memory saves (a tool result that echoed a
-key, an answer quoting it), the checkpoints of suspended runs, confirmation payloads, working
-memory, plans, observations, the text stored beside embeddings, thread titles and metadata,
-and a failed run's reason are redacted on their way into the database, by one
-``SecretRedactor``.
+key, an answer quoting it) and a run's start stores, the checkpoints of suspended runs,
+confirmation payloads, working memory, plans, observations, the text stored beside embeddings,
+thread titles and metadata, and a failed run's reason are redacted on their way into the
+database, by one ``SecretRedactor``.
 Events are redacted earlier, by their writer, since they reach clients before any store read.
 Everything else (reads, runs, leases, keys, catalog versions) passes through unchanged, by
 ``runyard.storage.ForwardingStore``.
@@ -23,13 +23,16 @@ from runyard.storage import (
     Confirmation,
     EmbeddingEntry,
     ForwardingStore,
+    LedgerWrite,
     MemoryScope,
     Message,
     Observation,
     Plan,
+    RunQuota,
     RunRecord,
+    RunSnapshot,
+    RunStart,
     RunStatus,
-    SettledCalls,
     Store,
     StoredEvent,
     Thread,
@@ -88,11 +91,49 @@ class RedactingStore(ForwardingStore):
             thread_id, clean, tenant_id=tenant_id, resource_id=resource_id
         )
 
+    async def start_run(
+        self,
+        run_id: str,
+        messages: Sequence[Message],
+        /,
+        *,
+        thread_id: str,
+        tenant_id: str,
+        resource_id: str,
+        owner: str,
+        lease_until: int | None = None,
+        agent_id: str | None = None,
+        quota: RunQuota | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> RunStart:
+        return await self.inner.start_run(
+            run_id,
+            [redacted_model(self.redactor, m) for m in messages],
+            thread_id=thread_id,
+            tenant_id=tenant_id,
+            resource_id=resource_id,
+            owner=owner,
+            lease_until=lease_until,
+            agent_id=agent_id,
+            quota=quota,
+            metadata=self.redactor.redact_data(metadata),
+        )
+
     async def close_run(
-        self, run_id: str, status: RunStatus, *, epoch: int, reason: str | None = None
+        self,
+        run_id: str,
+        status: RunStatus,
+        *,
+        epoch: int,
+        reason: str | None = None,
+        final_events: Sequence[StoredEvent] = (),
+        snapshot: RunSnapshot | None = None,
     ) -> RunRecord:
+        # The events are redacted by their writer already, and the snapshot is folded from them.
         clean = None if reason is None else self.redactor.redact(reason)
-        return await self.inner.close_run(run_id, status, epoch=epoch, reason=clean)
+        return await self.inner.close_run(
+            run_id, status, epoch=epoch, reason=clean, final_events=final_events, snapshot=snapshot
+        )
 
     async def save_checkpoint(
         self, key: str, state: dict[str, Any], *, expires_at: int | None = None
@@ -119,11 +160,20 @@ class RedactingStore(ForwardingStore):
         events: Sequence[StoredEvent],
         /,
         *,
-        settled: Sequence[SettledCalls] = (),
+        ledger: Sequence[LedgerWrite] = (),
     ) -> None:
         # The events are redacted by their writer already (it shows them as it stores them).
-        clean = [replace(calls, calls=tuple(self._clean(calls.calls))) for calls in settled]
-        await self.inner.append_events(thread_id, events, settled=clean)
+        clean = [
+            replace(
+                journaled,
+                calls=tuple(self._clean(journaled.calls)),
+                state=None
+                if journaled.state is None
+                else self.redactor.redact_data(journaled.state),
+            )
+            for journaled in ledger
+        ]
+        await self.inner.append_events(thread_id, events, ledger=clean)
 
     def _clean(self, calls: Sequence[ToolCallEntry]) -> list[ToolCallEntry]:
         """A settled call's outcome is what the tool returned, and may echo a key."""

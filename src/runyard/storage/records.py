@@ -24,9 +24,10 @@ __all__ = [
     "Plan",
     "RunQuota",
     "RunProgress",
-    "SettledCalls",
+    "LedgerWrite",
     "RunRecord",
     "RunSnapshot",
+    "RunStart",
     "QueuedWork",
     "RunStatus",
     "StoredEvent",
@@ -138,13 +139,15 @@ class ToolCallEntry:
 
 
 @dataclass(frozen=True, slots=True)
-class SettledCalls:
-    """Tool calls of a run that settled, written with a batch of the thread's events
-    (``EventLogStore.append_events``): in the same transaction, fenced by the run's ``epoch``."""
+class LedgerWrite:
+    """What a run journals with a batch of the thread's events (``EventLogStore.append_events``),
+    in the same transaction, fenced by the run's ``epoch``: tool-call rows and, when ``state`` is
+    given, its progress checkpoint — as ``ToolLedger.record_progress`` writes them."""
 
     run_id: str
     epoch: int
     calls: tuple[ToolCallEntry, ...]
+    state: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,6 +179,19 @@ class RunSnapshot:
     last_event_id: int
     data: dict[str, Any]
     created_at: int
+
+
+@dataclass(frozen=True, slots=True)
+class RunStart:
+    """What a run's start (``RunLedger.start_run``) wrote and read in its one transaction: the
+    open ``run``, its ``thread`` as stored, where the thread's log and its run snapshots ended
+    when the run opened (0 when it had none), and the thread's ``plan`` (``PlanTier``)."""
+
+    run: RunRecord
+    thread: Thread
+    last_event_id: int
+    last_snapshot_event_id: int
+    plan: Plan | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -369,13 +369,14 @@ async def test_a_segment_that_fails_outside_its_error_handling_closes_its_run(
     sqlite_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     async with service(sqlite_url) as svc:
-        original = svc.store.get_plan
+        original = svc.store.close_run
 
         async def fail_once(*args: Any, **kwargs: Any) -> None:
-            monkeypatch.setattr(svc.store, "get_plan", original)
+            # The driver's own ending fails (its run-finish and close were one write).
+            monkeypatch.setattr(svc.store, "close_run", original)
             raise OSError("connection reset")
 
-        monkeypatch.setattr(svc.store, "get_plan", fail_once)
+        monkeypatch.setattr(svc.store, "close_run", fail_once)
         failed_id = await svc.runs.start(OWNER, "t1", "hello")
         await svc.settle("t1")
         failed = await svc.store.get_run(failed_id)

@@ -161,14 +161,15 @@ async def test_a_failed_start_the_store_would_not_close_is_closed_by_a_later_bea
         await svc.runs.keep_leases()
         store, close_run = svc.store, svc.store.close_run
 
-        async def save_fails(*args: Any, **kwargs: Any) -> None:
+        def launch_fails(*args: Any, **kwargs: Any) -> None:
+            # The start stored everything in one write: what can fail after it is the launch.
             raise OSError("the disk is full")
 
         async def close_fails_once(*args: Any, **kwargs: Any) -> RunRecord:
             monkeypatch.setattr(store, "close_run", close_run)
             raise OSError("the disk is still full")
 
-        monkeypatch.setattr(store, "save_messages", save_fails)
+        monkeypatch.setattr(svc.runs.telemetry, "of", launch_fails)
         monkeypatch.setattr(store, "close_run", close_fails_once)
         with pytest.raises(OSError, match="disk is full"):
             await svc.runs.start(OWNER, "t1", "hello")

@@ -240,11 +240,14 @@ async def test_a_segment_that_breaks_outside_its_handling_still_tells_clients_it
 ) -> None:
     setup = Setup([text("never")])
     async with service(db_url, setup.agents) as svc:
+        original = svc.store.close_run
 
-        async def broken(*args: Any, **kwargs: Any) -> None:
+        async def broken_once(*args: Any, **kwargs: Any) -> None:
+            # The driver's own ending fails (its run-finish and close were one write).
+            monkeypatch.setattr(svc.store, "close_run", original)
             raise OSError("connection reset")
 
-        monkeypatch.setattr(svc.store, "get_plan", broken)
+        monkeypatch.setattr(svc.store, "close_run", broken_once)
         run_id = await svc.runs.start(OWNER, "t1", "hello")
         await svc.settle("t1")
         ending = await ending_of(svc, run_id, setup.saved)

@@ -13,7 +13,7 @@ from typing import Any
 from runyard.agent import Agent
 from runyard.service import EventLog, Owner, RunManager
 from runyard.service.bus import InProcessEventBus
-from runyard.storage import ForwardingStore, SettledCalls, StoredEvent, ToolCallEntry, open_store
+from runyard.storage import ForwardingStore, LedgerWrite, StoredEvent, ToolCallEntry, open_store
 from runyard.testing import ToolCall, Turn, scripted_model, text
 from runyard.tools import Tool
 
@@ -41,11 +41,11 @@ class RecordingStore(ForwardingStore):
         events: Sequence[StoredEvent],
         /,
         *,
-        settled: Sequence[SettledCalls] = (),
+        ledger: Sequence[LedgerWrite] = (),
     ) -> None:
-        ids = [c.tool_call_id for calls in settled for c in calls.calls]
+        ids = [c.tool_call_id for j in ledger for c in j.calls if c.state == "settled"]
         self.writes.append(Write("events", [e.type for e in events], ids))
-        await super().append_events(thread_id, events, settled=settled)
+        await super().append_events(thread_id, events, ledger=ledger)
 
     async def record_progress(
         self,

@@ -5,7 +5,7 @@ history, and ``nextEventId`` still hands off to the event stream exactly."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import pytest
@@ -13,8 +13,8 @@ from service_harness import OWNER, Service, key, service
 from sqlalchemy import delete
 
 from runyard.service import Threads
-from runyard.service.threads.history import fold_runs
-from runyard.storage import RunSnapshot
+from runyard.service.threads.history import LogFold, fold_runs
+from runyard.storage import RunSnapshot, StoredEvent
 from runyard.storage.sql import SqlStore
 from runyard.storage.sql.engine import write
 from runyard.storage.sql.schema import run_snapshots
@@ -155,8 +155,14 @@ async def test_a_failed_snapshot_write_never_fails_the_ending_and_a_read_repairs
     async def broken(thread_id: str, snapshots: Sequence[RunSnapshot], /) -> None:
         raise OSError("the disk is full")
 
+    def fold_fails(self: LogFold, log: Iterable[StoredEvent]) -> None:
+        raise ValueError("an event the fold cannot read")
+
     async with service(sqlite_url) as svc:
         with monkeypatch.context() as patch:
+            # The run's own fold fails (its snapshot would ride with the close), and so does
+            # the ending's fallback, which folds the log and saves the snapshot on its own.
+            patch.setattr(LogFold, "add", fold_fails)
             patch.setattr(svc.store, "save_run_snapshots", broken)
             (run_id,) = await chat(svc, "hello")
             row = await svc.store.get_run(run_id)

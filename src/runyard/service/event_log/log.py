@@ -70,15 +70,24 @@ class EventLog:
         self._stopping: set[asyncio.Task[None]] = set()
 
     @asynccontextmanager
-    async def writer(self, thread_id: str) -> AsyncIterator[EventWriter]:
+    async def writer(
+        self, thread_id: str, *, known: int | None = None
+    ) -> AsyncIterator[EventWriter]:
         """The thread's single writer in this process; leaving the block persists everything.
 
-        A second ``writer`` for the same thread waits until the first is closed.
+        A second ``writer`` for the same thread waits until the first is closed. ``known`` is
+        the thread's newest stored id when the caller read it already (a run's start does):
+        the writer numbers on from it, or from a newer one this process stored since, without
+        reading the store.
         """
         entry = self._acquire(thread_id)
         try:
             async with entry.write_lock:
-                last_id = await self.store.last_event_id(thread_id)
+                last_id = (
+                    await self.store.last_event_id(thread_id)
+                    if known is None
+                    else max(known, entry.channel.last_id)
+                )
                 entry.channel.announce(last_id)
                 writer = EventWriter(
                     entry.channel, self.store, self.bus, last_id + 1, self.redactor, self.metrics

@@ -16,11 +16,14 @@ the lease and the run was taken over) can therefore only land events *before* th
 first one — the taker's ``run-finish`` stays above them — and fails at its next batch once the
 new owner has written; it never writes after, or between, another process's events.
 
-A run's settled tool calls ride along (``record_settled``): they are written into the tool
-ledger in the transaction of the next batch, which holds the call's ``tool-result`` or comes
-before it, so a settled call is durable before any client sees its result, and a step costs no
-transaction of its own for them. The ledger rows are fenced by the run's lease epoch: a batch of
-an owner that was superseded is refused whole (``StaleLease``), its run told (``lost``).
+A run's journal rides along (``journal``): its settled tool calls, and after a model response
+its progress checkpoint with the ``started`` rows of the calls about to run, are written into
+the tool ledger in the transaction of the next batch. A settled call's batch holds its
+``tool-result`` or comes before it, so the call is durable before any client sees its result; a
+progress checkpoint is journaled once the response's events are queued, so it is stored with
+them or after them. Either way a step costs no transaction of its own for them. The ledger
+rows are fenced by the run's lease epoch: a batch of an owner that was superseded is refused
+whole (``StaleLease``), its run told (``lost``).
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Sequence
 
 from runyard.ids import now_ms
 from runyard.json_text import json_text
@@ -38,7 +41,7 @@ from runyard.redaction import SecretRedactor
 from runyard.service.bus import EventBus
 from runyard.service.event_log.channel import LiveEvent, ThreadChannel
 from runyard.service.event_log.held_deltas import HeldDeltas
-from runyard.storage import EventIdConflict, EventLogStore, SettledCalls, StaleLease, StoredEvent
+from runyard.storage import EventIdConflict, EventLogStore, LedgerWrite, StaleLease, StoredEvent
 
 __all__ = ["EventLogWriteError", "EventWriter"]
 
@@ -82,15 +85,16 @@ class EventWriter:
         self._last_id = first_id - 1
         self._stored_id = first_id - 1
         self._queue: list[tuple[int, WireEvent]] = []
-        self._settled: list[tuple[SettledCalls, Callable[[], None]]] = []
-        """Ledger rows for the next batch, each with what to call if its run's lease is lost."""
-        self._settled_given = 0
-        self._settled_stored = 0
-        """How many ``record_settled`` calls were made, and how many of them are stored."""
+        self._ledger: list[tuple[LedgerWrite, Callable[[], None]]] = []
+        """Ledger writes for the next batch, each with what to call if its run's lease is lost."""
+        self._ledger_given = 0
+        self._ledger_stored = 0
+        """How many ``journal`` calls were made, and how many of them are stored."""
         self._ready = asyncio.Event()
         self._progress = asyncio.Event()
         self._failure: EventLogWriteError | None = None
         self._closing = False
+        self._watchers: list[Callable[[Sequence[StoredEvent]], None]] = []
         self._task = asyncio.create_task(self._persist_forever(), name="runyard-event-writer")
 
     @property
@@ -113,15 +117,21 @@ class EventWriter:
         self._queue_all(self._deltas.take(event))
         return self._last_id
 
-    def record_settled(self, calls: SettledCalls, lost: Callable[[], None]) -> None:
-        """Write ``calls`` into the tool ledger with the next batch, at once: stored before (or
-        with) any event emitted after this is visible. ``lost`` is called, and the writer
-        fails, when the run's lease epoch moved on."""
+    def journal(self, write: LedgerWrite, lost: Callable[[], None]) -> None:
+        """Write ``write`` into the tool ledger with the next batch, at once: stored with or
+        after every event emitted before this, and before (or with) any event emitted after
+        this is visible. ``lost`` is called, and the writer fails, when the run's lease epoch
+        moved on."""
         if self._failure is not None:
             raise self._failure
-        self._settled.append((calls, lost))
-        self._settled_given += 1
+        self._ledger.append((write, lost))
+        self._ledger_given += 1
         self._ready.set()
+
+    def watch(self, stored: Callable[[Sequence[StoredEvent]], None]) -> None:
+        """Call ``stored`` with every batch from now on, as stored, once committed (and before
+        anyone sees it); it must not raise."""
+        self._watchers.append(stored)
 
     def end_of_stream(self, run_id: str, agent_id: str) -> None:
         """The agent's model call (or its whole stream) ended: queue the text its deltas still
@@ -139,13 +149,37 @@ class EventWriter:
 
     async def flush(self) -> None:
         """Return once every event emitted so far is stored and visible; raise if that failed."""
-        target, settled = self._last_id, self._settled_given
+        target, journaled = self._last_id, self._ledger_given
         while (
-            self._stored_id < target or self._settled_stored < settled
+            self._stored_id < target or self._ledger_stored < journaled
         ) and self._failure is None:
             await self._progress.wait()
         if self._failure is not None:
             raise self._failure
+
+    async def store_last(
+        self,
+        events: Sequence[WireEvent],
+        store: Callable[[list[StoredEvent]], Awaitable[None]],
+    ) -> None:
+        """Store ``events`` (with the deltas of their runs it still holds) through ``store``
+        rather than a batch of its own, so they share a transaction with another write (a run's
+        close): everything emitted before is stored first; these are visible once ``store`` has
+        committed them. They are the writer's last: nothing is emitted after. Whatever ``store``
+        raises fails the writer (it may have committed) and is raised."""
+        await self.flush()
+        queued = [taken for event in events for taken in self._deltas.take(event)]
+        batch = []
+        for event in queued:
+            self._last_id += 1
+            batch.append((self._last_id, event))
+        rows, texts = self._rows(batch)
+        try:
+            await store(rows)
+        except Exception as exc:
+            self._fail(f"cannot persist events: {exc}", exc)
+            raise
+        await self._show(rows, texts)
 
     async def close(self) -> None:
         """Persist what is queued and what deltas are held, then stop the background task."""
@@ -159,34 +193,40 @@ class EventWriter:
         while True:
             await self._ready.wait()
             self._ready.clear()
-            if self._settled and not self._queue:
-                # The call's tool-result is usually a turn of the loop away (the runtime's
-                # task hands it to the segment's): let it join this batch's transaction.
+            if self._ledger and not self._queue:
+                # A settled call's tool-result is usually a turn of the loop away (the
+                # runtime's task hands it to the segment's): let it join this transaction.
                 await asyncio.sleep(0)
             batch, self._queue, oldest = self._queue, [], self._oldest
-            settled, self._settled, given = self._settled, [], self._settled_given
-            if (batch or settled) and self._failure is None:
+            ledger, self._ledger, given = self._ledger, [], self._ledger_given
+            if (batch or ledger) and self._failure is None:
                 try:
-                    await self._write(batch, settled)
-                    self._settled_stored = given
+                    await self._write(batch, ledger)
+                    self._ledger_stored = given
                     if batch:
                         self._lag.observe(time.perf_counter() - oldest)
                 except Exception as exc:  # whatever it was, flush must not wait forever
                     self._fail(f"cannot persist events: {exc}", exc)
-            elif batch or settled:
+            elif batch or ledger:
                 logger.error("thread %s: dropped %d unpersisted events", self.thread_id, len(batch))
             self._progress.set()
             self._progress = asyncio.Event()
-            if self._closing and not self._queue and not self._settled:
+            if self._closing and not self._queue and not self._ledger:
                 return
 
     async def _write(
         self,
         batch: list[tuple[int, WireEvent]],
-        settled: list[tuple[SettledCalls, Callable[[], None]]],
+        ledger: list[tuple[LedgerWrite, Callable[[], None]]],
     ) -> None:
-        """Store the batch (and ``settled``), then make it visible here and announce it to
+        """Store the batch (and ``ledger``), then make it visible here and announce it to
         other replicas."""
+        rows, texts = self._rows(batch)
+        if await self._store_rows(rows, ledger):
+            await self._show(rows, texts)
+
+    def _rows(self, batch: list[tuple[int, WireEvent]]) -> tuple[list[StoredEvent], list[str]]:
+        """The batch's rows as stored (redacted), and the JSON text readers are sent."""
         created = now_ms()
         texts: list[str] = []
         rows: list[StoredEvent] = []
@@ -195,9 +235,15 @@ class EventWriter:
             clean = self._redactor.redact_data(data)
             texts.append(event_to_json(event) if clean is data else json_text(clean))
             rows.append(StoredEvent(self.thread_id, i, event.run_id, event.type, clean, created))
-        if not await self._store_rows(rows, settled) or not batch:
+        return rows, texts
+
+    async def _show(self, rows: list[StoredEvent], texts: list[str]) -> None:
+        """Make the stored ``rows`` visible here and announce them to other replicas."""
+        if not rows:
             return
-        self._stored_id = batch[-1][0]
+        self._stored_id = rows[-1].id
+        for watcher in self._watchers:
+            watcher(rows)
         self._channel.append(LiveEvent(row.id, text) for row, text in zip(rows, texts, strict=True))
         try:
             await self._bus.publish(self.thread_id, self._stored_id)
@@ -206,21 +252,21 @@ class EventWriter:
             logger.warning("thread %s: could not announce events", self.thread_id, exc_info=True)
 
     async def _store_rows(
-        self, rows: list[StoredEvent], settled: list[tuple[SettledCalls, Callable[[], None]]]
+        self, rows: list[StoredEvent], ledger: list[tuple[LedgerWrite, Callable[[], None]]]
     ) -> bool:
-        """Insert ``rows`` (and ``settled``) in one transaction, retrying transient failures;
+        """Insert ``rows`` (and ``ledger``) in one transaction, retrying transient failures;
         False if it failed."""
         attempt, delay, give_up = 1, 0.05, time.monotonic() + _RETRY_SECONDS
-        calls = [settled_calls for settled_calls, _ in settled]
+        writes = [write for write, _ in ledger]
         while True:
             try:
-                if calls:
-                    await self._store.append_events(self.thread_id, rows, settled=calls)
+                if writes:
+                    await self._store.append_events(self.thread_id, rows, ledger=writes)
                 else:  # the common case, which every event log store takes
                     await self._store.append_events(self.thread_id, rows)
                 return True
             except StaleLease as exc:
-                for _, lost in settled:
+                for _, lost in ledger:
                     lost()
                 self._fail(f"a run of {self.thread_id} lost its lease", exc)
                 return False

@@ -38,7 +38,7 @@ from runyard.service.runs.segment import RunSegment, SegmentStart, log_opening
 from runyard.service.runs.telemetry_labels import telemetry_labels
 from runyard.service.threads.owned import owned_thread
 from runyard.service.tools import SERVICE_DEPS, ServiceDeps
-from runyard.storage import RunRecord, Store, Thread, database_unavailable
+from runyard.storage import RunRecord, RunStart, Store, Thread, database_unavailable
 from runyard.telemetry import Telemetry
 from runyard.telemetry.run_telemetry import RunTelemetry
 
@@ -101,34 +101,30 @@ class RunDriver:
 
     async def begin(
         self,
-        record: RunRecord,
+        started: RunStart,
         owner: Owner,
-        thread: Thread,
         agent: tuple[AgentChoice, Agent],
-        message: str,
-        message_id: str | None = None,
+        user: AgentMessage,
     ) -> None:
-        """Store the thread's agent and the user's message, then launch the first segment."""
-        (choice, chosen), thread_id = agent, record.thread_id
-        await self._store.save_thread(
-            thread_id,
-            tenant_id=owner.tenant_id,
-            resource_id=owner.user_id,
-            metadata=choice.recorded_in(thread.metadata),
-        )
-        given = {} if message_id is None else {"id": message_id}
-        user = AgentMessage.user(message, **given)
-        # Stored now, not only with the turn: a client reloading mid-run sees what it asked.
-        await self._store.save_messages(
-            thread_id, [user], tenant_id=owner.tenant_id, resource_id=owner.user_id
-        )
-        run = ActiveRun(record.run_id, thread_id, owner, chosen, record.lease_epoch)
+        """Launch the first segment of a run whose start stored its thread's agent and the
+        user's message (with roles: log its opening and queue it)."""
+        (choice, chosen), record = agent, started.run
+        run = ActiveRun(record.run_id, record.thread_id, owner, chosen, record.lease_epoch)
         if self._role != "all":
-            await self._queue_start(run, user.id, choice)
+            await self._queue_start(run, user.id, choice, started)
             return
-        title_from = message if self._titles and thread.title is None else None
+        title_from = user.text if self._titles and started.thread.title is None else None
         opened = partial(self._first_stream, run, user, self._telemetry_of(run, choice))
-        self._launch(run, SegmentStart(opened, user.id, title_from, choice))
+        self._launch(
+            run,
+            SegmentStart(
+                opened,
+                user.id,
+                title_from,
+                choice,
+                started=started,
+            ),
+        )
 
     def launch_resume(
         self, run: RunRecord, thread: Thread, agent: Agent, prepared: PreparedResume
@@ -156,6 +152,11 @@ class RunDriver:
             return await self._drive_recovered(run)
         await queue_run(self._store, self._events.bus, run.run_id, "recover", epoch=run.lease_epoch)
         return True
+
+    async def settle_cut_off(self, run_id: str, cause: BaseException) -> None:
+        """Settle the run whose start's one write was cut off by a database outage, if that
+        write committed after all: as a run whose driver stopped (at epoch 1, where it opened)."""
+        await self._stopped_by_outage(run_id, 1, cause)
 
     async def fail_unlaunched(self, record: RunRecord, cause: BaseException) -> None:
         """Close the row of a run that never started: it logged nothing, so it says nothing.
@@ -213,10 +214,12 @@ class RunDriver:
         deps = ServiceDeps(self._store, run.agent, ORCHESTRATOR_ID, scope, self._directory)
         return {SERVICE_DEPS: deps, BACKGROUND_TASKS: run.background}
 
-    async def _queue_start(self, run: ActiveRun, message_id: str, choice: AgentChoice) -> None:
+    async def _queue_start(
+        self, run: ActiveRun, message_id: str, choice: AgentChoice, started: RunStart
+    ) -> None:
         """Log the run's opening (clients see it started), then queue it for a worker."""
-        async with self._events.writer(run.thread_id) as writer:
-            await log_opening(writer, self._store, run, message_id, choice)
+        async with self._events.writer(run.thread_id, known=started.last_event_id) as writer:
+            await log_opening(writer, run, message_id, choice, started.plan)
             await writer.flush()
         await queue_run(self._store, self._events.bus, run.run_id, "start", epoch=run.epoch)
 
@@ -347,7 +350,6 @@ class RunDriver:
         record = await self._store.get_run(run_id)
         if record is None:
             return
-        await self._finisher.forget_if_closed(record)  # its ending closed it, then stopped
         if not record.is_open or record.lease_epoch != epoch:
             return
         if await settle_held(self._finisher, record, self.carry_on, DATABASE_UNAVAILABLE):

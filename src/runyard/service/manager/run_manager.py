@@ -32,6 +32,7 @@ from typing import Any
 
 from runyard.agent import Agent
 from runyard.config import Role
+from runyard.messages import AgentMessage
 from runyard.service.agent_choice import AgentDirectory, AgentRequest, FixedAgents
 from runyard.service.background.status import read_background_tasks
 from runyard.service.errors import ServiceStopping
@@ -148,6 +149,7 @@ class RunManager:
             lease=self.lease,
             request_rate=self.request_rate,
             tenant_limits=self.tenant_limits,
+            cut_off=self._driver.settle_cut_off,
         )
         self._confirmer = Confirmer(
             store,
@@ -200,12 +202,11 @@ class RunManager:
         """
         self._admit()
         request = AgentRequest(agent, context or {}, version)
-        async with self._opener.open(owner, thread_id, request) as opened:
-            record = opened.record
+        user = AgentMessage.user(message, **({} if message_id is None else {"id": message_id}))
+        async with self._opener.open(owner, thread_id, request, user) as opened:
+            record = opened.started.run
             try:
-                await self._driver.begin(
-                    record, owner, opened.thread, opened.chosen, message, message_id
-                )
+                await self._driver.begin(opened.started, owner, opened.chosen, user)
             except BaseException as exc:
                 # Nothing drives the run yet: close its row, or the thread stays blocked.
                 await self._driver.fail_unlaunched(record, exc)

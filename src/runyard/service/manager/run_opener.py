@@ -1,24 +1,27 @@
 """``RunOpener``: lets a new run in and opens its row — the part of a start before anything runs.
 
 In order: the agent is chosen (an unknown one leaves nothing behind), the tenant's request rate
-admits the request (``RateLimited``), then, under the thread's lock, the thread is claimed and
-the run's row opened within the concurrency quotas (``ConcurrencyLimited``). The database
-decides who opens (``open_run``: one open run per thread); a refused or failed opening gives its
-request back, so it is not counted. A run that already told its clients it finished, or whose
+admits the request (``RateLimited``), then, under the thread's lock, the run starts in one
+transaction (``start_run``): the thread claimed with the agent's choice in its metadata, the
+run's row opened within the concurrency quotas (``ConcurrencyLimited``) and the user's message
+stored. The database decides who opens (one open run per thread); a refused or failed start
+stores nothing and gives its request back, so it is not counted. A run that already told its clients it finished, or whose
 suspension expired, does not block the thread: it is waited for, or ended here.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from typing import Any
 
 from runyard.agent import Agent
 from runyard.ids import new_id
+from runyard.messages import AgentMessage
 from runyard.service.agent_choice import AgentChoice, AgentDirectory, AgentRequest
-from runyard.service.errors import ConcurrencyLimited, RunActive
+from runyard.service.errors import ConcurrencyLimited, RunActive, ThreadNotFound
 from runyard.service.limits import CONCURRENT_RUNS_RETRY_AFTER, TenantLimits, run_quota
 from runyard.service.manager.driven_runs import SETTLE_SECONDS, DrivenRuns
 from runyard.service.manager.keyed_lock import KeyedLock
@@ -28,18 +31,25 @@ from runyard.service.owner import Owner
 from runyard.service.ownership.leases import LeaseTerms
 from runyard.service.ownership.suspension_expiry import end_expired, is_expired
 from runyard.service.runs.finish import RunFinisher
-from runyard.service.threads.owned import claim_thread
-from runyard.storage import RunConflict, RunQuota, RunQuotaReached, RunRecord, Store, Thread
+from runyard.storage import (
+    DatabaseUnavailable,
+    RunConflict,
+    RunQuota,
+    RunQuotaReached,
+    RunStart,
+    Store,
+    ThreadOwnershipError,
+)
 
 __all__ = ["OpenedRun", "RunOpener"]
 
 
 @dataclass(frozen=True, slots=True)
 class OpenedRun:
-    """A run whose row is open (held here at ``record.lease_epoch``) and nothing drives yet."""
+    """A run whose row is open (held here at ``started.run.lease_epoch``), its thread's choice
+    and its user's message stored, and nothing drives yet."""
 
-    record: RunRecord
-    thread: Thread
+    started: RunStart
     chosen: tuple[AgentChoice, Agent]
 
 
@@ -58,6 +68,7 @@ class RunOpener:
         lease: LeaseTerms,
         request_rate: RequestRate,
         tenant_limits: TenantLimits,
+        cut_off: Callable[[str, BaseException], Awaitable[None]],
     ) -> None:
         self._store = store
         self._directory = directory
@@ -68,12 +79,15 @@ class RunOpener:
         self._lease = lease
         self._request_rate = request_rate
         self._tenant_limits = tenant_limits
+        self._cut_off = cut_off
+        """Settles a run whose start was cut off by a database outage (it may have committed)."""
 
     @asynccontextmanager
     async def open(
-        self, owner: Owner, thread_id: str, request: AgentRequest
+        self, owner: Owner, thread_id: str, request: AgentRequest, user: AgentMessage
     ) -> AsyncIterator[OpenedRun]:
-        """Open the thread's next run on the agent ``request`` asks for; the thread stays locked
+        """Open the thread's next run on the agent ``request`` asks for, with the ``user``'s
+        message stored (a client reloading mid-run sees what it asked); the thread stays locked
         until the block ends, which must drive the run or close its row."""
         key = owner.thread_key(thread_id)
         known = await self._store.get_thread(
@@ -87,33 +101,49 @@ class RunOpener:
             owner.tenant_id, choice.agent_id, limits, self._tenant_limits
         )
         quota = run_quota(limits, self._tenant_limits)
+        metadata = choice.recorded_in(known.metadata if known is not None else {})
         async with self._locks.hold(key):
             try:
-                # A thread read above still exists: only a new one is claimed (created).
-                thread = known or await claim_thread(self._store, owner, thread_id)
-                record = await self._open_run(owner, thread_id, choice.agent_id, quota)
+                started = await self._start_run(owner, thread_id, choice, quota, metadata, user)
             except Exception:
                 await admission.give_back()  # no run started: the request does not count
                 raise
-            yield OpenedRun(record, thread, chosen)
+            yield OpenedRun(started, chosen)
 
-    async def _open_run(
-        self, owner: Owner, thread_id: str, agent_id: str, quota: RunQuota | None
-    ) -> RunRecord:
-        """Open the thread's run of ``agent_id`` within ``quota``; a run that already logged its
-        ``run-finish`` is waited for."""
-        key, run_id = owner.thread_key(thread_id), new_id("run")
+    async def _start_run(
+        self,
+        owner: Owner,
+        thread_id: str,
+        choice: AgentChoice,
+        quota: RunQuota | None,
+        metadata: dict[str, Any],
+        user: AgentMessage,
+    ) -> RunStart:
+        """Start the thread's run of the chosen agent within ``quota``; a run that already
+        logged its ``run-finish`` is waited for."""
+        key, run_id, agent_id = owner.thread_key(thread_id), new_id("run"), choice.agent_id
         for attempt in (1, 2):
             try:
-                return await self._store.open_run(
+                return await self._store.start_run(
                     run_id,
+                    [user],
                     thread_id=key,
                     tenant_id=owner.tenant_id,
+                    resource_id=owner.user_id,
                     owner=self._instance_id,
                     lease_until=self._lease.until(),
                     agent_id=agent_id,
                     quota=quota,
+                    metadata=metadata,
                 )
+            except ThreadOwnershipError as exc:
+                # Only SDK code sharing the database could have made a thread under this key.
+                raise ThreadNotFound(thread_id) from exc
+            except DatabaseUnavailable as exc:
+                # Its one write may have committed: then the run is settled as one whose
+                # driver stopped, never left open and undriven.
+                await self._cut_off(run_id, exc)
+                raise
             except RunQuotaReached as exc:
                 limited = agent_id if exc.scope == "agent" else None
                 raise ConcurrencyLimited(limited, exc.limit, CONCURRENT_RUNS_RETRY_AFTER) from exc

@@ -6,16 +6,18 @@ handling; the crash sweep ends a run whose process died; ``suspension_expiry`` e
 whose checkpoint expired. Each does the same five things, here, in this order:
 
 1. answer the run's pending confirmations ``{"approved": false, "reason"}`` — nobody may resume
-   it any more;
-2. log its ``run-finish`` and wait until it is durable — once: a finish from outside the driver
-   that finds the run's ``run-finish`` already last in the log (a finish that failed half-way,
-   retried) does not log another;
-3. close its row with the caller's lease epoch (``StaleLease`` when the run was taken over
-   meanwhile: the new owner ends it), and forget its progress and tool calls (``ToolLedger``) —
-   also when a retry finds the row closed already (the first try closed it, then failed);
+   it any more (its driver's first segment skips this: it asked nothing);
+2. log its ``run-finish`` — once: a finish from outside the driver that finds the run's
+   ``run-finish`` already last in the log (a finish that failed half-way, retried) does not log
+   another — in the one transaction that also
+3. closes its row with the caller's lease epoch (``StaleLease`` when the run was taken over
+   meanwhile: the new owner ends it, and nothing of the transaction is stored) and forgets its
+   progress and tool calls (``ToolLedger``) — and, when its driver folded the run's events as
+   it stored them (``RunFold``), stores the run's agent-tree snapshot too;
 4. drop its checkpoint, through the agents;
-5. store the thread's agent-tree snapshot of the run (``run_history``) — a failure here only
-   costs the next history read a fold, which stores it then.
+5. otherwise, store the thread's agent-tree snapshots of its newly finished runs from the log
+   (``store_snapshots``) — a failure here only costs the next history read a fold, which
+   stores it then.
 
 Every step can be repeated, so a finish that failed half-way is retried by running it again. A
 run that never started (its row opened, nothing logged, asked or checkpointed) only has its row
@@ -25,6 +27,7 @@ to close (``close``): it never tells clients about a run they never saw begin.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -40,8 +43,8 @@ from runyard.protocol import RunStatus as FinishStatus
 from runyard.service.event_log import EventLog, EventWriter
 from runyard.service.runs.active import ORCHESTRATOR_ID
 from runyard.service.runs.checkpoints import RunCheckpoints, saved_usage, waiting_sub_agents
-from runyard.service.threads.history import store_snapshots
-from runyard.storage import RunRecord, RunStatus, StaleLease, Store
+from runyard.service.threads.history import RunFold, store_snapshots
+from runyard.storage import RunSnapshot, RunStatus, Store, StoredEvent
 
 __all__ = ["RunEnding", "RunFinisher", "run_usage"]
 
@@ -103,30 +106,61 @@ class RunFinisher:
         *,
         epoch: int,
         writer: EventWriter | None = None,
+        folded: RunFold | None = None,
+        asked: bool = True,
     ) -> None:
         """End the run as ``ending`` says, holding its lease at ``epoch``.
 
-        Its driver passes the thread's ``writer`` it holds open; anyone else gets one here.
+        Its driver passes the thread's ``writer`` it holds open, the run's events ``folded``
+        as that writer stored them when they make its snapshot alone, and ``asked=False`` when
+        the run asked no question (nothing to answer); anyone else gets a writer here.
         """
-        await self.answer_pending(run_id, thread_id, ending.reason or ending.status)
+        if asked:
+            await self.answer_pending(run_id, thread_id, ending.reason or ending.status)
         # Ended from outside its driver, a run is known by its checkpoint, if it has one.
         from_outside = writer is None or ending.usage is None
         saved = await self.checkpoints.load(run_id) if from_outside else None
         if saved is not None and ending.usage is None:
             ending = replace(ending, usage=run_usage(saved_usage(saved)))
         if writer is not None:
-            await _log(writer, run_id, ending)
+            snapshot = await self._log_closing(writer, run_id, ending, epoch, folded)
         else:
+            snapshot = None
             # A suspended run may wait on sub-agents: they end with it, before its run-finish.
             waiting = [] if saved is None else waiting_sub_agents(saved)
             async with self.events.writer(thread_id) as own:
-                if not await self._logged(own, run_id):
+                if await self._logged(own, run_id):
+                    await self.close(run_id, ending, epoch=epoch)
+                else:
                     for agent_id, role in waiting:
                         own.emit(_sub_agent_ended(run_id, agent_id, role, ending))
-                    await _log(own, run_id, ending)
-        await self.close(run_id, ending, epoch=epoch)
+                    await self._log_closing(own, run_id, ending, epoch, None)
         await self.checkpoints.drop(run_id)
-        await self.snapshot(thread_id)
+        if snapshot is None:
+            await self.snapshot(thread_id)
+
+    async def _log_closing(
+        self,
+        writer: EventWriter,
+        run_id: str,
+        ending: RunEnding,
+        epoch: int,
+        folded: RunFold | None,
+    ) -> RunSnapshot | None:
+        """Log the run's ``run-finish`` in the transaction that closes it; the snapshot stored
+        with them, if its events made it."""
+        stored: list[RunSnapshot | None] = [None]
+
+        async def close(final: list[StoredEvent]) -> None:
+            snapshot = None
+            if folded is not None:
+                folded.add(final)
+                snapshot = folded.snapshot()
+            await self.close(run_id, ending, epoch=epoch, final_events=final, snapshot=snapshot)
+            stored[0] = snapshot
+
+        await writer.store_last([ending.event(run_id)], close)
+        return stored[0]
 
     async def snapshot(self, thread_id: str) -> None:
         """Store the agent trees of the thread's newly finished runs; never fails the ending."""
@@ -149,29 +183,28 @@ class RunFinisher:
                 return False
         return True
 
-    async def close(self, run_id: str, ending: RunEnding, *, epoch: int) -> None:
-        """Close the run's row as ``ending`` says, then forget its progress (no takeover can
-        want it any more); ``StaleLease`` when ``epoch`` is not current — raised after
-        forgetting the progress all the same when the row is closed (``forget_if_closed``)."""
-        try:
-            await self.store.close_run(run_id, ending.closed_as, epoch=epoch, reason=ending.reason)
-        except StaleLease:
-            record = await self.store.get_run(run_id)
-            if record is not None:
-                await self.forget_if_closed(record)
-            raise
-        await self.store.drop_progress(run_id)
-
-    async def forget_if_closed(self, run: RunRecord) -> None:
-        """Forget the progress and tool calls of ``run`` when its row is closed.
-
-        The row's close and the progress's drop are two writes: an ending the database dropped
-        between them is retried, finds the row closed and would stop there, leaving the progress
-        for good. A closed run is never taken over, so its progress is never wanted: every retry
-        of an ending clears it here.
-        """
-        if not run.is_open:
-            await self.store.drop_progress(run.run_id)
+    async def close(
+        self,
+        run_id: str,
+        ending: RunEnding,
+        *,
+        epoch: int,
+        final_events: Sequence[StoredEvent] = (),
+        snapshot: RunSnapshot | None = None,
+    ) -> None:
+        """Close the run's row as ``ending`` says, forgetting its progress (no takeover can want
+        it any more) and storing ``final_events`` and ``snapshot`` in the same transaction;
+        ``StaleLease`` when ``epoch`` is not current. One write, so a close the database dropped
+        either left the run open, or closed it with nothing left behind: whoever retries finds
+        one or the other."""
+        await self.store.close_run(
+            run_id,
+            ending.closed_as,
+            epoch=epoch,
+            reason=ending.reason,
+            final_events=final_events,
+            snapshot=snapshot,
+        )
 
     async def _logged(self, writer: EventWriter, run_id: str) -> bool:
         """True when the run's ``run-finish`` is the newest event of its thread's log."""
@@ -186,11 +219,6 @@ def _sub_agent_ended(
     error = ending.reason if ending.status == "error" else None
     payload = AgentCompletedPayload(role=role, result="", error=error, status=ending.status)
     return AgentCompletedEvent(run_id=run_id, agent_id=agent_id, payload=payload)
-
-
-async def _log(writer: EventWriter, run_id: str, ending: RunEnding) -> None:
-    writer.emit(ending.event(run_id))
-    await writer.flush()
 
 
 def run_usage(usage: Usage) -> RunUsage:

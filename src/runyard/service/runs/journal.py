@@ -2,13 +2,15 @@
 
 Every write carries the run's lease epoch and is fenced in its transaction: an owner that was
 superseded (its lease expired and another replica took the run) writes nothing — its run stops
-here, as when the heartbeat finds the lease lost. A progress checkpoint is written only once the
-response it follows is in the event log (its ``tool-call`` events stored), so a takeover always
-finds where the step ended in the log (``run_takeover``). ``started`` rows are written, in their
-own transaction, before their calls run. A call's ``settled`` row goes with the event log's next
-batch instead (``EventWriter.record_settled``): in the transaction that stores the call's
-``tool-result`` event, or one before it — durable before any client sees the result, as the
-exactly-once guarantee asks (docs/service.md), without a transaction of its own on the run's way.
+here, as when the heartbeat finds the lease lost. A progress checkpoint, with the ``started``
+rows of the first window of its calls, goes with the event log's batch that stores the response
+it follows (its ``tool-call`` events) or a later one (``EventWriter.journal``), and is durable
+before the calls run: a takeover always finds where the step ended in the log
+(``run_takeover``), and no call runs before its row is stored. ``started`` rows of later windows
+are written in a transaction of their own (``record_progress``) before their calls run. A
+call's ``settled`` row goes with the event log's next batch too: in the transaction that stores
+the call's ``tool-result`` event, or one before it — durable before any client sees the result,
+as the exactly-once guarantee asks (docs/service.md). So neither costs a transaction of its own.
 """
 
 from __future__ import annotations
@@ -17,27 +19,28 @@ from collections.abc import Awaitable, Callable, Sequence
 
 from runyard.errors import RunAbortedError
 from runyard.runtime import AgentState, JournalCall
-from runyard.service.event_log import EventWriter
+from runyard.service.event_log import EventLogWriteError, EventWriter
 from runyard.service.runs.active import ActiveRun
-from runyard.storage import RunProgress, SettledCalls, StaleLease, ToolCallEntry, ToolLedger
+from runyard.storage import LedgerWrite, RunProgress, StaleLease, ToolCallEntry, ToolLedger
 
 __all__ = ["StoreRunJournal", "journal_calls"]
 
 
 class StoreRunJournal:
-    """Journals ``run`` at its epoch; ``logged`` returns once the run's chunks so far are
-    logged and durable; settled calls go with ``writer``'s next batch."""
+    """Journals ``run`` at its epoch; ``taken`` returns once every chunk the run's agent sent
+    so far is mapped to events and queued on ``writer``, which stores progress and settled
+    calls with its batches."""
 
     def __init__(
         self,
         store: ToolLedger,
         run: ActiveRun,
-        logged: Callable[[], Awaitable[None]],
+        taken: Callable[[], Awaitable[None]],
         writer: EventWriter,
     ) -> None:
         self._store = store
         self._run = run
-        self._logged = logged
+        self._taken = taken
         self._writer = writer
 
     async def record(
@@ -46,20 +49,26 @@ class StoreRunJournal:
         run = self._run
         if run.lease_lost:
             raise RunAbortedError()
-        rows = [_entry(call) for call in calls]
+        rows = tuple(_entry(call) for call in calls)
         if state is None and rows and all(row.state == "settled" for row in rows):
-            self._writer.record_settled(
-                SettledCalls(run.run_id, run.epoch, tuple(rows)), run.lose_lease
-            )
+            self._writer.journal(LedgerWrite(run.run_id, run.epoch, rows), run.lose_lease)
             return
-        if state is not None:
-            await self._logged()
-        saved = None if state is None else state.model_dump(mode="json")
         try:
-            await self._store.record_progress(run.run_id, rows, epoch=run.epoch, state=saved)
+            if state is None:
+                await self._store.record_progress(run.run_id, rows, epoch=run.epoch)
+                return
+            # Queued after the response's events, so stored with them or after them.
+            await self._taken()
+            saved = state.model_dump(mode="json")
+            self._writer.journal(LedgerWrite(run.run_id, run.epoch, rows, saved), run.lose_lease)
+            await self._writer.flush()
         except StaleLease as exc:
             run.lose_lease()  # another replica carries the run on: this one stops, silently
             raise RunAbortedError() from exc
+        except EventLogWriteError as exc:
+            if run.lease_lost:  # the batch was refused for a superseded epoch (``lost``)
+                raise RunAbortedError() from exc
+            raise
 
 
 def journal_calls(progress: RunProgress) -> dict[str, JournalCall]:

@@ -4,8 +4,9 @@ A segment streams the agent and turns every chunk into wire events on the thread
 ends is the runtime's verdict on the stream's ``finish`` chunk (plus, for a cancel, the reason
 only the service knows: the user, or a shutdown). The run suspends (confirmations stored,
 ``confirmation-request`` events, status ``suspended``; no ``run-finish``), or it is finished the
-one way every run is (``run_finish``): ``run-finish`` persisted, *then* the row closed, so a run
-is never reported finished before its last event is durable. Background sub-agents the segment
+one way every run is (``RunFinisher``): every earlier event persisted, then ``run-finish`` stored
+in the transaction that closes the row, so a run is never reported finished before its last
+event is durable, nor closed without it. Background sub-agents the segment
 started are settled before either (awaited, or stopped when the run was cancelled or failed).
 """
 
@@ -22,7 +23,7 @@ from pydantic_core import to_jsonable_python
 from runyard.agent import StreamResult
 from runyard.errors import RunLimitError
 from runyard.ids import new_id
-from runyard.memory import PlanStore
+from runyard.memory import Plan
 from runyard.protocol import (
     ConfirmationRequestEvent,
     RunResumedEvent,
@@ -50,8 +51,10 @@ from runyard.service.runs.confirmation_request import confirmation_payload
 from runyard.service.runs.failed import log_failed_run
 from runyard.service.runs.finish import RunEnding, RunFinisher, run_usage
 from runyard.service.runs.journal import StoreRunJournal
+from runyard.service.threads.history import RunFold
 from runyard.service.tools import tasks_update
-from runyard.storage import Store, database_unavailable
+from runyard.storage import Plan as StoredPlan
+from runyard.storage import RunStart, StaleLease, Store, database_unavailable
 
 __all__ = ["RunSegment", "SegmentStart", "log_opening"]
 
@@ -75,6 +78,11 @@ class SegmentStart:
     resumed_after: int | None = None
     """Set for a run taken over after its server died: the ``afterEventId`` of the
     ``run-resumed`` the segment opens with (``run_takeover``)."""
+    started: RunStart | None = None
+    """What the run's start read in its transaction (a first segment's, ``RunDriver.begin``):
+    the writer numbers on from where the log ended without reading it, the thread's plan is
+    not read again, and a run whose events follow the snapshots right away has its snapshot
+    folded as they are stored."""
 
 
 class RunSegment:
@@ -98,17 +106,24 @@ class RunSegment:
         self.finish: FinishChunk | None = None
         self._stream_result: StreamResult | None = None
         self._took = asyncio.Event()
-        """Set whenever a chunk of the stream was taken (``_logged`` waits on it)."""
+        """Set whenever a chunk of the stream was taken (``_taken`` waits on it)."""
+        self._folded: RunFold | None = None
+        """The run's events folded as stored, when they alone make its snapshot."""
 
     async def drive(self) -> None:
         """Run the segment to its end: suspended, or finished with ``run-finish`` persisted."""
         run = self.run
-        async with self.events.writer(run.thread_id) as writer:
+        started = self.start.started
+        known = None if started is None else started.last_event_id
+        async with self.events.writer(run.thread_id, known=known) as writer:
+            if started is not None and writer.last_id == started.last_snapshot_event_id:
+                self._folded = RunFold(run.thread_id, run.run_id)
+                writer.watch(self._folded.add)
             title = self._start_title()
             try:
-                if self.start.message_id is not None:
+                if self.start.message_id is not None and started is not None:
                     await log_opening(
-                        writer, self.store, run, self.start.message_id, self.start.choice
+                        writer, run, self.start.message_id, self.start.choice, started.plan
                     )
                 if self.start.resumed_after is not None:
                     writer.emit(self._run_resumed(self.start.resumed_after))
@@ -160,7 +175,7 @@ class RunSegment:
         return emit
 
     async def _stream(self, writer: EventWriter) -> None:
-        journal = StoreRunJournal(self.store, self.run, lambda: self._logged(writer), writer)
+        journal = StoreRunJournal(self.store, self.run, self._taken, writer)
         stream = self._stream_result = await self.start.open_stream(journal)
         try:
             async for chunk in stream:
@@ -169,14 +184,13 @@ class RunSegment:
             stream.cancel()  # the segment is being torn down: the run must not go on alone
             raise
 
-    async def _logged(self, writer: EventWriter) -> None:
-        """Return once every chunk the agent sent so far is mapped to events and stored: the
-        reader has taken them all (it maps each as it takes it), and the writer flushed."""
+    async def _taken(self) -> None:
+        """Return once every chunk the agent sent so far is mapped to events and queued on the
+        writer: the reader has taken them all (it maps each as it takes it)."""
         stream = self._stream_result
         while stream is not None and stream.buffered:
             self._took.clear()
             await self._took.wait()
-        await writer.flush()
 
     def _take(self, chunk: StreamChunk, writer: EventWriter) -> None:
         self._took.set()
@@ -251,9 +265,21 @@ class RunSegment:
         if ending.status == "error":
             log_failed_run(run, ending.reason, ending.error)
         run.finishing = True
-        await self.finisher.finish(
-            run.run_id, run.thread_id, ending, epoch=run.epoch, writer=writer
-        )
+        try:
+            await self.finisher.finish(
+                run.run_id,
+                run.thread_id,
+                ending,
+                epoch=run.epoch,
+                writer=writer,
+                folded=self._folded,
+                # A run's first segment asked nothing: a question suspends it, never finishes it.
+                asked=self.start.message_id is None,
+            )
+        except StaleLease:
+            # Its close was refused, and its run-finish with it: the run is another's to end.
+            run.lose_lease()
+            logger.warning("run %s: taken over by another process; stopped", run.run_id)
 
     def _run_resumed(self, after_event_id: int) -> RunResumedEvent:
         payload = RunResumedPayload(after_event_id=after_event_id)
@@ -290,12 +316,17 @@ class RunSegment:
 
 
 async def log_opening(
-    writer: EventWriter, store: Store, run: ActiveRun, message_id: str, choice: AgentChoice | None
+    writer: EventWriter,
+    run: ActiveRun,
+    message_id: str,
+    choice: AgentChoice | None,
+    stored_plan: StoredPlan | None,
 ) -> None:
     """Emit what a run says before its agent does: ``run-start`` (naming the user's message and,
-    from a catalog, the agent's version and rule), then the thread's stored plan (a thread with
-    one shows its checklist again at the start of each run). The first segment says it; an
-    ``api`` replica says it for a run it queues, so the worker's segment does not."""
+    from a catalog, the agent's version and rule), then the thread's ``stored_plan`` (a thread
+    with one shows its checklist again at the start of each run; the run's start read it). The
+    first segment says it; an ``api`` replica says it for a run it queues, so the worker's
+    segment does not."""
     routed = choice if choice is not None and choice.version else None  # from a catalog
     payload = RunStartPayload(
         message_id=message_id,
@@ -304,7 +335,7 @@ async def log_opening(
         rule_id=routed.rule_id if routed else None,
     )
     writer.emit(RunStartEvent(run_id=run.run_id, agent_id=ORCHESTRATOR_ID, payload=payload))
-    plan = await PlanStore(store).get(run.owner.scope(run.thread_id))
+    plan = None if stored_plan is None else Plan.model_validate(stored_plan.data)
     if plan is not None and plan.tasks:
         writer.emit(tasks_update(run.run_id, ORCHESTRATOR_ID, plan))
 

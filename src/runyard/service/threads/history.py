@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import itertools
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -34,7 +34,16 @@ from runyard.storage import (
     Thread,
 )
 
-__all__ = ["HistoryPage", "HistoryStore", "RunHistory", "RunRows", "fold_runs", "store_snapshots"]
+__all__ = [
+    "HistoryPage",
+    "HistoryStore",
+    "LogFold",
+    "RunFold",
+    "RunHistory",
+    "RunRows",
+    "fold_runs",
+    "store_snapshots",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -123,15 +132,66 @@ class _Fold:
         return RunRows(run_id, self.first.id, self.last.id, self.message_id, assistant, finished)
 
 
+class LogFold:
+    """A stretch of a thread's log folded run by run, as its events come (``add``)."""
+
+    def __init__(self) -> None:
+        self._folds: dict[str | None, _Fold] = {}
+
+    def add(self, log: Iterable[StoredEvent]) -> None:
+        """Fold ``log``, the events right after those added before."""
+        for stored in log:
+            fold = self._folds.get(stored.run_id)
+            if fold is None:
+                fold = self._folds[stored.run_id] = _Fold(stored)
+            fold.apply(stored)
+
+    def runs(self) -> list[RunRows]:
+        """Each run folded so far, in log order."""
+        return [fold.rows() for fold in self._folds.values()]
+
+
+class RunFold:
+    """One run's events folded as its writer stores them, for the run's snapshot at its end
+    (``RunFinisher``), so the ending need not read them back from the log.
+
+    Sound only when the writer's first event is the first event after the thread's snapshots
+    (the run's start saw the log and its snapshots end at the same id): then what the writer
+    stored is all the snapshot covers, and storing it keeps the snapshots a prefix of the log.
+    """
+
+    def __init__(self, thread_id: str, run_id: str) -> None:
+        self.thread_id = thread_id
+        self.run_id = run_id
+        self._fold = LogFold()
+        self._last_id = 0
+        self._broken = False
+
+    def add(self, log: Sequence[StoredEvent]) -> None:
+        """Fold a batch the writer stored (once: a batch folded already is skipped); a failure
+        only costs the ending a read of the log."""
+        try:
+            self._fold.add(e for e in log if e.id > self._last_id)
+            self._last_id = max([self._last_id, *(e.id for e in log)])
+        except Exception:
+            logger.exception(
+                "run %s: folding its events failed; its ending reads them", self.run_id
+            )
+            self._broken = True
+
+    def snapshot(self) -> RunSnapshot | None:
+        """The run's snapshot, once it finished; None when its events cannot make it alone."""
+        runs = [] if self._broken else self._fold.runs()
+        if len(runs) != 1 or runs[0].run_id != self.run_id or not runs[0].finished:
+            return None
+        return runs[0].snapshot(self.thread_id)
+
+
 def fold_runs(log: Sequence[StoredEvent]) -> list[RunRows]:
     """Each run of a stretch of a thread's log, folded into its rows, in log order."""
-    folds: dict[str | None, _Fold] = {}
-    for stored in log:
-        fold = folds.get(stored.run_id)
-        if fold is None:
-            fold = folds[stored.run_id] = _Fold(stored)
-        fold.apply(stored)
-    return [fold.rows() for fold in folds.values()]
+    fold = LogFold()
+    fold.add(log)
+    return fold.runs()
 
 
 async def _save_finished(store: RunSnapshots, thread_id: str, runs: Sequence[RunRows]) -> None:

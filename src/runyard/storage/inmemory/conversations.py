@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from runyard.ids import now_ms
 from runyard.storage.inmemory.state import MemoryState
 from runyard.storage.parts import Conversations, Message
 from runyard.storage.records import MessageCursor, Thread
@@ -27,15 +26,7 @@ class ConversationsPart(MemoryState, Conversations):
         title: str | None = None,
         metadata: dict[str, Any] | None = None,
     ) -> Thread:
-        thread = self._claim(thread_id, tenant_id, resource_id)
-        thread = replace(
-            thread,
-            title=thread.title if title is None else title,
-            metadata=thread.metadata if metadata is None else copy.deepcopy(metadata),
-            updated_at=max(now_ms(), thread.updated_at),
-        )
-        self._threads[thread_id] = thread
-        return copy.deepcopy(thread)
+        return self._save_thread(thread_id, tenant_id, resource_id, title, metadata)
 
     async def get_thread(
         self, thread_id: str, *, tenant_id: str, resource_id: str
@@ -84,12 +75,7 @@ class ConversationsPart(MemoryState, Conversations):
     async def save_messages(
         self, thread_id: str, messages: Sequence[Message], *, tenant_id: str, resource_id: str
     ) -> None:
-        self._claim(thread_id, tenant_id, resource_id)
-        rows = self._messages.setdefault(thread_id, {})
-        for message in messages:
-            seq = rows[message.id][0] if message.id in rows else next(self._seq)
-            rows[message.id] = (seq, message.model_copy(deep=True))
-        self._touch(thread_id)
+        self._save_messages(thread_id, messages, tenant_id, resource_id)
 
     async def get_messages(
         self,

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
-from dataclasses import replace
 
 from runyard.json_text import json_text
-from runyard.storage.errors import EventIdConflict
 from runyard.storage.inmemory.state import MemoryState
 from runyard.storage.parts import EventLogStore
-from runyard.storage.records import SettledCalls, StoredEvent
+from runyard.storage.records import LedgerWrite, StoredEvent
 
 __all__ = ["EventLogPart"]
 
@@ -24,18 +22,15 @@ class EventLogPart(MemoryState, EventLogStore):
         events: Sequence[StoredEvent],
         /,
         *,
-        settled: Sequence[SettledCalls] = (),
+        ledger: Sequence[LedgerWrite] = (),
     ) -> None:
-        for calls in settled:
-            self._fence(calls.run_id, calls.epoch)
-        log = self._events.setdefault(thread_id, {})
-        ids = [event.id for event in events]
-        if len(set(ids)) != len(ids) or any(i in log for i in ids):
-            raise EventIdConflict(f"event id reused in thread {thread_id!r}")
-        for calls in settled:
-            self._keep_calls(calls.run_id, calls.calls)
+        for journaled in ledger:
+            self._fence(journaled.run_id, journaled.epoch)
+        self._check_new_events(thread_id, events)
+        for journaled in ledger:
+            self._keep_journal(journaled.run_id, journaled.calls, journaled.state)
         for event in events:
-            log[event.id] = replace(event, thread_id=thread_id, data=copy.deepcopy(event.data))
+            self._keep_event(thread_id, event)
 
     async def read_events(
         self, thread_id: str, *, after_id: int = 0, limit: int | None = None

@@ -17,11 +17,7 @@ class RunSnapshotsPart(MemoryState, RunSnapshots):
     """Each thread's run snapshots by run id."""
 
     async def save_run_snapshots(self, thread_id: str, snapshots: Sequence[RunSnapshot]) -> None:
-        kept = self._snapshots.setdefault(thread_id, {})
-        for snapshot in snapshots:
-            kept[snapshot.run_id] = replace(
-                snapshot, thread_id=thread_id, data=copy.deepcopy(snapshot.data)
-            )
+        self._save_snapshots(thread_id, snapshots)
 
     async def read_run_snapshots(
         self, thread_id: str, *, before_event_id: int | None = None, limit: int | None = None

@@ -2,14 +2,30 @@
 
 from __future__ import annotations
 
+import copy
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
 from runyard.ids import now_ms
-from runyard.storage.errors import RunConflict, RunNotFound, StaleLease, StorageError
+from runyard.storage.errors import (
+    RunConflict,
+    RunNotFound,
+    StaleLease,
+    StorageError,
+    ThreadOwnershipError,
+)
 from runyard.storage.inmemory.state import MemoryState
-from runyard.storage.parts import RunLedger
-from runyard.storage.records import OPEN_RUN_STATUSES, RunQuota, RunRecord, RunStatus
+from runyard.storage.parts import Message, RunLedger
+from runyard.storage.records import (
+    OPEN_RUN_STATUSES,
+    RunQuota,
+    RunRecord,
+    RunSnapshot,
+    RunStart,
+    RunStatus,
+    StoredEvent,
+)
 from runyard.storage.run_rules import (
     RUNNING_OR_QUEUED,
     check_close_status,
@@ -37,7 +53,62 @@ class RunLedgerPart(MemoryState, RunLedger):
         agent_id: str | None = None,
         quota: RunQuota | None = None,
     ) -> RunRecord:
-        run = new_run(
+        run = self._opening(run_id, thread_id, tenant_id, owner, status, lease_until, agent_id)
+        self._check_quota(run, quota)
+        self._runs[run_id] = run
+        return run
+
+    async def start_run(
+        self,
+        run_id: str,
+        messages: Sequence[Message],
+        /,
+        *,
+        thread_id: str,
+        tenant_id: str,
+        resource_id: str,
+        owner: str,
+        lease_until: int | None = None,
+        agent_id: str | None = None,
+        quota: RunQuota | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> RunStart:
+        # Every refusal is raised before anything changes, as a rolled-back transaction.
+        known = self._threads.get(thread_id)
+        if known is not None and (known.tenant_id, known.resource_id) != (tenant_id, resource_id):
+            raise ThreadOwnershipError(f"thread {thread_id!r} belongs to another owner")
+        run = self._opening(run_id, thread_id, tenant_id, owner, "running", lease_until, agent_id)
+        self._check_quota(run, quota)
+        thread = self._save_thread(thread_id, tenant_id, resource_id, metadata=metadata)
+        self._runs[run_id] = run
+        self._save_messages(thread_id, messages, tenant_id, resource_id)
+        log = self._events.get(thread_id, {})
+        snapshots = self._snapshots.get(thread_id, {}).values()
+        plan = self._plans.get(thread_id)
+        return RunStart(
+            run,
+            thread,
+            max(log, default=0),
+            max((s.last_event_id for s in snapshots), default=0),
+            None if plan is None else replace(plan, data=copy.deepcopy(plan.data)),
+        )
+
+    def _opening(
+        self,
+        run_id: str,
+        thread_id: str,
+        tenant_id: str,
+        owner: str,
+        status: RunStatus,
+        lease_until: int | None,
+        agent_id: str | None,
+    ) -> RunRecord:
+        """The run ``open_run`` would insert; ``RunConflict`` or ``StorageError`` as it says."""
+        if any(r.thread_id == thread_id and r.is_open for r in self._runs.values()):
+            raise RunConflict(thread_id)
+        if run_id in self._runs:
+            raise StorageError(f"run id {run_id!r} is already taken")
+        return new_run(
             run_id,
             thread_id=thread_id,
             tenant_id=tenant_id,
@@ -46,20 +117,17 @@ class RunLedgerPart(MemoryState, RunLedger):
             lease_until=lease_until,
             agent_id=agent_id,
         )
-        if any(r.thread_id == thread_id and r.is_open for r in self._runs.values()):
-            raise RunConflict(thread_id)
-        if run_id in self._runs:
-            raise StorageError(f"run id {run_id!r} is already taken")
-        if quota is not None:
-            running = [
-                r
-                for r in self._runs.values()
-                if r.tenant_id == tenant_id and r.status in RUNNING_OR_QUEUED
-            ]
-            mine = sum(r.agent_id == agent_id for r in running)
-            check_quota(quota, tenant_running=len(running), agent_running=mine)
-        self._runs[run_id] = run
-        return run
+
+    def _check_quota(self, run: RunRecord, quota: RunQuota | None) -> None:
+        if quota is None:
+            return
+        running = [
+            r
+            for r in self._runs.values()
+            if r.tenant_id == run.tenant_id and r.status in RUNNING_OR_QUEUED
+        ]
+        mine = sum(r.agent_id == run.agent_id for r in running)
+        check_quota(quota, tenant_running=len(running), agent_running=mine)
 
     async def get_run(self, run_id: str) -> RunRecord | None:
         return self._runs.get(run_id)
@@ -78,12 +146,27 @@ class RunLedgerPart(MemoryState, RunLedger):
         return self._fenced_update(run_id, epoch, status=status)
 
     async def close_run(
-        self, run_id: str, status: RunStatus, *, epoch: int, reason: str | None = None
+        self,
+        run_id: str,
+        status: RunStatus,
+        *,
+        epoch: int,
+        reason: str | None = None,
+        final_events: Sequence[StoredEvent] = (),
+        snapshot: RunSnapshot | None = None,
     ) -> RunRecord:
         check_close_status(status)
-        return self._fenced_update(
-            run_id, epoch, status=status, reason=reason, finished_at=now_ms()
-        )
+        self._fence(run_id, epoch)  # refused before anything changes, as a rolled-back write
+        for thread_id in {e.thread_id for e in final_events}:
+            self._check_new_events(thread_id, [e for e in final_events if e.thread_id == thread_id])
+        run = self._fenced_update(run_id, epoch, status=status, reason=reason, finished_at=now_ms())
+        self._progress.pop(run_id, None)
+        self._tool_calls.pop(run_id, None)
+        for event in final_events:
+            self._keep_event(event.thread_id, event)
+        if snapshot is not None:
+            self._save_snapshots(snapshot.thread_id, [snapshot])
+        return run
 
     async def take_over(
         self,

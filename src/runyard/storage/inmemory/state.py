@@ -14,7 +14,12 @@ from dataclasses import replace
 from typing import Any
 
 from runyard.ids import now_ms
-from runyard.storage.errors import RunNotFound, StaleLease, ThreadOwnershipError
+from runyard.storage.errors import (
+    EventIdConflict,
+    RunNotFound,
+    StaleLease,
+    ThreadOwnershipError,
+)
 from runyard.storage.parts import Message
 from runyard.storage.records import (
     OPEN_RUN_STATUSES,
@@ -78,8 +83,13 @@ class MemoryState:
                 f"run {run_id!r} is {run.status} at lease epoch {run.lease_epoch}, not {epoch}"
             )
 
-    def _keep_calls(self, run_id: str, calls: Sequence[ToolCallEntry]) -> None:
-        """The run's ledger rows: a started call only when it has none, a settled one always."""
+    def _keep_journal(
+        self, run_id: str, calls: Sequence[ToolCallEntry], state: dict[str, Any] | None
+    ) -> None:
+        """The run's progress checkpoint (when ``state`` is given) and ledger rows: a started
+        call only when it has none, a settled one always."""
+        if state is not None:
+            self._progress[run_id] = copy.deepcopy(state)
         known = self._tool_calls.setdefault(run_id, {})
         for call in calls:
             if call.state == "settled" or call.tool_call_id not in known:
@@ -103,6 +113,56 @@ class MemoryState:
         elif (thread.tenant_id, thread.resource_id) != (tenant_id, resource_id):
             raise ThreadOwnershipError(f"thread {thread_id!r} belongs to another owner")
         return thread
+
+    def _save_thread(
+        self,
+        thread_id: str,
+        tenant_id: str,
+        resource_id: str,
+        title: str | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> Thread:
+        """``Conversations.save_thread``, without a pause: the caller's thread, claimed and
+        changed."""
+        thread = self._claim(thread_id, tenant_id, resource_id)
+        thread = replace(
+            thread,
+            title=thread.title if title is None else title,
+            metadata=thread.metadata if metadata is None else copy.deepcopy(metadata),
+            updated_at=max(now_ms(), thread.updated_at),
+        )
+        self._threads[thread_id] = thread
+        return copy.deepcopy(thread)
+
+    def _save_messages(
+        self, thread_id: str, messages: Sequence[Message], tenant_id: str, resource_id: str
+    ) -> None:
+        """``Conversations.save_messages``, without a pause."""
+        self._claim(thread_id, tenant_id, resource_id)
+        rows = self._messages.setdefault(thread_id, {})
+        for message in messages:
+            seq = rows[message.id][0] if message.id in rows else next(self._seq)
+            rows[message.id] = (seq, message.model_copy(deep=True))
+        self._touch(thread_id)
+
+    def _check_new_events(self, thread_id: str, events: Sequence[StoredEvent]) -> None:
+        """``EventIdConflict`` when a batch of the thread's events reuses an id."""
+        log = self._events.get(thread_id, {})
+        ids = [event.id for event in events]
+        if len(set(ids)) != len(ids) or any(i in log for i in ids):
+            raise EventIdConflict(f"event id reused in thread {thread_id!r}")
+
+    def _keep_event(self, thread_id: str, event: StoredEvent) -> None:
+        log = self._events.setdefault(thread_id, {})
+        log[event.id] = replace(event, thread_id=thread_id, data=copy.deepcopy(event.data))
+
+    def _save_snapshots(self, thread_id: str, snapshots: Sequence[RunSnapshot]) -> None:
+        """``RunSnapshots.save_run_snapshots``, without a pause."""
+        kept = self._snapshots.setdefault(thread_id, {})
+        for snapshot in snapshots:
+            kept[snapshot.run_id] = replace(
+                snapshot, thread_id=thread_id, data=copy.deepcopy(snapshot.data)
+            )
 
     def _touch(self, thread_id: str) -> None:
         thread = self._threads[thread_id]

@@ -26,15 +26,9 @@ class ToolLedgerPart(MemoryState, ToolLedger):
         state: dict[str, Any] | None = None,
     ) -> None:
         self._fence(run_id, epoch)
-        if state is not None:
-            self._progress[run_id] = copy.deepcopy(state)
-        self._keep_calls(run_id, calls)
+        self._keep_journal(run_id, calls, state)
 
     async def load_progress(self, run_id: str) -> RunProgress:
         state = self._progress.get(run_id)
         calls = self._tool_calls.get(run_id, {})
         return RunProgress(copy.deepcopy(state), copy.deepcopy(calls))
-
-    async def drop_progress(self, run_id: str) -> None:
-        self._progress.pop(run_id, None)
-        self._tool_calls.pop(run_id, None)

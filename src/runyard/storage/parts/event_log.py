@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
-from runyard.storage.records import SettledCalls, StoredEvent
+from runyard.storage.records import LedgerWrite, StoredEvent
 
 __all__ = ["EventLogStore"]
 
@@ -23,12 +23,13 @@ class EventLogStore(Protocol):
         events: Sequence[StoredEvent],
         /,
         *,
-        settled: Sequence[SettledCalls] = (),
+        ledger: Sequence[LedgerWrite] = (),
     ) -> None:
         """Insert the batch in one transaction. Ids come from the writer and are unique per
         thread: a reused id raises ``EventIdConflict`` and nothing of the batch is stored.
 
-        ``settled`` tool calls go into the ``ToolLedger`` in the same transaction, as
+        ``ledger`` goes into the ``ToolLedger`` in the same transaction — tool-call rows, and a
+        progress checkpoint where ``LedgerWrite.state`` is given — as
         ``ToolLedger.record_progress`` writes them: each run's fenced by its epoch
         (``StaleLease``, nothing of the batch stored, when it moved on or the run closed)."""
         ...

@@ -6,9 +6,18 @@ lost its run (taken over after its lease expired) can no longer change it (DESIG
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+from collections.abc import Sequence
+from typing import Any, Protocol, runtime_checkable
 
-from runyard.storage.records import RunQuota, RunRecord, RunStatus
+from runyard.storage.parts.conversations import Message
+from runyard.storage.records import (
+    RunQuota,
+    RunRecord,
+    RunSnapshot,
+    RunStart,
+    RunStatus,
+    StoredEvent,
+)
 
 __all__ = ["RunLedger"]
 
@@ -40,6 +49,31 @@ class RunLedger(Protocol):
         openers of the same tenant take in turn, so every replica sees one count."""
         ...
 
+    async def start_run(
+        self,
+        run_id: str,
+        messages: Sequence[Message],
+        /,
+        *,
+        thread_id: str,
+        tenant_id: str,
+        resource_id: str,
+        owner: str,
+        lease_until: int | None = None,
+        agent_id: str | None = None,
+        quota: RunQuota | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> RunStart:
+        """A new run's start, in one transaction: the thread claimed for its owner
+        (``tenant_id``, ``resource_id``) as ``Conversations.save_thread`` does, with
+        ``metadata`` when given; the run opened as ``open_run`` opens it (running); and
+        ``messages`` saved as ``Conversations.save_messages`` saves them. Nothing is written
+        when any of it is refused (``RunConflict``, ``RunQuotaReached``,
+        ``ThreadOwnershipError``). The ``RunStart`` also says where the thread's log and its
+        run snapshots ended as the run opened, and holds the thread's plan, so the run need
+        not read them again."""
+        ...
+
     async def get_run(self, run_id: str) -> RunRecord | None:
         """The run, open or closed."""
         ...
@@ -58,9 +92,22 @@ class RunLedger(Protocol):
         ...
 
     async def close_run(
-        self, run_id: str, status: RunStatus, *, epoch: int, reason: str | None = None
+        self,
+        run_id: str,
+        status: RunStatus,
+        *,
+        epoch: int,
+        reason: str | None = None,
+        final_events: Sequence[StoredEvent] = (),
+        snapshot: RunSnapshot | None = None,
     ) -> RunRecord:
-        """Finish an open run with a final status. ``StaleLease``/``RunNotFound`` as above."""
+        """Finish an open run with a final status and, in the same transaction, forget its
+        progress and tool calls (``ToolLedger``: a closed run is never taken over, so nothing
+        it left is wanted), append ``final_events`` to their thread's log as
+        ``EventLogStore.append_events`` does (its ``run-finish``: durable with the close, never
+        after it), and store ``snapshot`` when given (``RunSnapshots.save_run_snapshots``; the
+        caller keeps the thread's snapshots a prefix of its log). ``StaleLease``/``RunNotFound``
+        as above, ``EventIdConflict`` for an event id the log holds — and nothing written."""
         ...
 
     async def take_over(

@@ -5,7 +5,8 @@ and, around every tool call, a row keyed by the idempotency key (run id, tool ca
 ``started`` before the tool runs, ``settled`` with its outcome once it did. A process that takes
 the run over after its owner died reads them back (``load_progress``) and resumes from there:
 settled calls are replayed, never run again. Every write is fenced by the run's lease epoch,
-in the same transaction, so an owner that was superseded writes nothing.
+in the same transaction, so an owner that was superseded writes nothing. A run's progress is
+forgotten as its row closes (``RunLedger.close_run``, in the same transaction).
 """
 
 from __future__ import annotations
@@ -40,8 +41,4 @@ class ToolLedger(Protocol):
 
     async def load_progress(self, run_id: str) -> RunProgress:
         """The run's last progress checkpoint (None when it made none) and its tool calls."""
-        ...
-
-    async def drop_progress(self, run_id: str) -> None:
-        """Forget the run's progress and tool calls (the run is over; no error when none)."""
         ...

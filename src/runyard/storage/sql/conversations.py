@@ -25,7 +25,7 @@ from runyard.storage.sql.schema import (
 )
 from runyard.storage.sql.state import SqlState
 
-__all__ = ["ConversationsPart"]
+__all__ = ["ConversationsPart", "message_rows", "thread_of"]
 
 _THREAD_TABLES = (
     messages,
@@ -38,7 +38,8 @@ _THREAD_TABLES = (
 )
 
 
-def _thread(row: Row[Any]) -> Thread:
+def thread_of(row: Row[Any]) -> Thread:
+    """The ``Thread`` of a ``threads`` row."""
     return Thread(
         row.id,
         row.tenant_id,
@@ -48,6 +49,19 @@ def _thread(row: Row[Any]) -> Thread:
         row.created_at,
         row.updated_at,
     )
+
+
+def message_rows(thread_id: str, messages_: Sequence[Message]) -> list[dict[str, Any]]:
+    """The ``messages`` rows of ``messages_`` in the thread."""
+    return [
+        {
+            "thread_id": thread_id,
+            "id": message.id,
+            "created_at": message.created_at,
+            "data": any_message_adapter.dump_python(message, mode="json"),
+        }
+        for message in messages_
+    ]
 
 
 def _message(row: Row[Any]) -> Message:
@@ -72,7 +86,7 @@ class ConversationsPart(SqlState):
         if metadata is not None:
             changes["metadata"] = metadata
         async with write(self._engine) as conn:
-            return _thread(
+            return thread_of(
                 await self._claim_touched(conn, thread_id, tenant_id, resource_id, changes)
             )
 
@@ -85,7 +99,7 @@ class ConversationsPart(SqlState):
                     select(threads).where(*_owner_filter(thread_id, tenant_id, resource_id))
                 )
             ).one_or_none()
-            return None if row is None else _thread(row)
+            return None if row is None else thread_of(row)
 
     async def list_threads(
         self, *, tenant_id: str, resource_id: str, limit: int | None = None
@@ -97,7 +111,7 @@ class ConversationsPart(SqlState):
             .limit(limit)
         )
         async with read(self._engine) as conn:
-            return [_thread(row) for row in await conn.execute(stmt)]
+            return [thread_of(row) for row in await conn.execute(stmt)]
 
     async def delete_thread(self, thread_id: str, *, tenant_id: str, resource_id: str) -> bool:
         async with write(self._engine) as conn:
@@ -140,15 +154,7 @@ class ConversationsPart(SqlState):
     async def save_messages(
         self, thread_id: str, messages_: Sequence[Message], *, tenant_id: str, resource_id: str
     ) -> None:
-        rows = [
-            {
-                "thread_id": thread_id,
-                "id": message.id,
-                "created_at": message.created_at,
-                "data": any_message_adapter.dump_python(message, mode="json"),
-            }
-            for message in messages_
-        ]
+        rows = message_rows(thread_id, messages_)
         async with write(self._engine) as conn:
             await self._claim_touched(conn, thread_id, tenant_id, resource_id)
             if rows:

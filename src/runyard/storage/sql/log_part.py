@@ -3,19 +3,37 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from sqlalchemy import Text, cast, func, insert, select, type_coerce
 from sqlalchemy.exc import IntegrityError
 
 from runyard.ids import now_ms
 from runyard.storage.errors import EventIdConflict
-from runyard.storage.records import SettledCalls, StoredEvent
+from runyard.storage.records import LedgerWrite, StoredEvent
 from runyard.storage.sql.engine import read, write
 from runyard.storage.sql.schema import events
 from runyard.storage.sql.state import SqlState
-from runyard.storage.sql.tool_ledger_part import fence_run, write_calls
+from runyard.storage.sql.tool_ledger_part import fence_run, write_journal
 
-__all__ = ["LogPart"]
+__all__ = ["LogPart", "event_rows"]
+
+
+def event_rows(
+    events_: Sequence[StoredEvent], thread_id: str | None = None
+) -> list[dict[str, Any]]:
+    """The ``events`` rows of ``events_``, in ``thread_id`` (default: each event's own)."""
+    return [
+        {
+            "thread_id": e.thread_id if thread_id is None else thread_id,
+            "id": e.id,
+            "run_id": e.run_id,
+            "type": e.type,
+            "data": e.data,
+            "created_at": e.created_at,
+        }
+        for e in events_
+    ]
 
 
 class LogPart(SqlState):
@@ -27,31 +45,23 @@ class LogPart(SqlState):
         events_: Sequence[StoredEvent],
         /,
         *,
-        settled: Sequence[SettledCalls] = (),
+        ledger: Sequence[LedgerWrite] = (),
     ) -> None:
-        if not events_ and not settled:
+        if not events_ and not ledger:
             return
-        rows = [
-            {
-                "thread_id": thread_id,
-                "id": e.id,
-                "run_id": e.run_id,
-                "type": e.type,
-                "data": e.data,
-                "created_at": e.created_at,
-            }
-            for e in events_
-        ]
+        rows = event_rows(events_, thread_id)
         try:
-            if not settled and self._engine.dialect.name == "sqlite":
+            if not ledger and self._engine.dialect.name == "sqlite":
                 # SQLite writes one transaction at a time: share it with other threads' rows.
                 await self._event_rows.insert(rows)
                 return
             async with write(self._engine) as conn:
                 now = now_ms()
-                for calls in settled:  # fenced first: a stale owner's batch is refused whole
-                    await fence_run(conn, calls.run_id, calls.epoch)
-                    await write_calls(conn, calls.run_id, calls.calls, now)
+                for journaled in ledger:  # fenced first: a stale owner's batch is refused whole
+                    await fence_run(conn, journaled.run_id, journaled.epoch)
+                    await write_journal(
+                        conn, journaled.run_id, journaled.calls, journaled.state, now
+                    )
                 if rows:
                     await conn.execute(insert(events), rows)
         except IntegrityError as exc:

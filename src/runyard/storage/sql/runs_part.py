@@ -2,19 +2,31 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import ColumnElement, Row, and_, case, func, insert, select, update
+from sqlalchemy import ColumnElement, Row, and_, case, delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from runyard.ids import now_ms
-from runyard.storage.errors import RunConflict, RunNotFound, StaleLease, StorageError
+from runyard.storage.errors import (
+    EventIdConflict,
+    RunConflict,
+    RunNotFound,
+    StaleLease,
+    StorageError,
+)
+from runyard.storage.parts import Message
 from runyard.storage.records import (
     OPEN_RUN_STATUSES,
+    Plan,
     QueuedWork,
     RunQuota,
     RunRecord,
+    RunSnapshot,
+    RunStart,
     RunStatus,
+    StoredEvent,
 )
 from runyard.storage.run_rules import (
     RUNNING_OR_QUEUED,
@@ -25,9 +37,21 @@ from runyard.storage.run_rules import (
     new_run,
 )
 from runyard.storage.sql.connection import SqlConnection
+from runyard.storage.sql.conversations import message_rows, thread_of
 from runyard.storage.sql.engine import read, write
-from runyard.storage.sql.schema import runs
+from runyard.storage.sql.log_part import event_rows
+from runyard.storage.sql.schema import (
+    checkpoints,
+    events,
+    messages,
+    plans,
+    run_snapshots,
+    runs,
+    tool_ledger,
+)
+from runyard.storage.sql.snapshots_part import SNAPSHOT_COLUMNS, snapshot_rows
 from runyard.storage.sql.state import SqlState
+from runyard.storage.sql.tool_ledger_part import progress_key
 
 __all__ = ["RunsPart"]
 
@@ -95,9 +119,7 @@ class RunsPart(SqlState):
             )
             try:
                 async with write(self._engine) as conn:
-                    if quota is not None:
-                        await self._check_quota(conn, quota, run)
-                    await conn.execute(insert(runs).values(_run_values(run)))
+                    await self._insert_run(conn, run, quota)
             except IntegrityError as exc:
                 # The indexes decided; only now is it safe to ask why. The thread's open run
                 # may have closed since the insert failed: then the insert is simply retried.
@@ -105,6 +127,67 @@ class RunsPart(SqlState):
             else:
                 return run
         raise RunConflict(thread_id)
+
+    async def start_run(
+        self,
+        run_id: str,
+        messages_: Sequence[Message],
+        /,
+        *,
+        thread_id: str,
+        tenant_id: str,
+        resource_id: str,
+        owner: str,
+        lease_until: int | None = None,
+        agent_id: str | None = None,
+        quota: RunQuota | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> RunStart:
+        changes = {} if metadata is None else {"metadata": metadata}
+        rows = message_rows(thread_id, messages_)
+        newest_event = select(func.max(events.c.id)).where(events.c.thread_id == thread_id)
+        newest_snapshot = select(func.max(run_snapshots.c.last_event_id)).where(
+            run_snapshots.c.thread_id == thread_id
+        )
+        # The thread is the caller's (claimed above in the transaction): no owner join.
+        plan_of = select(plans.c.data, plans.c.updated_at).where(plans.c.thread_id == thread_id)
+        for _ in range(_OPEN_ATTEMPTS):
+            run = new_run(
+                run_id,
+                thread_id=thread_id,
+                tenant_id=tenant_id,
+                owner=owner,
+                status="running",
+                lease_until=lease_until,
+                agent_id=agent_id,
+            )
+            try:
+                async with write(self._engine) as conn:
+                    thread = await self._claim_touched(
+                        conn, thread_id, tenant_id, resource_id, changes
+                    )
+                    await self._insert_run(conn, run, quota)
+                    if rows:
+                        stmt = self._upsert(messages, ["thread_id", "id"], ["created_at", "data"])
+                        await conn.execute(stmt, rows)
+                    log_end = int(await conn.scalar(newest_event) or 0)
+                    snapshots_end = int(await conn.scalar(newest_snapshot) or 0)
+                    plan = (await conn.execute(plan_of)).one_or_none()
+            except IntegrityError as exc:
+                await self._refusal(run_id, thread_id, exc)
+            else:
+                kept = None if plan is None else Plan(thread_id, plan.data, plan.updated_at)
+                return RunStart(run, thread_of(thread), log_end, snapshots_end, kept)
+        raise RunConflict(thread_id)
+
+    async def _insert_run(
+        self, conn: SqlConnection, run: RunRecord, quota: RunQuota | None
+    ) -> None:
+        """Insert the open ``run`` within ``quota``; the indexes refuse a second open run of its
+        thread (``IntegrityError``)."""
+        if quota is not None:
+            await self._check_quota(conn, quota, run)
+        await conn.execute(insert(runs).values(_run_values(run)))
 
     async def _check_quota(self, conn: SqlConnection, quota: RunQuota, run: RunRecord) -> None:
         """Count the tenant's running runs inside the opening transaction. SQLite's write
@@ -160,11 +243,49 @@ class RunsPart(SqlState):
         return await self._fenced_update(run_id, epoch, {"status": status})
 
     async def close_run(
-        self, run_id: str, status: RunStatus, *, epoch: int, reason: str | None = None
+        self,
+        run_id: str,
+        status: RunStatus,
+        *,
+        epoch: int,
+        reason: str | None = None,
+        final_events: Sequence[StoredEvent] = (),
+        snapshot: RunSnapshot | None = None,
     ) -> RunRecord:
         check_close_status(status)
         changes = {"status": status, "reason": reason, "finished_at": now_ms()}
-        return await self._fenced_update(run_id, epoch, changes)
+        try:
+            row = await self._close(run_id, epoch, changes, final_events, snapshot)
+        except IntegrityError as exc:
+            raise EventIdConflict(f"event id reused in run {run_id!r}'s thread") from exc
+        if row is None:
+            raise await self._why_not(run_id, epoch)
+        return _run(row)
+
+    async def _close(
+        self,
+        run_id: str,
+        epoch: int,
+        changes: dict[str, Any],
+        final_events: Sequence[StoredEvent],
+        snapshot: RunSnapshot | None,
+    ) -> Row[Any] | None:
+        """``close_run``'s transaction; None when the row was not open at ``epoch``."""
+        async with write(self._engine) as conn:
+            row: Row[Any] | None = (
+                await conn.execute(_fenced(run_id, epoch).values(changes))
+            ).one_or_none()
+            if row is not None:
+                if final_events:
+                    await conn.execute(insert(events), event_rows(final_events))
+                await conn.execute(
+                    delete(checkpoints).where(checkpoints.c.key == progress_key(run_id))
+                )
+                await conn.execute(delete(tool_ledger).where(tool_ledger.c.run_id == run_id))
+                if snapshot is not None:
+                    stmt = self._upsert(run_snapshots, ["thread_id", "run_id"], SNAPSHOT_COLUMNS)
+                    await conn.execute(stmt, snapshot_rows(snapshot.thread_id, [snapshot]))
+        return row
 
     async def take_over(
         self,
@@ -290,14 +411,8 @@ class RunsPart(SqlState):
 
     async def _fenced_update(self, run_id: str, epoch: int, changes: dict[str, Any]) -> RunRecord:
         """Apply ``changes`` only while the run is open and ``epoch`` is still current."""
-        stmt = (
-            update(runs)
-            .where(runs.c.run_id == run_id, runs.c.lease_epoch == epoch, _OPEN)
-            .values(changes)
-            .returning(runs)
-        )
         async with write(self._engine) as conn:
-            row = (await conn.execute(stmt)).one_or_none()
+            row = (await conn.execute(_fenced(run_id, epoch).values(changes))).one_or_none()
         if row is None:
             raise await self._why_not(run_id, epoch)
         return _run(row)
@@ -309,6 +424,15 @@ class RunsPart(SqlState):
         if not run.is_open:
             return StaleLease(f"run {run_id!r} is already {run.status}")
         return StaleLease(f"run {run_id!r} lease epoch {epoch} superseded by {run.lease_epoch}")
+
+
+def _fenced(run_id: str, epoch: int) -> Any:
+    """The update of the run's row while it is open at ``epoch``, returning the row."""
+    return (
+        update(runs)
+        .where(runs.c.run_id == run_id, runs.c.lease_epoch == epoch, _OPEN)
+        .returning(runs)
+    )
 
 
 def _run_values(run: RunRecord) -> dict[str, Any]:

@@ -12,9 +12,25 @@ from runyard.storage.sql.engine import read, write
 from runyard.storage.sql.schema import run_snapshots
 from runyard.storage.sql.state import SqlState
 
-__all__ = ["SnapshotsPart"]
+__all__ = ["SNAPSHOT_COLUMNS", "SnapshotsPart", "snapshot_rows"]
 
-_COLUMNS = ["first_event_id", "last_event_id", "data", "created_at"]
+SNAPSHOT_COLUMNS = ["first_event_id", "last_event_id", "data", "created_at"]
+"""What saving a run's snapshot again replaces."""
+
+
+def snapshot_rows(thread_id: str, snapshots: Sequence[RunSnapshot]) -> list[dict[str, Any]]:
+    """The ``run_snapshots`` rows of ``snapshots`` of the thread."""
+    return [
+        {
+            "thread_id": thread_id,
+            "run_id": s.run_id,
+            "first_event_id": s.first_event_id,
+            "last_event_id": s.last_event_id,
+            "data": s.data,
+            "created_at": s.created_at,
+        }
+        for s in snapshots
+    ]
 
 
 def _snapshot(row: Row[Any]) -> RunSnapshot:
@@ -29,20 +45,9 @@ class SnapshotsPart(SqlState):
     async def save_run_snapshots(self, thread_id: str, snapshots: Sequence[RunSnapshot]) -> None:
         if not snapshots:
             return
-        rows = [
-            {
-                "thread_id": thread_id,
-                "run_id": s.run_id,
-                "first_event_id": s.first_event_id,
-                "last_event_id": s.last_event_id,
-                "data": s.data,
-                "created_at": s.created_at,
-            }
-            for s in snapshots
-        ]
-        stmt = self._upsert(run_snapshots, ["thread_id", "run_id"], _COLUMNS)
+        stmt = self._upsert(run_snapshots, ["thread_id", "run_id"], SNAPSHOT_COLUMNS)
         async with write(self._engine) as conn:
-            await conn.execute(stmt, rows)
+            await conn.execute(stmt, snapshot_rows(thread_id, snapshots))
 
     async def read_run_snapshots(
         self, thread_id: str, *, before_event_id: int | None = None, limit: int | None = None

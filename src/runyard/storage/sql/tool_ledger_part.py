@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import select, update
 
 from runyard.ids import now_ms
 from runyard.storage.errors import RunNotFound, StaleLease
@@ -18,7 +18,7 @@ from runyard.storage.sql.schema import checkpoints, runs, tool_ledger
 from runyard.storage.sql.state import SqlState
 from runyard.storage.sql.upserts import insert_ignore, upsert
 
-__all__ = ["ToolLedgerPart", "fence_run", "progress_key", "write_calls"]
+__all__ = ["ToolLedgerPart", "fence_run", "progress_key", "write_journal"]
 
 
 def progress_key(run_id: str) -> str:
@@ -38,14 +38,9 @@ class ToolLedgerPart(SqlState):
         epoch: int,
         state: dict[str, Any] | None = None,
     ) -> None:
-        now = now_ms()
         async with write(self._engine) as conn:
             await fence_run(conn, run_id, epoch)
-            if state is not None:
-                stmt = self._upsert(checkpoints, ["key"], ["state", "expires_at", "updated_at"])
-                row = {"key": progress_key(run_id), "state": state, "expires_at": None}
-                await conn.execute(stmt, {**row, "updated_at": now})
-            await write_calls(conn, run_id, calls, now)
+            await write_journal(conn, run_id, calls, state, now_ms())
 
     async def load_progress(self, run_id: str) -> RunProgress:
         key = progress_key(run_id)
@@ -61,11 +56,6 @@ class ToolLedgerPart(SqlState):
             for r in rows
         }
         return RunProgress(state, calls)
-
-    async def drop_progress(self, run_id: str) -> None:
-        async with write(self._engine) as conn:
-            await conn.execute(delete(checkpoints).where(checkpoints.c.key == progress_key(run_id)))
-            await conn.execute(delete(tool_ledger).where(tool_ledger.c.run_id == run_id))
 
 
 async def fence_run(conn: SqlConnection, run_id: str, epoch: int) -> None:
@@ -95,12 +85,20 @@ async def fence_run(conn: SqlConnection, run_id: str, epoch: int) -> None:
     )
 
 
-async def write_calls(
-    conn: SqlConnection, run_id: str, calls: Sequence[ToolCallEntry], now: int
+async def write_journal(
+    conn: SqlConnection,
+    run_id: str,
+    calls: Sequence[ToolCallEntry],
+    state: dict[str, Any] | None,
+    now: int,
 ) -> None:
-    """Write the run's ledger rows: a ``started`` one only where the call has none yet, a
-    ``settled`` one over whatever it had."""
+    """Write the run's progress checkpoint (when ``state`` is given) and its ledger rows: a
+    ``started`` one only where the call has none yet, a ``settled`` one over whatever it had."""
     dialect = conn.dialect.name
+    if state is not None:
+        stmt = upsert(dialect, checkpoints, ["key"], ["state", "expires_at", "updated_at"])
+        row = {"key": progress_key(run_id), "state": state, "expires_at": None}
+        await conn.execute(stmt, {**row, "updated_at": now})
     started = [_row(run_id, c, now) for c in calls if c.state == "started"]
     settled = [_row(run_id, c, now) for c in calls if c.state == "settled"]
     if started:

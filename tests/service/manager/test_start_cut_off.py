@@ -1,0 +1,56 @@
+"""A run's start is one write; a database outage may cut it off after it committed. The request
+fails (the database is away), and the run it may have opened is settled as one whose driver
+stopped — never left open and undriven, renewed by its process's heartbeat for good."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from service_harness import OWNER, key, service
+
+from runyard.service import DATABASE_UNAVAILABLE
+from runyard.storage import DatabaseUnavailable, ForwardingStore, RunStart, Store
+
+
+class LosesStartAnswer(ForwardingStore):
+    """A store whose first ``start_run`` commits, then fails as a dropped connection does."""
+
+    def __init__(self, inner: Store) -> None:
+        super().__init__(inner)
+        self.started: RunStart | None = None
+
+    async def start_run(self, *args: Any, **kwargs: Any) -> RunStart:
+        if self.started is not None:
+            return await self.inner.start_run(*args, **kwargs)
+        self.started = await self.inner.start_run(*args, **kwargs)
+        raise DatabaseUnavailable("the connection to the database was lost")
+
+
+async def test_a_start_cut_off_after_it_committed_is_settled_and_frees_the_thread(
+    db_url: str,
+) -> None:
+    wrapped: list[LosesStartAnswer] = []
+
+    def wrap(store: Store) -> Store:
+        wrapped.append(LosesStartAnswer(store))
+        return wrapped[0]
+
+    async with service(db_url, wrap=wrap) as svc:
+        (store,) = wrapped
+        with pytest.raises(DatabaseUnavailable):
+            await svc.runs.start(OWNER, "t1", "hello")
+        assert store.started is not None
+        cut_off = await svc.store.get_run(store.started.run.run_id)
+        finishes = [e.payload for _, e in await svc.log("t1") if e.type == "run-finish"]
+        run_id = await svc.runs.start(OWNER, "t1", "hello again")
+        async with asyncio.timeout(20):
+            await svc.runs.wait_idle(key("t1"))
+        last = [e for _, e in await svc.log("t1")][-1]
+
+    assert cut_off is not None
+    assert (cut_off.status, cut_off.is_open) == ("interrupted", False)
+    # It never logged its run-start: nobody saw it begin, and it cannot be carried on.
+    assert [(p.status, p.reason) for p in finishes] == [("error", DATABASE_UNAVAILABLE)]
+    assert (last.type, last.run_id) == ("run-finish", run_id)
