@@ -79,9 +79,10 @@ class RunLedgerPart(MemoryState, RunLedger):
             raise ThreadOwnershipError(f"thread {thread_id!r} belongs to another owner")
         run = self._opening(run_id, thread_id, tenant_id, owner, "running", lease_until, agent_id)
         self._check_quota(run, quota)
-        thread = self._save_thread(thread_id, tenant_id, resource_id, metadata=metadata)
+        self._save_thread(thread_id, tenant_id, resource_id, metadata=metadata)
         self._runs[run_id] = run
         self._save_messages(thread_id, messages, tenant_id, resource_id)
+        thread = copy.deepcopy(self._threads[thread_id])  # as stored: the messages touched it
         log = self._events.get(thread_id, {})
         snapshots = self._snapshots.get(thread_id, {}).values()
         plan = self._plans.get(thread_id)

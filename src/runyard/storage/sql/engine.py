@@ -158,23 +158,25 @@ async def _postgres_transaction(engine: AsyncEngine) -> AsyncIterator[PostgresCo
     (``postgres_statements``); the errors of a database that is away, as ``_connected``'s."""
     async with _unavailable_as_such():
         conn, driver, adapter, transaction = await _begin_postgres(engine)
+        # A connection goes back to the pool only once its transaction ended cleanly: one
+        # whose COMMIT or ROLLBACK failed or was cancelled half-way may still hold it.
+        ended = False
         try:
             yield PostgresConnection(driver, adapter, engine.dialect)
         except BaseException:
-            try:
+            with contextlib.suppress(Exception):  # the body's error is the one to raise
                 await transaction.rollback()
-            except Exception:  # the connection is gone with its transaction: not reused
-                await _drop(conn)
+                ended = True
             raise
         else:
             try:
                 await transaction.commit()
             except Exception as exc:
-                error = translated(exc, adapter, engine.dialect, "COMMIT", ())
-                if connection_failed(error):
-                    await _drop(conn)
-                raise error from exc
+                raise translated(exc, adapter, engine.dialect, "COMMIT", ()) from exc
+            ended = True
         finally:
+            if not ended:
+                await _drop(conn)
             await conn.close()
 
 
@@ -192,7 +194,11 @@ async def _begin_postgres(engine: AsyncEngine) -> tuple[AsyncConnection, Any, An
         try:
             transaction = driver.transaction()  # raises at once on a connection known closed
             await transaction.start()
-        except Exception as exc:
+        except BaseException as exc:
+            if not isinstance(exc, Exception):  # cancelled mid-BEGIN: its state is unknown
+                await _drop(conn)
+                await conn.close()
+                raise
             error = translated(exc, adapter, engine.dialect, "BEGIN", ())
             await _drop(conn)
             await conn.close()
