@@ -8,8 +8,8 @@ almost nothing it allocates is cyclic garbage: in ``benchmarks/sse_latency.py`` 
 the collector took 3.8 of the server's 24 CPU seconds (1,500 young collections, 11 full ones
 of ~240 ms each, each a pause every stream waits out) and freed some 6,500 objects. Collecting
 the youngest generation after 10,000 allocations cut that to 0.5 s with no full collection
-(docs/http.md, "Garbage collection"); reference counting still frees everything that is not in
-a cycle at once.
+(docs/http.md, "Per-request and per-frame costs"); reference counting still frees at once
+everything that is not in a cycle.
 """
 
 from __future__ import annotations
