@@ -5,7 +5,7 @@ app starts or stops) without importing ``runyard.http``."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
@@ -21,9 +21,10 @@ __all__ = ["FaceWiring"]
 class FaceWiring:
     """FastAPI dependencies and hooks from the app that mounts the faces."""
 
-    parts: Callable[..., ServiceParts]
-    """Dependency: the ready ``ServiceParts`` (503 ``not_ready`` while starting or stopping)."""
-    owner: Callable[..., Owner]
+    parts: Callable[..., Awaitable[ServiceParts]]
+    """Dependency: the ready ``ServiceParts`` (503 ``not_ready`` while starting or stopping);
+    async, as every dependency of the app's (a plain function would run on a worker thread)."""
+    owner: Callable[..., Awaitable[Owner]]
     """Dependency: the ``Owner`` the request acts for, decided by ``RUNYARD_AUTH`` (401/400)."""
     stream: Callable[[Request], AbstractContextManager[asyncio.Event]]
     """Counts a long response (a stream) while its block runs, so draining waits for it; the

@@ -47,10 +47,11 @@ class AdminScope:
             )
 
 
-def require_admin(
+async def require_admin(
     request: Request, caller: Annotated[Caller, Depends(request_caller)]
 ) -> AdminScope:
-    """The admin scope of the request; refused unless its caller is an admin."""
+    """The admin scope of the request; refused unless its caller is an admin (``async``: no
+    worker thread, see ``state.parts``)."""
     settings = _state(request).settings
     if settings.auth == "keys":
         if caller.role != "admin":

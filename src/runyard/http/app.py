@@ -29,6 +29,7 @@ from runyard.http.body_limit import BodyLimit
 from runyard.http.cors import add_cors, parse_origins
 from runyard.http.errors import install_error_handlers
 from runyard.http.face_wiring import face_wiring
+from runyard.http.heap import tune_collector
 from runyard.http.observed_requests import ObservedRequests
 from runyard.http.openapi import install_openapi
 from runyard.http.routes import KEYS_ROUTERS, ROUTERS
@@ -117,6 +118,7 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         state.shutdown = Shutdown()
+        tune_collector()  # a server process: see runyard.http.heap
         async with AsyncExitStack() as stack:
             given = _Given(store, agents, bus, model_for or resolve_model, catalog_feed)
             stack.enter_context(redacted_logs(state.redactor))

@@ -1,7 +1,9 @@
 """``BodyLimit``: ASGI middleware refusing request bodies over ``max_bytes`` with 413.
 
 It acts before anything parses the body: a declared ``Content-Length`` over the limit is
-refused at once, and a streamed body is counted as it arrives and cut off when it overflows.
+refused at once, and a streamed body (``Transfer-Encoding``) is counted as it arrives and cut off
+when it overflows. An HTTP/1 request with a declared length, or none (no body), passes untouched:
+the server delivers no more than the length declared.
 """
 
 from __future__ import annotations
@@ -11,6 +13,10 @@ import json
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 __all__ = ["BodyLimit"]
+
+_FRAMED_BY_LENGTH = frozenset({"1.0", "1.1"})
+"""HTTP versions whose request body without ``Transfer-Encoding`` is exactly ``Content-Length``
+bytes, or none (HTTP/2 may stream a body of undeclared length)."""
 
 
 class _TooLarge(Exception):
@@ -28,9 +34,15 @@ class BodyLimit:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        declared = _content_length(scope)
+        declared, chunked = _body_framing(scope)
         if declared is not None and declared > self.max_bytes:
             await self._refuse(send)
+            return
+        if not chunked and scope.get("http_version") in _FRAMED_BY_LENGTH:
+            # HTTP/1 reads exactly the declared length (none: no body), so the body cannot
+            # outgrow it: no count, and no wrapper around every message of the response (an
+            # event stream sends one per batch of events).
+            await self.app(scope, receive, send)
             return
         guard = _Guard(self, receive, send)
         try:
@@ -88,11 +100,17 @@ class _Guard:
             await self._limit._refuse(self._send)
 
 
-def _content_length(scope: Scope) -> int | None:
+def _body_framing(scope: Scope) -> tuple[int | None, bool]:
+    """The declared ``Content-Length`` (None: not given or not a number), and whether the body
+    may be of a length not declared (``Transfer-Encoding``, or a length that is not a number)."""
+    declared: int | None = None
+    unknown = False
     for name, value in scope.get("headers", []):
         if name == b"content-length":
             try:
-                return int(value)
+                declared = int(value)
             except ValueError:
-                return None
-    return None
+                unknown = True
+        elif name == b"transfer-encoding":
+            unknown = True
+    return declared, unknown

@@ -118,8 +118,9 @@ def refuse_identity_headers(mode: str, headers: tuple[tuple[str, str | None], ..
             )
 
 
-def request_owner(caller: Annotated[Caller, Depends(request_caller)]) -> Owner:
-    """The owner whose threads, runs and agents the request reaches."""
+async def request_owner(caller: Annotated[Caller, Depends(request_caller)]) -> Owner:
+    """The owner whose threads, runs and agents the request reaches (``async``: no worker
+    thread, see ``state.parts``)."""
     return caller.owner
 
 

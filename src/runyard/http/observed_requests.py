@@ -50,8 +50,11 @@ class ObservedRequests:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
-        rid = request_id(headers.get(REQUEST_ID_HEADER.lower()))
+        given = None
+        for name, value in scope["headers"]:
+            if name.lower() == _HEADER:
+                given = value  # the last one, as a dict of the headers would keep
+        rid = request_id(given.decode("latin-1") if given is not None else None)
         status = 500
         started = time.perf_counter()
 
@@ -63,7 +66,7 @@ class ObservedRequests:
                 message["headers"] = [*kept, (_HEADER, rid.encode())]
             await send(message)
 
-        span = self._start_span(scope, headers)
+        span = self._start_span(scope)
         token = otel_context.attach(trace.set_span_in_context(span)) if span else None
         try:
             with bind_log_context(request_id=rid):
@@ -78,10 +81,11 @@ class ObservedRequests:
             if span is not None:
                 _end_span(span, scope, route, status, rid)
 
-    def _start_span(self, scope: Scope, headers: dict[str, str]) -> trace.Span | None:
+    def _start_span(self, scope: Scope) -> trace.Span | None:
         tracer = self.tracing.tracer
         if tracer is None:
             return None
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         return tracer.start_span(
             scope["method"],  # renamed once the route is known
             context=_PROPAGATOR.extract(headers),

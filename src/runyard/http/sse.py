@@ -35,8 +35,8 @@ RETRY = f"retry: {RETRY_MS}\n\n".encode()
 
 
 def frame(event: LiveEvent) -> str:
-    """One SSE frame for ``event``."""
-    return f"id: {event.id}\ndata: {event.json}\n\n"
+    """One SSE frame for ``event`` (streams send ``event.sse``, these bytes built once)."""
+    return event.sse.decode()
 
 
 async def event_frames(
@@ -68,7 +68,11 @@ async def event_frames(
 
 
 def _frames(batch: list[LiveEvent]) -> bytes:
-    return "".join(map(frame, batch)).encode()
+    # Each event's frame is encoded once for every stream of its thread (``LiveEvent.sse``); a
+    # live stream's batch is mostly one event, sent as those very bytes.
+    if len(batch) == 1:
+        return batch[0].sse
+    return b"".join([event.sse for event in batch])
 
 
 class EventStreamResponse(Response):

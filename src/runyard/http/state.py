@@ -62,9 +62,12 @@ class AppState:
             await self.shutdown.drain(self.parts.runs, self.settings.shutdown_grace_seconds)
 
 
-def parts(request: Request) -> Parts:
+async def parts(request: Request) -> Parts:
     """The ready parts of the app; 503 while it starts or stops (stopping: with
-    ``Retry-After``, for another replica or this one restarted)."""
+    ``Retry-After``, for another replica or this one restarted).
+
+    ``async`` although it awaits nothing: FastAPI runs a plain ``def`` dependency on a worker
+    thread, a round trip through the thread pool on every request."""
     state: AppState = request.app.state.runyard
     if state.shutdown.stopping:
         raise ServiceStopping()

@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import islice
 
 __all__ = ["LiveEvent", "ThreadChannel"]
@@ -34,6 +34,20 @@ class LiveEvent:
 
     id: int
     json: str
+    _sse: bytes | None = field(default=None, init=False, repr=False, compare=False)
+
+    @property
+    def sse(self) -> bytes:
+        """The event's SSE frame, ``id: <id>\\ndata: <json>\\n\\n`` as UTF-8.
+
+        Built at the first use and kept: every stream of the thread sends the very same bytes,
+        so an event is formatted and encoded once, not once per listener.
+        """
+        sse = self._sse
+        if sse is None:
+            sse = f"id: {self.id}\ndata: {self.json}\n\n".encode()
+            object.__setattr__(self, "_sse", sse)  # a cache: equality and hash ignore it
+        return sse
 
 
 class ThreadChannel:
