@@ -55,16 +55,21 @@ def _start(db: Path, stalls: Path, releases: Path, port: int) -> subprocess.Pope
     return subprocess.Popen(command, env=env)
 
 
-async def _load(server: Server, threads: int, seconds: float, events: int) -> tuple[int, int]:
-    """Runs done and replays done while both clients ran for ``seconds``."""
+async def _load(
+    server: Server, threads: int, seconds: float, events: int
+) -> tuple[float, float, int, int]:
+    """When both clients ran (``time.monotonic()``, after a warm-up of each), and the runs and
+    replays they did meanwhile."""
     client = RunyardClient(server.port)
-    await throughput(client, server, threads, 1.0)  # warm-up
-    replays = 0
+    await throughput(client, server, threads, 1.0)
+    await replay_once(server.port, events)
+    started, replays = time.monotonic(), 0
     racing = asyncio.create_task(throughput(client, server, threads, seconds))
     while not racing.done():
         await replay_once(server.port, events)
         replays += 1
-    return len((await racing).runs), replays
+    runs = len((await racing).runs)
+    return started, time.monotonic(), runs, replays
 
 
 def main(args: argparse.Namespace) -> None:
@@ -78,11 +83,9 @@ def main(args: argparse.Namespace) -> None:
         process = _start(db, stalls, releases, port)
         try:
             wait_ready(port)
-            started = time.monotonic()
-            runs, replays = asyncio.run(
+            started, ended, runs, replays = asyncio.run(
                 _load(Server("runyard", port, process), args.threads, args.seconds, args.events)
             )
-            ended = time.monotonic()
         finally:
             stop(process)
         samples = json.loads(stalls.read_text())

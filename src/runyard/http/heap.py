@@ -8,7 +8,7 @@ it allocates is cyclic garbage: in ``benchmarks/sse_latency.py`` at 1,000 stream
 took 3.6 to 3.8 of the server's 23 to 25 CPU seconds (1,500 young collections, 11 full ones of
 ~240 ms each, each a pause every stream waits out) and freed some 6,500 objects.
 
-So, once the app has started: the youngest generation is collected after 10,000 allocations,
+So, once the app has started: the youngest generation is collected after 3,000 allocations,
 and what is alive then (modules, the app, its parts; about 250,000 objects) is collected once
 and frozen (``gc.freeze``): later collections never scan it again. Together they cut the
 collector to about 0.8 CPU seconds in that benchmark, with no full collection while streaming
@@ -22,8 +22,10 @@ import gc
 
 __all__ = ["YOUNG_THRESHOLD", "tune_collector"]
 
-YOUNG_THRESHOLD = 10_000
-"""Net allocations between collections of the youngest generation (CPython's default: 700)."""
+YOUNG_THRESHOLD = 3000
+"""Net allocations between collections of the youngest generation (CPython's default: 700).
+Not more: every tenth young collection scans the middle generation, up to ten times this many
+objects, in one pause (10,000 held the loop 65 ms in ``benchmarks/loop_stalls.py``)."""
 
 _frozen = False
 

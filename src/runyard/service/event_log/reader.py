@@ -20,8 +20,9 @@ from runyard.storage import EventLogStore
 
 __all__ = ["EventReader"]
 
-READ_BATCH = 2000
-"""How many stored events one store read returns (a long replay is sent in such slices)."""
+READ_BATCH = 250
+"""How many stored events one store read returns (a long replay is sent in such slices, the
+loop free for other streams between them: a slice of 2,000 held it 30 to 60 ms)."""
 
 
 class EventReader:
@@ -117,6 +118,9 @@ class EventReader:
         stored = await self._store.read_event_json(
             channel.thread_id, after_id=self.cursor, limit=READ_BATCH
         )
+        # A local store answers without suspending: without this a long replay (reads, frames,
+        # sends, read again) would hold the loop, and every other stream, until it is done.
+        await asyncio.sleep(0)
         self._read_at = state if len(stored) < READ_BATCH else None
         return [LiveEvent(i, text) for i, text in stored]
 
