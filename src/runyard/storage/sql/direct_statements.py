@@ -26,7 +26,7 @@ from sqlalchemy.sql.base import Executable
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.elements import ClauseElement
 
-__all__ = ["Bound", "DirectResult", "Statements", "statements"]
+__all__ = ["Bound", "DirectConnection", "DirectResult", "Statements", "statements"]
 
 _CACHE_LIMIT = 1000
 """Compiled shapes kept per dialect; the parts have a few hundred, so the limit only guards
@@ -253,3 +253,28 @@ class DirectResult:
 
     def scalars(self) -> list[Any]:
         return [row[0] for row in self._rows]
+
+
+class DirectConnection:
+    """What a driver's connection inside one transaction shares, with the face of
+    ``SqlConnection``: the dialect, its compiled shapes, and ``scalar``/``scalars`` over the
+    driver's own ``execute``."""
+
+    __slots__ = ("_dialect", "_statements")
+
+    def __init__(self, dialect: Dialect) -> None:
+        self._dialect = dialect
+        self._statements = statements(dialect)
+
+    @property
+    def dialect(self) -> Dialect:
+        return self._dialect
+
+    async def execute(self, statement: Executable, parameters: Any = None) -> DirectResult:
+        raise NotImplementedError
+
+    async def scalar(self, statement: Executable) -> Any:
+        return (await self.execute(statement)).scalar()
+
+    async def scalars(self, statement: Executable) -> list[Any]:
+        return (await self.execute(statement)).scalars()

@@ -18,27 +18,22 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.sql.base import Executable
 from sqlalchemy.sql.elements import TextClause
 
-from runyard.storage.sql.direct_statements import Bound, DirectResult, statements
+from runyard.storage.sql.direct_statements import Bound, DirectConnection, DirectResult
 
 __all__ = ["PostgresConnection", "translated"]
 
 _COUNTED = re.compile(r"(?:SELECT|UPDATE|DELETE|INSERT \d+|MERGE) (\d+)")
 
 
-class PostgresConnection:
+class PostgresConnection(DirectConnection):
     """An asyncpg connection inside one transaction, with the face of ``SqlConnection``."""
 
-    __slots__ = ("_adapter", "_conn", "_dialect", "_statements")
+    __slots__ = ("_adapter", "_conn")
 
     def __init__(self, conn: Any, adapter: Any, dialect: Dialect) -> None:
+        super().__init__(dialect)
         self._conn = conn
         self._adapter = adapter
-        self._dialect = dialect
-        self._statements = statements(dialect)
-
-    @property
-    def dialect(self) -> Dialect:
-        return self._dialect
 
     async def execute(self, statement: Executable, parameters: Any = None) -> DirectResult:
         bound = self._statements.bind(statement, parameters)
@@ -60,12 +55,6 @@ class PostgresConnection:
         records = await self._conn.fetch(bound.sql, *values)
         names = list(records[0].keys()) if records else []
         return bound.result(records, len(records), names)
-
-    async def scalar(self, statement: Executable) -> Any:
-        return (await self.execute(statement)).scalar()
-
-    async def scalars(self, statement: Executable) -> list[Any]:
-        return (await self.execute(statement)).scalars()
 
 
 def translated(exc: Exception, adapter: Any, dialect: Dialect, sql: str, values: Any) -> Exception:

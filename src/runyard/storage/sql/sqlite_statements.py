@@ -14,25 +14,20 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.sql.base import Executable
 
-from runyard.storage.sql.direct_statements import DirectResult, statements
+from runyard.storage.sql.direct_statements import DirectConnection, DirectResult
 from runyard.storage.sql.inline_sqlite import InlineConnection
 
 __all__ = ["SqliteConnection"]
 
 
-class SqliteConnection:
+class SqliteConnection(DirectConnection):
     """A SQLite connection inside one transaction, with the face of ``SqlConnection``."""
 
-    __slots__ = ("_conn", "_dialect", "_statements")
+    __slots__ = ("_conn",)
 
     def __init__(self, conn: InlineConnection, dialect: Dialect) -> None:
+        super().__init__(dialect)
         self._conn = conn
-        self._dialect = dialect
-        self._statements = statements(dialect)
-
-    @property
-    def dialect(self) -> Dialect:
-        return self._dialect
 
     async def execute(self, statement: Executable, parameters: Any = None) -> DirectResult:
         bound = self._statements.bind(statement, parameters)
@@ -49,9 +44,3 @@ class SqliteConnection:
             ) from exc
         names = [d[0] for d in described or ()]
         return bound.result(fetched, cursor.rowcount, names)
-
-    async def scalar(self, statement: Executable) -> Any:
-        return (await self.execute(statement)).scalar()
-
-    async def scalars(self, statement: Executable) -> list[Any]:
-        return (await self.execute(statement)).scalars()
