@@ -8,12 +8,30 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Column, Integer, MetaData, Table, Text, func, insert, select, text, update
+from sqlalchemy import (
+    Column,
+    Integer,
+    MetaData,
+    Table,
+    Text,
+    bindparam,
+    func,
+    insert,
+    select,
+    text,
+    update,
+)
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import IntegrityError, MultipleResultsFound, NoResultFound
+from sqlalchemy.exc import (
+    IntegrityError,
+    InvalidRequestError,
+    MultipleResultsFound,
+    NoResultFound,
+)
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from runyard.storage import DatabaseUnavailable
+from runyard.storage.sql.direct_statements import prepared
 from runyard.storage.sql.engine import create_engine, dispose, read, schema_write, write
 from runyard.storage.sql.schema import json_type
 from runyard.storage.sql.sqlite_pool import SqlitePool
@@ -70,6 +88,41 @@ async def test_an_in_list_is_expanded_to_its_values_also_when_its_length_was_see
             stmt = select(notes.c.id).where(notes.c.id.in_(wanted)).order_by(notes.c.id)
             found = list(await conn.scalars(stmt))
             assert found == sorted(i for i in wanted if i <= 5)
+
+
+_BY_BODY = prepared(
+    select(notes.c.id, notes.c.data)
+    .where(notes.c.body == bindparam("body"), notes.c.id.in_([1, 2, 3]))
+    .order_by(notes.c.id)
+)
+_RENAME = prepared(update(notes).where(notes.c.id == bindparam("which")).values(body="renamed"))
+_ADD = prepared(insert(notes))
+
+
+async def test_a_prepared_statement_runs_with_each_executions_values(engine: AsyncEngine) -> None:
+    async with write(engine) as conn:
+        await conn.execute(_ADD, [{"id": i, "body": "x", "data": {"n": i}} for i in (1, 2, 4)])
+        await conn.execute(_ADD, {"id": 3, "body": "y"})  # other keys: a shape of its own
+        renamed = await conn.execute(_RENAME, {"which": 2})
+    async with read(engine) as conn:
+        xs = (await conn.execute(_BY_BODY, {"body": "x"})).all()
+        ys = (await conn.execute(_BY_BODY, {"body": "y"})).all()
+        renamed_now = (await conn.execute(_BY_BODY, {"body": "renamed"})).all()
+        # The same statement elsewhere (not prepared) reads the same.
+        plain = (await conn.execute(select(notes.c.id).where(notes.c.body == "x"))).scalars()
+    assert renamed.rowcount == 1
+    assert [(r.id, r.data) for r in xs] == [(1, {"n": 1})]  # 4 is outside the constant IN list
+    assert [(r.id, r.data) for r in ys] == [(3, None)]
+    assert [r.id for r in renamed_now] == [2]
+    assert list(plain) == [1, 4]
+
+
+async def test_a_prepared_statement_without_a_value_it_needs_is_refused(
+    engine: AsyncEngine,
+) -> None:
+    async with read(engine) as conn:
+        with pytest.raises(InvalidRequestError, match="'body'"):
+            await conn.execute(_BY_BODY, {"bdy": "x"})
 
 
 async def test_one_and_scalar_answers_as_sqlalchemy_does(engine: AsyncEngine) -> None:

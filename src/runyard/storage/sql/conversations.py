@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Row, Select, and_, delete, func, or_, select, update
+from sqlalchemy import Row, Select, and_, bindparam, delete, func, or_, select, update
 
 from runyard.messages import any_message_adapter
 from runyard.storage.protocol import Message
 from runyard.storage.records import MessageCursor, Thread
 from runyard.storage.sql.connection import SqlConnection
+from runyard.storage.sql.direct_statements import prepared
 from runyard.storage.sql.engine import read, write
 from runyard.storage.sql.schema import (
     embeddings,
@@ -94,11 +95,8 @@ class ConversationsPart(SqlState):
         self, thread_id: str, *, tenant_id: str, resource_id: str
     ) -> Thread | None:
         async with read(self._engine) as conn:
-            row = (
-                await conn.execute(
-                    select(threads).where(*_owner_filter(thread_id, tenant_id, resource_id))
-                )
-            ).one_or_none()
+            owner = {"p_thread": thread_id, "p_tenant": tenant_id, "p_resource": resource_id}
+            row = (await conn.execute(_THREAD, owner)).one_or_none()
             return None if row is None else thread_of(row)
 
     async def list_threads(
@@ -200,6 +198,16 @@ class ConversationsPart(SqlState):
             if not await self._owned(conn, thread_id, tenant_id, resource_id):
                 return 0
             return int((await conn.execute(stmt)).scalar_one())
+
+
+_THREAD = prepared(
+    select(threads).where(
+        threads.c.id == bindparam("p_thread"),
+        threads.c.tenant_id == bindparam("p_tenant"),
+        threads.c.resource_id == bindparam("p_resource"),
+    )
+)
+"""A thread as its owner reads it: every run's start reads it (docs/storage.md, ``prepared``)."""
 
 
 def _owner_filter(thread_id: str, tenant_id: str, resource_id: str) -> tuple[Any, ...]:

@@ -18,7 +18,8 @@ from __future__ import annotations
 from collections import namedtuple
 from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, TypeVar, cast
+from weakref import WeakKeyDictionary
 
 from sqlalchemy.engine import Dialect
 from sqlalchemy.exc import InvalidRequestError, MultipleResultsFound, NoResultFound
@@ -26,7 +27,7 @@ from sqlalchemy.sql.base import Executable
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.elements import ClauseElement
 
-__all__ = ["Bound", "DirectConnection", "DirectResult", "Statements", "statements"]
+__all__ = ["Bound", "DirectConnection", "DirectResult", "Statements", "prepared", "statements"]
 
 _CACHE_LIMIT = 1000
 """Compiled shapes kept per dialect; the parts have a few hundred, so the limit only guards
@@ -34,6 +35,11 @@ against a statement that embeds its values (no cache key), which is compiled eve
 
 _Convert = Callable[[Any], Any] | None
 _Bind = tuple[str, _Convert]
+_Fill = tuple[str, str, Any]
+"""A parameter of a prepared statement filled straight from the values: its name in the SQL, its
+key in the values, its value when the values lack it (``_REQUIRED``: none)."""
+
+_REQUIRED = object()
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +58,9 @@ class _Compiled:
     """The rows' type (fields named as SQLAlchemy names them), None when SQLAlchemy knows no
     columns (no result, or textual SQL)."""
     converts: tuple[_Convert, ...]
+    fills: tuple[_Fill, ...] | None
+    """How a prepared statement's parameters fill from the values alone; None when one needs
+    SQLAlchemy (a value computed by a callable)."""
 
 
 def _row_type(names: Sequence[str]) -> type[tuple[Any, ...]]:
@@ -74,13 +83,47 @@ def _compile(dialect: Dialect, statement: ClauseElement, keys: list[str], many: 
     expands = bool(compiled.literal_execute_params or compiled.post_compile_params)
     expanding = tuple(compiled.bind_names[p] for p in compiled.post_compile_params)
     cached = not compiled.literal_execute_params  # those render values, not just their count
+    fills = _fills(compiled)
     return _Compiled(
-        compiled, compiled.string, binds, expands, expanding if cached else (), {}, row, converts
+        compiled,
+        compiled.string,
+        binds,
+        expands,
+        expanding if cached else (),
+        {},
+        row,
+        converts,
+        fills,
     )
+
+
+def _fills(compiled: SQLCompiler) -> tuple[_Fill, ...] | None:
+    fills: list[_Fill] = []
+    for bind, name in compiled.bind_names.items():
+        if bind.callable is not None:
+            return None
+        fills.append((name, bind.key, _REQUIRED if bind.required else bind.value))
+    return tuple(fills)
 
 
 def _binds(names: Sequence[str] | None, processors: Mapping[str, Any]) -> tuple[_Bind, ...]:
     return tuple((name, cast(_Convert, processors.get(name))) for name in names or ())
+
+
+_Statement = TypeVar("_Statement", bound=ClauseElement)
+
+_PREPARED: WeakKeyDictionary[ClauseElement, dict[tuple[int, tuple[str, ...], bool], _Compiled]]
+_PREPARED = WeakKeyDictionary()
+
+
+def prepared(statement: _Statement) -> _Statement:
+    """Mark ``statement``, built once with ``bindparam``s and run many times with different
+    values, as the hot statements of the parts are: its compiled shape is kept on the statement
+    itself, so an execution neither builds Core objects, nor computes a cache key, nor asks
+    SQLAlchemy to construct its parameters (together most of a statement's CPU on SQLite,
+    docs/benchmarks.md "Service throughput"). Executed elsewhere, it is an ordinary statement."""
+    _PREPARED.setdefault(statement, {})
+    return statement
 
 
 class Statements:
@@ -112,14 +155,19 @@ class Statements:
         )
         many = len(many_rows) > 1
         keys = sorted(many_rows[0]) if many_rows else []
-        shape, extracted = self.of(statement, keys, many)
-        compiled = shape.compiled
-        values = [
-            compiled.construct_params(
-                row, extracted_parameters=extracted, escape_names=False, _no_postcompile=True
-            )
-            for row in (many_rows or [None])
-        ]
+        kept = _PREPARED.get(statement)
+        shape = None if kept is None else self._prepared(statement, kept, keys, many)
+        values: list[Any]
+        if shape is not None and shape.fills is not None:
+            values = [_filled(shape.fills, row) for row in (many_rows or [{}])]
+        else:
+            shape, extracted = self.of(statement, keys, many)
+            values = [
+                shape.compiled.construct_params(
+                    row, extracted_parameters=extracted, escape_names=False, _no_postcompile=True
+                )
+                for row in (many_rows or [None])
+            ]
         sql, binds = shape.sql, shape.binds
         if shape.expands:
             if many:
@@ -133,6 +181,30 @@ class Statements:
             for value in values
         ]
         return Bound(shape, sql, rows, many)
+
+    def _prepared(
+        self,
+        statement: ClauseElement,
+        kept: dict[tuple[int, tuple[str, ...], bool], _Compiled],
+        keys: list[str],
+        many: bool,
+    ) -> _Compiled:
+        shape = (id(self._dialect), tuple(keys), many)
+        found = kept.get(shape)
+        if found is None or found.compiled.dialect is not self._dialect:
+            found = kept[shape] = _compile(self._dialect, statement, keys, many)
+        return found
+
+
+def _filled(fills: tuple[_Fill, ...], row: Mapping[str, Any]) -> dict[str, Any]:
+    """The parameters ``construct_params`` would give, without its walk over the statement."""
+    filled = {}
+    for name, key, default in fills:
+        value = row.get(key, default)
+        if value is _REQUIRED:
+            raise InvalidRequestError(f"A value is required for bind parameter {key!r}")
+        filled[name] = value
+    return filled
 
 
 def _expanded(

@@ -24,10 +24,14 @@ from typing import Any
 from sqlalchemy import insert
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from runyard.storage.sql.direct_statements import prepared
 from runyard.storage.sql.engine import write
 from runyard.storage.sql.schema import events
 
-__all__ = ["GroupedEventInserts"]
+__all__ = ["INSERT_EVENTS", "GroupedEventInserts"]
+
+INSERT_EVENTS = prepared(insert(events))
+"""The insert of ``events`` rows (``event_rows``), whoever writes them."""
 
 _Rows = Sequence[Mapping[str, Any]]
 
@@ -95,7 +99,7 @@ class GroupedEventInserts:
     async def _insert(self, groups: Sequence[_Rows]) -> None:
         rows = [row for group in groups for row in group]
         async with write(self._engine) as conn:
-            await conn.execute(insert(events), rows)
+            await conn.execute(INSERT_EVENTS, rows)
 
 
 async def _outcome(attempt: Awaitable[None]) -> Exception | None:

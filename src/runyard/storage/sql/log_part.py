@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 from typing import Any
 
-from sqlalchemy import Text, cast, func, insert, select, type_coerce
+from sqlalchemy import Select, Text, bindparam, cast, func, select, type_coerce
 from sqlalchemy.exc import IntegrityError
 
 from runyard.ids import now_ms
 from runyard.storage.errors import EventIdConflict
 from runyard.storage.records import LedgerWrite, StoredEvent
+from runyard.storage.sql.direct_statements import prepared
 from runyard.storage.sql.engine import read, write
+from runyard.storage.sql.grouped_event_inserts import INSERT_EVENTS
 from runyard.storage.sql.schema import events
 from runyard.storage.sql.state import SqlState
 from runyard.storage.sql.tool_ledger_part import fence_run, write_journal
@@ -34,6 +37,20 @@ def event_rows(
         }
         for e in events_
     ]
+
+
+@cache
+def _event_json(dialect: str, *, limited: bool) -> Select[tuple[int, str]]:
+    """Events after an id with their data as text: no JSON decoding per row (PostgreSQL renders
+    JSONB as text). Every stream reads through it; built once (``prepared``)."""
+    postgres = dialect == "postgresql"
+    as_text = cast(events.c.data, Text) if postgres else type_coerce(events.c.data, Text)
+    stmt = (
+        select(events.c.id, as_text)
+        .where(events.c.thread_id == bindparam("p_thread"), events.c.id > bindparam("p_after"))
+        .order_by(events.c.id)
+    )
+    return prepared(stmt.limit(bindparam("p_limit")) if limited else stmt)
 
 
 class LogPart(SqlState):
@@ -63,7 +80,7 @@ class LogPart(SqlState):
                         conn, journaled.run_id, journaled.calls, journaled.state, now
                     )
                 if rows:
-                    await conn.execute(insert(events), rows)
+                    await conn.execute(INSERT_EVENTS, rows)
         except IntegrityError as exc:
             raise EventIdConflict(f"event id reused in thread {thread_id!r}") from exc
 
@@ -85,17 +102,10 @@ class LogPart(SqlState):
     async def read_event_json(
         self, thread_id: str, *, after_id: int = 0, limit: int | None = None
     ) -> list[tuple[int, str]]:
-        # Read the column as text: no JSON decoding per row (PostgreSQL renders JSONB as text).
-        postgres = self._engine.dialect.name == "postgresql"
-        as_text = cast(events.c.data, Text) if postgres else type_coerce(events.c.data, Text)
-        stmt = (
-            select(events.c.id, as_text)
-            .where(events.c.thread_id == thread_id, events.c.id > after_id)
-            .order_by(events.c.id)
-            .limit(limit)
-        )
+        stmt = _event_json(self._engine.dialect.name, limited=limit is not None)
+        values = {"p_thread": thread_id, "p_after": after_id, "p_limit": limit}
         async with read(self._engine) as conn:
-            return [(int(i), str(text)) for i, text in await conn.execute(stmt)]
+            return [(int(i), str(text)) for i, text in await conn.execute(stmt, values)]
 
     async def last_event_id(self, thread_id: str) -> int:
         stmt = select(func.max(events.c.id)).where(events.c.thread_id == thread_id)

@@ -5,7 +5,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import ColumnElement, Row, and_, case, delete, func, insert, select, update
+from sqlalchemy import (
+    ColumnElement,
+    Row,
+    and_,
+    bindparam,
+    case,
+    delete,
+    func,
+    insert,
+    select,
+    update,
+)
 from sqlalchemy.exc import IntegrityError
 
 from runyard.ids import now_ms
@@ -38,7 +49,9 @@ from runyard.storage.run_rules import (
 )
 from runyard.storage.sql.connection import SqlConnection
 from runyard.storage.sql.conversations import message_rows, thread_of
+from runyard.storage.sql.direct_statements import prepared
 from runyard.storage.sql.engine import read, write
+from runyard.storage.sql.grouped_event_inserts import INSERT_EVENTS
 from runyard.storage.sql.log_part import event_rows
 from runyard.storage.sql.schema import (
     checkpoints,
@@ -77,6 +90,33 @@ def _run(row: Row[Any]) -> RunRecord:
 
 
 _OPEN = runs.c.status.in_(OPEN_RUN_STATUSES)
+
+# The statements of every run's start and end, built once (``prepared``: docs/storage.md).
+_INSERT_RUN = prepared(insert(runs))
+_LOG_END = prepared(
+    select(func.max(events.c.id)).where(events.c.thread_id == bindparam("p_thread"))
+)
+_SNAPSHOTS_END = prepared(
+    select(func.max(run_snapshots.c.last_event_id)).where(
+        run_snapshots.c.thread_id == bindparam("p_thread")
+    )
+)
+# The thread is the caller's (claimed before, in the same transaction): no owner join.
+_PLAN = prepared(
+    select(plans.c.data, plans.c.updated_at).where(plans.c.thread_id == bindparam("p_thread"))
+)
+_CLOSE = prepared(
+    update(runs)
+    .where(runs.c.run_id == bindparam("p_run"), runs.c.lease_epoch == bindparam("p_epoch"), _OPEN)
+    .values(
+        status=bindparam("p_status"),
+        reason=bindparam("p_reason"),
+        finished_at=bindparam("p_finished_at"),
+    )
+    .returning(runs)
+)
+_DROP_PROGRESS = prepared(delete(checkpoints).where(checkpoints.c.key == bindparam("p_key")))
+_DROP_LEDGER = prepared(delete(tool_ledger).where(tool_ledger.c.run_id == bindparam("p_run")))
 
 
 def _expired(now: int) -> ColumnElement[bool]:
@@ -145,12 +185,7 @@ class RunsPart(SqlState):
     ) -> RunStart:
         changes = {} if metadata is None else {"metadata": metadata}
         rows = message_rows(thread_id, messages_)
-        newest_event = select(func.max(events.c.id)).where(events.c.thread_id == thread_id)
-        newest_snapshot = select(func.max(run_snapshots.c.last_event_id)).where(
-            run_snapshots.c.thread_id == thread_id
-        )
-        # The thread is the caller's (claimed above in the transaction): no owner join.
-        plan_of = select(plans.c.data, plans.c.updated_at).where(plans.c.thread_id == thread_id)
+        of_thread = {"p_thread": thread_id}
         for _ in range(_OPEN_ATTEMPTS):
             run = new_run(
                 run_id,
@@ -170,9 +205,10 @@ class RunsPart(SqlState):
                     if rows:
                         stmt = self._upsert(messages, ["thread_id", "id"], ["created_at", "data"])
                         await conn.execute(stmt, rows)
-                    log_end = int(await conn.scalar(newest_event) or 0)
-                    snapshots_end = int(await conn.scalar(newest_snapshot) or 0)
-                    plan = (await conn.execute(plan_of)).one_or_none()
+                    log_end = int((await conn.execute(_LOG_END, of_thread)).scalar() or 0)
+                    ends = await conn.execute(_SNAPSHOTS_END, of_thread)
+                    snapshots_end = int(ends.scalar() or 0)
+                    plan = (await conn.execute(_PLAN, of_thread)).one_or_none()
             except IntegrityError as exc:
                 await self._refusal(run_id, thread_id, exc)
             else:
@@ -187,7 +223,7 @@ class RunsPart(SqlState):
         thread (``IntegrityError``)."""
         if quota is not None:
             await self._check_quota(conn, quota, run)
-        await conn.execute(insert(runs).values(_run_values(run)))
+        await conn.execute(_INSERT_RUN, _run_values(run))
 
     async def _check_quota(self, conn: SqlConnection, quota: RunQuota, run: RunRecord) -> None:
         """Count the tenant's running runs inside the opening transaction. SQLite's write
@@ -253,9 +289,9 @@ class RunsPart(SqlState):
         snapshot: RunSnapshot | None = None,
     ) -> RunRecord:
         check_close_status(status)
-        changes = {"status": status, "reason": reason, "finished_at": now_ms()}
+        closing = {"p_status": status, "p_reason": reason, "p_finished_at": now_ms()}
         try:
-            row = await self._close(run_id, epoch, changes, final_events, snapshot)
+            row = await self._close(run_id, epoch, closing, final_events, snapshot)
         except IntegrityError as exc:
             raise EventIdConflict(f"event id reused in run {run_id!r}'s thread") from exc
         if row is None:
@@ -266,22 +302,20 @@ class RunsPart(SqlState):
         self,
         run_id: str,
         epoch: int,
-        changes: dict[str, Any],
+        closing: dict[str, Any],
         final_events: Sequence[StoredEvent],
         snapshot: RunSnapshot | None,
     ) -> Row[Any] | None:
         """``close_run``'s transaction; None when the row was not open at ``epoch``."""
         async with write(self._engine) as conn:
             row: Row[Any] | None = (
-                await conn.execute(_fenced(run_id, epoch).values(changes))
+                await conn.execute(_CLOSE, {"p_run": run_id, "p_epoch": epoch, **closing})
             ).one_or_none()
             if row is not None:
                 if final_events:
-                    await conn.execute(insert(events), event_rows(final_events))
-                await conn.execute(
-                    delete(checkpoints).where(checkpoints.c.key == progress_key(run_id))
-                )
-                await conn.execute(delete(tool_ledger).where(tool_ledger.c.run_id == run_id))
+                    await conn.execute(INSERT_EVENTS, event_rows(final_events))
+                await conn.execute(_DROP_PROGRESS, {"p_key": progress_key(run_id)})
+                await conn.execute(_DROP_LEDGER, {"p_run": run_id})
                 if snapshot is not None:
                     stmt = self._upsert(run_snapshots, ["thread_id", "run_id"], SNAPSHOT_COLUMNS)
                     await conn.execute(stmt, snapshot_rows(snapshot.thread_id, [snapshot]))

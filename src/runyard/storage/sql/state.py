@@ -14,6 +14,7 @@ from sqlalchemy.sql.elements import BindParameter
 from runyard.ids import now_ms
 from runyard.storage.errors import ThreadOwnershipError
 from runyard.storage.sql.connection import SqlConnection
+from runyard.storage.sql.direct_statements import prepared
 from runyard.storage.sql.grouped_event_inserts import GroupedEventInserts
 from runyard.storage.sql.schema import threads
 from runyard.storage.sql.upserts import insert_ignore, insert_of, upsert
@@ -39,11 +40,13 @@ def _claim_touched_statement(dialect: str, changed: tuple[str, ...]) -> Insert:
         updated_at=now,
     )
     newer = case((threads.c.updated_at < now, now), else_=threads.c.updated_at)
-    return stmt.on_conflict_do_update(
-        index_elements=["id"],
-        set_={**{c: stmt.excluded[c] for c in changed}, "updated_at": newer},
-        where=and_(threads.c.tenant_id == tenant, threads.c.resource_id == resource),
-    ).returning(*threads.c)
+    return prepared(
+        stmt.on_conflict_do_update(
+            index_elements=["id"],
+            set_={**{c: stmt.excluded[c] for c in changed}, "updated_at": newer},
+            where=and_(threads.c.tenant_id == tenant, threads.c.resource_id == resource),
+        ).returning(*threads.c)
+    )
 
 
 class SqlState:

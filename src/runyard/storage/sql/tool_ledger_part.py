@@ -7,12 +7,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import bindparam, select, update
 
 from runyard.ids import now_ms
 from runyard.storage.errors import RunNotFound, StaleLease
 from runyard.storage.records import OPEN_RUN_STATUSES, RunProgress, ToolCallEntry
 from runyard.storage.sql.connection import SqlConnection
+from runyard.storage.sql.direct_statements import prepared
 from runyard.storage.sql.engine import read, write
 from runyard.storage.sql.schema import checkpoints, runs, tool_ledger
 from runyard.storage.sql.state import SqlState
@@ -58,21 +59,24 @@ class ToolLedgerPart(SqlState):
         return RunProgress(state, calls)
 
 
+_FENCE = prepared(
+    update(runs)
+    .where(
+        runs.c.run_id == bindparam("p_run"),
+        runs.c.lease_epoch == bindparam("p_epoch"),
+        runs.c.status.in_(OPEN_RUN_STATUSES),
+    )
+    .values(lease_epoch=runs.c.lease_epoch)
+)
+
+
 async def fence_run(conn: SqlConnection, run_id: str, epoch: int) -> None:
     """Hold the run's row for this transaction if it is open at ``epoch``, else raise
     (``StaleLease``; ``RunNotFound`` when unknown).
 
     The no-op update takes the row's lock (PostgreSQL; SQLite's write transaction holds the
     whole database), so a takeover waits for the commit or commits first and fails this."""
-    held = await conn.execute(
-        update(runs)
-        .where(
-            runs.c.run_id == run_id,
-            runs.c.lease_epoch == epoch,
-            runs.c.status.in_(OPEN_RUN_STATUSES),
-        )
-        .values(lease_epoch=runs.c.lease_epoch)
-    )
+    held = await conn.execute(_FENCE, {"p_run": run_id, "p_epoch": epoch})
     if held.rowcount == 1:
         return
     found = (

@@ -9,6 +9,8 @@ from sqlalchemy import Table
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.sql.dml import Insert
 
+from runyard.storage.sql.direct_statements import prepared
+
 __all__ = ["insert_ignore", "insert_of", "upsert"]
 
 
@@ -28,11 +30,14 @@ def upsert(dialect: str, table: Table, keys: Sequence[str], columns: Sequence[st
 @cache
 def _upsert(dialect: str, table: Table, keys: tuple[str, ...], columns: tuple[str, ...]) -> Insert:
     stmt = insert_of(dialect, table)
-    return stmt.on_conflict_do_update(
-        index_elements=list(keys), set_={c: stmt.excluded[c] for c in columns}
+    return prepared(
+        stmt.on_conflict_do_update(
+            index_elements=list(keys), set_={c: stmt.excluded[c] for c in columns}
+        )
     )
 
 
+@cache
 def insert_ignore(dialect: str, table: Table) -> Insert:
-    """INSERT … ON CONFLICT DO NOTHING."""
-    return insert_of(dialect, table).on_conflict_do_nothing()
+    """INSERT … ON CONFLICT DO NOTHING (built once per table, as ``upsert``)."""
+    return prepared(insert_of(dialect, table).on_conflict_do_nothing())
