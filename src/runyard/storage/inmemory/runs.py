@@ -105,7 +105,7 @@ class RunLedgerPart(MemoryState, RunLedger):
         agent_id: str | None,
     ) -> RunRecord:
         """The run ``open_run`` would insert; ``RunConflict`` or ``StorageError`` as it says."""
-        if any(r.thread_id == thread_id and r.is_open for r in self._runs.values()):
+        if self._runs.open_on(thread_id) is not None:
             raise RunConflict(thread_id)
         if run_id in self._runs:
             raise StorageError(f"run id {run_id!r} is already taken")
@@ -124,7 +124,7 @@ class RunLedgerPart(MemoryState, RunLedger):
             return
         running = [
             r
-            for r in self._runs.values()
+            for r in self._runs.open_runs()
             if r.tenant_id == run.tenant_id and r.status in RUNNING_OR_QUEUED
         ]
         mine = sum(r.agent_id == run.agent_id for r in running)
@@ -134,12 +134,10 @@ class RunLedgerPart(MemoryState, RunLedger):
         return self._runs.get(run_id)
 
     async def get_active_run(self, thread_id: str) -> RunRecord | None:
-        return next(
-            (r for r in self._runs.values() if r.thread_id == thread_id and r.is_open), None
-        )
+        return self._runs.open_on(thread_id)
 
     async def list_open_runs(self, *, tenant_id: str | None = None) -> list[RunRecord]:
-        runs = [r for r in self._runs.values() if r.is_open and tenant_id in (None, r.tenant_id)]
+        runs = [r for r in self._runs.open_runs() if tenant_id in (None, r.tenant_id)]
         return sorted(runs, key=lambda r: (r.started_at, r.run_id))
 
     async def update_run_status(self, run_id: str, status: RunStatus, *, epoch: int) -> RunRecord:

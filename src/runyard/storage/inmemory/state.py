@@ -41,6 +41,30 @@ from runyard.storage.records import Observation as ObservationRow
 __all__ = ["MemoryState"]
 
 
+class RunTable(dict[str, RunRecord]):
+    """Runs by id, each thread's open run also by thread: a run's start asks whether its thread
+    has one, and a scan of every run ever stored made that cost grow with the store's age."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.open_by_thread: dict[str, str] = {}
+
+    def __setitem__(self, run_id: str, run: RunRecord) -> None:
+        super().__setitem__(run_id, run)
+        if run.is_open:
+            self.open_by_thread[run.thread_id] = run_id
+        elif self.open_by_thread.get(run.thread_id) == run_id:
+            del self.open_by_thread[run.thread_id]
+
+    def open_runs(self) -> list[RunRecord]:
+        return [self[run_id] for run_id in self.open_by_thread.values()]
+
+    def open_on(self, thread_id: str) -> RunRecord | None:
+        """The thread's open run, if it has one."""
+        run_id = self.open_by_thread.get(thread_id)
+        return None if run_id is None else self[run_id]
+
+
 class MemoryState:
     """Shared state of the in-memory store's parts."""
 
@@ -56,7 +80,7 @@ class MemoryState:
         self._plans: dict[str, Plan] = {}
         # thread id -> message id -> (vector, text, model)
         self._embeddings: dict[str, dict[str, tuple[tuple[float, ...], str, str]]] = {}
-        self._runs: dict[str, RunRecord] = {}
+        self._runs = RunTable()
         self._events: dict[str, dict[int, StoredEvent]] = {}
         # thread id -> run id -> snapshot
         self._snapshots: dict[str, dict[str, RunSnapshot]] = {}
