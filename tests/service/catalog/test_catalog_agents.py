@@ -8,6 +8,8 @@ import math
 from pathlib import Path
 
 import pytest
+from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
+from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from runyard.agent import Agent
 from runyard.config import Settings
@@ -295,3 +297,71 @@ async def test_every_version_keeps_its_checkpoints_in_one_store(store: Store) ->
 
     assert len(list(catalog.loaded())) == 3
     assert len(stores) == 1
+
+
+async def test_the_specs_model_settings_reach_the_model_as_pydantic_ai_names_them(
+    store: Store, tmp_path: Path
+) -> None:
+    seen: list[dict[str, object]] = []
+
+    def answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        seen.append(dict(info.model_settings or {}))
+        return ModelResponse(parts=[TextPart("ok")])
+
+    path = write(
+        tmp_path,
+        """\
+kind: agent
+id: careful
+model: openai-chat:gpt-4o
+model_settings:
+  temperature: 0.1
+  top_p: 0.5
+  seed: 7
+  stop_sequences: [END]
+  max_tokens: 300
+  openai_reasoning_effort: low
+""",
+    )
+    load = load_catalog(path, known_tools=catalog_tool_names())
+    assert load.errors == []
+    catalog = CatalogAgents(
+        load, store, Settings(), model_for=lambda _: FunctionModel(answer), source=str(path)
+    )
+    try:
+        catalog.compile_all()
+        (agent,) = catalog.loaded()
+        result = await agent.generate("hi")
+    finally:
+        await catalog.aclose()
+
+    assert result.text == "ok"
+    assert seen == [
+        {
+            "temperature": 0.1,
+            "top_p": 0.5,
+            "seed": 7,
+            "stop_sequences": ["END"],
+            "max_tokens": 300,
+            "openai_reasoning_effort": "low",
+        }
+    ]
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ("{temperature: hot}", "model_settings: temperature: Input should be a valid number"),
+        ("{openai_bogus: 1}", "model_settings: openai_bogus: not a setting of openai's models"),
+        ("{anthropic_thinking: {}}", "anthropic_thinking: not a setting of openai's models"),
+        ("{openai_reasoning_effort: huge}", "openai_reasoning_effort: Input should be"),
+    ],
+)
+def test_a_setting_the_models_provider_does_not_take_is_a_catalog_error_naming_it(
+    tmp_path: Path, settings: str, message: str
+) -> None:
+    path = write(tmp_path, f"kind: agent\nid: a\nmodel: openai:gpt-5\nmodel_settings: {settings}\n")
+    load = load_catalog(path, known_tools=catalog_tool_names())
+    assert [str(e) for e in load.errors] != []
+    assert message in str(load.errors[0])
+    assert "agents.yaml" in str(load.errors[0])

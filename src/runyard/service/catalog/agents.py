@@ -87,6 +87,7 @@ def compile_agent(
     return Agent(
         name=spec.id,
         model=model_for(spec.model),
+        model_settings=spec.model_settings or None,
         instructions=spec.instructions,
         tools=tools,
         tool_call_concurrency=math.inf if concurrency == "unlimited" else concurrency,
