@@ -3,6 +3,7 @@ limits follow the spec; what the runtime cannot do yet is refused or logged, nev
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import math
 from pathlib import Path
@@ -365,3 +366,68 @@ def test_a_setting_the_models_provider_does_not_take_is_a_catalog_error_naming_i
     assert [str(e) for e in load.errors] != []
     assert message in str(load.errors[0])
     assert "agents.yaml" in str(load.errors[0])
+
+
+async def test_versions_no_longer_served_are_bounded_but_never_under_a_running_run(
+    store: Store, tmp_path: Path
+) -> None:
+    """Every edit compiles a version; only ``kept_unserved`` of the unserved stay loaded, the
+    least recently asked for evicted first, never one a run is in progress on; an evicted
+    version a run asks for again is compiled anew from the database."""
+    entered, release = asyncio.Event(), asyncio.Event()
+
+    async def held(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        entered.set()
+        await release.wait()
+        return ModelResponse(parts=[TextPart("done")])
+
+    def spec(n: int) -> str:
+        return f"kind: agent\nid: a\nmodel: runyard:demo\ninstructions: v{n}\n"
+
+    path = write(tmp_path, spec(0))
+    load = load_catalog(path, known_tools=catalog_tool_names())
+    catalog = CatalogAgents(
+        load,
+        store,
+        Settings(),
+        model_for=lambda _: FunctionModel(held),
+        source=str(path),
+        kept_unserved=2,
+    )
+    versions = []
+    try:
+        await catalog.record_versions(load)
+        named = AgentRequest("a")
+        first = await catalog.agent("default", catalog.choose("default", "u", named, None))
+        running = asyncio.create_task(first.generate("hi"))
+        await entered.wait()
+        assert first.running
+        for n in range(1, 7):  # six edits, each served
+            path.write_text(spec(n))
+            load = load_catalog(path, known_tools=catalog_tool_names())
+            assert catalog.compile_new(load.catalog) == {}
+            await catalog.record_versions(load)
+            assert catalog.serve_files(load) is not None
+            choice = catalog.choose("default", "u", named, None)
+            versions.append(choice.version)
+            await catalog.agent("default", choice)
+        loaded = list(catalog.loaded())
+        # served v6, the two most recent unserved (v4, v5), and v0 with its run in progress
+        assert len(loaded) == 4
+        assert first in loaded
+        gauge = catalog.metrics.agents_loaded
+        assert gauge.labels("true")._value.get() == 1
+        assert gauge.labels("false")._value.get() == 3
+
+        release.set()
+        assert (await running).text == "done"
+        # v1 was evicted: a run pinned to it gets it compiled again from the database.
+        again = await catalog.agent("default", AgentChoice("a", versions[0]))
+        assert again.instructions == "v1"
+        loaded = list(catalog.loaded())
+        assert first not in loaded  # idle now, so evicted at the next pass
+        assert len(loaded) == 3
+        assert gauge.labels("false")._value.get() == 2
+    finally:
+        release.set()
+        await catalog.aclose()
