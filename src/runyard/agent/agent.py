@@ -22,6 +22,7 @@ from runyard.models import model_label, resolve_model
 from runyard.runtime import (
     AgentEvent,
     AgentEventBus,
+    AgentModel,
     AgentRuntime,
     AgentState,
     CheckpointStore,
@@ -111,6 +112,8 @@ class Agent:
             stack,
         )
         """Names a thread from its first message: the title model, through this middleware."""
+        self._asked = AgentModel(self.model, stack)
+        """The model as memory asks it (an observer's call), through this middleware."""
         self.memory = memory
         self.events = AgentEventBus()
         if checkpoint_store is None and memory is not None:
@@ -424,7 +427,7 @@ class Agent:
             tool_call_id,
             tools=self.tools,
             memory=self.memory,
-            model=self.model,
+            model=self._asked,
         )
 
     def _scope(

@@ -11,10 +11,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic_ai.models import Model
-
 from runyard.errors import ResumeDataError, ResumeError
 from runyard.runtime import (
+    AgentModel,
     AgentState,
     MemoryProtocol,
     MemoryScope,
@@ -58,7 +57,7 @@ async def check_resume(
     *,
     tools: Mapping[str, Tool],
     memory: MemoryProtocol | None,
-    model: Model,
+    model: AgentModel,
 ) -> PreparedResume:
     """Find the call ``tool_call_id`` that ``state`` waits on and validate ``data`` for it, with
     the agent's ``tools`` (or its ``memory``'s, asked with ``model``).
@@ -89,7 +88,7 @@ async def check_resume(
 
 
 async def _memory_tool(
-    memory: MemoryProtocol | None, model: Model, state: AgentState, name: str
+    memory: MemoryProtocol | None, model: AgentModel, state: AgentState, name: str
 ) -> Tool | None:
     if memory is None or not (state.thread_id and state.resource_id):
         return None

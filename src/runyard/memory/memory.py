@@ -22,7 +22,13 @@ from runyard.memory.window import merge_history, trim_leading_tool_results
 from runyard.memory.working_memory import WorkingMemory
 from runyard.messages import AgentMessage, CustomMessage
 from runyard.models import resolve_model
-from runyard.runtime import CheckpointStore, MemoryContext, MemoryScope
+from runyard.runtime import (
+    AgentModel,
+    CheckpointStore,
+    MemoryContext,
+    MemoryScope,
+    agent_model,
+)
 from runyard.storage import Store, StoreCheckpointStore
 
 __all__ = ["Memory"]
@@ -91,7 +97,11 @@ class Memory:
         return self.title_config is not None
 
     async def history(
-        self, scope: MemoryScope, input_messages: Sequence[AgentMessage], *, model: Model
+        self,
+        scope: MemoryScope,
+        input_messages: Sequence[AgentMessage],
+        *,
+        model: Model | AgentModel,
     ) -> list[Message]:
         """The thread's recent window, plus recalled messages similar to the input."""
         window = trim_leading_tool_results(await self._window(scope))
@@ -102,7 +112,7 @@ class Memory:
         recalled = [m for m in await self.recall.recall(scope, query) if m.id not in inputs]
         return merge_history(window, recalled)
 
-    async def context(self, scope: MemoryScope, *, model: Model) -> MemoryContext:
+    async def context(self, scope: MemoryScope, *, model: Model | AgentModel) -> MemoryContext:
         """Working memory and observations for the system prompt; the working-memory tool."""
         blocks: list[str] = []
         tools = []
@@ -111,11 +121,14 @@ class Memory:
             if block := await self.working_memory.prompt_block(scope):
                 blocks.append(block)
         observational = self.observational
-        if observational is not None and (block := await observational.prompt_block(scope, model)):
+        asked = agent_model(model)
+        if observational is not None and (block := await observational.prompt_block(scope, asked)):
             blocks.append(block)
         return MemoryContext(instructions="\n\n".join(blocks) or None, tools=tools)
 
-    async def save(self, scope: MemoryScope, messages: Sequence[Message], *, model: Model) -> None:
+    async def save(
+        self, scope: MemoryScope, messages: Sequence[Message], *, model: Model | AgentModel
+    ) -> None:
         """Upsert the turn's messages, embed the new ones, and let observation catch up."""
         await self.store.save_messages(
             scope.thread_id,
@@ -126,7 +139,7 @@ class Memory:
         if self.recall is not None:
             await self.recall.index(scope, messages)
         if self.observational is not None:
-            self.observational.after_save(scope, model)
+            self.observational.after_save(scope, agent_model(model))
 
     async def get_title(self, scope: MemoryScope) -> str | None:
         """The thread's title, if it has one."""

@@ -4,6 +4,7 @@ It knows memory and checkpoints only through the Protocols it defines (``MemoryP
 ``CheckpointStore``) and never imports storage or SQL.
 """
 
+from runyard.runtime.agent_model import AgentModel, agent_model
 from runyard.runtime.chunks import (
     ChunkSink,
     ErrorChunk,
@@ -65,6 +66,7 @@ from runyard.runtime.sub_agent_suspension import SubAgentAnswer, SubAgentSuspend
 from runyard.runtime.title import TitleWriter, clean_title, title_thread
 
 __all__ = [
+    "AgentModel",
     "INTERRUPTED_TOOL_ERROR",
     "AgentEvent",
     "AgentEventBus",
@@ -119,6 +121,7 @@ __all__ = [
     "ToolExecutionStartChunk",
     "ToolResultChunk",
     "TurnSavedHook",
+    "agent_model",
     "clean_title",
     "strip_orphaned_tool_messages",
     "title_thread",

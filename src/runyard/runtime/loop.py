@@ -16,6 +16,7 @@ from typing import Any
 from runyard.errors import MaxIterationsError, RunAbortedError
 from runyard.messages import AgentMessage, ToolCallPart, ToolResultPart
 from runyard.models import ModelTurn, ToolSpec, Usage
+from runyard.runtime.agent_model import AgentModel
 from runyard.runtime.chunks import (
     ChunkSink,
     ErrorChunk,
@@ -93,6 +94,8 @@ class AgentRuntime:
         self._tool_specs: list[ToolSpec] = []
         self._instructions = spec.instructions
         self._checkpointed = False
+        self._agent_model = AgentModel(spec.model, spec.middleware)
+        """The model as memory asks it (an observer's call), through the agent's middleware."""
 
     # -- entry points -------------------------------------------------------------------------
 
@@ -198,7 +201,7 @@ class AgentRuntime:
         await self._attach_memory()
         memory, scope = self.spec.memory, self.scope
         if memory is not None and scope is not None:
-            history = await memory.history(scope, messages, model=self.spec.model)
+            history = await memory.history(scope, messages, model=self._agent_model)
             self.list.add_history(strip_orphaned_tool_messages(history))
         self.list.add_input(messages)
         await self._loop()
@@ -225,7 +228,7 @@ class AgentRuntime:
         memory, scope = self.spec.memory, self.scope
         tools = dict(self.spec.tools)
         if memory is not None and scope is not None:
-            context = await memory.context(scope, model=self.spec.model)
+            context = await memory.context(scope, model=self._agent_model)
             if context.instructions:
                 self._instructions = f"{self.spec.instructions}\n\n{context.instructions}"
             tools.update((t.name, t) for t in context.tools)
@@ -448,7 +451,7 @@ class AgentRuntime:
             return
         delta = self.list.turn_delta()
         if delta:
-            await memory.save(scope, delta, model=self.spec.model)
+            await memory.save(scope, delta, model=self._agent_model)
 
     def _finish(self, reason: str) -> FinishChunk:
         return FinishChunk(

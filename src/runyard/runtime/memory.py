@@ -12,6 +12,7 @@ from typing import Protocol
 from pydantic_ai.models import Model
 
 from runyard.messages import AgentMessage, CustomMessage
+from runyard.runtime.agent_model import AgentModel
 from runyard.runtime.state import CheckpointStore
 from runyard.tools import Tool
 
@@ -50,17 +51,26 @@ class MemoryProtocol(Protocol):
         ...
 
     async def history(
-        self, scope: MemoryScope, input_messages: Sequence[AgentMessage], *, model: Model
+        self,
+        scope: MemoryScope,
+        input_messages: Sequence[AgentMessage],
+        *,
+        model: Model | AgentModel,
     ) -> list[AgentMessage | CustomMessage]:
         """The stored messages the model should see before this turn's input."""
         ...
 
-    async def context(self, scope: MemoryScope, *, model: Model) -> MemoryContext:
-        """Extra instructions (working memory, observations) and tools for this run."""
+    async def context(self, scope: MemoryScope, *, model: Model | AgentModel) -> MemoryContext:
+        """Extra instructions (working memory, observations) and tools for this run. A model
+        call made for them (an observer's) goes through ``model``'s middleware."""
         ...
 
     async def save(
-        self, scope: MemoryScope, messages: Sequence[AgentMessage | CustomMessage], *, model: Model
+        self,
+        scope: MemoryScope,
+        messages: Sequence[AgentMessage | CustomMessage],
+        *,
+        model: Model | AgentModel,
     ) -> None:
         """Persist a turn's messages (an idempotent upsert by message id)."""
         ...

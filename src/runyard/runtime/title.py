@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from pydantic_ai.models import Model
 
 from runyard.messages import AgentMessage
-from runyard.models import ModelTurn, request_model
+from runyard.runtime.agent_model import AgentModel
 from runyard.runtime.memory import MemoryProtocol, MemoryScope
-from runyard.runtime.middleware import NO_MIDDLEWARE, MiddlewareStack, ModelRequest
+from runyard.runtime.middleware import NO_MIDDLEWARE, MiddlewareStack
 
 __all__ = ["TITLE_INSTRUCTIONS", "TitleWriter", "clean_title", "title_thread"]
 
@@ -64,14 +64,9 @@ class TitleWriter:
         text = user_text.strip()
         if not text or _trivial(text):
             return None
-        request = ModelRequest([AgentMessage.user(text)], TITLE_INSTRUCTIONS, self.model)
-        turn = await self.middleware.call_model(request, self._send)
+        asked = AgentModel(self.model, self.middleware)
+        turn = await asked.ask([AgentMessage.user(text)], TITLE_INSTRUCTIONS)
         return clean_title(turn.message.text)
-
-    async def _send(self, request: ModelRequest) -> ModelTurn:
-        return await request_model(
-            self.model, request.messages, instructions=request.instructions, tools=[]
-        )
 
 
 async def title_thread(

@@ -20,15 +20,13 @@ import logging
 import weakref
 from collections.abc import Awaitable
 
-from pydantic_ai.models import Model
-
 from runyard.memory.observational.buffer import ObservationBuffer
 from runyard.memory.observational.config import ObservationalConfig
 from runyard.memory.observational.log_format import render_block
 from runyard.memory.observational.observation_log import LogSnapshot, ObservationLog, count_tokens
 from runyard.messages import AgentMessage, CustomMessage
 from runyard.models import resolve_model
-from runyard.runtime import MemoryScope
+from runyard.runtime import AgentModel, MemoryScope
 from runyard.storage import Store
 
 __all__ = ["ObservationalMemory"]
@@ -59,7 +57,7 @@ class ObservationalMemory:
         self.waits = 0
         """Runs that had to wait for an observation before their first model call."""
 
-    async def prompt_block(self, scope: MemoryScope, model: Model) -> str | None:
+    async def prompt_block(self, scope: MemoryScope, model: AgentModel) -> str | None:
         """The observation block for the system prompt, with the raw block under its threshold."""
         snapshot = await self._settle(scope, model)
         self._shown.pop(scope, None)
@@ -74,7 +72,7 @@ class ObservationalMemory:
         cursor = snapshot.cursor if snapshot.replaces_history else None
         return await self.log.unobserved(scope, cursor)
 
-    def after_save(self, scope: MemoryScope, model: Model) -> None:
+    def after_save(self, scope: MemoryScope, model: AgentModel) -> None:
         """Buffer in the background (a job already running checks once more)."""
         if scope in self._jobs:
             self._again.add(scope)
@@ -95,11 +93,11 @@ class ObservationalMemory:
             job.cancel()
         await asyncio.gather(*jobs, return_exceptions=True)
 
-    async def _job(self, scope: MemoryScope, model: Model) -> None:
+    async def _job(self, scope: MemoryScope, model: AgentModel) -> None:
         while True:
             self._again.discard(scope)
             async with self._lock(scope):
-                await self._attempt(self._background(scope, self._model or model))
+                await self._attempt(self._background(scope, model.using(self._model)))
             if scope not in self._again:
                 # Leave the registry now, not when the task object finishes a moment later, so
                 # a save arriving in between starts a fresh job instead of being absorbed.
@@ -110,7 +108,7 @@ class ObservationalMemory:
         if self._jobs.get(scope) is task:
             del self._jobs[scope]
 
-    async def _background(self, scope: MemoryScope, model: Model) -> None:
+    async def _background(self, scope: MemoryScope, model: AgentModel) -> None:
         """Buffer the new messages, activate the buffer past the threshold, then reflect."""
         snapshot = await self.log.snapshot(scope)
         chain = self.buffer.chain(scope, snapshot.position)
@@ -123,7 +121,7 @@ class ObservationalMemory:
         await self._activate_if_due(scope)
         await self.log.reflect(scope, model)
 
-    async def _settle(self, scope: MemoryScope, model: Model) -> LogSnapshot:
+    async def _settle(self, scope: MemoryScope, model: AgentModel) -> LogSnapshot:
         """The log as a run starts with it: activated past the threshold, waited for past
         ``block_tokens`` (the last resort)."""
         snapshot, pending = await self._activate_if_due(scope)
@@ -139,7 +137,7 @@ class ObservationalMemory:
         async with self._lock(scope):
             snapshot, pending = await self._activate_if_due(scope)
             if pending > self.config.block_tokens:
-                chosen = self._model or model
+                chosen = model.using(self._model)
                 await self._attempt(self._observe_now(scope, chosen))
                 snapshot = await self.log.snapshot(scope)
         return snapshot
@@ -160,7 +158,7 @@ class ObservationalMemory:
         snapshot = await self.log.snapshot(scope)
         return snapshot, count_tokens(await self.log.unobserved(scope, snapshot.cursor))
 
-    async def _observe_now(self, scope: MemoryScope, model: Model) -> None:
+    async def _observe_now(self, scope: MemoryScope, model: AgentModel) -> None:
         await self.log.observe(scope, model)
         await self.log.reflect(scope, model)
 

@@ -14,8 +14,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
-from pydantic_ai.models import Model
-
 from runyard.ids import new_id
 from runyard.memory.observational.buffer import BufferedChunk
 from runyard.memory.observational.config import ObservationalConfig
@@ -28,8 +26,8 @@ from runyard.memory.observational.prompts import (
 )
 from runyard.memory.observational.transcript import render_transcript
 from runyard.messages import AgentMessage, CustomMessage
-from runyard.models import ModelTurn, estimate_message_tokens, estimate_tokens, request_model
-from runyard.runtime import MemoryScope
+from runyard.models import ModelTurn, estimate_message_tokens, estimate_tokens
+from runyard.runtime import AgentModel, MemoryScope
 from runyard.storage import MessageCursor, Observation, ObservationCursor, Store
 
 __all__ = ["LogSnapshot", "ObservationLog", "count_tokens"]
@@ -97,7 +95,7 @@ class ObservationLog:
     async def buffer(
         self,
         scope: MemoryScope,
-        model: Model,
+        model: AgentModel,
         after: MessageCursor | None,
         known: Sequence[Observation],
     ) -> BufferedChunk | None:
@@ -126,7 +124,7 @@ class ObservationLog:
         observations = [o for chunk in chain for o in chunk.observations]
         return await self._advance(scope, before, observations, chain[0].after, chain[-1].until)
 
-    async def observe(self, scope: MemoryScope, model: Model) -> bool:
+    async def observe(self, scope: MemoryScope, model: AgentModel) -> bool:
         """Compress the oldest unobserved messages now, leaving the newest ``retain_tokens``.
 
         Returns True when observations were stored and the cursor moved. Model errors propagate
@@ -143,7 +141,7 @@ class ObservationLog:
         until = MessageCursor(chunk[-1].created_at, chunk[-1].id)
         return await self._advance(scope, before, entries, _position(before.cursor), until)
 
-    async def reflect(self, scope: MemoryScope, model: Model) -> bool:
+    async def reflect(self, scope: MemoryScope, model: AgentModel) -> bool:
         """Condense the log when it passes the reflector threshold; True when it was replaced."""
         observations = (await self.snapshot(scope)).observations
         tokens = sum(_tokens(o) for o in observations)
@@ -166,7 +164,7 @@ class ObservationLog:
     async def _observe_chunk(
         self,
         scope: MemoryScope,
-        model: Model,
+        model: AgentModel,
         chunk: Sequence[Message],
         known: Sequence[Observation],
     ) -> list[Observation]:
@@ -217,10 +215,10 @@ def _now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
-async def _ask(model: Model, instructions: str, prompt: str) -> ModelTurn:
-    return await request_model(
-        model, [AgentMessage.user(prompt)], instructions=instructions, tools=[]
-    )
+async def _ask(model: AgentModel, instructions: str, prompt: str) -> ModelTurn:
+    # Through the agent's middleware, as its turns: a PiiRedaction holds for what the observer
+    # and the reflector read, and for the observations they write (runtime.agent_model).
+    return await model.ask([AgentMessage.user(prompt)], instructions)
 
 
 def _oldest_chunk(messages: Sequence[Message], retain_tokens: int) -> list[Message]:
