@@ -34,6 +34,7 @@ from runyard.messages.parts import (
     ToolResultPart,
     VideoPart,
     media_size,
+    whole_blocks,
 )
 
 __all__ = [
@@ -61,4 +62,5 @@ __all__ = [
     "media_size",
     "to_langchain_block",
     "to_langchain_blocks",
+    "whole_blocks",
 ]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import binascii
 from base64 import b64decode
+from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -30,11 +31,22 @@ __all__ = [
     "ToolResultPart",
     "VideoPart",
     "media_size",
+    "whole_blocks",
 ]
 
 
 class _Part(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+def _is_none(value: object) -> bool:
+    return value is None
+
+
+def _optional() -> Any:
+    # Left out of the JSON when unset: content blocks travel on the wire, where a client reads
+    # "no url" from an absent key (as in LangChain's blocks), and a stored image stays small.
+    return Field(default=None, exclude_if=_is_none)
 
 
 class TextPart(_Part):
@@ -81,12 +93,12 @@ class _Media(_Part):
     """
 
     type: str
-    mime_type: str | None = None
-    base64: str | None = None
-    file_id: str | None = None
-    url: str | None = None
-    filename: str | None = None
-    extras: dict[str, Any] | None = None
+    mime_type: str | None = _optional()
+    base64: str | None = _optional()
+    file_id: str | None = _optional()
+    url: str | None = _optional()
+    filename: str | None = _optional()
+    extras: dict[str, Any] | None = _optional()
 
     @model_validator(mode="before")
     @classmethod
@@ -157,12 +169,12 @@ class CitationPart(_Part):
     """
 
     type: Literal["citation"] = "citation"
-    url: str | None = None
-    title: str | None = None
-    cited_text: str | None = None
-    start_index: int | None = None
-    end_index: int | None = None
-    extras: dict[str, Any] | None = None
+    url: str | None = _optional()
+    title: str | None = _optional()
+    cited_text: str | None = _optional()
+    start_index: int | None = _optional()
+    end_index: int | None = _optional()
+    extras: dict[str, Any] | None = _optional()
 
 
 MediaPart = ImagePart | AudioPart | VideoPart | FilePart
@@ -194,6 +206,16 @@ MessagePart = Annotated[
     | CitationPart,
     Field(discriminator="type"),
 ]
+
+
+def whole_blocks(parts: Sequence[MessagePart]) -> list[ContentBlock]:
+    """The content blocks of ``parts`` that arrive whole (media, JSON, sources), as against text
+    and reasoning, which stream as deltas, and tool traffic: what a ``content`` event carries."""
+    return [
+        part
+        for part in parts
+        if isinstance(part, ImagePart | AudioPart | VideoPart | FilePart | JsonPart | CitationPart)
+    ]
 
 
 def media_size(part: MediaPart) -> int | None:

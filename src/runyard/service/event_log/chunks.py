@@ -15,9 +15,11 @@ import warnings
 from dataclasses import dataclass
 
 from runyard.errors import RunAbortedError
-from runyard.messages import AgentMessage
+from runyard.messages import AgentMessage, whole_blocks
 from runyard.models import ModelProviderError
 from runyard.protocol import (
+    ContentEvent,
+    ContentPayload,
     ErrorEvent,
     ErrorPayload,
     ReasoningDeltaEvent,
@@ -91,7 +93,7 @@ class ChunkMapper:
                 )
             ]
         if isinstance(chunk, MessageChunk):
-            return self._tool_calls(chunk)
+            return self._message(chunk)
         if isinstance(chunk, ToolResultChunk):
             return [self._tool_outcome(chunk)]
         if isinstance(chunk, ToolEventChunk):
@@ -114,11 +116,17 @@ class ChunkMapper:
         self.open_calls.clear()
         return events
 
-    def _tool_calls(self, chunk: MessageChunk) -> list[WireEvent]:
+    def _message(self, chunk: MessageChunk) -> list[WireEvent]:
+        """A model's turn: its content blocks (text and reasoning streamed as deltas already),
+        then its tool calls."""
         message = chunk.message
         if not isinstance(message, AgentMessage) or message.role != "assistant":
             return []
+        blocks = whole_blocks(message.parts)
         events: list[WireEvent] = []
+        if blocks:
+            content = ContentPayload(blocks=blocks, message_id=message.id)
+            events.append(ContentEvent(run_id=self.run_id, agent_id=self.agent_id, payload=content))
         for part in message.tool_calls:
             self.open_calls[part.tool_call_id] = part.tool_name
             payload = ToolCallPayload(
