@@ -9,6 +9,7 @@ import pytest
 from http_harness import asgi_client, asgi_sse, running_app, settled
 
 import runyard.service.api_keys  # noqa: F401  (its errors are service errors too)
+import runyard.service.content  # noqa: F401  (so are these)
 from runyard.service import ErrorKind, ServiceError
 from sqlite_databases import MigratedSqlite
 
@@ -140,6 +141,10 @@ ANSWERS = {
     "ConfirmationAnswered": (409, "FAILED_PRECONDITION"),
     "ConfirmationExpired": (410, "FAILED_PRECONDITION"),
     "ConfirmationNotFound": (404, "NOT_FOUND"),
+    "ContentRefused": (422, "INVALID_ARGUMENT"),
+    "ContentTooLarge": (413, "INVALID_ARGUMENT"),
+    "FileStoreMissing": (400, "INVALID_ARGUMENT"),
+    "UnknownFile": (404, "NOT_FOUND"),
     "InvalidAgentSpec": (400, "INVALID_ARGUMENT"),
     "InvalidAnswer": (422, "INVALID_ARGUMENT"),
     "InvalidKeyRequest": (400, "INVALID_ARGUMENT"),

@@ -46,6 +46,7 @@ Code = Literal[
 STATUS_CODES: dict[ErrorKind, grpc.StatusCode] = {
     "rejected": grpc.StatusCode.INVALID_ARGUMENT,
     "invalid": grpc.StatusCode.INVALID_ARGUMENT,
+    "too_large": grpc.StatusCode.INVALID_ARGUMENT,
     "not_found": grpc.StatusCode.NOT_FOUND,
     "unresolved": grpc.StatusCode.FAILED_PRECONDITION,
     "conflict": grpc.StatusCode.FAILED_PRECONDITION,

@@ -60,6 +60,7 @@ from runyard.service import (
     watch_catalog,
 )
 from runyard.service.bus import EventBus, start_event_bus
+from runyard.service.content import ContentRules
 from runyard.storage import DatabaseUnavailable, Store, open_store
 from runyard.telemetry.observed import ObservedTelemetry
 
@@ -217,6 +218,10 @@ async def _assemble(
         role=settings.role,
         worker_concurrency=settings.worker_concurrency,
         queue_poll_seconds=settings.bus_poll_seconds,
+        content_rules=ContentRules(settings.max_inline_content_bytes),
+        # The file store plugs in here (files=owner -> FileStore); without it a message naming
+        # a stored file is refused: 400 file_store_unavailable.
+        files=None,
     )
     stack.push_async_callback(runs.aclose)
     if isinstance(directory, CatalogAgents):  # stopped first: no reload while runs end

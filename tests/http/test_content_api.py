@@ -1,0 +1,101 @@
+"""Content blocks through ``POST /v1/chat``: images and files reach the model, answers with images
+arrive as ``content`` events, and both are replayed by ``/messages``, on SQLite and PostgreSQL.
+Bad blocks are 4xx naming the field, and nothing is stored."""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+import pytest
+from http_harness import asgi_client, asgi_sse, running_app, settled
+
+from runyard.models.demo_script import demo_png
+
+PNG = base64.b64encode(demo_png()).decode()
+
+
+async def test_an_image_goes_in_and_an_image_comes_out_on_sse_and_in_history(
+    any_backend_url: str,
+) -> None:
+    body = {
+        "message": "What is this?\n/image",
+        "content": [{"type": "image", "mime_type": "image/png", "base64": PNG}],
+    }
+    async with running_app(any_backend_url) as app, asgi_client(app) as client:
+        started = await client.post("/v1/chat/t1", json=body)
+        assert started.status_code == 200, started.text
+        async with asgi_sse(app, "/v1/events/t1") as stream:
+            frames = await stream.until("run-finish")
+        await settled(app, "t1")
+        history = (await client.get("/v1/threads/t1/messages")).json()
+
+    events = [f.data for f in frames if f.data is not None]
+    text = "".join(e["payload"]["text"] for e in events if e["type"] == "text-delta")
+    assert text == 'You said: "What is this?" and attached: an image (image/png, 74 bytes)'
+    (content,) = [e for e in events if e["type"] == "content"]
+    (block,) = content["payload"]["blocks"]
+    assert block == {
+        "type": "image",
+        "mime_type": "image/png",
+        "base64": PNG,
+        "filename": "demo.png",
+    }
+    assert _history_blocks(history) == [
+        ("user", {"type": "image", "mime_type": "image/png", "base64": PNG}),
+        ("assistant", block),
+    ]
+
+
+def _history_blocks(history: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    return [
+        (message["role"], block)
+        for message in history["messages"]
+        for block in message.get("blocks", [])
+    ]
+
+
+async def test_content_alone_without_text_starts_a_run(any_backend_url: str) -> None:
+    body = {"content": [{"type": "file", "mime_type": "text/plain", "base64": "aGk="}]}
+    async with running_app(any_backend_url) as app, asgi_client(app) as client:
+        started = await client.post("/v1/chat/t1", json=body)
+        await settled(app, "t1")
+    assert started.status_code == 200, started.text
+
+
+@pytest.mark.parametrize(
+    ("block", "status", "field"),
+    [
+        (
+            {"type": "image", "mime_type": "image/png", "base64": "not base64!"},
+            422,
+            "body.content.0.image.base64",
+        ),
+        (
+            {
+                "type": "image",
+                "mime_type": "image/png",
+                "base64": base64.b64encode(b"x" * 2000).decode(),
+            },
+            413,
+            "content.0.base64",
+        ),
+        (
+            {"type": "image", "mime_type": "application/pdf", "base64": PNG},
+            422,
+            "content.0.mime_type",
+        ),
+        ({"type": "hologram", "data": "x"}, 422, "body.content.0"),
+        ({"type": "file", "file_id": "file_123"}, 400, "content.0.file_id"),
+    ],
+)
+async def test_a_bad_block_is_refused_naming_its_field_and_nothing_is_stored(
+    any_backend_url: str, block: dict[str, Any], status: int, field: str
+) -> None:
+    settings = {"max_inline_content_bytes": 1000}
+    async with running_app(any_backend_url, settings=settings) as app, asgi_client(app) as client:
+        refused = await client.post("/v1/chat/t1", json={"message": "hi", "content": [block]})
+        thread = await client.get("/v1/threads/t1/messages")
+    assert refused.status_code == status, refused.text
+    assert [f["field"] for f in refused.json()["error"]["fields"]] == [field]
+    assert thread.status_code == 404
