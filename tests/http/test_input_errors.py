@@ -9,7 +9,6 @@ import pytest
 from http_harness import asgi_client, asgi_sse, running_app, settled
 
 import runyard.service.api_keys  # noqa: F401  (its errors are service errors too)
-import runyard.service.content  # noqa: F401  (so are these)
 from runyard.service import ErrorKind, ServiceError
 from sqlite_databases import MigratedSqlite
 
