@@ -5,12 +5,17 @@ Bad blocks are 4xx naming the field, and nothing is stored."""
 from __future__ import annotations
 
 import base64
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
-from http_harness import asgi_client, asgi_sse, running_app, settled
+from http_harness import ALICE_OWNER, asgi_client, asgi_sse, running_app, settled
+from pydantic_ai import messages as pai
+from pydantic_ai.models.function import AgentInfo, FunctionModel
 
+from runyard import Agent, Memory
 from runyard.models.demo_script import demo_png
+from runyard.storage import Store
 
 PNG = base64.b64encode(demo_png()).decode()
 
@@ -99,3 +104,86 @@ async def test_a_bad_block_is_refused_naming_its_field_and_nothing_is_stored(
     assert refused.status_code == status, refused.text
     assert [f["field"] for f in refused.json()["error"]["fields"]] == [field]
     assert thread.status_code == 404
+
+
+class FakeFiles:
+    """The file store as one owner sees it: their files only; references recorded."""
+
+    def __init__(self, files: dict[str, tuple[str, bytes]]) -> None:
+        self.files = files
+        self.references: list[tuple[str, str]] = []
+
+    async def read_file(self, file_id: str) -> tuple[str, bytes]:
+        if file_id not in self.files:
+            raise LookupError(file_id)
+        return self.files[file_id]
+
+    async def reference(self, file_id: str, thread_id: str) -> None:
+        self.references.append((file_id, thread_id))
+
+
+def seeing_agents(seen: list[list[Any]]) -> Callable[[Store], list[Agent]]:
+    """An agent whose model records each user prompt's items as it saw them."""
+
+    async def stream(messages: list[pai.ModelMessage], info: AgentInfo) -> AsyncIterator[str]:
+        prompts = [
+            p
+            for m in messages
+            if isinstance(m, pai.ModelRequest)
+            for p in m.parts
+            if isinstance(p, pai.UserPromptPart)
+        ]
+        seen.append(
+            [
+                item
+                for p in prompts
+                for item in ([p.content] if isinstance(p.content, str) else p.content)
+            ]
+        )
+        yield "Seen."
+
+    return lambda store: [
+        Agent("assistant", FunctionModel(stream_function=stream), memory=Memory(store))
+    ]
+
+
+async def test_a_stored_file_is_read_for_the_model_and_history_keeps_only_its_id(
+    any_backend_url: str,
+) -> None:
+    seen: list[list[Any]] = []
+    alice = FakeFiles({"file_1": ("image/png", demo_png())})
+    stores = {ALICE_OWNER: alice}
+    body = {"message": "Describe", "content": [{"type": "image", "file_id": "file_1"}]}
+    async with (
+        running_app(
+            any_backend_url,
+            seeing_agents(seen),
+            files=lambda owner: stores.get(owner, FakeFiles({})),
+        ) as app,
+        asgi_client(app) as client,
+    ):
+        started = await client.post("/v1/chat/t1", json=body)
+        await settled(app, "t1")
+        again = await client.post("/v1/chat/t1", json={"message": "And again?"})
+        await settled(app, "t1")
+        history = (await client.get("/v1/threads/t1/messages")).json()
+        other = await client.post("/v1/chat/t2", json=body, headers={"X-Runyard-User": "bob"})
+
+    assert started.status_code == again.status_code == 200
+    first, second = seen
+    assert first == ["Describe", pai.BinaryContent(demo_png(), media_type="image/png")]
+    assert second[:2] == first  # the history's file is read again for the next call
+    assert alice.references == [("file_1", "t1")]
+    assert _history_blocks(history)[0] == ("user", {"type": "image", "file_id": "file_1"})
+    assert other.status_code == 404
+    assert other.json()["error"]["fields"][0]["field"] == "content.0.file_id"
+
+
+async def test_an_image_url_reaches_the_model_as_an_image_url(any_backend_url: str) -> None:
+    seen: list[list[Any]] = []
+    url = "https://example.com/cat.png"
+    body = {"content": [{"type": "image", "url": url}]}
+    async with running_app(any_backend_url, seeing_agents(seen)) as app, asgi_client(app) as client:
+        await client.post("/v1/chat/t1", json=body)
+        await settled(app, "t1")
+    assert seen == [[pai.ImageUrl(url)]]
