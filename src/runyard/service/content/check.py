@@ -80,9 +80,10 @@ class ContentRefused(ServiceError):
     code = "invalid_content"
     kind: ClassVar[ErrorKind] = "invalid"
 
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(f"{field}: {message}")
+    def __init__(self, field: str, reason: str) -> None:
+        super().__init__(f"{field}: {reason}")
         self.field = field
+        self.reason = reason
 
     def details(self) -> dict[str, Any]:
         """The field, in the shape of a validation error's ``fields``."""
