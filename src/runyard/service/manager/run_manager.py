@@ -195,11 +195,13 @@ class RunManager:
         context: Mapping[str, Any] | None = None,
         message_id: str | None = None,
         content: Sequence[ContentBlock] = (),
+        content_field: str = "content",
     ) -> str:
         """Start a run for ``message``; its id. ``RunActive`` while the thread has an open run.
 
         ``content`` are blocks sent beside the text (or instead of it: ``message`` may then be
-        empty), checked first (``ContentRefused`` and kin, docs/content.md): images, files, JSON.
+        empty), checked first (``ContentRefused`` and kin naming ``{content_field}.{index}``,
+        docs/content.md): images, files, JSON.
 
         ``message_id`` is the user message's id (default: a new one); the run's ``run-start``
         names it, which is how a caller finds the run its message started (gRPC idempotency).
@@ -214,7 +216,7 @@ class RunManager:
         """
         self._admit()
         files = self.files(owner) if self.files is not None else None
-        await check_content(content, rules=self.content_rules, files=files)
+        await check_content(content, rules=self.content_rules, files=files, field=content_field)
         request = AgentRequest(agent, context or {}, version)
         text = [TextPart(text=message)] if message else []
         user = AgentMessage(
