@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from http_harness import ALICE_OWNER, asgi_client, asgi_sse, running_app, settled
 from pydantic_ai import messages as pai
-from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls, FunctionModel
 
-from runyard import Agent, Memory
+from runyard import Agent, ImagePart, Memory, tool
 from runyard.models.demo_script import demo_png
 from runyard.storage import Store
 
@@ -187,3 +187,46 @@ async def test_an_image_url_reaches_the_model_as_an_image_url(any_backend_url: s
         await client.post("/v1/chat/t1", json=body)
         await settled(app, "t1")
     assert seen == [[pai.ImageUrl(url)]]
+
+
+async def test_an_image_a_tool_returns_is_a_content_event_of_its_call_and_the_model_sees_it(
+    any_backend_url: str,
+) -> None:
+    returned: list[Any] = []
+
+    @tool
+    async def draw() -> list[Any]:
+        """Draw a picture."""
+        return ["drawn", ImagePart(mime_type="image/png", base64=PNG)]
+
+    async def stream(
+        messages: list[pai.ModelMessage], info: AgentInfo
+    ) -> AsyncIterator[str | DeltaToolCalls]:
+        last = messages[-1]
+        assert isinstance(last, pai.ModelRequest)
+        results = [p for p in last.parts if isinstance(p, pai.ToolReturnPart)]
+        if not results:
+            yield {0: DeltaToolCall(name="draw", json_args="{}", tool_call_id="call_1")}
+            return
+        returned.append(results[0].content)
+        yield "Drawn."
+
+    def agents(store: Store) -> list[Agent]:
+        model = FunctionModel(stream_function=stream)
+        return [Agent("assistant", model, tools=[draw], memory=Memory(store))]
+
+    async with running_app(any_backend_url, agents) as app, asgi_client(app) as client:
+        await client.post("/v1/chat/t1", json={"message": "Draw"})
+        async with asgi_sse(app, "/v1/events/t1") as stream_:
+            frames = await stream_.until("run-finish")
+        await settled(app, "t1")
+
+    events = [f.data for f in frames if f.data is not None]
+    kinds = [e["type"] for e in events if e["type"] not in ("text-delta", "reasoning-delta")]
+    assert kinds == ["run-start", "tool-call", "content", "tool-result", "run-finish"]
+    (content,) = [e for e in events if e["type"] == "content"]
+    assert content["payload"] == {
+        "blocks": [{"type": "image", "mime_type": "image/png", "base64": PNG}],
+        "toolCallId": "call_1",
+    }
+    assert returned == [["drawn", pai.BinaryContent(demo_png(), media_type="image/png")]]

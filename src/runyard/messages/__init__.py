@@ -36,6 +36,7 @@ from runyard.messages.parts import (
     media_size,
     whole_blocks,
 )
+from runyard.messages.tool_content import ToolBlock, tool_block, tool_blocks
 
 __all__ = [
     "AgentMessage",
@@ -52,6 +53,7 @@ __all__ = [
     "ReasoningPart",
     "Role",
     "TextPart",
+    "ToolBlock",
     "ToolCallPart",
     "ToolResultPart",
     "VideoPart",
@@ -62,5 +64,7 @@ __all__ = [
     "media_size",
     "to_langchain_block",
     "to_langchain_blocks",
+    "tool_block",
+    "tool_blocks",
     "whole_blocks",
 ]

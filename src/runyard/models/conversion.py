@@ -37,6 +37,8 @@ from runyard.messages import (
     ToolCallPart,
     ToolResultPart,
     VideoPart,
+    tool_block,
+    tool_blocks,
 )
 from runyard.models.file_content import FileContent, file_from_content, file_to_content
 from runyard.models.response_details import (
@@ -218,11 +220,30 @@ def _citation_text(part: CitationPart) -> str:
 def _tool_return(part: ToolResultPart, timestamp: datetime) -> pai.ToolReturnPart:
     return pai.ToolReturnPart(
         tool_name=part.tool_name,
-        content=part.result,
+        content=_tool_return_content(part.result),
         tool_call_id=part.tool_call_id,
         outcome="failed" if part.is_error else "success",
         timestamp=timestamp,
     )
+
+
+def _tool_return_content(result: Any) -> Any:
+    """A tool's result as the model reads it: the images and files in it as files (pydantic-ai
+    sends them as each provider takes a tool's files), everything else as it is."""
+    blocks = tool_blocks(result)
+    if not blocks:
+        return result
+    items = result if isinstance(result, list) else [result]
+    return [_tool_item(item) for item in items]
+
+
+def _tool_item(item: Any) -> Any:
+    block = tool_block(item)
+    if isinstance(block, ImagePart | AudioPart | VideoPart | FilePart):
+        return file_to_content(block)
+    if isinstance(block, JsonPart | CitationPart):
+        return block.model_dump(mode="json")
+    return item
 
 
 def _to_response_part(part: MessagePart) -> pai.ModelResponsePart:

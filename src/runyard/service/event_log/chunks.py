@@ -15,7 +15,7 @@ import warnings
 from dataclasses import dataclass
 
 from runyard.errors import RunAbortedError
-from runyard.messages import AgentMessage, whole_blocks
+from runyard.messages import AgentMessage, tool_blocks, whole_blocks
 from runyard.models import ModelProviderError
 from runyard.protocol import (
     ContentEvent,
@@ -95,7 +95,7 @@ class ChunkMapper:
         if isinstance(chunk, MessageChunk):
             return self._message(chunk)
         if isinstance(chunk, ToolResultChunk):
-            return [self._tool_outcome(chunk)]
+            return [*self._tool_content(chunk), self._tool_outcome(chunk)]
         if isinstance(chunk, ToolEventChunk):
             return self._tool_event(chunk)
         if isinstance(chunk, ErrorChunk) and not isinstance(chunk.error, RunAbortedError):
@@ -136,6 +136,14 @@ class ChunkMapper:
                 ToolCallEvent(run_id=self.run_id, agent_id=self.agent_id, payload=payload)
             )
         return events
+
+    def _tool_content(self, chunk: ToolResultChunk) -> list[WireEvent]:
+        """The images, files and data a tool answered with, as a ``content`` event of its call."""
+        blocks = [] if chunk.is_error else tool_blocks(chunk.output)
+        if not blocks:
+            return []
+        content = ContentPayload(blocks=list(blocks), tool_call_id=chunk.tool_call_id)
+        return [ContentEvent(run_id=self.run_id, agent_id=self.agent_id, payload=content)]
 
     def _tool_outcome(self, chunk: ToolResultChunk) -> WireEvent:
         self.open_calls.pop(chunk.tool_call_id, None)
