@@ -81,6 +81,9 @@ async def _measure_memory(index: int, clients: Clients, options: Options, found:
     await _warm_up(index, clients, options)
     for name in _order(clients, index):
         _say(f"round {index + 1}: {name}, {options.held_runs} runs held")
+        # Measured the second time: the first grows what a server keeps for good once it has
+        # held that many runs (connection pools, worker threads, allocator arenas), not per run.
+        await held_memory(*clients[name], options.held_runs, _releases())
         found.memory[name] = await held_memory(*clients[name], options.held_runs, _releases())
 
 

@@ -44,6 +44,12 @@ async def test_a_rule_on_ui_page_routes_to_its_agent_with_its_prompt_and_tools(
         billing = await run(app, "t1", {"message": "hi", "context": {"ui_page": "/billing/q3"}})
         support = await run(app, "t2", {"message": "hi", "context": {"ui_page": "/home"}})
         known = await versions(app)
+        async with asgi_client(app) as client:
+            history = (await client.get("/v1/threads/t1/messages")).json()["messages"]
+
+    # The history names the agent each run ran, as its run-start did (the web UI shows it).
+    answer = next(m for m in history if m["role"] == "assistant")
+    assert answer["agent"] == {"id": "billing", "version": known["billing"]}
 
     assert run_start(billing) == {
         "messageId": run_start(billing)["messageId"],

@@ -83,11 +83,13 @@ async def test_tool_calls_are_logged_with_the_run_ids_and_contents_only_at_debug
     info, debug = tools
     assert info["level"] == "INFO"
     assert info["message"].startswith("tool lookup: success in ")
-    ids = {k: info[k] for k in ("request_id", "tenant", "agent", "thread_id", "run_id")}
+    named = ("request_id", "tenant", "agent", "agent_instance_id", "thread_id", "run_id")
+    ids = {k: info[k] for k in named}
     assert ids == {
         "request_id": "req-7",
         "tenant": "acme",
         "agent": "helper",
+        "agent_instance_id": "helper@v1",
         "thread_id": "t9",
         "run_id": result.run_id,
     }

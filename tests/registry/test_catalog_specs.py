@@ -61,6 +61,7 @@ def test_the_same_meaning_written_differently_has_the_same_hash() -> None:
         {"tenant": "acme"},
         {"limits": {"max_iterations": 3}},
         {"memory": {"titles": True}},
+        {"model_settings": {"temperature": 0.2}},
     ],
 )
 def test_any_change_of_meaning_changes_the_hash(change: dict[str, object]) -> None:

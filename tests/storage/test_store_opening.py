@@ -3,6 +3,7 @@ that every backend is a whole ``Store``."""
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 from pathlib import Path
 
@@ -153,9 +154,33 @@ async def test_postgresql_without_pgvector_says_so(
 ) -> None:
     store = await open_store(database_url)
     try:
-        if store.vector_search == "exact":
+        if store.vector_search == "exact":  # said at the first use of vectors, not at opening
+            hits = await store.query_embeddings(
+                (1.0, 0.0), scope="resource", tenant_id="acme", resource_id="alice"
+            )
+            assert hits == []
             assert "pgvector is not available" in caplog.text
         else:
             assert store.vector_search == "pgvector"
     finally:
         await store.close()
+
+
+async def test_migrating_says_what_it_applied_in_one_line_and_alembic_says_nothing(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    url = f"sqlite:///{tmp_path / 'fresh.db'}"
+    store = await open_store(url)
+    await store.close()
+    assert not [r for r in caplog.records if r.name.startswith("alembic")]
+    said = [r.getMessage() for r in caplog.records if "database schema migrated" in r.getMessage()]
+    assert said == [
+        f"database schema migrated to revision {newest_file_revision()} "
+        f"({', '.join(f'{n:04d}' for n in range(1, int(newest_file_revision()) + 1))})"
+    ]
+    caplog.clear()
+    store = await open_store(url)  # at the head already: nothing to say
+    await store.close()
+    assert "database schema" not in caplog.text
+    assert logging.getLogger("alembic").level == logging.NOTSET  # left as it was

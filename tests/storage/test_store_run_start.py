@@ -19,6 +19,7 @@ from runyard.storage import (
     Store,
     StoredEvent,
     ThreadOwnershipError,
+    ToolCallEntry,
 )
 
 OWNER = {"tenant_id": "acme", "resource_id": "alice"}
@@ -155,8 +156,24 @@ async def test_a_close_stores_the_runs_final_events_with_it(store: Store) -> Non
     ]
 
 
-async def test_a_close_whose_final_event_reuses_an_id_changes_nothing(store: Store) -> None:
+async def _with_progress(store: Store) -> None:
+    """A run in its durable steps: a progress checkpoint and a tool call in the ledger."""
     await _start(store, "r1", "hi")
+    call = ToolCallEntry("c1", "lookup", "settled", {"kind": "success", "output": 1})
+    await store.record_progress("r1", [call], epoch=1, state={"status": "running"})
+
+
+async def test_a_close_forgets_the_runs_progress_and_tool_calls_with_it(store: Store) -> None:
+    await _with_progress(store)
+    await store.close_run("r1", "completed", epoch=1)
+    progress = await store.load_progress("r1")
+    assert (progress.state, progress.calls) == (None, {})
+
+
+async def test_a_close_whose_final_event_reuses_an_id_changes_nothing(store: Store) -> None:
+    """Nothing half: a close cut short (here refused by the database) leaves the run open with
+    its progress, for whoever takes it over to close; no completed run keeps orphaned rows."""
+    await _with_progress(store)
     await store.append_events("t1", [_event(1, "r1")])
     finish = StoredEvent("t1", 1, "r1", "run-finish", {"type": "run-finish"}, 1)
     with pytest.raises(EventIdConflict):
@@ -165,6 +182,9 @@ async def test_a_close_whose_final_event_reuses_an_id_changes_nothing(store: Sto
     assert run is not None
     assert run.is_open
     assert [e.type for e in await store.read_events("t1")] == ["run-start"]
+    progress = await store.load_progress("r1")
+    assert progress.state == {"status": "running"}
+    assert list(progress.calls) == ["c1"]
 
 
 async def test_a_refused_close_stores_no_final_event(store: Store) -> None:

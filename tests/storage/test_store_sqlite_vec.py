@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import math
 from pathlib import Path
 
@@ -90,13 +91,20 @@ async def test_without_sqlite_vec_the_store_says_so_and_ranks_exactly(
         raise RuntimeError("this Python cannot load SQLite extensions")
 
     monkeypatch.setattr("runyard.storage.sql.sqlite_vec_index.connect", cannot_load)
+    caplog.set_level(logging.INFO, logger="runyard.storage")
     store = await open_store(f"sqlite:///{tmp_path / 'plain.db'}")
     try:
         assert store.vector_search == "exact"
-        assert "sqlite-vec cannot be loaded" in caplog.text
-        assert "runyard[vectors]" in caplog.text
+        # Nothing said while nothing asks for vectors (a server without recall, `runyard keys`).
+        assert "sqlite-vec" not in caplog.text
         await store.save_embeddings("t1", [EmbeddingEntry("m1", _vector(1), "", "m")], **ALICE)
         hits = await store.query_embeddings(_vector(1), thread_id="t1", **ALICE)
         assert [h.message_id for h in hits] == ["m1"]
+        await store.query_embeddings(_vector(1), thread_id="t1", **ALICE)
     finally:
         await store.close()
+    said = [r for r in caplog.records if "sqlite-vec cannot be loaded" in r.getMessage()]
+    assert len(said) == 1  # once, at the first use
+    assert said[0].levelno == logging.WARNING
+    assert "runyard[vectors]" in said[0].getMessage()
+    assert "exact cosine" in said[0].getMessage()

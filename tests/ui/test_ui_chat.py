@@ -7,12 +7,16 @@ from __future__ import annotations
 import json
 import re
 import secrets
+from pathlib import Path
 
 import httpx
 import pytest
 from playwright.sync_api import Page, expect
 from tcp_proxy import TcpProxy
 from ui_screenshots import Screenshots
+from ui_server import served
+
+from runyard.registry import load_catalog
 
 pytestmark = pytest.mark.slow
 
@@ -231,3 +235,25 @@ def test_threads_are_made_switched_and_deleted_from_the_list(page: Page, base_ur
     entry.get_by_role("button").click()
     expect(entry).to_have_count(0)
     expect(page.locator("#announcer")).to_contain_text("Deleted")
+
+
+def test_a_run_shows_the_agent_routing_chose_and_its_version(page: Page, tmp_path: Path) -> None:
+    catalog = tmp_path / "agents"
+    catalog.mkdir()
+    (catalog / "agents.yaml").write_text(
+        "kind: agent\nid: scribe\nmodel: runyard:demo\n---\nkind: routing\ndefault_agent: scribe\n"
+    )
+    (entry,) = load_catalog(catalog, known_tools=set()).catalog.agents.values()
+    with served(
+        f"sqlite:///{tmp_path / 'catalog.db'}", given=None, catalog_dir=str(catalog)
+    ) as url:
+        open_thread(page, url)
+        send(page, "hello")
+        finished(page)
+        for shown in ("live", "reloaded"):
+            head = page.locator("section.agent.root .agent-head")
+            expect(head.locator(".chosen-agent"), shown).to_have_text("scribe")
+            expect(head.locator(".agent-version"), shown).to_have_text(f" · {entry.version[:12]}")
+            expect(head.locator(".agent-version"), shown).to_have_attribute("title", entry.version)
+            page.reload()
+            finished(page)

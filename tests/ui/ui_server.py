@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import socket
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
@@ -94,10 +94,16 @@ def agents(store: Store) -> Mapping[str, Agent]:
 
 
 @contextmanager
-def served(database_url: str, **settings: Any) -> Iterator[str]:
-    """The app on a free loopback port until the block ends; its base URL."""
+def served(
+    database_url: str,
+    *,
+    given: Callable[[Store], Mapping[str, Agent]] | None = agents,
+    **settings: Any,
+) -> Iterator[str]:
+    """The app on a free loopback port until the block ends; its base URL. ``given=None``
+    serves the catalog of the settings' ``catalog_dir`` instead of ``agents``."""
     config = Settings(database_url=database_url, model="runyard:demo", **settings)
-    app = create_app(config, agents=agents, sse_ping_seconds=5.0)
+    app = create_app(config, agents=given, sse_ping_seconds=5.0)
     # Event streams never end by themselves: a second after shutdown starts they are cut.
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=1))
     # Bound here, so the port is known and nobody can take it in between.

@@ -359,6 +359,11 @@ class Agent:
     def off(self, event: AgentEvent, handler: EventHandler) -> None:
         self.events.off(event, handler)
 
+    @property
+    def running(self) -> bool:
+        """Whether a run is in progress on this agent object (a suspended run is not)."""
+        return self._runs.running
+
     def abort(self, run_id: str | None = None) -> bool:
         """Abort the run ``run_id``, or without it every run of this agent now in progress; each
         ends ``cancelled``. True when a run was aborted.

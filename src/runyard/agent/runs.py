@@ -72,6 +72,11 @@ class AgentRuns:
         result.start(runtime, produce)
         return result
 
+    @property
+    def running(self) -> bool:
+        """Whether a run is in progress on this agent object."""
+        return bool(self._running)
+
     def abort(self, run_id: str | None) -> bool:
         """Abort the run ``run_id``, or without it every run in progress; True when one was."""
         if run_id is not None:

@@ -171,7 +171,7 @@ async def _opened(url: str) -> AsyncIterator[Store]:
     try:
         if parse_database_url(url).backend == "memory":
             _fail(f"{where}: keys kept there would be gone when this command ends; give a database")
-        store = await open_store(url)
+        store = await open_store(url, vectors="exact")  # keys never rank vectors
     except (StorageError, SQLAlchemyError, OSError) as error:
         _fail(f"Error: cannot open {where}: {error}")
     try:

@@ -100,6 +100,13 @@ class ThreadList(_Body):
     threads: list[ThreadSummary]
 
 
+class ChosenAgent(_Body):
+    """The catalog agent a run ran: ``run-start``'s ``agentId`` and ``version``."""
+
+    id: str
+    version: str | SkipJsonSchema[None] = None
+
+
 class ThreadMessage(_Body):
     """One message of a thread's history; an assistant message is one run, ``id`` = run id."""
 
@@ -115,6 +122,11 @@ class ThreadMessage(_Body):
     )
     usage: RunUsage | SkipJsonSchema[None] = Field(
         default=None, description="assistant messages of finished runs: what the run spent"
+    )
+    agent: ChosenAgent | SkipJsonSchema[None] = Field(
+        default=None,
+        description="assistant messages of a server with a catalog: the agent (and version) "
+        "routing chose for the run",
     )
 
 

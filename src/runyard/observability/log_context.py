@@ -16,7 +16,15 @@ from types import MappingProxyType
 
 __all__ = ["LOG_FIELDS", "LogContextFilter", "bind_log_context", "log_context"]
 
-LOG_FIELDS = ("request_id", "tenant", "agent", "thread_id", "run_id", "trace_id")
+LOG_FIELDS = (
+    "request_id",
+    "tenant",
+    "agent",
+    "agent_instance_id",
+    "thread_id",
+    "run_id",
+    "trace_id",
+)
 """The context fields of every record (None when unbound)."""
 
 _EMPTY: Mapping[str, str] = MappingProxyType({})

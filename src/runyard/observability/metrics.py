@@ -67,6 +67,12 @@ class Metrics:
             "Definitions the served catalog holds, by kind (agent, tool, routing)",
             ["kind"],
         )
+        self.agents_loaded = gauge(
+            "agents_loaded",
+            "Compiled agent versions this process holds, by whether the catalog serves them "
+            "(served=false: kept for the runs still on them, at most 8)",
+            ["served"],
+        )
         self.registry_reload_duration = histogram(
             "registry_reload_duration_seconds",
             "Wall time of a catalog reload, by outcome (changed, unchanged, failed)",

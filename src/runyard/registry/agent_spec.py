@@ -10,9 +10,12 @@ from pydantic import (
     BeforeValidator,
     Field,
     SerializerFunctionWrapHandler,
+    ValidationInfo,
+    field_validator,
     model_serializer,
 )
 
+from runyard.models.settings import check_model_settings
 from runyard.registry.memory_spec import MemorySpec, known_model
 from runyard.registry.middleware.ref import MiddlewareEntry
 from runyard.registry.spec_base import JsonSchema, SpecId, SpecModel, TenantId
@@ -99,6 +102,9 @@ class AgentSpec(SpecModel):
     tenant: TenantId | None = None
     description: str = ""
     model: Annotated[str, AfterValidator(known_model)]
+    model_settings: dict[str, Any] = Field(default_factory=dict)
+    """The model's settings, by pydantic-ai's names (``temperature``, ``max_tokens``, ``thinking``,
+    ``openai_reasoning_effort``, …), checked against what ``model``'s provider takes."""
     instructions: str = ""
     tools: list[ToolEntry] = Field(default_factory=list)
     sub_agents: list[SpecId] = Field(default_factory=list)
@@ -110,11 +116,21 @@ class AgentSpec(SpecModel):
     middleware: list[MiddlewareEntry] = Field(default_factory=list)
     """Hooks around the agent's model calls, tool calls and streamed deltas, outermost first."""
 
+    @field_validator("model_settings")
+    @classmethod
+    def _settings_of_the_model(cls, value: dict[str, Any], info: ValidationInfo) -> dict[str, Any]:
+        model = info.data.get("model")
+        if model is None:  # the model was refused: its own error says why
+            return value
+        return check_model_settings(model, value)
+
     @model_serializer(mode="wrap")
     def _middleware_when_given(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        # An agent without middleware keeps the version (content hash) it had before there was
-        # middleware to list.
+        # An agent without middleware or model settings keeps the version (content hash) it had
+        # before there were any to list.
         data: dict[str, Any] = handler(self)
         if not self.middleware:
             data.pop("middleware", None)
+        if not self.model_settings:
+            data.pop("model_settings", None)
         return data

@@ -76,7 +76,7 @@ from runyard.storage.records import (
     ToolCallState,
     WorkingMemory,
 )
-from runyard.storage.unavailable import database_unavailable
+from runyard.storage.unavailable import connection_failed, database_unavailable
 from runyard.storage.urls import DatabaseURL, parse_database_url
 
 if TYPE_CHECKING:
@@ -153,6 +153,7 @@ __all__ = [
     "VectorStore",
     "WorkingMemory",
     "WorkingMemoryTier",
+    "connection_failed",
     "database_unavailable",
     "head_revision",
     "open_store",

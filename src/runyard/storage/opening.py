@@ -16,7 +16,7 @@ from runyard.storage.sql.engine import create_engine, dispose, schema_write
 from runyard.storage.sql.exact_vectors import ExactVectorIndex
 from runyard.storage.sql.pgvector_index import PgVectorIndex
 from runyard.storage.sql.sqlite_vec_index import SqliteVecIndex
-from runyard.storage.sql.vector_index import VectorIndex
+from runyard.storage.sql.vector_index import NativeVectorsUnavailable, VectorIndex
 from runyard.storage.urls import DatabaseURL, parse_database_url
 
 __all__ = ["VectorMode", "open_store", "upgrade"]
@@ -62,9 +62,12 @@ async def _migrate(engine: AsyncEngine) -> None:
 
 
 async def _vector_index(engine: AsyncEngine, target: DatabaseURL, mode: VectorMode) -> VectorIndex:
-    native: VectorIndex | None = None
-    if mode == "auto" and target.backend == "postgresql":
-        native = await PgVectorIndex.open(engine)
-    elif mode == "auto" and target.sqlite_path is not None:
-        native = await SqliteVecIndex.open(target.sqlite_path)
-    return native if native is not None else ExactVectorIndex()
+    try:
+        if mode == "auto" and target.backend == "postgresql":
+            return await PgVectorIndex.open(engine)
+        if mode == "auto" and target.sqlite_path is not None:
+            return await SqliteVecIndex.open(target.sqlite_path)
+    except NativeVectorsUnavailable as exc:
+        logger.debug("%s", exc)
+        return ExactVectorIndex(instead_of=str(exc))
+    return ExactVectorIndex()

@@ -224,6 +224,8 @@ class _Span:
         return {
             "tenant": self.labels.tenant,
             "agent": self.labels.agent,
+            # The agent and its version (``agent@version``): which spec a line came from.
+            "agent_instance_id": self.labels.agent_instance_id or None,
             "thread_id": self.labels.thread_id,
             "run_id": _text(self._attributes.get("run_id")),
             "trace_id": format(context.trace_id, "032x") if context is not None else None,

@@ -3,11 +3,14 @@ limits follow the spec; what the runtime cannot do yet is refused or logged, nev
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import math
 from pathlib import Path
 
 import pytest
+from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
+from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from runyard.agent import Agent
 from runyard.config import Settings
@@ -295,3 +298,136 @@ async def test_every_version_keeps_its_checkpoints_in_one_store(store: Store) ->
 
     assert len(list(catalog.loaded())) == 3
     assert len(stores) == 1
+
+
+async def test_the_specs_model_settings_reach_the_model_as_pydantic_ai_names_them(
+    store: Store, tmp_path: Path
+) -> None:
+    seen: list[dict[str, object]] = []
+
+    def answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        seen.append(dict(info.model_settings or {}))
+        return ModelResponse(parts=[TextPart("ok")])
+
+    path = write(
+        tmp_path,
+        """\
+kind: agent
+id: careful
+model: openai-chat:gpt-4o
+model_settings:
+  temperature: 0.1
+  top_p: 0.5
+  seed: 7
+  stop_sequences: [END]
+  max_tokens: 300
+  openai_reasoning_effort: low
+""",
+    )
+    load = load_catalog(path, known_tools=catalog_tool_names())
+    assert load.errors == []
+    catalog = CatalogAgents(
+        load, store, Settings(), model_for=lambda _: FunctionModel(answer), source=str(path)
+    )
+    try:
+        catalog.compile_all()
+        (agent,) = catalog.loaded()
+        result = await agent.generate("hi")
+    finally:
+        await catalog.aclose()
+
+    assert result.text == "ok"
+    assert seen == [
+        {
+            "temperature": 0.1,
+            "top_p": 0.5,
+            "seed": 7,
+            "stop_sequences": ["END"],
+            "max_tokens": 300,
+            "openai_reasoning_effort": "low",
+        }
+    ]
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ("{temperature: hot}", "model_settings: temperature: Input should be a valid number"),
+        ("{openai_bogus: 1}", "model_settings: openai_bogus: not a setting of openai's models"),
+        ("{anthropic_thinking: {}}", "anthropic_thinking: not a setting of openai's models"),
+        ("{openai_reasoning_effort: huge}", "openai_reasoning_effort: Input should be"),
+    ],
+)
+def test_a_setting_the_models_provider_does_not_take_is_a_catalog_error_naming_it(
+    tmp_path: Path, settings: str, message: str
+) -> None:
+    path = write(tmp_path, f"kind: agent\nid: a\nmodel: openai:gpt-5\nmodel_settings: {settings}\n")
+    load = load_catalog(path, known_tools=catalog_tool_names())
+    assert [str(e) for e in load.errors] != []
+    assert message in str(load.errors[0])
+    assert "agents.yaml" in str(load.errors[0])
+
+
+async def test_versions_no_longer_served_are_bounded_but_never_under_a_running_run(
+    store: Store, tmp_path: Path
+) -> None:
+    """Every edit compiles a version; only ``kept_unserved`` of the unserved stay loaded, the
+    least recently asked for evicted first, never one a run is in progress on; an evicted
+    version a run asks for again is compiled anew from the database."""
+    entered, release = asyncio.Event(), asyncio.Event()
+
+    async def held(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        entered.set()
+        await release.wait()
+        return ModelResponse(parts=[TextPart("done")])
+
+    def spec(n: int) -> str:
+        return f"kind: agent\nid: a\nmodel: runyard:demo\ninstructions: v{n}\n"
+
+    path = write(tmp_path, spec(0))
+    load = load_catalog(path, known_tools=catalog_tool_names())
+    catalog = CatalogAgents(
+        load,
+        store,
+        Settings(),
+        model_for=lambda _: FunctionModel(held),
+        source=str(path),
+        kept_unserved=2,
+    )
+    versions = []
+    try:
+        await catalog.record_versions(load)
+        named = AgentRequest("a")
+        first = await catalog.agent("default", catalog.choose("default", "u", named, None))
+        running = asyncio.create_task(first.generate("hi"))
+        await entered.wait()
+        assert first.running
+        for n in range(1, 7):  # six edits, each served
+            path.write_text(spec(n))
+            load = load_catalog(path, known_tools=catalog_tool_names())
+            assert catalog.compile_new(load.catalog) == {}
+            await catalog.record_versions(load)
+            assert catalog.serve_files(load) is not None
+            choice = catalog.choose("default", "u", named, None)
+            versions.append(choice.version)
+            await catalog.agent("default", choice)
+        loaded = list(catalog.loaded())
+        # served v6, the two most recent unserved (v4, v5), and v0 with its run in progress
+        assert len(loaded) == 4
+        assert first in loaded
+        gauge = catalog.metrics.agents_loaded
+        assert gauge.labels("true")._value.get() == 1
+        assert gauge.labels("false")._value.get() == 3
+
+        release.set()
+        assert (await running).text == "done"
+        # v1 was evicted: a run pinned to it gets it compiled again from the database.
+        again = await catalog.agent("default", AgentChoice("a", versions[0]))
+        assert again.instructions == "v1"
+        loaded = list(catalog.loaded())
+        assert first not in loaded  # idle now, so evicted at the next pass
+        assert len(loaded) == 3
+        assert gauge.labels("false")._value.get() == 2
+    finally:
+        release.set()
+        await catalog.aclose()

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 
@@ -60,7 +61,10 @@ from runyard.service.limits import AgentLimits
 from runyard.storage import AgentVersion, Store, StoreCheckpointStore
 from runyard.tools import Tool
 
-__all__ = ["CatalogAgents", "ModelFor", "compile_agent"]
+__all__ = ["KEPT_UNSERVED", "CatalogAgents", "ModelFor", "compile_agent"]
+
+KEPT_UNSERVED = 8
+"""Compiled versions kept that the catalog no longer serves, for the runs still on them."""
 
 logger = logging.getLogger(__name__)
 
@@ -87,6 +91,7 @@ def compile_agent(
     return Agent(
         name=spec.id,
         model=model_for(spec.model),
+        model_settings=spec.model_settings or None,
         instructions=spec.instructions,
         tools=tools,
         tool_call_concurrency=math.inf if concurrency == "unlimited" else concurrency,
@@ -132,7 +137,10 @@ class CatalogAgents:
         source: str = "",
         tools: CatalogTools | None = None,
         metrics: Metrics | None = None,
+        kept_unserved: int = KEPT_UNSERVED,
     ) -> None:
+        if kept_unserved < 1:
+            raise ValueError("kept_unserved must be at least 1")
         if not load.catalog.agents:
             raise ConfigurationError(_no_agents(load))
         self.source = source
@@ -152,8 +160,12 @@ class CatalogAgents:
             self._owned_deps = ToolDependencies(store=store)
             tools = CatalogTools.discover(self._owned_deps)
         self._tools = tools
-        self._compiled: dict[str, Agent] = {}
+        self._compiled: OrderedDict[str, Agent] = OrderedDict()
+        """Compiled agents by version (and tool variant), least recently asked for first."""
         self._compiled_specs: dict[str, CatalogEntry[AgentSpec]] = {}
+        self._kept_unserved = kept_unserved
+        self._retired: list[Agent] = []
+        """Evicted agents, closed once no run is in progress on them."""
         self._recorded: set[str] = set()
         """Versions this process stored in the database already."""
         self._activated: tuple[CatalogEntry[AgentSpec], ...] = ()
@@ -263,11 +275,14 @@ class CatalogAgents:
         return self._decide(tenant, user, request)
 
     async def agent(self, tenant: str, choice: AgentChoice) -> Agent:
+        await self._close_retired()
         version = choice.version or ""
         entry = self.catalog.agent(choice.agent_id, tenant)
         if entry is not None and entry.version == version:
             return self._compile(entry, tenant)
-        return await self._stored_agent(tenant, choice.agent_id, version)
+        stored = await self._stored_agent(tenant, choice.agent_id, version)
+        self._evict()  # the newest compiled is kept: ``kept_unserved`` is at least 1
+        return stored
 
     def loaded(self) -> Iterable[Agent]:
         return self._compiled.values()
@@ -296,10 +311,9 @@ class CatalogAgents:
 
     async def aclose(self) -> None:
         """Close every compiled agent and its memory."""
-        for agent in self._compiled.values():
-            await agent.aclose()
-            if isinstance(agent.memory, Memory):
-                await agent.memory.aclose()
+        for agent in [*self._compiled.values(), *self._retired]:
+            await _close(agent)
+        self._retired.clear()
         if self._owned_deps is not None:
             await self._owned_deps.aclose()
 
@@ -339,6 +353,7 @@ class CatalogAgents:
             self._state = replace(after, generation=before.generation)
             return None
         self._state = after
+        self._evict()
         if self._redactor is not None:
             self._redactor.learn(catalog_secrets(after.catalog))
         return after
@@ -411,14 +426,51 @@ class CatalogAgents:
         variant = self._tools.variant(entry, self.catalog, tenant)
         key = f"{entry.version}+{variant}" if variant else entry.version
         compiled = self._compiled.get(key)
-        if compiled is None:
-            tools = self._tools.build(entry, self.catalog, tenant)
-            compiled = compile_agent(
-                entry, self._store, self._settings, self._model_for, self._checkpoints, tools=tools
-            )
-            self._compiled[key] = compiled
-            self._compiled_specs[entry.version] = entry
+        if compiled is not None:
+            self._compiled.move_to_end(key)
+            return compiled
+        tools = self._tools.build(entry, self.catalog, tenant)
+        compiled = compile_agent(
+            entry, self._store, self._settings, self._model_for, self._checkpoints, tools=tools
+        )
+        self._compiled[key] = compiled
+        self._compiled_specs[entry.version] = entry
         return compiled
+
+    def _evict(self) -> None:
+        """Keep at most ``kept_unserved`` compiled versions the catalog no longer serves (the
+        least recently asked for go first), never one a run is in progress on; an evicted
+        version a run asks for again (a resume, a pinned request) is compiled again from the
+        database (``_stored_agent``). Every edit or activation compiles a version: without a
+        bound, each stayed for the process's life."""
+        served = {entry.version for entry in self.catalog.agents.values()}
+        unserved = [k for k in self._compiled if k.partition("+")[0] not in served]
+        for key in unserved[: max(len(unserved) - self._kept_unserved, 0)]:
+            agent = self._compiled[key]
+            if agent.running:
+                continue
+            del self._compiled[key]
+            self._retired.append(agent)
+        versions = [key.partition("+")[0] for key in self._compiled]
+        for version in set(self._compiled_specs) - set(versions):
+            del self._compiled_specs[version]
+        kept = sum(version not in served for version in versions)
+        self.metrics.agents_loaded.labels("true").set(len(versions) - kept)
+        self.metrics.agents_loaded.labels("false").set(kept)
+
+    async def _close_retired(self) -> None:
+        """Close the evicted agents no run is in progress on (a run handed one just before it
+        was evicted keeps it open until it ends)."""
+        idle = [agent for agent in self._retired if not agent.running]
+        self._retired = [agent for agent in self._retired if agent.running]
+        for agent in idle:
+            await _close(agent)
+
+
+async def _close(agent: Agent) -> None:
+    await agent.aclose()
+    if isinstance(agent.memory, Memory):
+        await agent.memory.aclose()
 
 
 def _unreadable(source: str, exc: ValidationError) -> tuple[CatalogError, ...]:

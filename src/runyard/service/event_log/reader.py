@@ -14,11 +14,16 @@ Otherwise it has seen everything stored and waits for the channel to change.
 from __future__ import annotations
 
 import asyncio
+import logging
 
 from runyard.service.event_log.channel import LiveEvent, ThreadChannel
-from runyard.storage import EventLogStore
+from runyard.storage import EventLogStore, connection_failed
 
 __all__ = ["EventReader"]
+
+logger = logging.getLogger(__name__)
+
+_READ_ATTEMPTS = 3
 
 READ_BATCH = 250
 """How many stored events one store read returns (a long replay is sent in such slices, the
@@ -115,14 +120,29 @@ class EventReader:
     async def _read_store(self) -> list[LiveEvent]:
         channel = self._channel
         state = (channel.stale, channel.last_id)
-        stored = await self._store.read_event_json(
-            channel.thread_id, after_id=self.cursor, limit=READ_BATCH
-        )
+        stored = await self._read_event_json(channel.thread_id)
         # A local store answers without suspending: without this a long replay (reads, frames,
         # sends, read again) would hold the loop, and every other stream, until it is done.
         await asyncio.sleep(0)
         self._read_at = state if len(stored) < READ_BATCH else None
         return [LiveEvent(i, text) for i, text in stored]
+
+    async def _read_event_json(self, thread_id: str) -> list[tuple[int, str]]:
+        """The store's events after the cursor. A read cut off by a lost connection (the
+        database restarted, its connections were dropped) is read again on another, a few
+        times: a read changes nothing. The store itself waits out a database that is away."""
+        attempt = 1
+        while True:
+            try:
+                return await self._store.read_event_json(
+                    thread_id, after_id=self.cursor, limit=READ_BATCH
+                )
+            except Exception as exc:
+                if attempt == _READ_ATTEMPTS or not connection_failed(exc):
+                    raise
+                logger.info("thread %s: a read lost its connection; reading again", thread_id)
+            await asyncio.sleep(0.05 * attempt)
+            attempt += 1
 
     def _store_may_have_more(self) -> bool:
         """Whether the store may hold events after the cursor that the tail does not."""

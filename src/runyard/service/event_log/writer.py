@@ -36,7 +36,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from runyard.ids import now_ms
 from runyard.json_text import json_text
 from runyard.observability import Metrics
-from runyard.protocol import WireEvent, event_to_dict, event_to_json
+from runyard.protocol import WireEvent, event_to_dict
 from runyard.redaction import SecretRedactor
 from runyard.service.bus import EventBus
 from runyard.service.event_log.channel import LiveEvent, ThreadChannel
@@ -233,7 +233,7 @@ class EventWriter:
         for i, event in batch:
             data = event_to_dict(event)
             clean = self._redactor.redact_data(data)
-            texts.append(event_to_json(event) if clean is data else json_text(clean))
+            texts.append(json_text(clean))  # what event_to_json writes, from the dict made anyway
             rows.append(StoredEvent(self.thread_id, i, event.run_id, event.type, clean, created))
         return rows, texts
 

@@ -102,6 +102,7 @@ class _Fold:
         self.last = first
         self.tree = AgentTreeBuilder()
         self.message_id: str | None = None
+        self.chosen: dict[str, str] | None = None
         self.finish: RunFinishPayload | None = None
 
     def apply(self, stored: StoredEvent) -> None:
@@ -110,6 +111,10 @@ class _Fold:
         self.tree.apply(event, stored.id)
         if event.type == "run-start":
             self.message_id = event.payload.message_id
+            if event.payload.agent_id is not None:
+                self.chosen = {"id": event.payload.agent_id}
+                if event.payload.version is not None:
+                    self.chosen["version"] = event.payload.version
         elif event.type == "run-finish":
             self.finish = event.payload
 
@@ -128,6 +133,8 @@ class _Fold:
         }
         if tree.blocks:
             assistant["blocks"] = [block.model_dump(mode="json") for block in tree.blocks]
+        if self.chosen is not None:
+            assistant["agent"] = self.chosen
         if self.finish is not None and self.finish.usage is not None:
             assistant["usage"] = self.finish.usage.model_dump(mode="json")
         finished = self.finish is not None

@@ -9,7 +9,10 @@ replicas that start at the same time.
 
 from __future__ import annotations
 
+import logging
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,6 +29,8 @@ __all__ = [
     "upgrade_to",
     "upgrade_to_head",
 ]
+
+logger = logging.getLogger("runyard.storage")
 
 _HERE = Path(__file__).parent
 # Any constant works; it only has to be the same in every runyard process.
@@ -80,17 +85,42 @@ def upgrade_to_head(connection: Connection) -> None:
 
 def upgrade_to(connection: Connection, revision: str) -> None:
     """Apply the migrations up to ``revision``, inside the caller's transaction."""
+    lock_schema(connection)
+    with _alembic_quiet():
+        applied = _apply(connection, revision)
+    if applied:
+        logger.info("database schema migrated to revision %s (%s)", applied[-1], ", ".join(applied))
+
+
+def _apply(connection: Connection, revision: str) -> list[str]:
+    """The revisions applied, in order."""
     from alembic.config import Config
     from alembic.runtime.environment import EnvironmentContext
 
-    lock_schema(connection)
     script = _script()
     config = Config()
     config.set_main_option("script_location", str(_HERE))
+    applied: list[str] = []
 
     def steps(current: object, _context: object) -> object:
-        return script._upgrade_revs(revision, current)  # type: ignore[arg-type]
+        planned = script._upgrade_revs(revision, current)  # type: ignore[arg-type]
+        applied.extend(step.revision.revision for step in planned)
+        return planned
 
     with EnvironmentContext(config, script, fn=steps) as env:
         env.configure(connection=connection, transactional_ddl=True)
         env.run_migrations()
+    return applied
+
+
+@contextmanager
+def _alembic_quiet() -> Iterator[None]:
+    """Alembic's own INFO lines (a "setup plugin" line per plugin, the context, each step) say
+    nothing a person starting a server needs; ``upgrade_to`` says once what it applied."""
+    alembic = logging.getLogger("alembic")
+    kept = alembic.level
+    alembic.setLevel(max(kept, logging.WARNING))
+    try:
+        yield
+    finally:
+        alembic.setLevel(kept)

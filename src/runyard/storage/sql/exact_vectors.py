@@ -6,6 +6,7 @@ Correct everywhere, fast enough for thousands of vectors per user; the native in
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from typing import Any
 
@@ -22,6 +23,8 @@ from runyard.storage.sql.vector_index import VectorQuery
 from runyard.storage.vectors import top_k_exact, unpack_vector
 
 __all__ = ["UPDATED_COLUMNS", "ExactVectorIndex", "scope_filter", "upsert_embeddings"]
+
+logger = logging.getLogger("runyard.storage")
 
 UPDATED_COLUMNS = ("tenant_id", "resource_id", "model", "text", "dims", "vector", "created_at")
 
@@ -45,7 +48,22 @@ async def upsert_embeddings(conn: SqlConnection, rows: Sequence[dict[str, Any]])
 
 
 class ExactVectorIndex:
-    """Ranks by reading the scoped vectors and computing cosine similarity in Python."""
+    """Ranks by reading the scoped vectors and computing cosine similarity in Python.
+
+    ``instead_of``: why the database's native vector search is not used, said once, at the
+    first vector written or searched: a server that never recalls does not warn at every start
+    (nor does ``runyard keys``) about an extension it does not need."""
+
+    def __init__(self, instead_of: str | None = None) -> None:
+        self._instead_of = instead_of
+
+    def _say_why_once(self) -> None:
+        if self._instead_of is not None:
+            logger.warning(
+                "%s: semantic recall ranks by exact cosine in Python over each user's rows",
+                self._instead_of,
+            )
+            self._instead_of = None
 
     @property
     def name(self) -> VectorSearch:
@@ -57,6 +75,7 @@ class ExactVectorIndex:
 
     async def write(self, conn: SqlConnection, rows: Sequence[dict[str, Any]]) -> None:
         """Plain upsert into the embeddings table."""
+        self._say_why_once()
         await upsert_embeddings(conn, rows)
 
     async def after_write(self, thread_id: str, message_ids: Sequence[str]) -> None:
@@ -67,6 +86,7 @@ class ExactVectorIndex:
 
     async def query(self, engine: AsyncEngine, query: VectorQuery) -> list[EmbeddingHit]:
         """Exact top-k within the query's scope."""
+        self._say_why_once()
         stmt = select(embeddings.c.thread_id, embeddings.c.message_id, embeddings.c.vector).where(
             *scope_filter(query)
         )

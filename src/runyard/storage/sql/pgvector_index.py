@@ -9,7 +9,6 @@ rows exactly (few rows, found by the thread's key), which is both faster and exa
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Sequence
 from typing import Any
 
@@ -24,12 +23,11 @@ from runyard.storage.sql.connection import SqlConnection
 from runyard.storage.sql.engine import read, schema_write, write
 from runyard.storage.sql.exact_vectors import UPDATED_COLUMNS
 from runyard.storage.sql.schema import embeddings
-from runyard.storage.sql.vector_index import VectorQuery
+from runyard.storage.sql.vector_index import NativeVectorsUnavailable, VectorQuery
 from runyard.storage.vectors import unpack_vector
 
 __all__ = ["PgVectorIndex"]
 
-logger = logging.getLogger("runyard.storage")
 
 # pgvector's HNSW indexes take at most this many dimensions; longer vectors are ranked by scan.
 _HNSW_MAX_DIMS = 2000
@@ -56,8 +54,8 @@ class PgVectorIndex:
         self._indexed_dims: set[int] = set()
 
     @classmethod
-    async def open(cls, engine: AsyncEngine) -> PgVectorIndex | None:
-        """The index, or None (logged) when this database cannot load pgvector."""
+    async def open(cls, engine: AsyncEngine) -> PgVectorIndex:
+        """The index; ``NativeVectorsUnavailable`` when this database cannot load pgvector."""
         try:
             async with schema_write(engine) as conn:
                 await conn.run_sync(lock_schema)
@@ -69,12 +67,10 @@ class PgVectorIndex:
                     text("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
                 )
         except DBAPIError as exc:
-            logger.warning(
-                "pgvector is not available in this PostgreSQL database (%s); semantic recall "
-                "ranks by exact cosine in Python over each user's rows instead",
-                str(exc.orig).strip().splitlines()[0],
-            )
-            return None
+            why = str(exc.orig).strip().splitlines()[0]
+            raise NativeVectorsUnavailable(
+                f"pgvector is not available in this PostgreSQL database ({why})"
+            ) from exc
         await _backfill(engine)
         major, minor = (int(part) for part in str(version).split(".")[:2])
         return cls(iterative_scan=(major, minor) >= (0, 8))

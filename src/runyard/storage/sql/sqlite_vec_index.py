@@ -18,7 +18,6 @@ and reconciled with the embeddings table on open.
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -30,12 +29,11 @@ from runyard.storage.records import EmbeddingHit
 from runyard.storage.sql.connection import SqlConnection
 from runyard.storage.sql.exact_vectors import upsert_embeddings
 from runyard.storage.sql.sqlite_vec_connection import connect, fetch, transaction
-from runyard.storage.sql.vector_index import VectorQuery
+from runyard.storage.sql.vector_index import NativeVectorsUnavailable, VectorQuery
 from runyard.storage.vectors import pack_vector
 
 __all__ = ["SqliteVecIndex"]
 
-logger = logging.getLogger("runyard.storage")
 
 _OWNER = "tenant_id || char(31) || resource_id"
 _QUANTIZED = "vec_quantize_binary(vec_f32(vector))"
@@ -55,21 +53,19 @@ class SqliteVecIndex:
         self._executor = executor
 
     @classmethod
-    async def open(cls, path: str) -> SqliteVecIndex | None:
-        """The index, reconciled with the table; None (logged) when sqlite-vec cannot load."""
+    async def open(cls, path: str) -> SqliteVecIndex:
+        """The index, reconciled with the table; ``NativeVectorsUnavailable`` when sqlite-vec
+        cannot load."""
         executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="runyard-sqlite-vec")
         loop = asyncio.get_running_loop()
         try:
             conn = await loop.run_in_executor(executor, connect, path)
         except Exception as exc:
             executor.shutdown(wait=False)
-            logger.warning(
-                "sqlite-vec cannot be loaded (%s: %s); install runyard[vectors] (sqlite-vec, "
-                "apsw). Semantic recall ranks by exact cosine in Python instead",
-                type(exc).__name__,
-                exc,
-            )
-            return None
+            raise NativeVectorsUnavailable(
+                f"sqlite-vec cannot be loaded ({type(exc).__name__}: {exc}); install "
+                "runyard[vectors] (sqlite-vec, apsw)"
+            ) from exc
         index = cls(conn, executor)
         await index._run(_reconcile, conn)
         return index

@@ -17,7 +17,12 @@ from runyard.storage.protocol import VectorSearch
 from runyard.storage.records import EmbeddingHit
 from runyard.storage.sql.connection import SqlConnection
 
-__all__ = ["VectorIndex", "VectorQuery"]
+__all__ = ["NativeVectorsUnavailable", "VectorIndex", "VectorQuery"]
+
+
+class NativeVectorsUnavailable(Exception):
+    """A database's native vector search (sqlite-vec, pgvector) cannot be used here; the message
+    says why and what to do."""
 
 
 @dataclass(frozen=True, slots=True)

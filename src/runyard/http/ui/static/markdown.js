@@ -1,10 +1,11 @@
 // A small markdown renderer that cannot inject anything: it builds DOM nodes, and every piece
 // of the model's text becomes a text node (never parsed as HTML). Links keep only http, https
 // and mailto targets. The subset: paragraphs, headings, bullet and numbered lists, quotes,
-// fenced code, inline code, bold, italic and links.
+// fenced code, and inline (inline.js: code, bold and italic by CommonMark's rules, links).
+
+import { parseInline } from "./inline.js";
 
 const SAFE_LINK = /^(https?:|mailto:)/i;
-const INLINE = /(`+)([^`]|[^`][\s\S]*?[^`])\1(?!`)|\*\*([^*]+)\*\*|__([^_]+)__|\*([^*\s][^*]*)\*|_([^_\s][^_]*)_|\[([^\]]+)\]\(([^)\s]+)\)/g;
 
 export function renderMarkdown(text) {
   const fragment = document.createDocumentFragment();
@@ -70,36 +71,25 @@ function list(lines, start, fragment) {
 
 function inline(tag, text) {
   const element = document.createElement(tag);
-  appendInline(element, text);
+  element.append(...nodes(parseInline(text)));
   return element;
 }
 
-function appendInline(parent, text) {
-  let last = 0;
-  for (const match of text.matchAll(INLINE)) {
-    parent.append(document.createTextNode(text.slice(last, match.index)));
-    parent.append(span(match));
-    last = match.index + match[0].length;
-  }
-  parent.append(document.createTextNode(text.slice(last)));
-}
-
-function span(match) {
-  const [whole, , code, strong, strong2, em, em2, label, href] = match;
-  if (code !== undefined) return element("code", code, false);
-  if (strong !== undefined || strong2 !== undefined) return element("strong", strong ?? strong2);
-  if (em !== undefined || em2 !== undefined) return element("em", em ?? em2);
-  if (!SAFE_LINK.test(href)) return document.createTextNode(whole);
-  const link = element("a", label);
-  link.href = href;
-  link.rel = "noopener noreferrer nofollow";
-  link.target = "_blank";
-  return link;
-}
-
-function element(tag, text, nested = true) {
-  const node = document.createElement(tag);
-  if (nested) appendInline(node, text);
-  else node.textContent = text;
-  return node;
+function nodes(parsed) {
+  return parsed.map((node) => {
+    if (node.t === "text") return document.createTextNode(node.v);
+    if (node.t === "link" && !SAFE_LINK.test(node.href)) return document.createTextNode(node.raw);
+    const element = document.createElement({ code: "code", em: "em", strong: "strong", link: "a" }[node.t]);
+    if (node.t === "code") {
+      element.textContent = node.v;
+    } else {
+      element.append(...nodes(node.c));
+    }
+    if (node.t === "link") {
+      element.href = node.href;
+      element.rel = "noopener noreferrer nofollow";
+      element.target = "_blank";
+    }
+    return element;
+  });
 }

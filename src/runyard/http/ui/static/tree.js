@@ -17,6 +17,7 @@ export function runsFromHistory(messages) {
       run.user = { content: message.content, createdAt: message.createdAt };
     } else if (message.agentTree) {
       run.tree = message.agentTree;
+      if (message.agent) run.tree.chosen = message.agent;
       run.streaming = Boolean(message.isStreaming);
       if (!run.streaming) run.finish = { status: message.agentTree.status, usage: message.usage };
       indexAgents(run, run.tree);
@@ -56,6 +57,8 @@ export function applyEvent(run, event) {
     case "run-start":
     case "run-resumed":
       openRoot(run, event.agentId);
+      // The catalog agent routing chose, by id and version (absent without a catalog).
+      if (p.agentId) run.tree.chosen = { id: p.agentId, version: p.version };
       run.streaming = true;
       run.finish = null;
       return true;

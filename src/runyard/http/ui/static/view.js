@@ -85,8 +85,12 @@ class AgentView {
   }
 
   headline(node) {
-    const name = this.isRoot ? "Orchestrator" : `Sub-agent (${node.role})`;
-    const parts = [h("span", { "aria-hidden": "true" }, "◆ "), h("strong", {}, name)];
+    const chosen = this.isRoot ? node.chosen : undefined;
+    const name = chosen ? chosen.id : this.isRoot ? "Orchestrator" : `Sub-agent (${node.role})`;
+    const parts = [h("span", { "aria-hidden": "true" }, "◆ "), h("strong", { class: "chosen-agent" }, name)];
+    if (chosen && chosen.version) {
+      parts.push(h("span", { class: "muted agent-version", title: chosen.version }, ` · ${chosen.version.slice(0, 12)}`));
+    }
     if (!this.isRoot && node.tools && node.tools.length) parts.push(h("span", { class: "muted" }, ` · tools: ${node.tools.join(", ")}`));
     if (node.status === "active") parts.push(" ", spinner(`${name} is working`));
     else if (!this.isRoot) parts.push(h("span", { class: `badge ${node.status}` }, node.status));
