@@ -2,7 +2,8 @@
 what runyard reads of it.
 
 ``model`` names the agent (``agent`` or ``agent@version``); the last message is the user's
-input; the earlier ones are the conversation when no thread is named. ``x_runyard.answers``
+input (its text, and its ``image_url``, ``input_audio`` and ``file`` parts as content blocks:
+``content_parts``); the earlier ones are the conversation when no thread is named. ``x_runyard.answers``
 (``extra_body`` in the ``openai`` client) answers the approvals a run of the thread waits for.
 Generation settings (``temperature``, ``max_tokens``, ``top_p``, ``stop``, ...) are accepted and
 ignored: the agent's spec decides them. What runyard cannot honour is refused, naming the field:
@@ -39,7 +40,8 @@ _HISTORY_ROLES: dict[str, Role] = {
 
 
 class ChatMessage(BaseModel):
-    """One message of ``messages``; its ``content`` a string or content parts (text is read)."""
+    """One message of ``messages``; its ``content`` a string or content parts (of earlier
+    messages only the text is read; of the last, its images, audio and files too)."""
 
     model_config = ConfigDict(extra="allow")
 
