@@ -116,7 +116,7 @@ class RunDriver:
         if self._role != "all":
             await self._queue_start(run, user.id, choice, started)
             return
-        title_from = user.text if self._titles and started.thread.title is None else None
+        title_from = self._title_from(user, started.thread.title)
         opened = partial(self._first_stream, run, user, self._telemetry_of(run, choice))
         self._launch(
             run,
@@ -217,6 +217,11 @@ class RunDriver:
         scope = run.owner.scope(run.thread_id)
         deps = ServiceDeps(self._store, run.agent, ORCHESTRATOR_ID, scope, self._directory)
         return {SERVICE_DEPS: deps, BACKGROUND_TASKS: run.background}
+
+    def _title_from(self, user: AgentMessage, title: str | None) -> str | None:
+        """What a new thread's title is made from: its first message's text (a message of
+        content blocks only, an image, has none to make one from)."""
+        return (user.text or None) if self._titles and title is None else None
 
     def _files_of(self, run: ActiveRun) -> FileStore | None:
         """The stored files the run's messages may name: its owner's."""
@@ -326,7 +331,7 @@ class RunDriver:
         thread = await owned_thread(self._store, owner, owner.thread_id_of(run.thread_id))
         agent = await thread_agent(self._directory, owner, thread)
         active, telemetry = self._segment_of(run, owner, agent, thread)
-        title_from = user.text if self._titles and thread.title is None else None
+        title_from = self._title_from(user, thread.title)
         opened = partial(self._first_stream, active, user, telemetry)
         self._launch(active, SegmentStart(opened, title_from=title_from))
 
