@@ -9,7 +9,7 @@ import base64
 from pydantic_ai import messages as pai
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from runyard import Agent, AgentMessage, ImagePart, TextPart
+from runyard import Agent, AgentMessage, ImagePart, TextPart, tool
 from runyard.models.demo_script import demo_png
 
 PNG = demo_png()
@@ -74,3 +74,28 @@ async def test_a_stored_file_without_a_reader_fails_the_run_saying_why() -> None
     result = await agent.generate([_asking(ImagePart(file_id="file_1"))])
     assert result.finish_reason == "error"
     assert "file references need the file store" in str(result.error)
+
+
+async def test_a_stored_file_a_tool_returned_is_read_for_the_model() -> None:
+    returned: list[object] = []
+
+    @tool
+    async def fetch_chart() -> list[object]:
+        """The chart, as a stored file."""
+        return ["the chart", ImagePart(file_id="file_1")]
+
+    def answer(messages: list[pai.ModelMessage], info: AgentInfo) -> pai.ModelResponse:
+        last = messages[-1]
+        assert isinstance(last, pai.ModelRequest)
+        results = [p for p in last.parts if isinstance(p, pai.ToolReturnPart)]
+        if not results:
+            return pai.ModelResponse(parts=[pai.ToolCallPart("fetch_chart", {}, "call_1")])
+        returned.append(results[0].content)
+        return pai.ModelResponse(parts=[pai.TextPart("A chart.")])
+
+    files = Files()
+    agent = Agent("a", FunctionModel(answer), tools=[fetch_chart])
+    result = await agent.generate("Show the chart", files=files)
+
+    assert result.error is None
+    assert returned == [["the chart", pai.BinaryContent(PNG, media_type="image/png")]]

@@ -8,9 +8,21 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
-from runyard.messages import AgentMessage, AudioPart, FilePart, ImagePart, MessagePart, VideoPart
+from runyard.messages import (
+    AgentMessage,
+    AudioPart,
+    FilePart,
+    ImagePart,
+    MediaPart,
+    MessagePart,
+    ToolBlock,
+    ToolResultPart,
+    VideoPart,
+    tool_block,
+    tool_blocks,
+)
 
 __all__ = ["FileReader", "MissingFileReaderError", "has_file_references", "read_file_references"]
 
@@ -50,7 +62,10 @@ async def read_file_references(
     return resolved
 
 
-def _unread(part: MessagePart) -> bool:
+def _unread(part: MessagePart | ToolBlock) -> bool:
+    """A stored file not read yet: the part itself, or one a tool's result holds."""
+    if isinstance(part, ToolResultPart):
+        return any(_unread(block) for block in tool_blocks(part.result))
     return (
         isinstance(part, ImagePart | AudioPart | VideoPart | FilePart)
         and part.file_id is not None
@@ -61,7 +76,25 @@ def _unread(part: MessagePart) -> bool:
 async def _read(part: MessagePart, reader: FileReader | None) -> MessagePart:
     if not _unread(part):
         return part
+    if isinstance(part, ToolResultPart):
+        return part.model_copy(update={"result": await _read_result(part.result, reader)})
     assert isinstance(part, ImagePart | AudioPart | VideoPart | FilePart)
+    return await _read_media(part, reader)
+
+
+async def _read_result(result: Any, reader: FileReader | None) -> Any:
+    if not isinstance(result, list):
+        return (await _read_result([result], reader))[0]
+    read = []
+    for item in result:
+        block = tool_block(item)
+        if isinstance(block, ImagePart | AudioPart | VideoPart | FilePart) and _unread(block):
+            item = await _read_media(block, reader)
+        read.append(item)
+    return read
+
+
+async def _read_media(part: MediaPart, reader: FileReader | None) -> MediaPart:
     if reader is None:
         raise MissingFileReaderError(
             f"The message names the stored file {part.file_id!r}: file references need the file store"
