@@ -97,3 +97,21 @@ def test_long_values_are_cut_to_one_line() -> None:
     cut = short_json("x" * 1000, limit=20)
     assert len(cut) == 20
     assert cut.endswith("…")
+
+
+def test_an_answers_content_blocks_are_drawn_in_their_place() -> None:
+    blocks = [
+        {"type": "image", "mime_type": "image/png", "base64": "iVBORw==", "filename": "demo.png"},
+        {"type": "file", "mime_type": "application/pdf", "file_id": "file_1"},
+        {"type": "citation", "url": "https://example.com", "title": "Ex"},
+    ]
+    events = [
+        _event("run-start", "a1", messageId="m1"),
+        _event("text-delta", "a1", text="Here it is."),
+        _event("content", "a1", blocks=blocks, messageId="m2"),
+        _event("run-finish", "a1", status="completed"),
+    ]
+    shown = _text(events)
+    assert shown.index("Here it is.") < shown.index("📎 image image/png, 4 bytes (demo.png)")
+    assert "📎 file application/pdf, file file_1" in shown
+    assert "📎 source Ex https://example.com" in shown

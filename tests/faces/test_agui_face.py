@@ -5,14 +5,18 @@ The same runs are on the thread's ``/v1`` event log."""
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
-from ag_ui.core import Event, EventType
+from ag_ui.core import DataSource, Event, EventType, ImagePart, UserMessage
+from ag_ui.core import TextPart as UserTextPart
 from faces_server import PLAN_AND_DELEGATE, data_frames, node_script, serving, thread_events
 from pydantic import TypeAdapter
+
+from runyard.models.demo_script import demo_png
 
 EVENT = TypeAdapter(Event)
 
@@ -231,3 +235,31 @@ def test_agui_http_agent_runs_a_tool_an_approval_and_an_abort(base: str) -> None
     aborted = seen["aborted"]["events"]
     run_id = aborted[0]["metadata"]["runyardRunId"]
     assert thread_events(base, "http-agent", run_id)[-1]["payload"]["status"] == "cancelled"
+
+
+def test_an_image_part_reaches_the_model_and_the_answers_image_is_a_custom_event(base: str) -> None:
+    png = base64.b64encode(demo_png()).decode()
+    content = [
+        UserTextPart(text="What is this?\n/image"),
+        ImagePart(source=DataSource(value=png, mime_type="image/png")),
+    ]
+    message = UserMessage(id="m1", content=content).model_dump(
+        mode="json", by_alias=True, exclude_none=True
+    )
+    events = stream(base, run_input("image", messages=[message]))
+
+    text = "".join(e.delta for e in events if e.type == EventType.TEXT_MESSAGE_CONTENT)
+    assert text == 'You said: "What is this?" and attached: an image (image/png, 74 bytes)'
+    (custom,) = [e for e in events if e.type == EventType.CUSTOM and e.name == "runyard.content"]
+    assert custom.value["blocks"] == [
+        {"type": "image", "mime_type": "image/png", "base64": png, "filename": "demo.png"}
+    ]
+
+
+def test_a_content_part_runyard_cannot_take_is_422_naming_it(base: str) -> None:
+    message = {"id": "m1", "role": "user", "content": [{"type": "hologram"}]}
+    response = httpx.post(
+        f"{base}/agui/assistant", json=run_input("bad", messages=[message]), timeout=60
+    )
+    assert response.status_code == 422
+    assert response.json()["error"]["fields"][0]["field"] == "body.messages.0.content.0.type"

@@ -5,12 +5,15 @@ that goes away (the run is cancelled), bad bodies, and the ``ai`` package's own 
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
 from faces_server import PLAN_AND_DELEGATE, data_frames, node_script, serving, thread_events
+
+from runyard.models.demo_script import demo_png
 
 
 @pytest.fixture(scope="module")
@@ -228,3 +231,56 @@ def test_the_ai_sdk_chat_runs_a_tool_an_approval_and_a_stop(base: str) -> None:
     assert seen["finished"][-1]["isAbort"] is True
     stopped_run = seen["stopped"]["metadata"]["runId"]
     assert thread_events(base, "use-chat", stopped_run)[-1]["payload"]["status"] == "cancelled"
+
+
+PNG_URL = "data:image/png;base64," + base64.b64encode(demo_png()).decode()
+
+
+def test_a_file_part_reaches_the_model_and_the_answers_image_is_a_file_chunk(base: str) -> None:
+    message = {
+        "id": "u1",
+        "role": "user",
+        "parts": [
+            {"type": "text", "text": "What is this?\n/image"},
+            {"type": "file", "mediaType": "image/png", "url": PNG_URL, "filename": "in.png"},
+        ],
+    }
+    chunks = post(base, "files", message)
+
+    text = "".join(c["delta"] for c in chunks if isinstance(c, dict) and c["type"] == "text-delta")
+    assert text == 'You said: "What is this?" and attached: an image (image/png, 74 bytes)'
+    (made,) = [c for c in chunks if isinstance(c, dict) and c["type"] == "file"]
+    assert made == {
+        "type": "file",
+        "url": PNG_URL,
+        "mediaType": "image/png",
+        "filename": "demo.png",
+    }
+
+
+def test_a_file_part_of_a_type_no_model_takes_is_422_naming_it(base: str) -> None:
+    message = {
+        "id": "u1",
+        "role": "user",
+        "parts": [
+            {
+                "type": "file",
+                "mediaType": "application/x-msdownload",
+                "url": "data:application/x-msdownload;base64,TVo=",
+            }
+        ],
+    }
+    body = {"id": "bad-file", "messages": [message], "trigger": "submit-message"}
+    response = httpx.post(f"{base}/ai-sdk/assistant", json=body, timeout=60)
+    assert response.status_code == 422
+    assert response.json()["error"]["fields"][0]["field"] == "body.messages.0.parts.0.mime_type"
+
+
+def test_the_ai_packages_chat_sends_a_file_and_shows_the_answers_image(base: str) -> None:
+    seen = node_script("ai_sdk_files.mjs", base, "use-chat-files", PNG_URL)
+
+    assert seen["error"] is None
+    sent, answer = seen["messages"]
+    assert [p["type"] for p in sent["parts"]] == ["file", "text"]
+    files = [p for p in answer["parts"] if p["type"] == "file"]
+    assert files == [{"type": "file", "mediaType": "image/png", "url": PNG_URL}]

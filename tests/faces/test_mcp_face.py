@@ -9,6 +9,7 @@ named in the result, a cancelled call that cancels its run, a failed run, an unk
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
@@ -27,10 +28,13 @@ from mcp.types import (
     CallToolResult,
     ElicitRequestParams,
     ElicitResult,
+    EmbeddedResource,
+    ImageContent,
     InputRequiredResult,
     TextContent,
 )
 
+from runyard.models.demo_script import demo_png
 from runyard.service.api_keys import issue_api_key
 from runyard.storage import open_store
 
@@ -118,7 +122,7 @@ async def test_the_agents_are_tools_and_a_call_runs_one(base: str, mode: str) ->
         (tool,) = tools
         assert tool.name == "assistant"
         assert tool.input_schema["required"] == ["message"]
-        assert set(tool.input_schema["properties"]) == {"message", "threadId"}
+        assert set(tool.input_schema["properties"]) == {"message", "content", "threadId"}
 
         notes: list[str] = []
 
@@ -449,3 +453,39 @@ async def test_a_call_running_when_the_server_drains_ends_naming_where_the_run_g
     about = result.structured_content or {}
     assert about["status"] == "server_shutdown"
     assert f"/v1/events/{about['threadId']}?lastEventId=" in text(result)
+
+
+async def test_an_image_argument_reaches_the_agent_and_its_image_is_image_content(
+    base: str,
+) -> None:
+    png = base64.b64encode(demo_png()).decode()
+    sent = ImageContent(data=png, mime_type="image/png").model_dump(
+        by_alias=True, exclude_none=True
+    )
+    async with connected(base) as client:
+        result = await client.call_tool(
+            "assistant", {"message": "What is this?\n/image\n/file notes.txt", "content": [sent]}
+        )
+
+    assert not result.is_error, text(result)
+    said, image, document = result.content
+    assert isinstance(said, TextContent)
+    assert said.text == 'You said: "What is this?" and attached: an image (image/png, 74 bytes)'
+    assert image == ImageContent(data=png, mime_type="image/png")
+    assert isinstance(document, EmbeddedResource)
+    assert document.resource.mime_type == "text/plain"
+    assert document.resource.uri == "runyard://content/notes.txt"
+
+
+async def test_a_content_argument_runyard_cannot_take_is_an_error_naming_it(base: str) -> None:
+    pdf = {"type": "image", "data": "JVBERg==", "mimeType": "application/pdf"}
+    async with connected(base) as client:
+        malformed = await client.call_tool(
+            "assistant", {"message": "x", "content": [{"type": "x"}]}
+        )
+        wrong_type = await client.call_tool("assistant", {"message": "x", "content": [pdf]})
+
+    assert malformed.is_error
+    assert "content.0" in text(malformed)
+    assert wrong_type.is_error
+    assert "content.0.mime_type" in text(wrong_type)

@@ -7,6 +7,7 @@ thread's ``/v1`` event log."""
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,6 +19,7 @@ import pytest
 from faces_server import serving, thread_events
 from pydantic_ai import messages as pai
 
+from runyard.models.demo_script import demo_png
 from runyard.testing import ScriptedModel, scripted_model, text
 
 CATALOG = """\
@@ -488,3 +490,81 @@ def test_keys_auth_refuses_a_bad_key_with_a_401_envelope(
     assert body["error"]["type"] == "authentication_error"
     assert body["error"]["code"] == "unauthenticated"
     assert set(body["error"]) == {"message", "type", "param", "code"}
+
+
+PNG_URL = "data:image/png;base64," + base64.b64encode(demo_png()).decode()
+
+
+def test_an_image_url_part_reaches_the_model_and_an_image_comes_back(served: Served) -> None:
+    messages = [
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "What is this?\n/image"},
+                {"type": "image_url", "image_url": {"url": PNG_URL, "detail": "low"}},
+            ],
+        }
+    ]
+    completion = served.client.chat.completions.create(model="assistant", messages=messages)  # type: ignore[arg-type]
+
+    message = completion.choices[0].message
+    assert (
+        message.content == 'You said: "What is this?" and attached: an image (image/png, 74 bytes)'
+    )
+    assert (message.model_extra or {})["images"] == [
+        {"type": "image_url", "image_url": {"url": PNG_URL}}
+    ]
+    ext = extension(completion)
+    shown = httpx.get(f"{served.base}/v1/threads/{ext['threadId']}/messages").json()
+    user_row = shown["messages"][0]
+    assert user_row["content"] == "What is this?\n/image"
+    assert user_row["blocks"][0]["extras"] == {"detail": "low"}
+
+
+def test_a_stream_sends_the_answers_image_and_file_as_deltas(served: Served) -> None:
+    audio = base64.b64encode(b"RIFF....WAVE").decode()
+    messages = [
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "/image\n/file notes.txt"},
+                {"type": "input_audio", "input_audio": {"data": audio, "format": "wav"}},
+            ],
+        }
+    ]
+    stream = served.client.chat.completions.create(
+        model="assistant",
+        messages=messages,
+        stream=True,  # type: ignore[arg-type]
+    )
+    deltas = [chunk.choices[0].delta for chunk in stream if chunk.choices]
+
+    text = "".join(d.content or "" for d in deltas)
+    assert text == 'You said: "" and attached: audio (audio/wav, 12 bytes)'
+    extras = [d.model_extra or {} for d in deltas]
+    (images,) = [e["images"] for e in extras if "images" in e]
+    assert images == [{"type": "image_url", "image_url": {"url": PNG_URL}}]
+    (others,) = [e["x_runyard_content"] for e in extras if "x_runyard_content" in e]
+    assert [(b["type"], b["mime_type"], b["filename"]) for b in others] == [
+        ("file", "text/plain", "notes.txt")
+    ]
+
+
+def test_a_content_part_runyard_cannot_take_is_refused_naming_it(served: Served) -> None:
+    messages = [
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "hi"},
+                {"type": "image_url", "image_url": {"url": "data:application/pdf;base64,JVBERg=="}},
+                {"type": "hologram"},
+            ],
+        }
+    ]
+    with pytest.raises(openai.UnprocessableEntityError) as refused:
+        served.client.chat.completions.create(model="assistant", messages=messages)  # type: ignore[arg-type]
+    assert "messages.0.content.2.type" in str(refused.value)
+    messages[0]["content"].pop()  # type: ignore[attr-defined]
+    with pytest.raises(openai.UnprocessableEntityError) as wrong_type:
+        served.client.chat.completions.create(model="assistant", messages=messages)  # type: ignore[arg-type]
+    assert "messages.0.content.1.mime_type" in str(wrong_type.value)

@@ -10,11 +10,16 @@ from pydantic_ai import messages as pai
 
 from runyard.messages import (
     AgentMessage,
+    AudioPart,
+    CitationPart,
     FilePart,
+    ImagePart,
+    JsonPart,
     ReasoningPart,
     TextPart,
     ToolCallPart,
     ToolResultPart,
+    VideoPart,
 )
 from runyard.models import from_model_messages, from_model_response, to_model_messages
 
@@ -27,12 +32,13 @@ CONVERSATION = [
         role="user",
         parts=[
             TextPart(text="Look at these:"),
-            FilePart(media_type="image/png", data=_PNG, filename="chart.png"),
-            FilePart(media_type="image/png", data=_PNG),
-            FilePart(media_type="image/webp", url="https://example.com/a.webp"),
-            FilePart(media_type="application/pdf", url="https://example.com/doc", filename="d.pdf"),
-            FilePart(media_type="audio/mpeg", url="https://example.com/a.mp3"),
-            FilePart(media_type="video/mp4", url="https://example.com/v.mp4"),
+            ImagePart(mime_type="image/png", base64=_PNG, filename="chart.png"),
+            ImagePart(mime_type="image/png", base64=_PNG),
+            ImagePart(mime_type="image/webp", url="https://example.com/a.webp"),
+            FilePart(mime_type="application/pdf", url="https://example.com/doc", filename="d.pdf"),
+            FilePart(mime_type="application/pdf", base64=_PNG),
+            AudioPart(mime_type="audio/mpeg", url="https://example.com/a.mp3"),
+            VideoPart(mime_type="video/mp4", url="https://example.com/v.mp4"),
         ],
     ),
     AgentMessage(
@@ -44,7 +50,7 @@ CONVERSATION = [
                 tool_call_id="call_1", tool_name="calculator", args={"expression": "2+3*4"}
             ),
             ToolCallPart(tool_call_id="call_2", tool_name="save_note", args={"text": "x"}),
-            FilePart(media_type="image/png", data=_PNG),
+            ImagePart(mime_type="image/png", base64=_PNG),
         ],
         metadata={"provider": {"model_name": "gpt-4o", "parts": {"1": {"id": "msg_1"}}}},
     ),
@@ -102,6 +108,7 @@ def test_user_files_become_the_matching_pydantic_ai_kinds() -> None:
         "BinaryContent",
         "ImageUrl",
         "DocumentUrl",
+        "BinaryContent",
         "AudioUrl",
         "VideoUrl",
     ]
@@ -213,15 +220,52 @@ def test_a_response_without_runyard_identity_takes_its_time_from_the_timestamp()
     "message",
     [
         AgentMessage(role="user", parts=[ToolCallPart(tool_call_id="c", tool_name="t")]),
-        AgentMessage(role="system", parts=[FilePart(media_type="image/png", data=_PNG)]),
+        AgentMessage(role="system", parts=[ImagePart(mime_type="image/png", base64=_PNG)]),
         AgentMessage(role="tool", parts=[TextPart(text="x")]),
         AgentMessage(role="assistant", parts=[ToolResultPart(tool_call_id="c", tool_name="t")]),
-        AgentMessage(role="assistant", parts=[FilePart(media_type="image/png", url="https://x")]),
     ],
 )
 def test_parts_a_role_cannot_hold_are_rejected(message: AgentMessage) -> None:
     with pytest.raises(ValueError, match="cannot hold"):
         to_model_messages([message])
+
+
+def test_a_files_legacy_field_names_still_load() -> None:
+    stored = {"type": "file", "media_type": "image/png", "data": _PNG, "filename": "a.png"}
+    assert FilePart.model_validate(stored) == FilePart(
+        mime_type="image/png", base64=_PNG, filename="a.png"
+    )
+
+
+def test_data_sources_and_linked_media_of_an_answer_are_not_sent_back_to_the_model() -> None:
+    answer = AgentMessage(
+        role="assistant",
+        parts=[
+            TextPart(text="Here."),
+            JsonPart(data={"rows": 3}),
+            CitationPart(url="https://example.com", title="Example"),
+            ImagePart(url="https://example.com/a.png"),
+            ImagePart(mime_type="image/png", base64=_PNG),
+        ],
+        metadata={"provider": {"parts": {"1": {"id": "file_1"}}}},
+    )
+    (response,) = to_model_messages([answer])
+    assert isinstance(response, pai.ModelResponse)
+    assert [type(p) for p in response.parts] == [pai.TextPart, pai.FilePart]
+    assert response.parts[1].id == "file_1"
+
+
+def test_a_user_messages_data_and_sources_reach_the_model_as_text() -> None:
+    message = AgentMessage(
+        role="user",
+        parts=[
+            JsonPart(data={"a": 1}),
+            CitationPart(url="https://example.com", title="Ex", cited_text="quoted"),
+        ],
+    )
+    (request,) = to_model_messages([message])
+    assert isinstance(request, pai.ModelRequest)
+    assert request.parts[0].content == ['{"a": 1}', "[source: Ex https://example.com] quoted"]
 
 
 def test_reused_conversions_are_the_same_messages_and_follow_changes() -> None:

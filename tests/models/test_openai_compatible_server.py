@@ -6,6 +6,7 @@ embeddings endpoint; like many OpenAI-compatible servers it has no Responses API
 
 from __future__ import annotations
 
+import base64
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -13,7 +14,7 @@ import pydantic_ai.models
 import pytest
 
 from local_openai_server import LocalServer, local_openai_server
-from runyard.messages import AgentMessage, TextPart, ToolCallPart
+from runyard.messages import AgentMessage, AudioPart, FilePart, ImagePart, TextPart, ToolCallPart
 from runyard.models import (
     ModelProviderError,
     ModelTurn,
@@ -25,6 +26,7 @@ from runyard.models import (
     resolve_model,
     stream_model,
 )
+from runyard.models.demo_script import demo_png
 
 
 @pytest.fixture
@@ -148,3 +150,44 @@ async def test_an_unreachable_provider_is_a_model_provider_error_without_a_statu
     assert failed.value.status_code is None
     assert failed.value.provider == "openai-compatible"
     assert str(failed.value).startswith("openai-compatible:local failed: ")
+
+
+async def test_images_audio_and_documents_go_out_as_openai_content_parts(
+    server: LocalServer,
+) -> None:
+    png = base64.b64encode(demo_png()).decode()
+    wav = base64.b64encode(b"RIFF....WAVEfmt ").decode()
+    pdf = base64.b64encode(b"%PDF-1.4 tiny").decode()
+    message = AgentMessage(
+        role="user",
+        parts=[
+            TextPart(text="Describe these."),
+            ImagePart(mime_type="image/png", base64=png),
+            ImagePart(url="https://example.com/cat.png"),
+            AudioPart(mime_type="audio/wav", base64=wav),
+            FilePart(mime_type="application/pdf", base64=pdf, filename="r.pdf"),
+        ],
+    )
+    model = resolve_model("openai-compatible:local", base_url=server.base_url)
+    [item async for item in stream_model(model, [message], instructions=None, tools=[])]
+
+    (sent,) = [m for m in server.bodies[-1]["messages"] if m["role"] == "user"]
+    kinds = [(part["type"], _source(part)) for part in sent["content"]]
+    assert kinds == [
+        ("text", "Describe these."),
+        ("image_url", f"data:image/png;base64,{png}"),
+        ("image_url", "https://example.com/cat.png"),
+        ("input_audio", wav),
+        ("file", f"data:application/pdf;base64,{pdf}"),
+    ]
+
+
+def _source(part: dict[str, Any]) -> str:
+    kind = part["type"]
+    if kind == "text":
+        return str(part["text"])
+    if kind == "image_url":
+        return str(part["image_url"]["url"])
+    if kind == "input_audio":
+        return str(part["input_audio"]["data"])
+    return str(part["file"]["file_data"])

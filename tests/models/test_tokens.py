@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import base64
 import json
 
-from runyard.messages import AgentMessage, FilePart, ToolCallPart, ToolResultPart
+from runyard.messages import (
+    AgentMessage,
+    FilePart,
+    ImagePart,
+    JsonPart,
+    ToolCallPart,
+    ToolResultPart,
+)
 from runyard.models import estimate_message_tokens, estimate_tokens
 
 PROSE = "The quick brown fox jumps over the lazy dog while the farmer watches. " * 10
@@ -54,3 +62,16 @@ def test_messages_count_every_part_and_their_overhead() -> None:
     assert estimate_message_tokens([text, call]) == estimate_message_tokens(
         [text]
     ) + estimate_message_tokens([call])
+
+
+def test_content_blocks_count_by_kind_and_size() -> None:
+    pdf = base64.b64encode(b"x" * 4000).decode()
+    image = AgentMessage(role="user", parts=[ImagePart(mime_type="image/png", base64=pdf)])
+    document = AgentMessage(role="user", parts=[FilePart(mime_type="application/pdf", base64=pdf)])
+    data = AgentMessage(role="user", parts=[JsonPart(data={"rows": [1, 2, 3]})])
+    stored = AgentMessage(role="user", parts=[FilePart(file_id="file_1")])
+
+    assert estimate_message_tokens([image]) == 4 + 500
+    assert estimate_message_tokens([document]) == 4 + 1000
+    assert estimate_message_tokens([data]) == 4 + estimate_tokens('{"rows": [1, 2, 3]}')
+    assert estimate_message_tokens([stored]) == 4 + 500

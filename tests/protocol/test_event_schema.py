@@ -40,7 +40,7 @@ def test_the_schema_dispatches_on_type_to_every_event() -> None:
     mapping = schema["discriminator"]["mapping"]
 
     assert schema["discriminator"]["propertyName"] == "type"
-    assert len(mapping) == 16
+    assert len(mapping) == 17
     for ref in mapping.values():
         event_schema = schema["$defs"][ref.removeprefix("#/$defs/")]
         assert event_schema["required"] == ["type", "runId", "agentId", "payload"]

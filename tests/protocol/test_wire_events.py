@@ -34,7 +34,7 @@ def test_every_seed_example_round_trips_to_the_same_json(text: str) -> None:
     assert json.loads(event_to_json(event)) == json.loads(text)
 
 
-def test_the_union_has_the_seed_s_fifteen_types_and_run_resumed() -> None:
+def test_the_union_has_the_seed_s_fifteen_types_run_resumed_and_content() -> None:
     (union, _discriminator) = get_args(WireEvent)
     types = {member.model_fields["type"].default for member in get_args(union)}
 
@@ -43,6 +43,7 @@ def test_the_union_has_the_seed_s_fifteen_types_and_run_resumed() -> None:
         "run-finish",
         "run-resumed",
         "text-delta",
+        "content",
         "reasoning-delta",
         "tool-call",
         "tool-result",
@@ -175,3 +176,17 @@ def test_run_finish_carries_an_optional_usage_whose_unknown_cost_is_left_out() -
     }
     with pytest.raises(ValidationError, match=r"run-finish\.payload\.usage\.totalTokens"):
         parse_event(priced.replace(',"totalTokens":5', ""))
+
+
+def test_a_content_event_carries_typed_blocks_with_langchain_field_names() -> None:
+    text = (
+        '{"type":"content","runId":"run_1","agentId":"agent-001","payload":{"blocks":['
+        '{"type":"image","mime_type":"image/png","base64":"iVBORw=="},'
+        '{"type":"file","mime_type":"application/pdf","file_id":"file_1","filename":"r.pdf"},'
+        '{"type":"json","data":{"rows":2}},'
+        '{"type":"citation","url":"https://example.com","title":"Ex"}'
+        '],"messageId":"msg_1"}}'
+    )
+    event = parse_event(text)
+
+    assert json.loads(event_to_json(event)) == json.loads(text)

@@ -7,6 +7,7 @@ import asyncio
 from collections.abc import Mapping
 from typing import Any, TypedDict
 
+from runyard.models import FileReader
 from runyard.runtime import RunJournal
 from runyard.telemetry import Telemetry
 
@@ -26,6 +27,9 @@ class ResumeOptions(TypedDict, total=False):
     journal: RunJournal | None
     """Where the run makes every step durable (``runtime.journal``), so ``recover`` can carry it
     on after its process died; None: only suspensions are kept (in ``checkpoints``)."""
+    files: FileReader | None
+    """Reads the stored files the run's messages name by ``file_id`` (the caller's own), just
+    before each model call; None: a message naming one fails the run."""
 
 
 class RunOptions(ResumeOptions, total=False):

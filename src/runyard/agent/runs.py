@@ -116,6 +116,7 @@ class AgentRuns:
             deps=options.get("deps"),
             telemetry=options.get("telemetry"),
             journal=options.get("journal"),
+            files=options.get("files"),
         )
         self._running[runtime.run_id] = runtime
         self._last = runtime

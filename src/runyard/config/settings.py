@@ -113,6 +113,12 @@ class Settings(BaseSettings):
     max_body_bytes: int = Field(
         default=1_048_576, ge=1, description="largest accepted request body"
     )
+    max_inline_content_bytes: int = Field(
+        default=524_288,
+        ge=1,
+        description="largest content block sent inline (base64, decoded) in a message; larger "
+        "files are uploaded and named by file_id (docs/content.md)",
+    )
     tenant_requests_per_minute: int = Field(
         default=0,
         ge=0,

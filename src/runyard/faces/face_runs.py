@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from runyard.faces.face_content import UserInput
 from runyard.protocol import ConfirmationRequestPayload
 from runyard.service import (
     ConfirmationNotFound,
@@ -63,15 +64,24 @@ async def start_run(
     parts: ServiceParts,
     owner: Owner,
     thread_id: str,
-    message: str,
+    message: str | UserInput,
     agent_id: str,
     version: str | None = None,
 ) -> FaceRun:
-    """Start a run of ``agent_id`` (at ``version``, None: the one served) for ``message`` on
-    the thread (errors as ``/v1/chat``)."""
+    """Start a run of ``agent_id`` (at ``version``, None: the one served) for ``message`` (its
+    text, or text and content blocks) on the thread (errors as ``/v1/chat``)."""
+    given = message if isinstance(message, UserInput) else UserInput(message)
     key = owner.thread_key(thread_id)
     cursor = await parts.store.last_event_id(key)
-    run_id = await parts.runs.start(owner, thread_id, message, agent=agent_id, version=version)
+    run_id = await parts.runs.start(
+        owner,
+        thread_id,
+        given.text,
+        agent=agent_id,
+        version=version,
+        content=given.content,
+        content_field=given.field,
+    )
     return FaceRun(parts, owner, thread_id, FollowedRun(key, run_id, cursor))
 
 

@@ -3,8 +3,9 @@
 Both transports read the thread's one event log, where every runtime event was mapped once
 (``runyard.service.event_log.chunks``) to a wire event; this module only changes the encoding. So
 the same run gives the same events on both: each ``StreamEvent`` names the log id
-(``meta.event_id``, the SSE ``id:``) and the ``meta.wire_type`` it came from. A completed run's
-structured output goes out as a ``content`` event just before its ``COMPLETED`` status.
+(``meta.event_id``, the SSE ``id:``) and the ``meta.wire_type`` it came from. A ``content``
+event's blocks become typed ``ContentBlock``s (``content_blocks``); a completed run's structured
+output also goes out as a ``content`` event, just before its ``COMPLETED`` status.
 """
 
 from __future__ import annotations
@@ -14,12 +15,14 @@ from typing import Any
 
 from google.protobuf import json_format, struct_pb2
 
+from runyard.grpc.content_blocks import block_to_pb
 from runyard.grpc.v1 import inference_pb2 as pb
 from runyard.protocol import (
     AgentCompletedEvent,
     AgentSpawnedEvent,
     ConfirmationRequestEvent,
     ConfirmationRequestPayload,
+    ContentEvent,
     ErrorEvent,
     FilesystemRequestEvent,
     ReasoningDeltaEvent,
@@ -120,6 +123,16 @@ def _run_finish(event: RunFinishEvent) -> list[Fields]:
     return [{"content": pb.ContentEvent(blocks=[block])}, {"status": status}]
 
 
+def _content(event: ContentEvent) -> Fields:
+    p = event.payload
+    content = pb.ContentEvent(
+        blocks=[block_to_pb(block) for block in p.blocks],
+        message_id=p.message_id or "",
+        tool_call_id=p.tool_call_id or "",
+    )
+    return {"content": content}
+
+
 def _confirmation(event: ConfirmationRequestEvent) -> Fields:
     p = event.payload
     whole = json_struct(p.model_dump(mode="json", exclude_none=True))
@@ -197,6 +210,7 @@ _MAPPING: dict[type[Any], Callable[[Any], Fields | list[Fields]]] = {
     RunStartEvent: _run_start,
     RunFinishEvent: _run_finish,
     TextDeltaEvent: lambda e: {"token": pb.TokenEvent(text=e.payload.text)},
+    ContentEvent: _content,
     ReasoningDeltaEvent: lambda e: {"reasoning": pb.ReasoningEvent(text=e.payload.text)},
     ToolCallEvent: _tool_call,
     ToolResultEvent: _tool_result,

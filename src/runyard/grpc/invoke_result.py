@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from runyard.grpc.content_blocks import message_content
 from runyard.grpc.v1 import inference_pb2 as pb
 from runyard.messages import AgentMessage
 from runyard.service import ORCHESTRATOR_ID, Owner
@@ -34,7 +35,7 @@ class InvokeResult:
             self._text.append(event.token.text)
         elif kind == "confirmation_request":
             reply.pending_confirmations.append(event.confirmation_request.confirmation)
-        elif kind == "content":
+        elif kind == "content" and not event.content.message_id:  # the structured output
             for block in event.content.blocks:
                 if block.WhichOneof("block") == "json":
                     reply.output.update(dict(block.json.struct_value))
@@ -65,7 +66,7 @@ class InvokeResult:
         ids = [m.id for m in messages]
         start = ids.index(self._message_id) if self._message_id in ids else len(ids)
         reply.messages.extend(
-            pb.Message(id=m.id, role=m.role, text=m.text)
+            pb.Message(id=m.id, role=m.role, text=m.text, content=message_content(m))
             for m in messages[start:]
             if isinstance(m, AgentMessage)
         )

@@ -14,15 +14,21 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
+from pydantic import TypeAdapter, ValidationError
+
+from runyard.grpc.content_blocks import block_from_pb
 from runyard.grpc.status import CallError
 from runyard.grpc.v1 import inference_pb2 as pb
+from runyard.messages import ContentBlock
 from runyard.service import FollowedRun, Owner, RunActive, ServiceParts, newest_event
 from runyard.storage import StoredEvent
 
-__all__ = ["follow_call", "required", "routing_context"]
+__all__ = ["follow_call", "request_content", "required", "routing_context"]
+
+_blocks: TypeAdapter[list[ContentBlock]] = TypeAdapter(list[ContentBlock])
 
 
 async def follow_call(parts: ServiceParts, owner: Owner, request: pb.InvokeRequest) -> FollowedRun:
@@ -32,7 +38,8 @@ async def follow_call(parts: ServiceParts, owner: Owner, request: pb.InvokeReque
     after = request.after_event_id
     if after < 0:
         raise CallError("INVALID_ARGUMENT", "invalid_request", "must be >= 0", "after_event_id")
-    if not request.message:
+    content = request_content(request.content)
+    if not request.message and not content:
         return await _latest_run(parts, owner, key, after)
     message_id = _message_id(key, request.idempotency_key) if request.idempotency_key else None
     if message_id is not None:
@@ -48,6 +55,7 @@ async def follow_call(parts: ServiceParts, owner: Owner, request: pb.InvokeReque
             agent=request.agent_id if request.HasField("agent_id") else None,
             context=routing_context(owner, request.context),
             message_id=message_id,
+            content=content,
         )
     except RunActive:
         # Another attempt with the same key may hold the thread: follow its run, not a 409.
@@ -58,6 +66,20 @@ async def follow_call(parts: ServiceParts, owner: Owner, request: pb.InvokeReque
             raise
         return found
     return FollowedRun(key, run_id, cursor)
+
+
+def request_content(blocks: Sequence[pb.ContentBlock]) -> list[ContentBlock]:
+    """The request's content blocks, validated as ``POST /v1/chat``'s (``INVALID_ARGUMENT``
+    naming ``content.{index}.{field}``)."""
+    try:
+        return _blocks.validate_python([block_from_pb(block) for block in blocks])
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        index, *rest = error["loc"]
+        where = ".".join(str(p) for p in (index, *rest[1:]))  # without the union's tag
+        raise CallError(
+            "INVALID_ARGUMENT", "invalid_content", error["msg"], f"content.{where}"
+        ) from None
 
 
 def required(value: str, field: str) -> None:

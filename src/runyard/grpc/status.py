@@ -23,6 +23,7 @@ from runyard.service import (
     ServiceError,
     UnknownAgent,
 )
+from runyard.service.content import ContentRefused
 from runyard.storage import StorageError
 
 __all__ = ["ERROR_FIELD", "ERROR_CODE", "STATUS_CODES", "CallError", "Refusals", "status_for"]
@@ -46,6 +47,7 @@ Code = Literal[
 STATUS_CODES: dict[ErrorKind, grpc.StatusCode] = {
     "rejected": grpc.StatusCode.INVALID_ARGUMENT,
     "invalid": grpc.StatusCode.INVALID_ARGUMENT,
+    "too_large": grpc.StatusCode.INVALID_ARGUMENT,
     "not_found": grpc.StatusCode.NOT_FOUND,
     "unresolved": grpc.StatusCode.FAILED_PRECONDITION,
     "conflict": grpc.StatusCode.FAILED_PRECONDITION,
@@ -83,6 +85,10 @@ def status_for(exc: ServiceError) -> grpc.StatusCode:
 def _refusal(exc: Exception) -> CallError:
     if isinstance(exc, CallError):
         return exc
+    if isinstance(exc, ContentRefused):  # names its own field
+        refusal = CallError("INVALID_ARGUMENT", exc.code, exc.reason, exc.field)
+        refusal.status = status_for(exc)
+        return refusal
     if isinstance(exc, ServiceError):
         field = next((f for cls, f in _FIELDS.items() if isinstance(exc, cls)), None)
         refusal = CallError("INVALID_ARGUMENT", exc.code, str(exc), field)

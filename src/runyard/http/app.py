@@ -60,6 +60,7 @@ from runyard.service import (
     watch_catalog,
 )
 from runyard.service.bus import EventBus, start_event_bus
+from runyard.service.content import ContentRules, FilesFor
 from runyard.storage import DatabaseUnavailable, Store, open_store
 from runyard.telemetry.observed import ObservedTelemetry
 
@@ -85,6 +86,7 @@ def create_app(
     model_for: ModelFor | None = None,
     tracing: Tracing | None = None,
     catalog_feed: CatalogFeed | None = None,
+    files: FilesFor | None = None,
 ) -> FastAPI:
     """The runyard HTTP app; pass ``store``/``agents``/``bus`` to use yours (you close them).
 
@@ -103,6 +105,8 @@ def create_app(
     ``OTEL_EXPORTER_OTLP_ENDPOINT`` is set, else off; a given one is not shut down here).
     ``catalog_feed`` makes this app a follower: it serves that leader's catalog, not files
     (``runyard serve --catalog grpc://host:port`` passes a ``runyard.grpc.GrpcCatalogFeed``).
+    ``files`` is each caller's view of the file store, which messages name files of by
+    ``file_id`` (default: none, and such a message is refused 400 ``file_store_unavailable``).
     """
     config = settings or Settings()
     traces = tracing or Tracing.exporting(
@@ -120,7 +124,7 @@ def create_app(
         state.shutdown = Shutdown()
         tune_collector()  # a server process: see runyard.http.heap
         async with AsyncExitStack() as stack:
-            given = _Given(store, agents, bus, model_for or resolve_model, catalog_feed)
+            given = _Given(store, agents, bus, model_for or resolve_model, catalog_feed, files)
             stack.enter_context(redacted_logs(state.redactor))
             if tracing is None:  # exports what is buffered, after everything else stopped
                 stack.callback(traces.shutdown)
@@ -169,6 +173,7 @@ class _Given:
     bus: EventBus | None
     model_for: ModelFor
     catalog_feed: CatalogFeed | None
+    files: FilesFor | None
 
 
 async def _assemble(
@@ -217,6 +222,10 @@ async def _assemble(
         role=settings.role,
         worker_concurrency=settings.worker_concurrency,
         queue_poll_seconds=settings.bus_poll_seconds,
+        content_rules=ContentRules(settings.max_inline_content_bytes),
+        # The file store plugs in here (owner -> FileStore); without one a message naming a
+        # stored file is refused: 400 file_store_unavailable.
+        files=given.files,
     )
     stack.push_async_callback(runs.aclose)
     if isinstance(directory, CatalogAgents):  # stopped first: no reload while runs end

@@ -38,6 +38,7 @@ logger = logging.getLogger("runyard.http")
 STATUS_CODES: dict[ErrorKind, int] = {
     "rejected": 400,
     "invalid": 422,
+    "too_large": 413,
     "not_found": 404,
     "unresolved": 422,
     "conflict": 409,

@@ -1,23 +1,52 @@
-"""The parts a message is made of, one pydantic model per kind, discriminated on ``type``."""
+"""The parts a message is made of, one pydantic model per kind, discriminated on ``type``.
+
+The content kinds (text, reasoning, image, audio, video, file, json, citation) are runyard's
+content blocks: what a user sends, what a model or tool produces, what the ``content`` wire event
+carries. Their field names are LangChain v1's standard content blocks' (``type``, ``base64`` /
+``url`` / ``file_id``, ``mime_type``), so ``content_blocks`` map onto them field for field
+(``runyard.messages.langchain_blocks``, docs/content.md).
+"""
 
 from __future__ import annotations
 
+import binascii
+from base64 import b64decode
+from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 __all__ = [
+    "AudioPart",
+    "CitationPart",
+    "ContentBlock",
     "FilePart",
+    "ImagePart",
+    "JsonPart",
+    "MediaPart",
     "MessagePart",
     "ReasoningPart",
     "TextPart",
     "ToolCallPart",
     "ToolResultPart",
+    "VideoPart",
+    "media_size",
+    "whole_blocks",
 ]
 
 
 class _Part(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+def _is_none(value: object) -> bool:
+    return value is None
+
+
+def _optional() -> Any:
+    # Left out of the JSON when unset: content blocks travel on the wire, where a client reads
+    # "no url" from an absent key (as in LangChain's blocks), and a stored image stays small.
+    return Field(default=None, exclude_if=_is_none)
 
 
 class TextPart(_Part):
@@ -55,17 +84,143 @@ class ToolResultPart(_Part):
     is_error: bool = False
 
 
-class FilePart(_Part):
-    """A file or image, inline as base64 ``data`` or by ``url``."""
+class _Media(_Part):
+    """Binary content from one source: inline ``base64``, a stored file's ``file_id``, or a ``url``.
+
+    ``base64`` needs its ``mime_type`` (a model cannot guess it); a ``file_id`` gets it from the
+    store and a ``url`` from the server it names. ``extras`` keeps what a foreign format says
+    that runyard has no field for (LangChain's ``extras``), so a round trip loses nothing.
+    """
+
+    type: str
+    mime_type: str | None = _optional()
+    base64: str | None = _optional()
+    file_id: str | None = _optional()
+    url: str | None = _optional()
+    filename: str | None = _optional()
+    extras: dict[str, Any] | None = _optional()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _stored_names(cls, data: Any) -> Any:
+        # Messages stored before content blocks named these media_type and data.
+        if isinstance(data, dict) and ("media_type" in data or "data" in data):
+            data = dict(data)
+            if "media_type" in data:
+                data.setdefault("mime_type", data.pop("media_type"))
+            if "data" in data:
+                data.setdefault("base64", data.pop("data"))
+        return data
+
+    @field_validator("base64")
+    @classmethod
+    def _is_base64(cls, value: str | None) -> str | None:
+        if value is not None:
+            try:
+                b64decode(value, validate=True)
+            except (binascii.Error, ValueError):
+                raise ValueError("is not valid base64") from None
+        return value
+
+    @model_validator(mode="after")
+    def _has_a_source(self) -> _Media:
+        if self.base64 is None and self.file_id is None and self.url is None:
+            raise ValueError("needs one of base64, file_id or url")
+        if self.base64 is not None and not self.mime_type:
+            raise ValueError("mime_type is required with base64")
+        return self
+
+
+class ImagePart(_Media):
+    """An image (``image/png``, ``image/jpeg``, …)."""
+
+    type: Literal["image"] = "image"
+
+
+class AudioPart(_Media):
+    """A sound recording (``audio/wav``, ``audio/mpeg``, …)."""
+
+    type: Literal["audio"] = "audio"
+
+
+class VideoPart(_Media):
+    """A video (``video/mp4``, …)."""
+
+    type: Literal["video"] = "video"
+
+
+class FilePart(_Media):
+    """Any other file: a document (``application/pdf``, ``text/plain``, …) or opaque bytes."""
 
     type: Literal["file"] = "file"
-    media_type: str
-    data: str | None = None
-    url: str | None = None
-    filename: str | None = None
 
 
-MessagePart = Annotated[
-    TextPart | ReasoningPart | ToolCallPart | ToolResultPart | FilePart,
+class JsonPart(_Part):
+    """Structured JSON, for a client to render as data (a tree, a table) rather than prose."""
+
+    type: Literal["json"] = "json"
+    data: Any = None
+
+
+class CitationPart(_Part):
+    """A source the answer rests on: where it is (``url``, ``title``) and what it said.
+
+    ``start_index`` / ``end_index`` locate the cited span in the message's text, when known.
+    """
+
+    type: Literal["citation"] = "citation"
+    url: str | None = _optional()
+    title: str | None = _optional()
+    cited_text: str | None = _optional()
+    start_index: int | None = _optional()
+    end_index: int | None = _optional()
+    extras: dict[str, Any] | None = _optional()
+
+
+MediaPart = ImagePart | AudioPart | VideoPart | FilePart
+"""A part carrying binary content (inline, by stored file or by URL)."""
+
+ContentBlock = Annotated[
+    TextPart
+    | ReasoningPart
+    | ImagePart
+    | AudioPart
+    | VideoPart
+    | FilePart
+    | JsonPart
+    | CitationPart,
     Field(discriminator="type"),
 ]
+"""A content block: what a message shows, as against the tool traffic of the loop."""
+
+MessagePart = Annotated[
+    TextPart
+    | ReasoningPart
+    | ToolCallPart
+    | ToolResultPart
+    | ImagePart
+    | AudioPart
+    | VideoPart
+    | FilePart
+    | JsonPart
+    | CitationPart,
+    Field(discriminator="type"),
+]
+
+
+def whole_blocks(parts: Sequence[MessagePart]) -> list[ContentBlock]:
+    """The content blocks of ``parts`` that arrive whole (media, JSON, sources), as against text
+    and reasoning, which stream as deltas, and tool traffic: what a ``content`` event carries."""
+    return [
+        part
+        for part in parts
+        if isinstance(part, ImagePart | AudioPart | VideoPart | FilePart | JsonPart | CitationPart)
+    ]
+
+
+def media_size(part: MediaPart) -> int | None:
+    """The decoded size in bytes of inline content; None for a reference (file_id or url)."""
+    if part.base64 is None:
+        return None
+    data = part.base64.rstrip("=")
+    return len(data) * 3 // 4

@@ -17,6 +17,12 @@ from runyard.models.embedders import (
     resolve_embedder,
 )
 from runyard.models.errors import ModelProviderError, provider_errors
+from runyard.models.file_references import (
+    FileReader,
+    MissingFileReaderError,
+    has_file_references,
+    read_file_references,
+)
 from runyard.models.request import ModelCall, request_model, stream_model
 from runyard.models.resolve import KNOWN_PROVIDERS, check_model_name, model_label, resolve_model
 from runyard.models.specs import OutputSpec, ToolSpec
@@ -36,6 +42,8 @@ __all__ = [
     "ConfigurationError",
     "DemoModel",
     "Embedder",
+    "FileReader",
+    "MissingFileReaderError",
     "FinishReason",
     "Model",
     "ModelDelta",
@@ -54,6 +62,8 @@ __all__ = [
     "estimate_tokens",
     "from_model_messages",
     "from_model_response",
+    "has_file_references",
+    "read_file_references",
     "model_label",
     "provider_errors",
     "ModelCall",

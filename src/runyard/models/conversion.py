@@ -26,12 +26,19 @@ from pydantic_ai.usage import RequestUsage
 from runyard.ids import new_id
 from runyard.messages import (
     AgentMessage,
+    AudioPart,
+    CitationPart,
     FilePart,
+    ImagePart,
+    JsonPart,
     MessagePart,
     ReasoningPart,
     TextPart,
     ToolCallPart,
     ToolResultPart,
+    VideoPart,
+    tool_block,
+    tool_blocks,
 )
 from runyard.models.file_content import FileContent, file_from_content, file_to_content
 from runyard.models.response_details import (
@@ -158,7 +165,7 @@ def _to_model_message(message: AgentMessage, instructions: str | None) -> pai.Mo
         return pai.ModelResponse(
             parts=[
                 with_part_details(_to_response_part(part), details, index)
-                for index, part in enumerate(message.parts)
+                for index, part in enumerate(p for p in message.parts if _model_made(p))
             ],
             usage=RequestUsage(),
             timestamp=timestamp,
@@ -189,23 +196,54 @@ def _to_request_parts(message: AgentMessage, timestamp: datetime) -> list[pai.Mo
 def _user_content(message: AgentMessage) -> str | list[pai.UserContent]:
     if len(message.parts) == 1 and isinstance(message.parts[0], TextPart):
         return message.parts[0].text
-    content: list[pai.UserContent] = []
-    for part in message.parts:
-        if isinstance(part, TextPart):
-            content.append(part.text)
-        else:
-            content.append(file_to_content(_expect(part, FilePart, message)))
-    return content
+    return [_user_item(part, message) for part in message.parts]
+
+
+def _user_item(part: MessagePart, message: AgentMessage) -> pai.UserContent:
+    """What the model reads for one part of a user message: data and sources as text."""
+    if isinstance(part, TextPart):
+        return part.text
+    if isinstance(part, JsonPart):
+        return json.dumps(part.data, ensure_ascii=False)
+    if isinstance(part, CitationPart):
+        return _citation_text(part)
+    if isinstance(part, ImagePart | AudioPart | VideoPart | FilePart):
+        return file_to_content(part)
+    raise ValueError(f"A {message.role} message cannot hold a {part.type!r} part")
+
+
+def _citation_text(part: CitationPart) -> str:
+    source = " ".join(s for s in (part.title, part.url) if s)
+    return f"[source: {source}] {part.cited_text or ''}".rstrip()
 
 
 def _tool_return(part: ToolResultPart, timestamp: datetime) -> pai.ToolReturnPart:
     return pai.ToolReturnPart(
         tool_name=part.tool_name,
-        content=part.result,
+        content=_tool_return_content(part.result),
         tool_call_id=part.tool_call_id,
         outcome="failed" if part.is_error else "success",
         timestamp=timestamp,
     )
+
+
+def _tool_return_content(result: Any) -> Any:
+    """A tool's result as the model reads it: the images and files in it as files (pydantic-ai
+    sends them as each provider takes a tool's files), everything else as it is."""
+    blocks = tool_blocks(result)
+    if not blocks:
+        return result
+    items = result if isinstance(result, list) else [result]
+    return [_tool_item(item) for item in items]
+
+
+def _tool_item(item: Any) -> Any:
+    block = tool_block(item)
+    if isinstance(block, ImagePart | AudioPart | VideoPart | FilePart):
+        return file_to_content(block)
+    if isinstance(block, JsonPart | CitationPart):
+        return block.model_dump(mode="json")
+    return item
 
 
 def _to_response_part(part: MessagePart) -> pai.ModelResponsePart:
@@ -217,11 +255,22 @@ def _to_response_part(part: MessagePart) -> pai.ModelResponsePart:
         )
     if isinstance(part, ToolCallPart):
         return pai.ToolCallPart(part.tool_name, dict(part.args), part.tool_call_id)
-    if isinstance(part, FilePart) and part.data is not None:
+    if isinstance(part, ImagePart | AudioPart | VideoPart | FilePart) and part.base64 is not None:
         content = file_to_content(part)
         assert isinstance(content, pai.BinaryContent)
         return pai.FilePart(content)
     raise ValueError(f"An assistant message cannot hold a {part.type!r} part like {part!r}")
+
+
+def _model_made(part: MessagePart) -> bool:
+    """Whether a part of an assistant message goes back to the model: data, sources and linked
+    media are shown to people (a tool or a runtime added them), and a model has no part for them."""
+    if isinstance(part, JsonPart | CitationPart):
+        return False
+    return (
+        not isinstance(part, ImagePart | AudioPart | VideoPart | FilePart)
+        or part.base64 is not None
+    )
 
 
 def _expect(part: MessagePart, kind: type[_P], message: AgentMessage) -> _P:

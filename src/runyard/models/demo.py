@@ -110,6 +110,8 @@ class DemoStreamedResponse(StreamedResponse):
             yield from parts.handle_thinking_delta(vendor_part_id="reasoning", content=step.text)
         elif step.kind == "text":
             yield from parts.handle_text_delta(vendor_part_id="text", content=step.text)
+        elif step.file is not None:
+            yield parts.handle_part(vendor_part_id=None, part=pai.FilePart(step.file))
         else:
             yield parts.handle_tool_call_part(
                 vendor_part_id=step.tool_call_id,

@@ -1,4 +1,8 @@
-"""``FilePart`` <-> pydantic-ai's file contents (``BinaryContent`` and the ``*Url`` kinds)."""
+"""Media parts <-> pydantic-ai's file contents (``BinaryContent`` and the ``*Url`` kinds).
+
+A part that names a stored file (``file_id``) only reaches here once its bytes were read
+(``runyard.models.file_references``): pydantic-ai has no way to carry runyard's file ids.
+"""
 
 from __future__ import annotations
 
@@ -13,51 +17,79 @@ from pydantic_ai.messages import (
     VideoUrl,
 )
 
-from runyard.messages import FilePart
+from runyard.messages import AudioPart, FilePart, ImagePart, MediaPart, VideoPart
 
-__all__ = ["FileContent", "file_from_content", "file_to_content"]
+__all__ = ["FileContent", "UnresolvedFileError", "file_from_content", "file_to_content"]
 
 FileContent = BinaryContent | ImageUrl | AudioUrl | DocumentUrl | VideoUrl
 
+_URL_KINDS: dict[str, type[ImageUrl | AudioUrl | VideoUrl | DocumentUrl]] = {
+    "image": ImageUrl,
+    "audio": AudioUrl,
+    "video": VideoUrl,
+    "file": DocumentUrl,
+}
+_PART_KINDS: dict[str, type[MediaPart]] = {
+    "image": ImagePart,
+    "audio": AudioPart,
+    "video": VideoPart,
+}
 
-def file_to_content(part: FilePart) -> FileContent:
-    """Inline ``data`` becomes ``BinaryContent``; a ``url`` becomes the URL kind its media type names.
 
-    A part with both keeps the data (what the model reads); the filename travels as the identifier.
+class UnresolvedFileError(ValueError):
+    """A part still names a stored file by id: nothing read it before the model call."""
+
+
+def file_to_content(part: MediaPart) -> FileContent:
+    """Inline ``base64`` becomes ``BinaryContent``; a ``url`` the URL kind of the part's type.
+
+    A ``file`` part's URL goes by its media type (an image file is sent as an image). A part with
+    both keeps the bytes (what the model reads); the filename travels as the identifier.
     """
-    if part.data is not None:
+    if part.base64 is not None:
         return BinaryContent(
-            base64.b64decode(part.data), media_type=part.media_type, identifier=part.filename
+            base64.b64decode(part.base64),
+            media_type=part.mime_type or "application/octet-stream",
+            identifier=part.filename,
         )
     if part.url is None:
-        raise ValueError("A file part needs inline data or a url")
-    url_kind = _url_kind(part.media_type)
-    return url_kind(part.url, media_type=part.media_type, identifier=part.filename)
+        raise UnresolvedFileError(f"The stored file {part.file_id!r} was not read for the model")
+    url_kind = _URL_KINDS[_kind(part)]
+    return url_kind(part.url, media_type=part.mime_type, identifier=part.filename)
 
 
-def file_from_content(content: FileContent) -> FilePart:
-    """The ``FilePart`` for a pydantic-ai file; an auto-generated identifier is not a filename."""
+def file_from_content(content: FileContent) -> MediaPart:
+    """The part for a pydantic-ai file; an auto-generated identifier is not a filename."""
     if isinstance(content, BinaryContent):
-        return FilePart(
-            media_type=content.media_type,
-            data=base64.b64encode(content.data).decode("ascii"),
+        kind = _PART_KINDS.get(content.media_type.partition("/")[0], FilePart)
+        return kind(
+            mime_type=content.media_type,
+            base64=base64.b64encode(content.data).decode("ascii"),
             filename=_filename(content.identifier, content.data),
         )
-    return FilePart(
-        media_type=content.media_type,
+    return _PART_KINDS.get(_kind_of_url(content), FilePart)(
+        mime_type=_url_media_type(content),
         url=content.url,
         filename=_filename(content.identifier, content.url),
     )
 
 
-def _url_kind(media_type: str) -> type[ImageUrl | AudioUrl | DocumentUrl | VideoUrl]:
-    major = media_type.partition("/")[0]
-    kinds: dict[str, type[ImageUrl | AudioUrl | VideoUrl]] = {
-        "image": ImageUrl,
-        "audio": AudioUrl,
-        "video": VideoUrl,
-    }
-    return kinds.get(major, DocumentUrl)
+def _kind_of_url(content: ImageUrl | AudioUrl | DocumentUrl | VideoUrl) -> str:
+    return next((kind for kind, url_kind in _URL_KINDS.items() if isinstance(content, url_kind)))
+
+
+def _url_media_type(content: ImageUrl | AudioUrl | DocumentUrl | VideoUrl) -> str | None:
+    try:
+        return content.media_type
+    except ValueError:  # not given, and the URL's extension does not tell
+        return None
+
+
+def _kind(part: MediaPart) -> str:
+    if part.type != "file" or not part.mime_type:
+        return part.type
+    major = part.mime_type.partition("/")[0]
+    return major if major in _PART_KINDS else "file"
 
 
 def _filename(identifier: str, source: str | bytes) -> str | None:

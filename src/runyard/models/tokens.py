@@ -17,18 +17,28 @@ from collections.abc import Sequence
 
 from runyard.messages import (
     AgentMessage,
+    AudioPart,
+    CitationPart,
     FilePart,
+    ImagePart,
+    JsonPart,
     ReasoningPart,
     TextPart,
     ToolCallPart,
     ToolResultPart,
+    VideoPart,
+    media_size,
 )
 
 __all__ = ["estimate_message_tokens", "estimate_tokens"]
 
 _PIECES = re.compile(r"(?P<word>[^\W\d_]+)|(?P<digits>\d+)|(?P<other>[^\w\s]+)|_+", re.UNICODE)
 _MESSAGE_OVERHEAD = 4  # role and separators each message costs in a chat template
-_FILE_TOKENS = 500  # a typical image or small document as providers bill it
+_IMAGE_TOKENS = 500  # a typical image as providers bill it (a tile grid of ~1 megapixel)
+_FILE_TOKENS = 500  # a media file whose size is unknown (by reference): a short clip or page
+_BYTES_PER_TOKEN = {"audio": 1000, "video": 300, "file": 4}
+"""Inline media by size: ~32 tokens a second of 32 kB/s audio, a few frames a second of video,
+and a document's text (a PDF page of ~3 kB is ~750 tokens)."""
 
 
 def estimate_tokens(text: str) -> int:
@@ -59,9 +69,24 @@ def _message_tokens(message: AgentMessage) -> int:
             total += estimate_tokens(part.tool_name) + estimate_tokens(json.dumps(part.args))
         elif isinstance(part, ToolResultPart):
             total += estimate_tokens(_as_text(part.result))
-        elif isinstance(part, FilePart):
-            total += _FILE_TOKENS
+        elif isinstance(part, JsonPart):
+            total += estimate_tokens(_as_text(part.data))
+        elif isinstance(part, CitationPart):
+            total += estimate_tokens(
+                " ".join(filter(None, (part.title, part.url, part.cited_text)))
+            )
+        elif isinstance(part, ImagePart):
+            total += _IMAGE_TOKENS
+        elif isinstance(part, AudioPart | VideoPart | FilePart):
+            total += _media_tokens(part)
     return total
+
+
+def _media_tokens(part: AudioPart | VideoPart | FilePart) -> int:
+    size = media_size(part)
+    if size is None:
+        return _FILE_TOKENS
+    return max(1, size // _BYTES_PER_TOKEN[part.type])
 
 
 def _as_text(value: object) -> str:

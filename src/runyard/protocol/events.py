@@ -1,4 +1,4 @@
-"""The sixteen wire events of the streaming protocol, as one discriminated union on ``type``.
+"""The seventeen wire events of the streaming protocol, as one discriminated union on ``type``.
 
 Every event is ``{"type", "runId", "agentId", "payload"}``: ``runId`` ties it to one user
 message → answer cycle, ``agentId`` to the agent (orchestrator or sub-agent) it belongs to.
@@ -14,6 +14,7 @@ from runyard.protocol.confirmation import ConfirmationRequestPayload
 from runyard.protocol.payloads import (
     AgentCompletedPayload,
     AgentSpawnedPayload,
+    ContentPayload,
     ErrorPayload,
     FilesystemRequestPayload,
     ReasoningDeltaPayload,
@@ -34,6 +35,7 @@ __all__ = [
     "AgentCompletedEvent",
     "AgentSpawnedEvent",
     "ConfirmationRequestEvent",
+    "ContentEvent",
     "ErrorEvent",
     "FilesystemRequestEvent",
     "ReasoningDeltaEvent",
@@ -92,6 +94,13 @@ class ReasoningDeltaEvent(_Envelope):
 
     type: Literal["reasoning-delta"] = "reasoning-delta"
     payload: ReasoningDeltaPayload
+
+
+class ContentEvent(_Envelope):
+    """Whole content blocks (images, files, structured JSON, sources) an agent or tool produced."""
+
+    type: Literal["content"] = "content"
+    payload: ContentPayload
 
 
 class ToolCallEvent(_Envelope):
@@ -177,6 +186,7 @@ WireEvent: TypeAlias = Annotated[
     | RunResumedEvent
     | TextDeltaEvent
     | ReasoningDeltaEvent
+    | ContentEvent
     | ToolCallEvent
     | ToolResultEvent
     | ToolErrorEvent

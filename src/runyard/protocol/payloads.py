@@ -10,12 +10,14 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from runyard.messages import ContentBlock
 from runyard.protocol.wire_model import WireModel, omitted_if_none
 
 __all__ = [
     "AgentCompletedPayload",
     "AgentSpawnedPayload",
     "AgentStatus",
+    "ContentPayload",
     "ErrorPayload",
     "FilesystemRequestPayload",
     "ReasoningDeltaPayload",
@@ -105,6 +107,22 @@ class ReasoningDeltaPayload(WireModel):
     """``reasoning-delta``: reasoning to append to the agent's visible thinking."""
 
     text: str
+
+
+class ContentPayload(WireModel):
+    """``content``: whole content blocks an agent or a tool produced (images, audio, files,
+    structured JSON, sources), in the order they came.
+
+    Text and reasoning keep streaming as deltas; a block here is never also a delta. The blocks
+    are runyard's content parts with LangChain's standard-block field names (snake_case, as
+    LangChain writes them): ``{"type": "image", "mime_type", "base64" | "url" | "file_id"}``.
+    ``message_id`` names the stored message the blocks belong to (for ``/messages``);
+    ``tool_call_id`` the tool call that produced them, when a tool did.
+    """
+
+    blocks: list[ContentBlock]
+    message_id: str | None = omitted_if_none()
+    tool_call_id: str | None = omitted_if_none()
 
 
 class ToolCallPayload(WireModel):

@@ -15,7 +15,7 @@ from typing import Any
 
 from runyard.errors import MaxIterationsError, RunAbortedError
 from runyard.messages import AgentMessage, ToolCallPart, ToolResultPart
-from runyard.models import ModelTurn, ToolSpec, Usage
+from runyard.models import FileReader, ModelTurn, ToolSpec, Usage
 from runyard.runtime.agent_model import AgentModel
 from runyard.runtime.chunks import (
     ChunkSink,
@@ -65,8 +65,11 @@ class AgentRuntime:
         deps: Mapping[str, Any] | None = None,
         telemetry: Telemetry | None = None,
         journal: RunJournal | None = None,
+        files: FileReader | None = None,
     ) -> None:
         self.spec = spec
+        self.files = files
+        """Where the run reads stored files its messages name (``file_id``); None: nowhere."""
         self.journal = journal
         """Where every step is made durable (``runtime.journal``); None: only suspensions are."""
         self.telemetry = telemetry or spec.telemetry
@@ -248,6 +251,7 @@ class AgentRuntime:
             streaming=self.streaming,
             span=self.span,
             run_id=self.run_id,
+            files=self.files,
         )
         for iteration in range(1, self.max_iterations + 1):
             self.control.check()

@@ -12,7 +12,17 @@ from functools import partial
 from typing import Any
 
 from runyard.errors import RunError
-from runyard.models import ModelCall, ModelTurn, ReasoningDelta, TextDelta, ToolSpec, Usage
+from runyard.models import (
+    FileReader,
+    ModelCall,
+    ModelTurn,
+    ReasoningDelta,
+    TextDelta,
+    ToolSpec,
+    Usage,
+    has_file_references,
+    read_file_references,
+)
 from runyard.runtime.chunks import (
     ChunkSink,
     ReasoningDeltaChunk,
@@ -36,6 +46,7 @@ class ModelStep:
     __slots__ = (
         "_budget",
         "_call",
+        "_files",
         "_first_token",
         "_instructions",
         "_messages",
@@ -59,6 +70,7 @@ class ModelStep:
         streaming: bool,
         span: TelemetrySpan,
         run_id: str,
+        files: FileReader | None = None,
     ) -> None:
         output = spec.output
         self._call = ModelCall(
@@ -81,6 +93,8 @@ class ModelStep:
         """The run's span; each call's span is its child."""
         self._run_id = run_id
         self._first_token = FirstToken()
+        self._files = files
+        """Reads the stored files messages name by ``file_id``, just before each call."""
 
     async def take(self, iteration: int, usage: Usage) -> ModelTurn:
         """One model call inside its span, a child of the run's; ``usage`` is the run's so far."""
@@ -113,6 +127,10 @@ class ModelStep:
     async def _send(self, usage: Usage, request: ModelRequest) -> ModelTurn:
         """``request`` as the middleware passed it on, to the model: whole or streamed."""
         settings = self._budget.settings(self._spec.model_settings, usage)
+        if has_file_references(request.messages):
+            # Innermost, so middleware sees the reference and never the bytes.
+            messages = await read_file_references(request.messages, self._files)
+            request = ModelRequest(messages, request.instructions, request.model)
         if not self._streaming:
             return await self._call.request(
                 request.messages, instructions=request.instructions, settings=settings

@@ -31,6 +31,7 @@ __all__ = [
 ErrorKind = Literal[
     "rejected",
     "invalid",
+    "too_large",
     "not_found",
     "unresolved",
     "conflict",
@@ -43,6 +44,7 @@ ErrorKind = Literal[
 
 - ``rejected``: the request cannot be honoured as it is (HTTP 400, gRPC ``INVALID_ARGUMENT``);
 - ``invalid``: a field of it is malformed (422, ``INVALID_ARGUMENT``);
+- ``too_large``: a field of it is larger than the server takes (413, ``INVALID_ARGUMENT``);
 - ``not_found``: what it names does not exist for the caller (404, ``NOT_FOUND``);
 - ``unresolved``: nothing chose what it needs, an agent (422, ``FAILED_PRECONDITION``);
 - ``conflict``: the state it acts on forbids it now (409, ``FAILED_PRECONDITION``);

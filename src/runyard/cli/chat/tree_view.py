@@ -1,7 +1,8 @@
 """Drawing an agent activity tree (``runyard.protocol.AgentNode``) with rich.
 
 The orchestrator is the root; its timeline gives the order: reasoning (dimmed), text, tool calls
-with their arguments and outcome, and sub-agents as nested branches. Pure: node in, renderable out.
+with their arguments and outcome, content blocks (an image, a file: named, with their type and
+size), and sub-agents as nested branches. Pure: node in, renderable out.
 """
 
 from __future__ import annotations
@@ -13,17 +14,28 @@ from rich.console import RenderableType
 from rich.text import Text
 from rich.tree import Tree
 
+from runyard.messages import (
+    AudioPart,
+    CitationPart,
+    ContentBlock,
+    FilePart,
+    ImagePart,
+    JsonPart,
+    VideoPart,
+    media_size,
+)
 from runyard.protocol import (
     AgentNode,
     AgentToolCall,
     TaskItem,
     TimelineChild,
+    TimelineContent,
     TimelineReasoning,
     TimelineText,
     TimelineToolCall,
 )
 
-__all__ = ["render_tree", "short_json"]
+__all__ = ["block_label", "render_tree", "short_json"]
 
 _LIMIT = 400
 _TASK_MARKS = {"pending": "○", "in_progress": "▶", "completed": "✔", "failed": "✗"}
@@ -33,6 +45,20 @@ def short_json(value: Any, limit: int = _LIMIT) -> str:
     """``value`` as one line of JSON, cut to ``limit`` characters."""
     text = json.dumps(value, ensure_ascii=False, default=str)
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def block_label(block: ContentBlock) -> str:
+    """One line for a content block: ``image image/png, 74 bytes (demo.png)``."""
+    if isinstance(block, ImagePart | AudioPart | VideoPart | FilePart):
+        size = media_size(block)
+        where = f"{size} bytes" if size is not None else block.url or f"file {block.file_id}"
+        name = f" ({block.filename})" if block.filename else ""
+        return f"{block.type} {block.mime_type or ''}, {where}{name}".replace(" ,", ",")
+    if isinstance(block, CitationPart):
+        return f"source {block.title or ''} {block.url or ''}".strip()
+    if isinstance(block, JsonPart):
+        return f"json {short_json(block.data)}"
+    return short_json(block.model_dump(mode="json"))
 
 
 def render_tree(node: AgentNode) -> Tree:
@@ -52,6 +78,9 @@ def _fill(tree: Tree, node: AgentNode) -> None:
             tree.add(Text(f"💭 {entry.content.strip()}", style="dim italic"))
         elif isinstance(entry, TimelineText):
             tree.add(Text(f"💬 {entry.content.strip()}"))
+        elif isinstance(entry, TimelineContent):
+            for block in entry.blocks:
+                tree.add(Text(f"📎 {block_label(block)}"))
         elif isinstance(entry, TimelineToolCall) and entry.tool_call_id in calls:
             _add_call(tree, calls[entry.tool_call_id])
         elif isinstance(entry, TimelineChild) and entry.agent_id in children:

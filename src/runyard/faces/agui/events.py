@@ -9,7 +9,7 @@
 | ``tool-result`` / ``tool-error`` | ``TOOL_CALL_RESULT`` (the result's JSON / the error's text, ``metadata.error``) |
 | ``agent-spawned`` / ``agent-completed`` | ``STEP_STARTED`` / ``STEP_FINISHED`` (``stepName`` ``role (agentId)``) |
 | ``tasks-update`` | ``STATE_SNAPSHOT`` ``{"tasks": [...]}`` first, then ``STATE_DELTA`` replacing ``/tasks`` |
-| ``status``, ``error``, ``thread-title-updated``, ``run-resumed`` | ``CUSTOM`` named ``runyard.<type>`` |
+| ``status``, ``error``, ``thread-title-updated``, ``run-resumed``, ``content`` | ``CUSTOM`` named ``runyard.<type>`` (a ``content`` event's value: its ``blocks``, as ``/v1`` sends them; AG-UI has no event for an answer's images or files) |
 | ``run-finish`` completed / cancelled | ``RUN_FINISHED`` (``usage``; outcome ``cancelled``) |
 | ``run-finish`` error, a run that closed unfinished | ``RUN_ERROR`` |
 | suspended for approval | ``RUN_FINISHED`` with outcome ``interrupt``: one interrupt per waiting question |
@@ -199,7 +199,7 @@ class AguiEvents:
         return {"type": "RUN_FINISHED", "threadId": self.thread_id, "runId": self.run_id, **given}
 
 
-_CUSTOM = frozenset({"status", "error", "thread-title-updated", "run-resumed"})
+_CUSTOM = frozenset({"status", "error", "thread-title-updated", "run-resumed", "content"})
 """Wire events with no AG-UI counterpart, passed on as ``CUSTOM`` (the rest are not shown)."""
 
 

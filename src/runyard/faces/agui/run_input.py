@@ -1,7 +1,9 @@
 """``RunAgentInput``: the body of ``POST /agui/{agentId}``, AG-UI's run request, as runyard reads it.
 
 runyard keeps the conversation itself (the thread's memory), so of ``messages`` only the last
-one is read: a ``user`` message starts a run with its text. ``resume`` answers the interrupts a
+one is read: a ``user`` message starts a run with its text and its media parts (``image``,
+``audio``, ``video``, ``document``, each with a ``data``, ``url`` or runyard ``file`` source; the
+legacy ``binary`` part too) as content blocks. ``resume`` answers the interrupts a
 suspended run ended with (each an approval, its ``interruptId`` the ``requestId``) and carries
 that run on. ``state``, ``tools``, ``context`` and ``forwardedProps`` are accepted and unused:
 an agent's tools are its catalog's and run on the server.
@@ -11,12 +13,22 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
+from runyard.faces.face_content import UserInput, media_kind
 from runyard.faces.face_runs import Answer
 from runyard.faces.invalid_body import invalid_field, user_text
 from runyard.ids import REQUEST_ID_PATTERN, THREAD_ID_PATTERN
+from runyard.messages import (
+    AudioPart,
+    ContentBlock,
+    FilePart,
+    ImagePart,
+    MediaPart,
+    TextPart,
+    VideoPart,
+)
 
 __all__ = ["AguiMessage", "ResumeEntry", "RunAgentInput"]
 
@@ -82,12 +94,57 @@ class RunAgentInput(_Camel):
     context: list[dict[str, Any]] | None = None
     forwarded_props: Any = None
 
-    def message(self) -> str:
-        """The text of the last message, a user's; 422 naming the field otherwise."""
+    def message(self) -> UserInput:
+        """The last message, a user's: its text, and its media parts as content blocks; 422
+        naming the field otherwise."""
         if not self.messages or self.messages[-1].role != "user":
             raise invalid_field("messages", "the last message must be the user's (or send resume)")
-        return user_text(self.messages[-1].text(), f"messages.{len(self.messages) - 1}.content")
+        last, path = self.messages[-1], f"messages.{len(self.messages) - 1}.content"
+        if not isinstance(last.content, list) or all(p.get("type") == "text" for p in last.content):
+            return UserInput(user_text(last.text(), path))
+        blocks = [_block(part, f"{path}.{index}") for index, part in enumerate(last.content)]
+        return UserInput("", blocks, f"body.{path}")
 
     def answers(self) -> list[Answer]:
         """The runyard answer of each resume entry."""
         return [e.answer(f"resume.{i}.payload") for i, e in enumerate(self.resume or [])]
+
+
+_KINDS: dict[str, type[MediaPart]] = {
+    "image": ImagePart,
+    "audio": AudioPart,
+    "video": VideoPart,
+    "document": FilePart,
+}
+
+
+def _block(part: dict[str, Any], path: str) -> ContentBlock:
+    """An AG-UI content part as a content block; 422 naming it when runyard cannot take it."""
+    kind = part.get("type")
+    try:
+        if kind == "text":
+            return TextPart(text=part["text"])
+        if kind in _KINDS:
+            return _media(_KINDS[kind], part["source"], part.get("metadata"))
+        if kind == "binary":  # before AG-UI 1.0
+            fields = {"mime_type": part["mimeType"], "filename": part.get("filename")}
+            if part.get("data"):
+                return media_kind(part["mimeType"])(base64=part["data"], **fields)
+            if part.get("url"):
+                return media_kind(part["mimeType"])(url=part["url"], **fields)
+            return media_kind(part["mimeType"])(file_id=part["id"], **fields)
+    except (KeyError, TypeError) as exc:
+        raise invalid_field(path, f"missing or malformed: {exc}") from None
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        raise invalid_field(
+            ".".join([path, *(str(p) for p in error["loc"])]), error["msg"]
+        ) from None
+    raise invalid_field(f"{path}.type", f"{kind!r} is not a content part runyard takes")
+
+
+def _media(kind: type[MediaPart], source: dict[str, Any], metadata: Any) -> MediaPart:
+    extras = metadata if isinstance(metadata, dict) and metadata else None
+    mime_type = source.get("mimeType")
+    where = {"data": "base64", "url": "url", "file": "file_id"}[source["type"]]
+    return kind(mime_type=mime_type, extras=extras, **{where: source["value"]})

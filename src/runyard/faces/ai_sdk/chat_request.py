@@ -1,7 +1,8 @@
 """``UseChatRequest``: the body ``useChat`` (``DefaultChatTransport``) posts to ``/ai-sdk/{agentId}``.
 
 ``id`` is the chat, runyard's thread. runyard keeps the conversation itself, so of ``messages``
-only the last is read: a ``user`` message starts a run with its text parts; an ``assistant``
+only the last is read: a ``user`` message starts a run with its text and ``file`` parts (a
+``data:`` URL or a URL, its ``mediaType`` and ``filename``: an image, a PDF, ...); an ``assistant``
 message whose tool parts carry answered approvals (``addToolApprovalResponse``, state
 ``approval-responded``) answers those confirmations and carries the suspended run on.
 """
@@ -10,11 +11,13 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from runyard.faces.face_content import UserInput, media_from_url
 from runyard.faces.face_runs import Answer
 from runyard.faces.invalid_body import invalid_field, user_text
 from runyard.ids import THREAD_ID_PATTERN
+from runyard.messages import ContentBlock, TextPart
 
 __all__ = ["UseChatRequest", "UiMessage"]
 
@@ -59,8 +62,9 @@ class UseChatRequest(BaseModel):
         last = self.messages[-1]
         return last.role == "assistant" and bool(last.approvals())
 
-    def message(self) -> str:
-        """The last message's text, a user's; 422 naming the field otherwise."""
+    def message(self) -> UserInput:
+        """The last message, a user's: its text, and its file parts as content blocks; 422
+        naming the field otherwise."""
         at = len(self.messages) - 1
         last = self.messages[at]
         if last.role != "user":
@@ -69,7 +73,15 @@ class UseChatRequest(BaseModel):
                 "the last message must be the user's, or an assistant message with answered "
                 "tool approvals",
             )
-        return user_text(last.text(), f"messages.{at}.parts")
+        path = f"messages.{at}.parts"
+        if not any(p.get("type") == "file" for p in last.parts):
+            return UserInput(user_text(last.text(), path))
+        blocks = [
+            _block(part, f"{path}.{index}")
+            for index, part in enumerate(last.parts)
+            if part.get("type") in ("text", "file")
+        ]
+        return UserInput("", blocks, f"body.{path}")
 
     def answers(self) -> list[Answer]:
         """The answer of each approval in the last message (its ``id`` is the requestId)."""
@@ -94,3 +106,19 @@ class UseChatRequest(BaseModel):
             for i, approval in last.approvals()
             if approval.get("approved") is False
         }
+
+
+def _block(part: dict[str, Any], path: str) -> ContentBlock:
+    """A UI message's text or file part as a content block (its index kept in ``path``)."""
+    if part["type"] == "text":
+        return TextPart(text=str(part.get("text", "")))
+    url, media_type = part.get("url"), part.get("mediaType")
+    if not isinstance(url, str) or not isinstance(media_type, str):
+        raise invalid_field(path, "a file part needs its url and mediaType")
+    try:
+        return media_from_url(url, mime_type=media_type, filename=part.get("filename"))
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        raise invalid_field(
+            ".".join([path, *(str(p) for p in error["loc"])]), error["msg"]
+        ) from None

@@ -6,6 +6,7 @@ mapping of the Vercel AI SDK face. The run is one assistant message.
 | (the stream opens) | ``start`` (``messageId`` for a new run; ``messageMetadata``: thread and run), ``start-step`` |
 | orchestrator ``text-delta`` | ``text-start`` once, ``text-delta``, ``text-end`` when anything else comes |
 | orchestrator ``reasoning-delta`` | ``reasoning-start``, ``reasoning-delta``, ``reasoning-end`` |
+| orchestrator ``content`` | ``file`` (images, audio, video, files: ``url`` a ``data:`` URL or the file's URL), ``source-url`` (a citation), ``data-json`` (structured JSON) |
 | ``tool-call`` (any agent) | ``tool-input-start``, ``tool-input-delta`` (the arguments' JSON), ``tool-input-available`` — ``dynamic``: the tools run on the server |
 | ``confirmation-request`` | ``tool-approval-request`` (``approvalId`` = the ``requestId``) |
 | ``tool-result`` | ``tool-output-available`` |
@@ -28,12 +29,23 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from runyard.faces.face_content import block_url
 from runyard.faces.face_events import going_away
+from runyard.messages import (
+    AudioPart,
+    CitationPart,
+    ContentBlock,
+    FilePart,
+    ImagePart,
+    JsonPart,
+    VideoPart,
+)
 from runyard.protocol import (
     AgentCompletedEvent,
     AgentSpawnedEvent,
     ConfirmationRequestEvent,
     ConfirmationRequestPayload,
+    ContentEvent,
     ReasoningDeltaEvent,
     RunFinishEvent,
     StatusEvent,
@@ -75,8 +87,8 @@ class UiMessageChunks:
 
     def event(self, event: WireEvent) -> list[Chunk]:
         match event:
-            case TextDeltaEvent() | ReasoningDeltaEvent():
-                return self._delta(event)
+            case TextDeltaEvent() | ReasoningDeltaEvent() | ContentEvent():
+                return self._output(event)
             case ToolCallEvent():
                 return [*self._close(), *_tool_input(event)]
             case ConfirmationRequestEvent():
@@ -123,8 +135,16 @@ class UiMessageChunks:
     def ended(self) -> list[Any]:
         return [DONE]
 
+    def _output(self, event: TextDeltaEvent | ReasoningDeltaEvent | ContentEvent) -> list[Chunk]:
+        """The orchestrator's answer: its text and reasoning streamed, its blocks whole."""
+        if event.agent_id != ORCHESTRATOR_ID:
+            return []
+        if isinstance(event, ContentEvent):
+            return [*self._close(), *(self._block(b) for b in event.payload.blocks)]
+        return self._delta(event)
+
     def _delta(self, event: TextDeltaEvent | ReasoningDeltaEvent) -> list[Chunk]:
-        if event.agent_id != ORCHESTRATOR_ID or not event.payload.text:
+        if not event.payload.text:
             return []
         kind = "text" if isinstance(event, TextDeltaEvent) else "reasoning"
         opened: list[Chunk] = []
@@ -135,6 +155,18 @@ class UiMessageChunks:
             opened.append({"type": f"{kind}-start", "id": self._open[1]})
         delta = {"type": f"{kind}-delta", "id": self._open[1], "delta": event.payload.text}
         return [*opened, delta]
+
+    def _block(self, block: ContentBlock) -> Chunk:
+        if isinstance(block, ImagePart | AudioPart | VideoPart | FilePart):
+            made = {"type": "file", "url": block_url(block), "mediaType": block.mime_type}
+            return made if block.filename is None else {**made, "filename": block.filename}
+        if isinstance(block, CitationPart):
+            self._parts += 1
+            source = {"type": "source-url", "sourceId": f"source-{self._parts}"}
+            return {**source, "url": block.url or "", "title": block.title}
+        if isinstance(block, JsonPart):
+            return {"type": "data-json", "data": block.data}
+        return {"type": "data-content", "data": block.model_dump(mode="json")}
 
     def _close(self) -> list[Chunk]:
         if self._open is None:

@@ -32,6 +32,7 @@ from mcp.types import (
     TextContent,
 )
 
+from runyard.faces.face_content import UserInput
 from runyard.faces.face_events import going_away
 from runyard.faces.face_runs import FaceRun, answer_run, start_run
 from runyard.faces.mcp.agent_tools import AgentCallInput, InvalidArguments
@@ -43,10 +44,12 @@ from runyard.faces.mcp.approvals import (
     waiting_result,
 )
 from runyard.faces.mcp.caller import McpCaller
+from runyard.faces.mcp.content import mcp_content
 from runyard.faces.mcp.progress import ProgressNotes
 from runyard.ids import is_thread_id, new_id
-from runyard.protocol import ConfirmationRequestPayload, RunFinishEvent
-from runyard.service import FollowStopped, RunPause, ServiceError, follow_run
+from runyard.messages import ContentBlock
+from runyard.protocol import ConfirmationRequestPayload, ContentEvent, RunFinishEvent
+from runyard.service import ORCHESTRATOR_ID, FollowStopped, RunPause, ServiceError, follow_run
 
 __all__ = ["AgentResult", "call_agent"]
 
@@ -68,7 +71,8 @@ async def call_agent(
         else:
             given = AgentCallInput.parse(params.arguments)
             thread_id = given.thread_id or new_id("mcp")
-            run = await start_run(caller.parts, caller.owner, thread_id, given.message, agent_id)
+            said = UserInput(given.message, given.content, "content")
+            run = await start_run(caller.parts, caller.owner, thread_id, said, agent_id)
     except InvalidArguments as exc:
         return _error(f"invalid arguments: {exc}", {"status": "invalid_arguments"})
     except ServiceError as exc:
@@ -100,6 +104,8 @@ class _AgentCall:
         self.going_away = caller.going_away
         self.notes = ProgressNotes()
         self.sent = 0
+        self.blocks: list[ContentBlock] = []
+        """The content blocks the answer produced, for the result after its text."""
 
     async def follow(self, run: FaceRun) -> AgentResult:
         try:
@@ -139,6 +145,8 @@ class _AgentCall:
                 end = item
             elif isinstance(item[1], RunFinishEvent):
                 end = item[1]
+            elif isinstance(item[1], ContentEvent) and item[1].agent_id == ORCHESTRATOR_ID:
+                self.blocks.extend(item[1].payload.blocks)
             elif (note := self.notes.note(*item)) is not None:
                 self.sent += 1
                 await self.ctx.session.report_progress(self.sent, message=note)
@@ -198,7 +206,8 @@ class _AgentCall:
         if payload.output is not None:
             about["output"] = payload.output
         text = self.notes.answer or (json.dumps(payload.output) if payload.output else "")
-        return CallToolResult(content=[TextContent(text=text)], structured_content=about)
+        content = [TextContent(text=text), *mcp_content(self.blocks)]
+        return CallToolResult(content=content, structured_content=about)
 
     def _closed(self, run: FaceRun, pause: RunPause) -> CallToolResult:
         """A run that ended without its ``run-finish`` (cancelled elsewhere, never started)."""

@@ -2,7 +2,8 @@
 what runyard reads of it.
 
 ``model`` names the agent (``agent`` or ``agent@version``); the last message is the user's
-input; the earlier ones are the conversation when no thread is named. ``x_runyard.answers``
+input (its text, and its ``image_url``, ``input_audio`` and ``file`` parts as content blocks:
+``content_parts``); the earlier ones are the conversation when no thread is named. ``x_runyard.answers``
 (``extra_body`` in the ``openai`` client) answers the approvals a run of the thread waits for.
 Generation settings (``temperature``, ``max_tokens``, ``top_p``, ``stop``, ...) are accepted and
 ignored: the agent's spec decides them. What runyard cannot honour is refused, naming the field:
@@ -16,8 +17,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from runyard.faces.face_content import UserInput
 from runyard.faces.face_runs import Answer
 from runyard.faces.invalid_body import invalid_field, user_text
+from runyard.faces.openai.content_parts import user_content
 from runyard.ids import REQUEST_ID_PATTERN, THREAD_ID_PATTERN
 from runyard.json_text import is_storable
 from runyard.messages import AgentMessage, Role, TextPart
@@ -37,7 +40,8 @@ _HISTORY_ROLES: dict[str, Role] = {
 
 
 class ChatMessage(BaseModel):
-    """One message of ``messages``; its ``content`` a string or content parts (text is read)."""
+    """One message of ``messages``; its ``content`` a string or content parts (of earlier
+    messages only the text is read; of the last, its images, audio and files too)."""
 
     model_config = ConfigDict(extra="allow")
 
@@ -136,13 +140,18 @@ class ChatCompletionRequest(BaseModel):
         """Whether a stream ends with a ``usage`` chunk."""
         return self.stream_options is not None and self.stream_options.include_usage
 
-    def message(self) -> str:
-        """The last message's text, a user's; 422 naming the field otherwise."""
+    def user_input(self) -> UserInput:
+        """The last message, a user's: its text, or its content parts as blocks (images,
+        audio, files beside the text); 422 naming the field otherwise."""
         at = len(self.messages) - 1
         last = self.messages[at]
         if last.role != "user":
             raise invalid_field(f"messages.{at}.role", "the last message must be the user's")
-        return user_text(last.text(), f"messages.{at}.content")
+        path = f"messages.{at}.content"
+        if isinstance(last.content, list) and any(p.get("type") != "text" for p in last.content):
+            blocks = user_content(last.content, path)
+            return UserInput("", blocks, f"body.{path}")
+        return UserInput(user_text(last.text(), path))
 
     def history(self) -> list[AgentMessage]:
         """The messages before the last, as the conversation a new thread starts with:

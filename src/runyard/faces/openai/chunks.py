@@ -7,6 +7,7 @@ one body folds the same chunks (``completion``), so the two cannot drift.
 | (the stream opens) | a chunk with ``delta.role`` ``assistant`` |
 | orchestrator ``text-delta`` | ``delta.content`` |
 | orchestrator ``reasoning-delta`` | ``delta.reasoning_content`` (the extension DeepSeek and vLLM use) |
+| orchestrator ``content`` | ``delta.images`` (``image_url`` parts, as OpenRouter and vLLM send images) and ``delta.x_runyard_content`` (every other block) |
 | ``tool-call``, ``tool-result``, sub-agents, tasks | nothing: the tools ran on the server (follow them on ``/v1/events/{threadId}``) |
 | ``run-finish`` completed | ``finish_reason`` ``stop``, ``x_runyard`` (status ``completed``); then, when asked, the ``usage`` chunk (no ``choices``) |
 | suspended for approval | ``delta.content`` naming each tool call that waits, ``finish_reason`` ``stop``, ``x_runyard`` (status ``awaiting_approval``, ``approvals``) |
@@ -23,8 +24,10 @@ import json
 from typing import Any
 
 from runyard.faces.face_events import going_away
+from runyard.faces.openai.content_parts import answer_content
 from runyard.protocol import (
     ConfirmationRequestPayload,
+    ContentEvent,
     ReasoningDeltaEvent,
     RunFinishEvent,
     TextDeltaEvent,
@@ -76,6 +79,8 @@ class CompletionChunks:
                 return [self._chunk({"content": event.payload.text})]
             case ReasoningDeltaEvent() if event.agent_id == ORCHESTRATOR_ID and event.payload.text:
                 return [self._chunk({"reasoning_content": event.payload.text})]
+            case ContentEvent() if event.agent_id == ORCHESTRATOR_ID:
+                return [self._chunk(answer_content(event.payload.blocks))]
             case RunFinishEvent():
                 return self._finish(event)
             case _:

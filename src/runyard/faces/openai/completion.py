@@ -34,6 +34,9 @@ def completion(chunks: Iterable[Any]) -> tuple[int, dict[str, Any]]:
             delta = choice["delta"]
             message["content"] += delta.get("content") or ""
             reasoning += delta.get("reasoning_content") or ""
+            for listed in ("images", "x_runyard_content"):
+                if delta.get(listed):
+                    message.setdefault(listed, []).extend(delta[listed])
             finish_reason = choice["finish_reason"] or finish_reason
     if reasoning:
         message["reasoning_content"] = reasoning

@@ -12,6 +12,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 
+from runyard.faces.face_content import UserInput
 from runyard.faces.face_runs import FaceRun, start_run
 from runyard.messages import AgentMessage
 from runyard.service import Owner, ServiceParts
@@ -27,7 +28,7 @@ def new_thread_id() -> str:
 async def start_conversation(
     parts: ServiceParts,
     owner: Owner,
-    message: str,
+    message: UserInput,
     history: Sequence[AgentMessage],
     agent: tuple[str, str | None],
 ) -> FaceRun:

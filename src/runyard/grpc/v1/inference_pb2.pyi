@@ -55,20 +55,22 @@ class InvocationContext(_message.Message):
     def __init__(self, tenant: _Optional[str] = ..., user: _Optional[str] = ..., user_role: _Optional[str] = ..., ui_page: _Optional[str] = ..., flags: _Optional[_Mapping[str, bool]] = ..., metadata: _Optional[_Mapping[str, str]] = ...) -> None: ...
 
 class InvokeRequest(_message.Message):
-    __slots__ = ("thread_id", "message", "agent_id", "context", "idempotency_key", "after_event_id")
+    __slots__ = ("thread_id", "message", "agent_id", "context", "idempotency_key", "after_event_id", "content")
     THREAD_ID_FIELD_NUMBER: _ClassVar[int]
     MESSAGE_FIELD_NUMBER: _ClassVar[int]
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     CONTEXT_FIELD_NUMBER: _ClassVar[int]
     IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
     AFTER_EVENT_ID_FIELD_NUMBER: _ClassVar[int]
+    CONTENT_FIELD_NUMBER: _ClassVar[int]
     thread_id: str
     message: str
     agent_id: str
     context: InvocationContext
     idempotency_key: str
     after_event_id: int
-    def __init__(self, thread_id: _Optional[str] = ..., message: _Optional[str] = ..., agent_id: _Optional[str] = ..., context: _Optional[_Union[InvocationContext, _Mapping]] = ..., idempotency_key: _Optional[str] = ..., after_event_id: _Optional[int] = ...) -> None: ...
+    content: _containers.RepeatedCompositeFieldContainer[ContentBlock]
+    def __init__(self, thread_id: _Optional[str] = ..., message: _Optional[str] = ..., agent_id: _Optional[str] = ..., context: _Optional[_Union[InvocationContext, _Mapping]] = ..., idempotency_key: _Optional[str] = ..., after_event_id: _Optional[int] = ..., content: _Optional[_Iterable[_Union[ContentBlock, _Mapping]]] = ...) -> None: ...
 
 class Usage(_message.Message):
     __slots__ = ("input_tokens", "output_tokens", "total_tokens", "cost")
@@ -101,14 +103,16 @@ class PendingConfirmation(_message.Message):
     def __init__(self, request_id: _Optional[str] = ..., tool_call_id: _Optional[str] = ..., tool: _Optional[str] = ..., args: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., message: _Optional[str] = ..., input_type: _Optional[str] = ..., severity: _Optional[str] = ...) -> None: ...
 
 class Message(_message.Message):
-    __slots__ = ("id", "role", "text")
+    __slots__ = ("id", "role", "text", "content")
     ID_FIELD_NUMBER: _ClassVar[int]
     ROLE_FIELD_NUMBER: _ClassVar[int]
     TEXT_FIELD_NUMBER: _ClassVar[int]
+    CONTENT_FIELD_NUMBER: _ClassVar[int]
     id: str
     role: str
     text: str
-    def __init__(self, id: _Optional[str] = ..., role: _Optional[str] = ..., text: _Optional[str] = ...) -> None: ...
+    content: _containers.RepeatedCompositeFieldContainer[ContentBlock]
+    def __init__(self, id: _Optional[str] = ..., role: _Optional[str] = ..., text: _Optional[str] = ..., content: _Optional[_Iterable[_Union[ContentBlock, _Mapping]]] = ...) -> None: ...
 
 class Error(_message.Message):
     __slots__ = ("code", "message")
@@ -205,44 +209,76 @@ class ToolEndEvent(_message.Message):
     def __init__(self, tool_call_id: _Optional[str] = ..., result: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., error: _Optional[str] = ...) -> None: ...
 
 class ContentBlock(_message.Message):
-    __slots__ = ("text", "image", "file", "json")
+    __slots__ = ("text", "image", "file", "json", "audio", "video", "citation", "reasoning")
     TEXT_FIELD_NUMBER: _ClassVar[int]
     IMAGE_FIELD_NUMBER: _ClassVar[int]
     FILE_FIELD_NUMBER: _ClassVar[int]
     JSON_FIELD_NUMBER: _ClassVar[int]
+    AUDIO_FIELD_NUMBER: _ClassVar[int]
+    VIDEO_FIELD_NUMBER: _ClassVar[int]
+    CITATION_FIELD_NUMBER: _ClassVar[int]
+    REASONING_FIELD_NUMBER: _ClassVar[int]
     text: str
     image: ImageBlock
     file: FileBlock
     json: _struct_pb2.Value
-    def __init__(self, text: _Optional[str] = ..., image: _Optional[_Union[ImageBlock, _Mapping]] = ..., file: _Optional[_Union[FileBlock, _Mapping]] = ..., json: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ...) -> None: ...
+    audio: FileBlock
+    video: FileBlock
+    citation: CitationBlock
+    reasoning: str
+    def __init__(self, text: _Optional[str] = ..., image: _Optional[_Union[ImageBlock, _Mapping]] = ..., file: _Optional[_Union[FileBlock, _Mapping]] = ..., json: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., audio: _Optional[_Union[FileBlock, _Mapping]] = ..., video: _Optional[_Union[FileBlock, _Mapping]] = ..., citation: _Optional[_Union[CitationBlock, _Mapping]] = ..., reasoning: _Optional[str] = ...) -> None: ...
 
 class ImageBlock(_message.Message):
-    __slots__ = ("mime_type", "url", "data")
+    __slots__ = ("mime_type", "url", "data", "file_id", "name")
     MIME_TYPE_FIELD_NUMBER: _ClassVar[int]
     URL_FIELD_NUMBER: _ClassVar[int]
     DATA_FIELD_NUMBER: _ClassVar[int]
-    mime_type: str
-    url: str
-    data: bytes
-    def __init__(self, mime_type: _Optional[str] = ..., url: _Optional[str] = ..., data: _Optional[bytes] = ...) -> None: ...
-
-class FileBlock(_message.Message):
-    __slots__ = ("mime_type", "url", "data", "name")
-    MIME_TYPE_FIELD_NUMBER: _ClassVar[int]
-    URL_FIELD_NUMBER: _ClassVar[int]
-    DATA_FIELD_NUMBER: _ClassVar[int]
+    FILE_ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     mime_type: str
     url: str
     data: bytes
+    file_id: str
     name: str
-    def __init__(self, mime_type: _Optional[str] = ..., url: _Optional[str] = ..., data: _Optional[bytes] = ..., name: _Optional[str] = ...) -> None: ...
+    def __init__(self, mime_type: _Optional[str] = ..., url: _Optional[str] = ..., data: _Optional[bytes] = ..., file_id: _Optional[str] = ..., name: _Optional[str] = ...) -> None: ...
+
+class FileBlock(_message.Message):
+    __slots__ = ("mime_type", "url", "data", "name", "file_id")
+    MIME_TYPE_FIELD_NUMBER: _ClassVar[int]
+    URL_FIELD_NUMBER: _ClassVar[int]
+    DATA_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    FILE_ID_FIELD_NUMBER: _ClassVar[int]
+    mime_type: str
+    url: str
+    data: bytes
+    name: str
+    file_id: str
+    def __init__(self, mime_type: _Optional[str] = ..., url: _Optional[str] = ..., data: _Optional[bytes] = ..., name: _Optional[str] = ..., file_id: _Optional[str] = ...) -> None: ...
+
+class CitationBlock(_message.Message):
+    __slots__ = ("url", "title", "cited_text", "start_index", "end_index")
+    URL_FIELD_NUMBER: _ClassVar[int]
+    TITLE_FIELD_NUMBER: _ClassVar[int]
+    CITED_TEXT_FIELD_NUMBER: _ClassVar[int]
+    START_INDEX_FIELD_NUMBER: _ClassVar[int]
+    END_INDEX_FIELD_NUMBER: _ClassVar[int]
+    url: str
+    title: str
+    cited_text: str
+    start_index: int
+    end_index: int
+    def __init__(self, url: _Optional[str] = ..., title: _Optional[str] = ..., cited_text: _Optional[str] = ..., start_index: _Optional[int] = ..., end_index: _Optional[int] = ...) -> None: ...
 
 class ContentEvent(_message.Message):
-    __slots__ = ("blocks",)
+    __slots__ = ("blocks", "message_id", "tool_call_id")
     BLOCKS_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
+    TOOL_CALL_ID_FIELD_NUMBER: _ClassVar[int]
     blocks: _containers.RepeatedCompositeFieldContainer[ContentBlock]
-    def __init__(self, blocks: _Optional[_Iterable[_Union[ContentBlock, _Mapping]]] = ...) -> None: ...
+    message_id: str
+    tool_call_id: str
+    def __init__(self, blocks: _Optional[_Iterable[_Union[ContentBlock, _Mapping]]] = ..., message_id: _Optional[str] = ..., tool_call_id: _Optional[str] = ...) -> None: ...
 
 class ConfirmationRequestEvent(_message.Message):
     __slots__ = ("confirmation", "payload")

@@ -35,7 +35,12 @@ async def chat(
     ``context``; a thread keeps its agent unless ``agentId`` names another."""
     context = body.context.fields() if body.context is not None else None
     run_id = await app.runs.start(
-        owner, thread_id, body.message, agent=body.agent_id(), context=context
+        owner,
+        thread_id,
+        body.message,
+        agent=body.agent_id(),
+        context=context,
+        content=body.content,
     )
     return ChatResponse(runId=run_id)
 

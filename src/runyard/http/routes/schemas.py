@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationInfo, field_validator
 
 from runyard.http.routes.user_text import StorableJson, StorableStr
+from runyard.messages import ContentBlock
 
 __all__ = [
     "ActivateRequest",
@@ -43,11 +44,22 @@ class RouteContext(BaseModel):
 
 
 class ChatRequest(BaseModel):
-    """``POST /v1/chat/{threadId}``: the user's message, optionally for a named agent."""
+    """``POST /v1/chat/{threadId}``: the user's message, optionally for a named agent.
+
+    ``content`` adds content blocks (images, audio, files, JSON) after the text, or stands
+    instead of it (docs/content.md); one of the two is required."""
 
     model_config = ConfigDict(extra="forbid")
 
-    message: StorableStr = Field(min_length=1, description="the user's message")
+    content: list[ContentBlock] = Field(
+        default_factory=list,
+        description="content blocks beside (after) or instead of the text: "
+        '{"type": "image", "mime_type": "image/png", "base64": "..."} | {"type": "file", '
+        '"file_id": "..."} | {"type": "image", "url": "https://..."} | ... (docs/content.md)',
+    )
+    message: StorableStr = Field(
+        default="", validate_default=True, description="the user's message"
+    )
     agentId: str | None = Field(
         default=None,
         description="the agent to run (404 when the tenant has none of that id); default: the "
@@ -55,6 +67,14 @@ class ChatRequest(BaseModel):
     )
     agent: str | None = Field(default=None, description="the older name of agentId")
     context: RouteContext | None = Field(default=None, description="what routing rules read")
+
+    @field_validator("message")
+    @classmethod
+    def _says_something(cls, message: str, info: ValidationInfo) -> str:
+        # Content that failed its own validation is reported there, not here again.
+        if not message and "content" in info.data and not info.data["content"]:
+            raise ValueError("give a message, content blocks, or both")
+        return message
 
     def agent_id(self) -> str | None:
         """``agentId``, else ``agent``."""

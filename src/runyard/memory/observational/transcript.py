@@ -15,11 +15,14 @@ from typing import Any
 from runyard.memory.observational.log_format import stamp
 from runyard.messages import (
     AgentMessage,
+    AudioPart,
     CustomMessage,
     FilePart,
+    ImagePart,
     TextPart,
     ToolCallPart,
     ToolResultPart,
+    VideoPart,
 )
 
 __all__ = ["compact_value", "render_transcript"]
@@ -63,8 +66,8 @@ def _part(part: Any) -> str:
     if isinstance(part, ToolResultPart):
         kind = "error" if part.is_error else "output"
         return f"tool_result {part.tool_name} {kind}={compact_value(part.result)}"
-    if isinstance(part, FilePart):
-        return f"[file {part.filename or part.media_type}]"
+    if isinstance(part, ImagePart | AudioPart | VideoPart | FilePart):
+        return f"[{part.type} {part.filename or part.mime_type or part.url or part.file_id}]"
     return ""  # reasoning: the model's scratch work is not evidence of anything
 
 

@@ -10,11 +10,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from runyard.messages import ContentBlock
 from runyard.protocol.confirmation import Confirmation
 from runyard.protocol.events import (
     AgentCompletedEvent,
     AgentSpawnedEvent,
     ConfirmationRequestEvent,
+    ContentEvent,
     ErrorEvent,
     ReasoningDeltaEvent,
     RunFinishEvent,
@@ -39,6 +41,7 @@ from runyard.protocol.tree.node import (
     AgentNode,
     AgentToolCall,
     TimelineChild,
+    TimelineContent,
     TimelineEntry,
     TimelineReasoning,
     TimelineText,
@@ -79,7 +82,10 @@ class _Agent:
     reasoning: list[str] = field(default_factory=list)
     calls: dict[str, _Call] = field(default_factory=dict)
     children: list[_Agent] = field(default_factory=list)
-    timeline: list[_Stretch | TimelineToolCall | TimelineChild] = field(default_factory=list)
+    timeline: list[_Stretch | TimelineToolCall | TimelineContent | TimelineChild] = field(
+        default_factory=list
+    )
+    blocks: list[ContentBlock] = field(default_factory=list)
     tasks: list[TaskItem] | None = None
     status_message: str | None = None
     result: str | None = None
@@ -115,6 +121,7 @@ class _Agent:
             tool_calls=[AgentToolCall(**vars(call)) for call in self.calls.values()],
             children=[child.freeze() for child in self.children],
             timeline=[_freeze_entry(entry) for entry in self.timeline],
+            blocks=list(self.blocks) or None,
             tools=spawned.tools if spawned else None,
             task_id=spawned.task_id if spawned else None,
             kind=spawned.kind if spawned else None,
@@ -131,7 +138,9 @@ class _Agent:
         )
 
 
-def _freeze_entry(entry: _Stretch | TimelineToolCall | TimelineChild) -> TimelineEntry:
+def _freeze_entry(
+    entry: _Stretch | TimelineToolCall | TimelineContent | TimelineChild,
+) -> TimelineEntry:
     if not isinstance(entry, _Stretch):
         return entry
     content = "".join(entry.pieces)
@@ -193,8 +202,8 @@ class AgentTreeBuilder:
                 self._open_root(event.agent_id)
             case RunFinishEvent():
                 self._finish(event)
-            case TextDeltaEvent() | ReasoningDeltaEvent():
-                self._stream(event)
+            case TextDeltaEvent() | ReasoningDeltaEvent() | ContentEvent():
+                self._output(event)
             case ToolCallEvent():
                 self._tool_call(event)
             case ToolResultEvent() | ToolErrorEvent():
@@ -235,8 +244,14 @@ class AgentTreeBuilder:
             # Nothing outlives a stopped run: close what it left open.
             root.end(payload.status)
 
-    def _stream(self, event: TextDeltaEvent | ReasoningDeltaEvent) -> None:
-        if agent := self._agents.get(event.agent_id):
+    def _output(self, event: TextDeltaEvent | ReasoningDeltaEvent | ContentEvent) -> None:
+        agent = self._agents.get(event.agent_id)
+        if agent is None:
+            return
+        if isinstance(event, ContentEvent):
+            agent.blocks.extend(event.payload.blocks)
+            agent.timeline.append(TimelineContent(blocks=list(event.payload.blocks)))
+        else:
             agent.stream("text" if event.type == "text-delta" else "reasoning", event.payload.text)
 
     def _tool_call(self, event: ToolCallEvent) -> None:

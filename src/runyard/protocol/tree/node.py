@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal, TypeAlias
 
 from pydantic import Field
 
+from runyard.messages import ContentBlock
 from runyard.protocol.confirmation import Confirmation
 from runyard.protocol.payloads import AgentStatus, ErrorPayload, TargetResource, TaskItem
 from runyard.protocol.wire_model import WireModel, omitted_if_none
@@ -18,6 +19,7 @@ __all__ = [
     "AgentNode",
     "AgentToolCall",
     "TimelineChild",
+    "TimelineContent",
     "TimelineEntry",
     "TimelineReasoning",
     "TimelineText",
@@ -61,6 +63,13 @@ class TimelineToolCall(WireModel):
     tool_call_id: str
 
 
+class TimelineContent(WireModel):
+    """The point where the agent produced whole content blocks (a ``content`` event's)."""
+
+    type: Literal["content"] = "content"
+    blocks: list[ContentBlock]
+
+
 class TimelineChild(WireModel):
     """The point where the agent started a sub-agent; details are in ``children``."""
 
@@ -69,7 +78,7 @@ class TimelineChild(WireModel):
 
 
 TimelineEntry: TypeAlias = Annotated[
-    TimelineText | TimelineReasoning | TimelineToolCall | TimelineChild,
+    TimelineText | TimelineReasoning | TimelineToolCall | TimelineContent | TimelineChild,
     Field(discriminator="type"),
 ]
 """One step of an agent's activity, in the order it happened."""
@@ -78,8 +87,9 @@ TimelineEntry: TypeAlias = Annotated[
 class AgentNode(WireModel):
     """One agent (the orchestrator at the root, sub-agents below) and everything it did.
 
-    ``text_content`` and ``reasoning`` are the whole text; ``timeline`` interleaves it with tool
-    calls and sub-agents in order. Sub-agent metadata (``tools``, ``kind``, ``goal``, …) comes
+    ``text_content`` and ``reasoning`` are the whole text, ``blocks`` every content block it
+    produced (images, files, JSON, sources; absent when none); ``timeline`` interleaves them with
+    tool calls and sub-agents in order. Sub-agent metadata (``tools``, ``kind``, ``goal``, …) comes
     from its ``agent-spawned`` event; ``result``/``error`` from ``agent-completed`` (or, at the
     root, the ``reason`` of a failed run); ``tasks`` from the latest ``tasks-update``.
     """
@@ -92,6 +102,7 @@ class AgentNode(WireModel):
     tool_calls: list[AgentToolCall] = Field(default_factory=list)
     children: list[AgentNode] = Field(default_factory=list)
     timeline: list[TimelineEntry] = Field(default_factory=list)
+    blocks: list[ContentBlock] | None = omitted_if_none()
     tools: list[str] | None = omitted_if_none()
     task_id: str | None = omitted_if_none()
     kind: str | None = omitted_if_none()

@@ -15,9 +15,11 @@ import warnings
 from dataclasses import dataclass
 
 from runyard.errors import RunAbortedError
-from runyard.messages import AgentMessage
+from runyard.messages import AgentMessage, tool_blocks, whole_blocks
 from runyard.models import ModelProviderError
 from runyard.protocol import (
+    ContentEvent,
+    ContentPayload,
     ErrorEvent,
     ErrorPayload,
     ReasoningDeltaEvent,
@@ -91,9 +93,9 @@ class ChunkMapper:
                 )
             ]
         if isinstance(chunk, MessageChunk):
-            return self._tool_calls(chunk)
+            return self._message(chunk)
         if isinstance(chunk, ToolResultChunk):
-            return [self._tool_outcome(chunk)]
+            return [*self._tool_content(chunk), self._tool_outcome(chunk)]
         if isinstance(chunk, ToolEventChunk):
             return self._tool_event(chunk)
         if isinstance(chunk, ErrorChunk) and not isinstance(chunk.error, RunAbortedError):
@@ -114,11 +116,17 @@ class ChunkMapper:
         self.open_calls.clear()
         return events
 
-    def _tool_calls(self, chunk: MessageChunk) -> list[WireEvent]:
+    def _message(self, chunk: MessageChunk) -> list[WireEvent]:
+        """A model's turn: its content blocks (text and reasoning streamed as deltas already),
+        then its tool calls."""
         message = chunk.message
         if not isinstance(message, AgentMessage) or message.role != "assistant":
             return []
+        blocks = whole_blocks(message.parts)
         events: list[WireEvent] = []
+        if blocks:
+            content = ContentPayload(blocks=blocks, message_id=message.id)
+            events.append(ContentEvent(run_id=self.run_id, agent_id=self.agent_id, payload=content))
         for part in message.tool_calls:
             self.open_calls[part.tool_call_id] = part.tool_name
             payload = ToolCallPayload(
@@ -128,6 +136,14 @@ class ChunkMapper:
                 ToolCallEvent(run_id=self.run_id, agent_id=self.agent_id, payload=payload)
             )
         return events
+
+    def _tool_content(self, chunk: ToolResultChunk) -> list[WireEvent]:
+        """The images, files and data a tool answered with, as a ``content`` event of its call."""
+        blocks = [] if chunk.is_error else tool_blocks(chunk.output)
+        if not blocks:
+            return []
+        content = ContentPayload(blocks=list(blocks), tool_call_id=chunk.tool_call_id)
+        return [ContentEvent(run_id=self.run_id, agent_id=self.agent_id, payload=content)]
 
     def _tool_outcome(self, chunk: ToolResultChunk) -> WireEvent:
         self.open_calls.pop(chunk.tool_call_id, None)

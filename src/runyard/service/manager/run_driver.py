@@ -22,6 +22,7 @@ from runyard.messages import AgentMessage
 from runyard.runtime import RunJournal
 from runyard.service.agent_choice import AgentChoice, AgentDirectory
 from runyard.service.background.tasks import BACKGROUND_TASKS
+from runyard.service.content import FilesFor, FileStore
 from runyard.service.event_log import EventLog
 from runyard.service.manager.driven_runs import DrivenRuns
 from runyard.service.manager.owed_endings import OwedEndings
@@ -71,6 +72,7 @@ class RunDriver:
         telemetry: RunTelemetry,
         worker_concurrency: int,
         queue_poll_seconds: float,
+        files: FilesFor | None = None,
     ) -> None:
         self._store = store
         self._events = events
@@ -83,6 +85,7 @@ class RunDriver:
         self._role = role
         self._titles = titles
         self._telemetry = telemetry
+        self._files = files
         self.worker = (
             QueueWorker(
                 store,
@@ -113,7 +116,7 @@ class RunDriver:
         if self._role != "all":
             await self._queue_start(run, user.id, choice, started)
             return
-        title_from = user.text if self._titles and started.thread.title is None else None
+        title_from = self._title_from(user, started.thread.title)
         opened = partial(self._first_stream, run, user, self._telemetry_of(run, choice))
         self._launch(
             run,
@@ -138,6 +141,7 @@ class RunDriver:
                 prepared,
                 abort_signal=active.abort,
                 deps=self._deps(active),
+                files=self._files_of(active),
                 telemetry=telemetry,
                 journal=journal,
             )
@@ -214,6 +218,15 @@ class RunDriver:
         deps = ServiceDeps(self._store, run.agent, ORCHESTRATOR_ID, scope, self._directory)
         return {SERVICE_DEPS: deps, BACKGROUND_TASKS: run.background}
 
+    def _title_from(self, user: AgentMessage, title: str | None) -> str | None:
+        """What a new thread's title is made from: its first message's text (a message of
+        content blocks only, an image, has none to make one from)."""
+        return (user.text or None) if self._titles and title is None else None
+
+    def _files_of(self, run: ActiveRun) -> FileStore | None:
+        """The stored files the run's messages may name: its owner's."""
+        return self._files(run.owner) if self._files is not None else None
+
     async def _queue_start(
         self, run: ActiveRun, message_id: str, choice: AgentChoice, started: RunStart
     ) -> None:
@@ -235,6 +248,7 @@ class RunDriver:
             run_id=run.run_id,
             abort_signal=run.abort,
             deps=self._deps(run),
+            files=self._files_of(run),
             telemetry=telemetry,
             journal=journal,
         )
@@ -249,6 +263,7 @@ class RunDriver:
             takeover.calls,
             abort_signal=run.abort,
             deps=self._deps(run),
+            files=self._files_of(run),
             telemetry=telemetry,
             journal=journal,
         )
@@ -316,7 +331,7 @@ class RunDriver:
         thread = await owned_thread(self._store, owner, owner.thread_id_of(run.thread_id))
         agent = await thread_agent(self._directory, owner, thread)
         active, telemetry = self._segment_of(run, owner, agent, thread)
-        title_from = user.text if self._titles and thread.title is None else None
+        title_from = self._title_from(user, thread.title)
         opened = partial(self._first_stream, active, user, telemetry)
         self._launch(active, SegmentStart(opened, title_from=title_from))
 

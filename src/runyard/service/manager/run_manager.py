@@ -27,14 +27,15 @@ through the one ``RunFinisher`` (``runs.finish``):
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from runyard.agent import Agent
 from runyard.config import Role
-from runyard.messages import AgentMessage
+from runyard.messages import AgentMessage, ContentBlock, MediaPart, TextPart
 from runyard.service.agent_choice import AgentDirectory, AgentRequest, FixedAgents
 from runyard.service.background.status import read_background_tasks
+from runyard.service.content import ContentRules, FilesFor, check_content
 from runyard.service.errors import ServiceStopping
 from runyard.service.event_log import EventLog
 from runyard.service.limits import TenantLimits
@@ -93,6 +94,8 @@ class RunManager:
         role: Role = "all",
         worker_concurrency: int = 16,
         queue_poll_seconds: float = 1.0,
+        files: FilesFor | None = None,
+        content_rules: ContentRules | None = None,
     ) -> None:
         if isinstance(agents, Mapping):
             agents = FixedAgents(agents, default_agent or next(iter(agents), ""))
@@ -109,6 +112,10 @@ class RunManager:
         self.telemetry = telemetry or RunTelemetry()
         """Where each run reports its spans (the server's traces, metrics and logs)."""
         self.role: Role = role
+        self.files = files
+        """The file store each caller's messages may name files of; None: no file store (a
+        block naming a ``file_id`` is refused)."""
+        self.content_rules = content_rules or ContentRules()
         self._closing = False
         self._runs = DrivenRuns()
         endings, locks = OwedEndings(), KeyedLock()
@@ -126,6 +133,7 @@ class RunManager:
             telemetry=self.telemetry,
             worker_concurrency=worker_concurrency,
             queue_poll_seconds=queue_poll_seconds,
+            files=files,
         )
         self._keeper = LeaseKeeper(
             store,
@@ -186,8 +194,14 @@ class RunManager:
         version: str | None = None,
         context: Mapping[str, Any] | None = None,
         message_id: str | None = None,
+        content: Sequence[ContentBlock] = (),
+        content_field: str = "content",
     ) -> str:
         """Start a run for ``message``; its id. ``RunActive`` while the thread has an open run.
+
+        ``content`` are blocks sent beside the text (or instead of it: ``message`` may then be
+        empty), checked first (``ContentRefused`` and kin naming ``{content_field}.{index}``,
+        docs/content.md): images, files, JSON.
 
         ``message_id`` is the user message's id (default: a new one); the run's ``run-start``
         names it, which is how a caller finds the run its message started (gRPC idempotency).
@@ -201,8 +215,15 @@ class RunManager:
         leaves nothing behind and is not counted. ``ServiceStopping`` once ``aclose`` began.
         """
         self._admit()
+        files = self.files(owner) if self.files is not None else None
+        await check_content(content, rules=self.content_rules, files=files, field=content_field)
         request = AgentRequest(agent, context or {}, version)
-        user = AgentMessage.user(message, **({} if message_id is None else {"id": message_id}))
+        text = [TextPart(text=message)] if message else []
+        user = AgentMessage(
+            role="user",
+            parts=[*text, *content],
+            **({} if message_id is None else {"id": message_id}),
+        )
         async with self._opener.open(owner, thread_id, request, user) as opened:
             record = opened.started.run
             try:
@@ -211,6 +232,10 @@ class RunManager:
                 # Nothing drives the run yet: close its row, or the thread stays blocked.
                 await self._driver.fail_unlaunched(record, exc)
                 raise
+        if files is not None:
+            for part in content:
+                if isinstance(part, MediaPart) and part.file_id is not None:
+                    await files.reference(part.file_id, thread_id)
         return record.run_id
 
     async def confirm(self, owner: Owner, request_id: str, answer: dict[str, Any]) -> None:

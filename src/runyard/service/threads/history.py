@@ -22,7 +22,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from runyard.messages import AgentMessage
+from runyard.messages import AgentMessage, whole_blocks
 from runyard.protocol import AgentTreeBuilder, RunFinishPayload, parse_event
 from runyard.service.owner import Owner
 from runyard.storage import (
@@ -131,6 +131,8 @@ class _Fold:
             "isStreaming": self.finish is None,
             "agentTree": tree.model_dump(mode="json"),
         }
+        if tree.blocks:
+            assistant["blocks"] = [block.model_dump(mode="json") for block in tree.blocks]
         if self.chosen is not None:
             assistant["agent"] = self.chosen
         if self.finish is not None and self.finish.usage is not None:
@@ -289,7 +291,7 @@ def _newest_fitting(runs: Sequence[RunRows], limit: int) -> list[RunRows]:
 
 
 def _user_row(message: AgentMessage, run_id: str) -> dict[str, Any]:
-    return {
+    row: dict[str, Any] = {
         "id": message.id,
         "runId": run_id,
         "role": "user",
@@ -298,3 +300,6 @@ def _user_row(message: AgentMessage, run_id: str) -> dict[str, Any]:
         "reasoning": "",
         "isStreaming": False,
     }
+    if blocks := whole_blocks(message.parts):
+        row["blocks"] = [block.model_dump(mode="json") for block in blocks]
+    return row
