@@ -111,7 +111,22 @@ class Settings(BaseSettings):
         "secret limits the redaction to that group",
     )
     max_body_bytes: int = Field(
-        default=1_048_576, ge=1, description="largest accepted request body"
+        default=1_048_576,
+        ge=1,
+        description="largest accepted request body (uploads to /v1/files: RUNYARD_MAX_FILE_BYTES)",
+    )
+    max_file_bytes: int = Field(
+        default=20 * 1024 * 1024, ge=1, description="largest file POST /v1/files accepts"
+    )
+    tenant_file_quota_bytes: int = Field(
+        default=1024 * 1024 * 1024,
+        ge=0,
+        description="bytes a tenant's stored files may hold together; 0 = no quota",
+    )
+    files_dir: str = Field(
+        default="",
+        description="a directory for uploaded files' bytes (their metadata stays in the "
+        "database); empty = in the database, in 256 KiB rows",
     )
     tenant_requests_per_minute: int = Field(
         default=0,

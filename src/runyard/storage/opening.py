@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 from typing import Literal
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from runyard.config import get_settings
+from runyard.storage.files import DirectoryFileBytes
 from runyard.storage.inmemory import InMemoryStore
 from runyard.storage.migrations import upgrade_to_head
 from runyard.storage.protocol import Store
@@ -27,12 +29,17 @@ VectorMode = Literal["auto", "exact"]
 """``auto``: sqlite-vec / pgvector when the database can load them; ``exact``: always Python."""
 
 
-async def open_store(url: str | None = None, *, vectors: VectorMode = "auto") -> Store:
+async def open_store(
+    url: str | None = None, *, vectors: VectorMode = "auto", files_dir: str | None = None
+) -> Store:
     """A ready store for ``url`` (default: ``RUNYARD_DATABASE_URL``, else ``sqlite:///runyard.db``),
-    with every migration applied."""
+    with every migration applied. Uploaded files' bytes go to ``files_dir`` (default:
+    ``RUNYARD_FILES_DIR``; empty = the database)."""
     target = parse_database_url(url if url is not None else get_settings().database_url)
+    directory = get_settings().files_dir if files_dir is None else files_dir
+    file_bytes = DirectoryFileBytes(Path(directory)) if directory else None
     if target.backend == "memory":
-        return InMemoryStore()
+        return InMemoryStore(file_bytes)
     assert target.sqlalchemy_url is not None
     engine = create_engine(target.sqlalchemy_url)
     try:
@@ -41,7 +48,7 @@ async def open_store(url: str | None = None, *, vectors: VectorMode = "auto") ->
     except BaseException:
         await dispose(engine)
         raise
-    return SqlStore(engine, index)
+    return SqlStore(engine, index, file_bytes)
 
 
 async def upgrade(url: str | None = None) -> None:
