@@ -33,6 +33,7 @@ from runyard.http.heap import tune_collector
 from runyard.http.observed_requests import ObservedRequests
 from runyard.http.openapi import install_openapi
 from runyard.http.routes import KEYS_ROUTERS, ROUTERS
+from runyard.http.routes.files import UPLOAD_PATH
 from runyard.http.shutdown import Shutdown
 from runyard.http.state import AppState, Parts
 from runyard.http.ui import install_ui
@@ -60,6 +61,7 @@ from runyard.service import (
     watch_catalog,
 )
 from runyard.service.bus import EventBus, start_event_bus
+from runyard.service.files import StoredBinaries
 from runyard.storage import DatabaseUnavailable, Store, open_store
 from runyard.telemetry.observed import ObservedTelemetry
 
@@ -152,7 +154,7 @@ def create_app(
     install_api_docs(app)
     install_ui(app)
     install_openapi(app)
-    app.add_middleware(BodyLimit, max_bytes=config.max_body_bytes)
+    app.add_middleware(BodyLimit, max_bytes=config.max_body_bytes, own_limits=[UPLOAD_PATH])
     # Around the body limit and every route: a 413 or a 503 is timed, traced and has its id.
     app.add_middleware(ObservedRequests, metrics=state.metrics, tracing=traces)
     # Outermost: a 413 or any error a browser page receives carries the CORS headers too.
@@ -247,7 +249,8 @@ async def _agents(
         return FixedAgents(agents, default)
     # One set of shared clients for every tool the catalog builds, closed after its agents.
     egress = EgressPolicy(EgressAllowList.parse(settings.egress_allow))
-    deps = ToolDependencies(store=store, egress=egress)
+    # A tool's ExecutionContext.get_binary_stream reads the calling user's uploads.
+    deps = ToolDependencies(store=store, egress=egress, binaries=StoredBinaries(store))
     stack.push_async_callback(deps.aclose)
     feed = given.catalog_feed
     catalog = (
