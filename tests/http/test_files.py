@@ -262,6 +262,28 @@ async def test_a_client_that_goes_away_midway_leaves_nothing(url: str) -> None:
     assert await stored_bytes(url) == 0
 
 
+async def test_an_empty_upload_is_422_naming_the_file(url: str) -> None:
+    async with running_app(url, settings=LIMITS) as app, asgi_client(app) as client:
+        raw = await client.post("/v1/files")
+        form = await upload(client, b"")
+
+    for response in (raw, form):
+        assert response.status_code == 422
+        assert response.json()["error"] == {
+            "code": "empty_file",
+            "message": "the file is empty: send its bytes",
+            "field": "file",
+        }
+
+
+async def test_a_method_a_file_does_not_take_is_405_listing_those_it_does(url: str) -> None:
+    async with running_app(url, settings=LIMITS) as app, asgi_client(app) as client:
+        response = await client.put("/v1/files/file_" + "0" * 32)
+
+    assert response.status_code == 405
+    assert response.headers["allow"] == "DELETE, GET"
+
+
 async def test_a_deleted_file_is_gone(url: str) -> None:
     async with running_app(url, settings=LIMITS) as app, asgi_client(app) as client:
         file_id = (await upload(client, PNG)).json()["id"]

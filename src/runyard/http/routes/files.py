@@ -7,6 +7,7 @@ is cut off or is malformed keeps nothing (docs/files.md).
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Annotated, Any
 from urllib.parse import quote
 
@@ -103,10 +104,10 @@ async def upload(
                 content_type, request.stream(), name="file", limit=limit + MULTIPART_ALLOWANCE
             )
             named = await form.start()
-            record = await files.upload(form.chunks(), filename=named or filename)
+            record = await files.upload(_not_empty(form.chunks()), filename=named or filename)
         else:
             _refuse_declared_size(request, limit)
-            record = await files.upload(request.stream(), filename=filename)
+            record = await files.upload(_not_empty(request.stream()), filename=filename)
     except (FileTooLarge, UploadTooLarge) as exc:
         message = f"the file is larger than RUNYARD_MAX_FILE_BYTES ({limit} bytes)"
         raise ApiError(413, "file_too_large", message, "file") from exc
@@ -116,6 +117,8 @@ async def upload(
             f"{exc.used} are stored): delete some first"
         )
         raise ApiError(413, "file_quota_exceeded", message, "file") from exc
+    except EmptyUpload as exc:
+        raise ApiError(422, "empty_file", "the file is empty: send its bytes", "file") from exc
     except TruncatedUpload as exc:
         raise ApiError(400, "upload_truncated", str(exc), "file") from exc
     except MalformedUpload as exc:
@@ -125,6 +128,20 @@ async def upload(
             400, "upload_truncated", "the body ended before it was whole", "file"
         ) from exc
     return file_body(record)
+
+
+class EmptyUpload(ValueError):
+    """The upload ended without a byte."""
+
+
+async def _not_empty(chunks: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+    """``chunks``, refused at their end when there were none with a byte (a body forgotten)."""
+    empty = True
+    async for chunk in chunks:
+        empty = empty and not chunk
+        yield chunk
+    if empty:
+        raise EmptyUpload()
 
 
 def _file_limit(request: Request) -> int:
@@ -140,14 +157,19 @@ def _refuse_declared_size(request: Request, limit: int) -> None:
         raise ApiError(413, "file_too_large", message, "file")
 
 
+_BYTES: dict[str, Any] = {"schema": {"type": "string", "format": "binary"}}
+_BYTES_TYPE = "the file's bytes, `Content-Type` its sniffed media type (docs/files.md)"
+
+
 @router.get(
     "/{file_id}",
     response_class=StreamingResponse,
     responses={
-        200: {"content": {"application/octet-stream": {}}, "description": "the file's bytes"},
+        200: {"content": {"*/*": _BYTES}, "description": _BYTES_TYPE},
         206: {
-            "content": {"application/octet-stream": {}},
-            "description": "the bytes of the one range asked for (`Content-Range` says which)",
+            "content": {"*/*": _BYTES},
+            "description": "the bytes of the one range asked for (`Content-Range` says which); "
+            + _BYTES_TYPE,
         },
         **error_responses(400, 401, 404, 416, 422, 503),
     },

@@ -11,7 +11,7 @@ from typing import Annotated
 
 from fastapi import Path
 
-from runyard.ids import REQUEST_ID_PATTERN, THREAD_ID_PATTERN
+from runyard.ids import FILE_ID_PATTERN, REQUEST_ID_PATTERN, THREAD_ID_PATTERN
 
 __all__ = ["FileId", "RequestId", "ThreadId"]
 
@@ -37,7 +37,7 @@ RequestId = Annotated[
 FileId = Annotated[
     str,
     Path(
-        pattern=r"^file_[0-9a-f]{32}$",
+        pattern=FILE_ID_PATTERN,
         description="A stored file's id, as POST /v1/files answered it.",
         examples=["file_3f2a9c0e5b7d41a8b6c2e9f0a1d4c7b3"],
     ),
