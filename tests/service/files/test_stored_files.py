@@ -3,14 +3,21 @@ threads (by the id the client chose); ``StoredBinaries`` outside a tool call fin
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 
 import pytest
 
+from runyard.ids import now_ms
 from runyard.registry.tools import UnknownBinaryError
 from runyard.service import Owner
-from runyard.service.files import StoredBinaries, StoredFiles
-from runyard.storage import FileTooLarge
+from runyard.service.files import (
+    ABANDONED_AFTER_MS,
+    StoredBinaries,
+    StoredFiles,
+    sweep_abandoned_uploads,
+)
+from runyard.storage import FileTooLarge, StorageError
 from runyard.storage.inmemory import InMemoryStore
 
 
@@ -55,3 +62,23 @@ async def test_stored_binaries_find_nothing_outside_a_tool_call() -> None:
     with pytest.raises(UnknownBinaryError):
         async for _ in StoredBinaries(store).open(record.id):
             pass
+
+
+async def test_the_sweep_deletes_uploads_abandoned_for_an_hour_only() -> None:
+    store = InMemoryStore()
+    started, go_on = asyncio.Event(), asyncio.Event()
+
+    async def stalled() -> AsyncIterator[bytes]:
+        yield b"x"
+        started.set()
+        await go_on.wait()
+
+    writer = asyncio.create_task(
+        StoredFiles(store, "acme", "alice").upload(stalled(), filename=None)
+    )
+    await started.wait()
+    assert await sweep_abandoned_uploads(store, now_ms()) == 0
+    assert await sweep_abandoned_uploads(store, now_ms() + ABANDONED_AFTER_MS + 1) == 1
+    go_on.set()
+    with pytest.raises(StorageError):
+        await writer
