@@ -386,3 +386,19 @@ async def test_a_catalog_tool_reads_the_callers_upload_in_a_run(
         "tool-error",
         {"toolCallId": outcomes[1][1]["toolCallId"], "error": f"no binary with id {bobs!r}"},
     )
+
+
+async def test_with_a_files_directory_the_bytes_live_there(url: str, tmp_path: Path) -> None:
+    directory = tmp_path / "files"
+    settings = {**LIMITS, "files_dir": str(directory)}
+    async with running_app(url, settings=settings) as app, asgi_client(app) as client:
+        file_id = (await upload(client, PNG)).json()["id"]
+        on_disk = directory / file_id[-2:] / file_id
+        kept = on_disk.read_bytes()
+        got = await client.get(f"/v1/files/{file_id}", headers={"Range": "bytes=5-"})
+        await client.delete(f"/v1/files/{file_id}")
+
+    assert kept == PNG
+    assert got.content == PNG[5:]
+    assert not on_disk.exists()
+    assert list((directory / "partial").iterdir()) == []

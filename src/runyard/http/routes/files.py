@@ -31,7 +31,7 @@ from runyard.http.routes.params import FileId
 from runyard.http.routes.schemas import OkResponse
 from runyard.http.state import Parts, parts
 from runyard.service import Owner
-from runyard.service.files import StoredFiles
+from runyard.service.files import StoredFiles, files_for
 from runyard.storage import FileQuotaExceeded, FileRecord, FileTooLarge
 
 __all__ = ["MULTIPART_ALLOWANCE", "UPLOAD_PATH", "router"]
@@ -50,13 +50,8 @@ async def caller_files(
 ) -> StoredFiles:
     """The caller's files, bounded by the app's limits."""
     settings: Settings = request.app.state.runyard.settings
-    return StoredFiles(
-        app.store,
-        owner.tenant_id,
-        owner.user_id,
-        max_bytes=settings.max_file_bytes,
-        quota_bytes=settings.tenant_file_quota_bytes or None,
-    )
+    quota = settings.tenant_file_quota_bytes or None
+    return files_for(app.store, max_bytes=settings.max_file_bytes, quota_bytes=quota)(owner)
 
 
 FilesDep = Annotated[StoredFiles, Depends(caller_files)]
@@ -68,11 +63,11 @@ _UPLOAD_BODY: dict[str, Any] = {
             "schema": {
                 "type": "object",
                 "required": ["file"],
-                "properties": {"file": {"type": "string", "format": "binary"}},
+                "properties": {"file": {"type": "string", "format": "binary", "minLength": 1}},
             }
         },
         "application/octet-stream": {
-            "schema": {"type": "string", "format": "binary"},
+            "schema": {"type": "string", "format": "binary", "minLength": 1},
         },
     },
     "description": "multipart/form-data with the file in the field `file`, or the file itself "

@@ -8,13 +8,13 @@ thread deletes the files only it used. Nobody else's file is ever found.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, AsyncIterator
+from collections.abc import AsyncIterable, AsyncIterator, Callable
 
 from runyard.ids import new_id
 from runyard.service.owner import Owner
 from runyard.storage import FileRecord, Files, NewFile
 
-__all__ = ["StoredFiles"]
+__all__ = ["StoredFiles", "files_for"]
 
 
 class StoredFiles:
@@ -77,3 +77,21 @@ class StoredFiles:
         key = self._owner.thread_key(thread_id)
         if not await self._store.reference_file(file_id, key, **self._scope):
             raise LookupError(f"no file {file_id!r}")
+
+
+def files_for(
+    store: Files, *, max_bytes: int | None = None, quota_bytes: int | None = None
+) -> Callable[[Owner], StoredFiles]:
+    """Each caller's ``StoredFiles`` on ``store``: what the run manager reads messages' files
+    through (``create_app``'s ``files=``)."""
+
+    def of(owner: Owner) -> StoredFiles:
+        return StoredFiles(
+            store,
+            owner.tenant_id,
+            owner.user_id,
+            max_bytes=max_bytes,
+            quota_bytes=quota_bytes,
+        )
+
+    return of

@@ -1,7 +1,7 @@
 """``DirectoryFileBytes``: files' bytes as files in a directory (``RUNYARD_FILES_DIR``), their
 metadata still in the database.
 
-A file is written to ``<dir>/partial/<id>`` and renamed to ``<dir>/<first two hex>/<id>`` only
+A file is written to ``<dir>/partial/<id>`` and renamed to ``<dir>/<last two hex>/<id>`` only
 once whole, so a reader never sees half a file and a crash leaves only a partial file. File ids
 are the store's own (``file_<hex>``), never a path a sender chose. Disk work runs on a thread.
 """
