@@ -128,6 +128,16 @@ class Settings(BaseSettings):
         description="a directory for uploaded files' bytes (their metadata stays in the "
         "database); empty = in the database, in 256 KiB rows",
     )
+    files_s3_bucket: str = Field(
+        default="",
+        description="an S3 bucket for uploaded files' bytes instead (runyard[s3]; credentials "
+        "as boto3 finds them: AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY); empty = not S3",
+    )
+    files_s3_endpoint: str = Field(
+        default="",
+        description="the S3-compatible endpoint, e.g. http://minio:9000; empty = AWS",
+    )
+    files_s3_region: str = Field(default="", description="the bucket's region; empty = boto3's")
     tenant_requests_per_minute: int = Field(
         default=0,
         ge=0,

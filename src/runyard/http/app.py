@@ -190,7 +190,7 @@ async def _assemble(
     opened, bus = given.store, given.bus
     if opened is None:
         try:
-            opened = await open_store(settings.database_url, files_dir=settings.files_dir)
+            opened = await open_store(settings.database_url, settings=settings)
         except DatabaseUnavailable as exc:
             # The store waited for the database already (storage.sql.engine): say so, once.
             logger.error("start-up gave up waiting for the database: %s", exc)

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import logging
-from pathlib import Path
 from typing import Literal
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from runyard.config import get_settings
-from runyard.storage.files import DirectoryFileBytes
+from runyard.config import Settings, get_settings
+from runyard.storage.files.configured import configured_file_bytes
 from runyard.storage.inmemory import InMemoryStore
 from runyard.storage.migrations import upgrade_to_head
 from runyard.storage.protocol import Store
@@ -30,14 +29,15 @@ VectorMode = Literal["auto", "exact"]
 
 
 async def open_store(
-    url: str | None = None, *, vectors: VectorMode = "auto", files_dir: str | None = None
+    url: str | None = None, *, vectors: VectorMode = "auto", settings: Settings | None = None
 ) -> Store:
-    """A ready store for ``url`` (default: ``RUNYARD_DATABASE_URL``, else ``sqlite:///runyard.db``),
-    with every migration applied. Uploaded files' bytes go to ``files_dir`` (default:
-    ``RUNYARD_FILES_DIR``; empty = the database)."""
-    target = parse_database_url(url if url is not None else get_settings().database_url)
-    directory = get_settings().files_dir if files_dir is None else files_dir
-    file_bytes = DirectoryFileBytes(Path(directory)) if directory else None
+    """A ready store for ``url`` (default: the settings' ``RUNYARD_DATABASE_URL``, else
+    ``sqlite:///runyard.db``), with every migration applied. Uploaded files' bytes go where
+    ``settings`` (default: the environment's) say: ``RUNYARD_FILES_DIR``,
+    ``RUNYARD_FILES_S3_BUCKET``, else the database."""
+    settings = settings or get_settings()
+    target = parse_database_url(url if url is not None else settings.database_url)
+    file_bytes = configured_file_bytes(settings)
     if target.backend == "memory":
         return InMemoryStore(file_bytes)
     assert target.sqlalchemy_url is not None
