@@ -12,6 +12,7 @@ import re
 import time
 
 __all__ = [
+    "FILE_ID_PATTERN",
     "IDENTITY_PATTERN",
     "REQUEST_ID_PATTERN",
     "THREAD_ID_PATTERN",
@@ -26,6 +27,9 @@ THREAD_ID_PATTERN = r"^[A-Za-z0-9._:@-]{1,128}$"
 
 REQUEST_ID_PATTERN = THREAD_ID_PATTERN
 """A confirmation request id follows the same rule (runyard makes them as ``cr_<32 hex>``)."""
+
+FILE_ID_PATTERN = r"^file_[0-9a-f]{32}$"
+"""A stored file's id, as the file store makes them (``new_id("file")``)."""
 
 IDENTITY_PATTERN = r"^[A-Za-z0-9._@-]{1,128}$"
 """A tenant or user id: 1 to 128 of ``A-Z a-z 0-9 . _ @ -`` — no ``/`` (thread keys are

@@ -86,6 +86,7 @@ def test_every_error_is_the_envelope_and_headers_carry_their_pattern() -> None:
         "409",
         "410",
         "413",
+        "416",
         "422",
         "429",
         "503",

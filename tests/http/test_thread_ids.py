@@ -14,7 +14,7 @@ import httpx
 import pytest
 from http_harness import asgi_client, asgi_sse, running_app, settled
 
-from runyard.ids import REQUEST_ID_PATTERN, THREAD_ID_PATTERN
+from runyard.ids import FILE_ID_PATTERN, REQUEST_ID_PATTERN, THREAD_ID_PATTERN
 from runyard.registry import SPEC_ID_PATTERN
 from runyard.service import Owner
 
@@ -99,7 +99,8 @@ async def test_the_openapi_document_shows_the_id_rule(url: str) -> None:
     }
     rules = {"thread_id": THREAD_ID_PATTERN, "request_id": REQUEST_ID_PATTERN}
     rules["agent_id"] = SPEC_ID_PATTERN
-    assert len(patterns) == 13  # the faces add /agui and /ai-sdk
+    rules["file_id"] = FILE_ID_PATTERN
+    assert len(patterns) == 16  # the faces add /agui and /ai-sdk; /v1/files has three
     for (_path, _method, name), pattern in patterns.items():
         assert pattern == rules[name]
 

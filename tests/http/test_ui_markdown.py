@@ -38,17 +38,17 @@ CASES = [
     "snake_case_words and __init__ and foo_bar_",
     "*foo bar*",
     "a * foo bar*",
-    "a*\"foo\"*",
+    'a*"foo"*',
     "* a *",
     "foo*bar*",
     "5*6*78",
     "_foo bar_",
     "_ foo bar_",
-    "a_\"foo\"_",
+    'a_"foo"_',
     "foo_bar_",
     "5_6_78",
     "пристаням_стремятся_",
-    "aa_\"bb\"_cc",
+    'aa_"bb"_cc',
     "foo-_(bar)_",
     "_foo*",
     "*foo bar *",
@@ -74,7 +74,7 @@ CASES = [
     "**foo bar **",
     "**(**foo)",
     "*(**foo**)*",
-    "**foo \"*bar*\" foo**",
+    '**foo "*bar*" foo**',
     "*foo**bar**baz*",
     "*foo**bar*",
     "***foo** bar*",
@@ -129,4 +129,4 @@ def test_inline_markdown_reads_as_commonmark_does(texts: list[str], tmp_path: Pa
 
 def test_an_underscore_inside_a_word_stays_as_written(tmp_path: Path) -> None:
     (html,) = _rendered(['save_note returned {"id": "note_8b9c"} for list_notes'], tmp_path)
-    assert html == 'save_note returned {&quot;id&quot;: &quot;note_8b9c&quot;} for list_notes'
+    assert html == "save_note returned {&quot;id&quot;: &quot;note_8b9c&quot;} for list_notes"

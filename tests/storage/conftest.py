@@ -20,9 +20,12 @@ from part_fakes import PART_FAKES
 
 from postgres_databases import private_database, truncate_all
 from runyard.storage import open_store
+from s3_server import s3_endpoint
 from sqlite_databases import MigratedSqlite
 
 BACKENDS = ["memory", "sqlite", "sqlite-exact", "postgresql", "pgvector"]
+
+__all__ = ["s3_endpoint"]
 
 
 @pytest.fixture(scope="session")

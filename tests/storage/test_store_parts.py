@@ -22,6 +22,7 @@ from runyard.storage import (
     Confirmations,
     Conversations,
     EventLogStore,
+    Files,
     MemoryTiers,
     RateCounters,
     RunLedger,
@@ -40,6 +41,7 @@ from runyard.storage.inmemory import (
     ConfirmationsPart,
     ConversationsPart,
     EventLogPart,
+    FilesPart,
     MemoryTiersPart,
     RateCountersPart,
     RunLedgerPart,
@@ -63,6 +65,7 @@ PARTS = [
     CatalogVersions,
     RateCounters,
     ToolLedger,
+    Files,
 ]
 
 
@@ -89,13 +92,22 @@ def test_the_store_is_its_parts_and_nothing_more() -> None:
         (CatalogVersionsPart, CatalogVersions),
         (RateCountersPart, RateCounters),
         (ToolLedgerPart, ToolLedger),
+        (FilesPart, Files),
     ],
 )
 def test_each_in_memory_part_class_implements_one_part_exactly(
     part_class: type, part: type
 ) -> None:
     assert_implements(part_class(), part)
-    assert {name for name in vars(part_class) if not name.startswith("_")} == part_members(part)
+    # What the class and the storage helpers it builds on (``StreamedFiles``) define.
+    own = {
+        name
+        for cls in part_class.__mro__
+        if cls is part_class or cls.__module__.startswith("runyard.storage.files.")
+        for name in vars(cls)
+        if not name.startswith("_")
+    }
+    assert own == part_members(part)
 
 
 class _RenamedKeyword(EventLogOnly):

@@ -111,7 +111,9 @@ class Settings(BaseSettings):
         "secret limits the redaction to that group",
     )
     max_body_bytes: int = Field(
-        default=1_048_576, ge=1, description="largest accepted request body"
+        default=1_048_576,
+        ge=1,
+        description="largest accepted request body (uploads to /v1/files: RUNYARD_MAX_FILE_BYTES)",
     )
     max_inline_content_bytes: int = Field(
         default=524_288,
@@ -119,6 +121,29 @@ class Settings(BaseSettings):
         description="largest content block sent inline (base64, decoded) in a message; larger "
         "files are uploaded and named by file_id (docs/content.md)",
     )
+    max_file_bytes: int = Field(
+        default=20 * 1024 * 1024, ge=1, description="largest file POST /v1/files accepts"
+    )
+    tenant_file_quota_bytes: int = Field(
+        default=1024 * 1024 * 1024,
+        ge=0,
+        description="bytes a tenant's stored files may hold together; 0 = no quota",
+    )
+    files_dir: str = Field(
+        default="",
+        description="a directory for uploaded files' bytes (their metadata stays in the "
+        "database); empty = in the database, in 256 KiB rows",
+    )
+    files_s3_bucket: str = Field(
+        default="",
+        description="an S3 bucket for uploaded files' bytes instead (runyard[s3]; credentials "
+        "as boto3 finds them: AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY); empty = not S3",
+    )
+    files_s3_endpoint: str = Field(
+        default="",
+        description="the S3-compatible endpoint, e.g. http://minio:9000; empty = AWS",
+    )
+    files_s3_region: str = Field(default="", description="the bucket's region; empty = boto3's")
     tenant_requests_per_minute: int = Field(
         default=0,
         ge=0,

@@ -33,6 +33,7 @@ from runyard.http.heap import tune_collector
 from runyard.http.observed_requests import ObservedRequests
 from runyard.http.openapi import install_openapi
 from runyard.http.routes import KEYS_ROUTERS, ROUTERS
+from runyard.http.routes.files import UPLOAD_PATH
 from runyard.http.shutdown import Shutdown
 from runyard.http.state import AppState, Parts
 from runyard.http.ui import install_ui
@@ -61,6 +62,7 @@ from runyard.service import (
 )
 from runyard.service.bus import EventBus, start_event_bus
 from runyard.service.content import ContentRules, FilesFor
+from runyard.service.files import StoredBinaries, files_for
 from runyard.storage import DatabaseUnavailable, Store, open_store
 from runyard.telemetry.observed import ObservedTelemetry
 
@@ -156,7 +158,7 @@ def create_app(
     install_api_docs(app)
     install_ui(app)
     install_openapi(app)
-    app.add_middleware(BodyLimit, max_bytes=config.max_body_bytes)
+    app.add_middleware(BodyLimit, max_bytes=config.max_body_bytes, own_limits=[UPLOAD_PATH])
     # Around the body limit and every route: a 413 or a 503 is timed, traced and has its id.
     app.add_middleware(ObservedRequests, metrics=state.metrics, tracing=traces)
     # Outermost: a 413 or any error a browser page receives carries the CORS headers too.
@@ -193,7 +195,7 @@ async def _assemble(
     opened, bus = given.store, given.bus
     if opened is None:
         try:
-            opened = await open_store(settings.database_url)
+            opened = await open_store(settings.database_url, settings=settings)
         except DatabaseUnavailable as exc:
             # The store waited for the database already (storage.sql.engine): say so, once.
             logger.error("start-up gave up waiting for the database: %s", exc)
@@ -223,9 +225,13 @@ async def _assemble(
         worker_concurrency=settings.worker_concurrency,
         queue_poll_seconds=settings.bus_poll_seconds,
         content_rules=ContentRules(settings.max_inline_content_bytes),
-        # The file store plugs in here (owner -> FileStore); without one a message naming a
-        # stored file is refused: 400 file_store_unavailable.
-        files=given.files,
+        # The caller's uploads (/v1/files), which a message may name by file_id.
+        files=given.files
+        or files_for(
+            store,
+            max_bytes=settings.max_file_bytes,
+            quota_bytes=settings.tenant_file_quota_bytes or None,
+        ),
     )
     stack.push_async_callback(runs.aclose)
     if isinstance(directory, CatalogAgents):  # stopped first: no reload while runs end
@@ -256,7 +262,8 @@ async def _agents(
         return FixedAgents(agents, default)
     # One set of shared clients for every tool the catalog builds, closed after its agents.
     egress = EgressPolicy(EgressAllowList.parse(settings.egress_allow))
-    deps = ToolDependencies(store=store, egress=egress)
+    # A tool's ExecutionContext.get_binary_stream reads the calling user's uploads.
+    deps = ToolDependencies(store=store, egress=egress, binaries=StoredBinaries(store))
     stack.push_async_callback(deps.aclose)
     feed = given.catalog_feed
     catalog = (

@@ -24,6 +24,7 @@ __all__ = [
     "ErrorBody",
     "ErrorDetail",
     "FieldError",
+    "FileBody",
     "Health",
     "Readiness",
     "StreamTicketBody",
@@ -370,3 +371,17 @@ class RouteBody(_Body):
     routingTenant: str | None = Field(description="whose routing was read; null: the shared one")
     routingSource: str | None = Field(description="file:line of that routing")
     rules: list[RuleEvaluationBody]
+
+
+class FileBody(_Body):
+    """A stored file's metadata (``POST /v1/files``, ``GET /v1/files/{fileId}/meta``)."""
+
+    id: str = Field(description="`file_` and 32 hex digits; name it in a message's file part")
+    filename: str | None = Field(description="the name the uploader gave, if any")
+    mediaType: str = Field(
+        description="sniffed from the bytes (docs/files.md), never taken from the name or a "
+        "header; `application/octet-stream` when nothing is recognised"
+    )
+    size: int = Field(description="bytes")
+    sha256: str = Field(description="hex SHA-256 of the bytes")
+    createdAt: int = Field(description="ms since the epoch")

@@ -4,11 +4,16 @@ It acts before anything parses the body: a declared ``Content-Length`` over the 
 refused at once, and a streamed body (``Transfer-Encoding``) is counted as it arrives and cut off
 when it overflows. An HTTP/1 request with a declared length, or none (no body), passes untouched:
 the server delivers no more than the length declared.
+
+Paths in ``own_limits`` (``POST /v1/files``) are left to their route: an upload is up to
+``RUNYARD_MAX_FILE_BYTES``, streamed into the store and counted there, and its 413 names the
+field.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -26,12 +31,13 @@ class _TooLarge(Exception):
 class BodyLimit:
     """Wraps an ASGI app; requests whose body exceeds ``max_bytes`` get a JSON 413."""
 
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+    def __init__(self, app: ASGIApp, max_bytes: int, own_limits: Collection[str] = ()) -> None:
         self.app = app
         self.max_bytes = max_bytes
+        self.own_limits = frozenset(own_limits)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
+        if scope["type"] != "http" or scope["path"] in self.own_limits:
             await self.app(scope, receive, send)
             return
         declared, chunked = _body_framing(scope)

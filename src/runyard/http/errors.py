@@ -19,6 +19,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
+from starlette.routing import Match
 
 from runyard.redaction import SecretRedactor
 from runyard.service import ErrorKind, ServiceError
@@ -125,7 +126,10 @@ def install_error_handlers(app: FastAPI, shapes: Mapping[str, ErrorShape] | None
             return _invalid_request(request, fields)
         code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
         body = error_body(code, str(exc.detail))
-        return _response(request, body, exc.status_code, exc.headers)
+        headers = exc.headers
+        if exc.status_code == 405:
+            headers = {**(headers or {}), "Allow": _allowed_methods(request)}
+        return _response(request, body, exc.status_code, headers)
 
     async def internal_error(request: Request, exc: Exception) -> JSONResponse:
         # Starlette logs the exception with its traceback after this answer; the body says
@@ -138,6 +142,22 @@ def install_error_handlers(app: FastAPI, shapes: Mapping[str, ErrorShape] | None
     app.add_exception_handler(HTTPException, http_error)
     app.add_exception_handler(StorageError, storage_error)
     app.add_exception_handler(Exception, internal_error)
+
+
+_METHODS = ("DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT")
+
+
+def _allowed_methods(request: Request) -> str:
+    """Every method some route of this path takes. Starlette's 405 names only the first route
+    that matched the path, and a path may have one route per method (``/v1/files/{fileId}``)."""
+    routes = request.app.router.routes
+    return ", ".join(
+        method
+        for method in _METHODS
+        if any(
+            route.matches({**request.scope, "method": method})[0] is Match.FULL for route in routes
+        )
+    )
 
 
 def _response(

@@ -35,7 +35,8 @@ METRICS_PATH = "/metrics"
 _ERRORS = {
     400: "a bad identity header (`invalid_identity`), one sent to a server that does not read "
     "them (`untrusted_identity_header`: only RUNYARD_AUTH=proxy does), or a bad cursor (`field` "
-    "names it); an agent spec that cannot serve with this catalog (`invalid_agent_spec`, "
+    "names it); an upload cut off before its end (`upload_truncated`) or a multipart form that "
+    "is malformed or has no `file` field (`malformed_upload`); an agent spec that cannot serve with this catalog (`invalid_agent_spec`, "
     "`fields` lists each fault)",
     401: "RUNYARD_AUTH=keys and no valid API key: missing, malformed, unknown, revoked and "
     "expired keys all get this one answer (`unauthenticated`); on admin routes in the other "
@@ -44,14 +45,19 @@ _ERRORS = {
     403: "an admin route called with a `member` key (`admin_required`), for a tenant the admin "
     "key may not manage (`tenant_forbidden`, `field` names it), or while the admin API is off "
     "(`admin_disabled`: RUNYARD_AUTH is none or proxy and RUNYARD_ADMIN_TOKEN is not set)",
-    404: "no such thread, confirmation or agent for this caller (`agent_not_found`), no such "
+    404: "no such thread, confirmation, file (`file_not_found`) or agent for this caller "
+    "(`agent_not_found`), no such "
     "stored agent version (`agent_version_not_found`), or no catalog served "
     "(`catalog_not_served`)",
     409: "the thread's run is active, busy, or the confirmation was answered; or the agent "
     "version the run needs left the catalog (`agent_version_unavailable`)",
     410: "the confirmation expired (`confirmation_expired`): its run waited longer than "
     "RUNYARD_CHECKPOINT_TTL_SECONDS and has ended",
-    413: "the body is larger than RUNYARD_MAX_BODY_BYTES",
+    413: "the body is larger than RUNYARD_MAX_BODY_BYTES (`body_too_large`); an upload larger "
+    "than RUNYARD_MAX_FILE_BYTES (`file_too_large`) or past the tenant's "
+    "RUNYARD_TENANT_FILE_QUOTA_BYTES (`file_quota_exceeded`), `field` naming `file`",
+    416: "the `Range` asks for none of the file's bytes (`range_not_satisfiable`); "
+    "`Content-Range: bytes */<size>` says how many it has",
     422: "a malformed body or parameter (`fields` lists each), or a body the service refuses",
     429: "a limit of the tenant refused the new run, nothing was stored or counted: as many "
     "runs started in the last minute as the agent's `requests_per_minute` or "

@@ -8,6 +8,8 @@ __all__ = [
     "ApiKeyConflict",
     "DatabaseUnavailable",
     "EventIdConflict",
+    "FileQuotaExceeded",
+    "FileTooLarge",
     "InvalidDatabaseURL",
     "RunConflict",
     "RunNotFound",
@@ -72,3 +74,23 @@ class ApiKeyConflict(StorageError):
     def __init__(self, key_id: str) -> None:
         super().__init__(f"an API key with id {key_id!r} already exists")
         self.key_id = key_id
+
+
+class FileTooLarge(StorageError):
+    """A file grew past the size limit its writer set; nothing of it was kept."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"the file is larger than the limit of {limit} bytes")
+        self.limit = limit
+
+
+class FileQuotaExceeded(StorageError):
+    """A file would take its tenant's stored bytes past the tenant's quota; nothing of it was
+    kept."""
+
+    def __init__(self, quota: int, used: int) -> None:
+        super().__init__(
+            f"the tenant's file quota of {quota} bytes is full ({used} bytes are stored)"
+        )
+        self.quota = quota
+        self.used = used

@@ -7,7 +7,8 @@ from typing import Literal
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from runyard.config import get_settings
+from runyard.config import Settings, get_settings
+from runyard.storage.files.configured import configured_file_bytes
 from runyard.storage.inmemory import InMemoryStore
 from runyard.storage.migrations import upgrade_to_head
 from runyard.storage.protocol import Store
@@ -27,12 +28,18 @@ VectorMode = Literal["auto", "exact"]
 """``auto``: sqlite-vec / pgvector when the database can load them; ``exact``: always Python."""
 
 
-async def open_store(url: str | None = None, *, vectors: VectorMode = "auto") -> Store:
-    """A ready store for ``url`` (default: ``RUNYARD_DATABASE_URL``, else ``sqlite:///runyard.db``),
-    with every migration applied."""
-    target = parse_database_url(url if url is not None else get_settings().database_url)
+async def open_store(
+    url: str | None = None, *, vectors: VectorMode = "auto", settings: Settings | None = None
+) -> Store:
+    """A ready store for ``url`` (default: the settings' ``RUNYARD_DATABASE_URL``, else
+    ``sqlite:///runyard.db``), with every migration applied. Uploaded files' bytes go where
+    ``settings`` (default: the environment's) say: ``RUNYARD_FILES_DIR``,
+    ``RUNYARD_FILES_S3_BUCKET``, else the database."""
+    settings = settings or get_settings()
+    target = parse_database_url(url if url is not None else settings.database_url)
+    file_bytes = configured_file_bytes(settings)
     if target.backend == "memory":
-        return InMemoryStore()
+        return InMemoryStore(file_bytes)
     assert target.sqlalchemy_url is not None
     engine = create_engine(target.sqlalchemy_url)
     try:
@@ -41,7 +48,7 @@ async def open_store(url: str | None = None, *, vectors: VectorMode = "auto") ->
     except BaseException:
         await dispose(engine)
         raise
-    return SqlStore(engine, index)
+    return SqlStore(engine, index, file_bytes)
 
 
 async def upgrade(url: str | None = None) -> None:

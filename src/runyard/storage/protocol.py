@@ -16,6 +16,7 @@ from runyard.storage.parts import (
     Confirmations,
     Conversations,
     EventLogStore,
+    Files,
     MemoryTiers,
     Message,
     RateCounters,
@@ -47,6 +48,7 @@ class Store(
     CatalogVersions,
     RateCounters,
     ToolLedger,
+    Files,
     Protocol,
 ):
     """Every part of runyard's storage in one backend, which can say what it is and close."""

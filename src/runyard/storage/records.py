@@ -17,6 +17,8 @@ __all__ = [
     "ConfirmationStatus",
     "EmbeddingEntry",
     "EmbeddingHit",
+    "FileRecord",
+    "NewFile",
     "MemoryScope",
     "MessageCursor",
     "Observation",
@@ -326,3 +328,28 @@ class AgentActivation:
     tenant: str | None
     version: str
     activated_at: int
+
+
+@dataclass(frozen=True, slots=True)
+class NewFile:
+    """A file about to be stored: who owns it and what its uploader called it (``Files``)."""
+
+    id: str
+    tenant_id: str
+    resource_id: str
+    filename: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FileRecord:
+    """A stored file's metadata. ``media_type`` was sniffed from its bytes, never taken from the
+    name or a header; ``sha256`` is hex; ``created_at`` epoch ms."""
+
+    id: str
+    tenant_id: str
+    resource_id: str
+    filename: str | None
+    media_type: str
+    size: int
+    sha256: str
+    created_at: int

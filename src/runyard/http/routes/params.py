@@ -11,9 +11,9 @@ from typing import Annotated
 
 from fastapi import Path
 
-from runyard.ids import REQUEST_ID_PATTERN, THREAD_ID_PATTERN
+from runyard.ids import FILE_ID_PATTERN, REQUEST_ID_PATTERN, THREAD_ID_PATTERN
 
-__all__ = ["RequestId", "ThreadId"]
+__all__ = ["FileId", "RequestId", "ThreadId"]
 
 ThreadId = Annotated[
     str,
@@ -31,5 +31,14 @@ RequestId = Annotated[
         pattern=REQUEST_ID_PATTERN,
         description="The requestId of a confirmation-request event.",
         examples=["cr_3f2a9c0e5b7d41a8b6c2e9f0a1d4c7b3"],
+    ),
+]
+
+FileId = Annotated[
+    str,
+    Path(
+        pattern=FILE_ID_PATTERN,
+        description="A stored file's id, as POST /v1/files answered it.",
+        examples=["file_3f2a9c0e5b7d41a8b6c2e9f0a1d4c7b3"],
     ),
 ]

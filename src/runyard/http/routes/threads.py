@@ -75,6 +75,7 @@ async def status(thread_id: ThreadId, owner: OwnerDep, app: PartsDep) -> dict[st
     responses=error_responses(400, 401, 404, 409, 422, 503),
 )
 async def delete_thread(thread_id: ThreadId, owner: OwnerDep, app: PartsDep) -> OkResponse:
-    """Cancel the thread's run, then delete the thread with its messages and events."""
+    """Cancel the thread's run, then delete the thread with its messages and events, and the
+    uploaded files no other thread references."""
     await app.runs.delete_thread(owner, thread_id)
     return OkResponse()

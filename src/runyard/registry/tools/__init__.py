@@ -24,6 +24,7 @@ from runyard.registry.tools.execution_context import (
     CallExecutionContext,
     ExecutionContext,
     NoCallInProgressError,
+    calling_tool_context,
 )
 from runyard.registry.tools.factories import ENTRY_POINT_GROUP, ToolFactories, builtin_factories
 from runyard.registry.tools.http_request import (
@@ -47,6 +48,7 @@ __all__ = [
     "BinarySource",
     "BuildContext",
     "CallExecutionContext",
+    "calling_tool_context",
     "Closer",
     "EgressAllowList",
     "EgressPolicy",

@@ -20,7 +20,12 @@ from runyard.registry.tools.binaries import BinarySource
 from runyard.registry.tools.wrapping import CallNext, wrap_call
 from runyard.tools import Tool, ToolContext
 
-__all__ = ["CallExecutionContext", "ExecutionContext", "NoCallInProgressError"]
+__all__ = [
+    "CallExecutionContext",
+    "ExecutionContext",
+    "NoCallInProgressError",
+    "calling_tool_context",
+]
 
 
 class ExecutionContext(Protocol):
@@ -100,3 +105,10 @@ class CallExecutionContext:
                 f"ExecutionContext.{helper} works only while one of the tools built with it runs"
             )
         return call
+
+
+def calling_tool_context() -> ToolContext | None:
+    """The ``ToolContext`` of the factory-built tool call in progress here, if any: whose run
+    it is (tenant, user, thread) for a ``BinarySource`` that reads on the caller's behalf."""
+    call = _CURRENT_CALL.get()
+    return None if call is None else call.context

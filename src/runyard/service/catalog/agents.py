@@ -57,6 +57,7 @@ from runyard.service.catalog.state import CatalogState
 from runyard.service.catalog.tools import CatalogTools, ToolBuildError
 from runyard.service.catalog.versions import database_source, stored_entry, stored_version
 from runyard.service.errors import AgentRequired, AgentVersionUnavailable, UnknownAgent
+from runyard.service.files import StoredBinaries
 from runyard.service.limits import AgentLimits
 from runyard.storage import AgentVersion, Store, StoreCheckpointStore
 from runyard.tools import Tool
@@ -157,7 +158,7 @@ class CatalogAgents:
         self._model_for = model_for
         self._owned_deps: ToolDependencies | None = None
         if tools is None:
-            self._owned_deps = ToolDependencies(store=store)
+            self._owned_deps = ToolDependencies(store=store, binaries=StoredBinaries(store))
             tools = CatalogTools.discover(self._owned_deps)
         self._tools = tools
         self._compiled: OrderedDict[str, Agent] = OrderedDict()

@@ -16,6 +16,7 @@ import logging
 
 from runyard.ids import now_ms
 from runyard.service.bus import EventBus
+from runyard.service.files import sweep_abandoned_uploads
 from runyard.service.manager.driven_runs import DrivenRuns
 from runyard.service.manager.owed_endings import OwedEndings
 from runyard.service.manager.request_rate import RequestRate
@@ -153,6 +154,7 @@ class LeaseKeeper:
     async def _sweep_expired(self) -> None:
         await self.expire_suspensions()
         await self._request_rate.sweep()
+        await sweep_abandoned_uploads(self._store, now_ms())
 
     async def _cancel_requested(self, run_id: str) -> None:
         """A cancel message for ``run_id``: cancel it if this process drives it and the

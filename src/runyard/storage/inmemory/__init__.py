@@ -10,6 +10,7 @@ from runyard.storage.inmemory.checkpoints import CheckpointsPart
 from runyard.storage.inmemory.confirmations import ConfirmationsPart
 from runyard.storage.inmemory.conversations import ConversationsPart
 from runyard.storage.inmemory.event_log import EventLogPart
+from runyard.storage.inmemory.files import FilesPart
 from runyard.storage.inmemory.memory_tiers import MemoryTiersPart
 from runyard.storage.inmemory.rate_counters import RateCountersPart
 from runyard.storage.inmemory.run_queue import RunQueuePart
@@ -26,6 +27,7 @@ __all__ = [
     "ConfirmationsPart",
     "ConversationsPart",
     "EventLogPart",
+    "FilesPart",
     "InMemoryStore",
     "MemoryTiersPart",
     "RateCountersPart",

@@ -61,6 +61,7 @@ class ConversationsPart(MemoryState, Conversations):
         ):
             table.pop(thread_id, None)
         self._working.pop((tenant_id, resource_id, thread_id), None)
+        await self._file_bytes.delete_bytes(self._drop_thread_files(thread_id))
         return True
 
     async def set_thread_title(

@@ -20,6 +20,7 @@ from runyard.storage.errors import (
     StaleLease,
     ThreadOwnershipError,
 )
+from runyard.storage.files.file_bytes import FileBytes, MemoryFileBytes
 from runyard.storage.parts import Message
 from runyard.storage.records import (
     OPEN_RUN_STATUSES,
@@ -27,6 +28,7 @@ from runyard.storage.records import (
     AgentVersion,
     ApiKey,
     Confirmation,
+    FileRecord,
     ObservationCursor,
     Plan,
     RunRecord,
@@ -68,7 +70,7 @@ class RunTable(dict[str, RunRecord]):
 class MemoryState:
     """Shared state of the in-memory store's parts."""
 
-    def __init__(self) -> None:
+    def __init__(self, file_bytes: FileBytes | None = None) -> None:
         self._seq = itertools.count(1)
         self._threads: dict[str, Thread] = {}
         # thread id -> message id -> (insertion seq, message)
@@ -96,6 +98,23 @@ class MemoryState:
         self._catalog_revision = 0
         # key -> epoch second -> requests counted in it
         self._rate_counters: dict[str, dict[int, int]] = {}
+        # file id -> (metadata, finished); file id -> the threads that reference it
+        self._files: dict[str, tuple[FileRecord, bool]] = {}
+        self._file_references: dict[str, set[str]] = {}
+        self._file_bytes: FileBytes = file_bytes or MemoryFileBytes()
+
+    def _drop_thread_files(self, thread_id: str) -> list[str]:
+        """Drop the thread's file references, and the rows of the files no other thread
+        references; their ids, whose bytes the caller deletes."""
+        orphans = []
+        for file_id, threads in list(self._file_references.items()):
+            if thread_id in threads:
+                threads.discard(thread_id)
+                if not threads:
+                    orphans.append(file_id)
+                    del self._file_references[file_id]
+                    self._files.pop(file_id, None)
+        return orphans
 
     def _fence(self, run_id: str, epoch: int) -> None:
         """Raise unless the run is open at ``epoch`` (``StaleLease``; ``RunNotFound``)."""

@@ -8,6 +8,7 @@ from runyard.storage.inmemory.checkpoints import CheckpointsPart
 from runyard.storage.inmemory.confirmations import ConfirmationsPart
 from runyard.storage.inmemory.conversations import ConversationsPart
 from runyard.storage.inmemory.event_log import EventLogPart
+from runyard.storage.inmemory.files import FilesPart
 from runyard.storage.inmemory.memory_tiers import MemoryTiersPart
 from runyard.storage.inmemory.rate_counters import RateCountersPart
 from runyard.storage.inmemory.run_queue import RunQueuePart
@@ -33,6 +34,7 @@ class InMemoryStore(
     CatalogVersionsPart,
     RateCountersPart,
     ToolLedgerPart,
+    FilesPart,
 ):
     """A process-local ``Store``: same contract as the databases, nothing survives ``close``."""
 
@@ -42,5 +44,5 @@ class InMemoryStore(
         return "memory"
 
     async def close(self) -> None:
-        """Drop everything held."""
+        """Drop everything held (bytes kept in a directory stay there)."""
         MemoryState.__init__(self)

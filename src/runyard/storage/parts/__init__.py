@@ -12,7 +12,8 @@ Writes to a thread that does not exist yet create it for the caller. ``RunLedger
 thread or checkpoint id only: the service checks ownership before it touches them. ``ApiKeys``
 belongs to no thread: it says who a request acts for; nor does ``RateCounters``, whose
 keys are whatever its caller limits. Nor does ``CatalogVersions``: the
-catalog's agent versions, for every tenant.
+catalog's agent versions, for every tenant. ``Files`` are owned like threads: a file belongs to one
+tenant and user, and nobody else reads, deletes or references it.
 
 Methods that write a batch take the thread and the batch positionally only (``/``): callers
 pass them in order, so each backend names them as it likes (the SQL backend's own names would
@@ -25,6 +26,7 @@ from runyard.storage.parts.checkpoints import Checkpoints
 from runyard.storage.parts.confirmations import Confirmations
 from runyard.storage.parts.conversations import Conversations, Message
 from runyard.storage.parts.event_log import EventLogStore
+from runyard.storage.parts.files import Files
 from runyard.storage.parts.memory_tiers import (
     MemoryTiers,
     ObservationTier,
@@ -45,6 +47,7 @@ __all__ = [
     "Confirmations",
     "Conversations",
     "EventLogStore",
+    "Files",
     "MemoryTiers",
     "Message",
     "ObservationTier",

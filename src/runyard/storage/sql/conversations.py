@@ -13,6 +13,7 @@ from runyard.storage.records import MessageCursor, Thread
 from runyard.storage.sql.connection import SqlConnection
 from runyard.storage.sql.direct_statements import prepared
 from runyard.storage.sql.engine import read, write
+from runyard.storage.sql.files_part import delete_thread_files
 from runyard.storage.sql.schema import (
     embeddings,
     events,
@@ -132,7 +133,10 @@ class ConversationsPart(SqlState):
                 )
             )
             await conn.execute(delete(threads).where(threads.c.id == thread_id))
+            orphan_files = await delete_thread_files(conn, thread_id)
         await self._vectors.after_delete(seqs)
+        if orphan_files:
+            await self._file_bytes.delete_bytes(orphan_files)
         return True
 
     async def set_thread_title(

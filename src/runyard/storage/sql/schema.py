@@ -42,6 +42,9 @@ __all__ = [
     "confirmations",
     "embeddings",
     "events",
+    "file_chunks",
+    "file_references",
+    "files",
     "json_type",
     "messages",
     "metadata",
@@ -346,4 +349,40 @@ rate_counters = Table(
     Column("hits", BigInteger, nullable=False),
     PrimaryKeyConstraint("key", "second"),
     Index("rate_counters_by_second", "second"),
+)
+
+files = Table(
+    "files",
+    metadata,
+    Column("id", StorableText, primary_key=True),
+    Column("tenant_id", StorableText, nullable=False),
+    Column("resource_id", StorableText, nullable=False),
+    Column("filename", StorableText),
+    Column("media_type", String(255), nullable=False),
+    Column("size", BigInteger, nullable=False),
+    Column("sha256", String(64), nullable=False),
+    # "writing" while its bytes arrive (invisible), "ready" once whole.
+    Column("state", String(16), nullable=False),
+    Column("created_at", BigInteger, nullable=False),
+    Index("files_by_tenant", "tenant_id", "state"),
+)
+
+# A file's bytes in the database (the default ``FileBytes``): pieces of 256 KiB, by start offset.
+file_chunks = Table(
+    "file_chunks",
+    metadata,
+    Column("file_id", StorableText, nullable=False),
+    Column("start", BigInteger, nullable=False),
+    Column("data", LargeBinary, nullable=False),
+    PrimaryKeyConstraint("file_id", "start"),
+)
+
+# Which threads use a file: deleting a thread deletes the files no other thread references.
+file_references = Table(
+    "file_references",
+    metadata,
+    Column("file_id", StorableText, nullable=False),
+    Column("thread_id", StorableText, nullable=False),
+    PrimaryKeyConstraint("file_id", "thread_id"),
+    Index("file_references_by_thread", "thread_id"),
 )

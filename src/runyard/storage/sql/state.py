@@ -13,8 +13,10 @@ from sqlalchemy.sql.elements import BindParameter
 
 from runyard.ids import now_ms
 from runyard.storage.errors import ThreadOwnershipError
+from runyard.storage.files.file_bytes import FileBytes
 from runyard.storage.sql.connection import SqlConnection
 from runyard.storage.sql.direct_statements import prepared
+from runyard.storage.sql.file_chunks import DatabaseFileBytes
 from runyard.storage.sql.grouped_event_inserts import GroupedEventInserts
 from runyard.storage.sql.schema import threads
 from runyard.storage.sql.upserts import insert_ignore, insert_of, upsert
@@ -52,9 +54,12 @@ def _claim_touched_statement(dialect: str, changed: tuple[str, ...]) -> Insert:
 class SqlState:
     """Shared state of ``SqlStore``'s parts."""
 
-    def __init__(self, engine: AsyncEngine, vectors: VectorIndex) -> None:
+    def __init__(
+        self, engine: AsyncEngine, vectors: VectorIndex, file_bytes: FileBytes | None = None
+    ) -> None:
         self._engine = engine
         self._vectors = vectors
+        self._file_bytes = file_bytes or DatabaseFileBytes(engine)
         self._event_rows = GroupedEventInserts(engine)
 
     def _upsert(self, table: Table, keys: Sequence[str], columns: Sequence[str]) -> Insert:

@@ -12,6 +12,7 @@ from runyard.storage.sql.confirmations_part import ConfirmationsPart
 from runyard.storage.sql.conversations import ConversationsPart
 from runyard.storage.sql.embeddings_part import EmbeddingsPart
 from runyard.storage.sql.engine import dispose
+from runyard.storage.sql.files_part import FilesPart
 from runyard.storage.sql.log_part import LogPart
 from runyard.storage.sql.memory_tiers import MemoryTiersPart
 from runyard.storage.sql.rate_counters_part import RateCountersPart
@@ -35,6 +36,7 @@ class SqlStore(
     CatalogVersionsPart,
     RateCountersPart,
     ToolLedgerPart,
+    FilesPart,
 ):
     """A ``Store`` on SQLite or PostgreSQL. Build it with ``runyard.storage.open_store``."""
 
