@@ -1,6 +1,8 @@
 """The service race's load client: one run, or one listener, through each service's own API.
 
-- runyard: the thread id is the client's; a run is ``POST /v1/chat/{threadId}`` while an event
+- runyard: the thread id is the client's, and so is the replica it talks to about it (given
+  several servers' ports, threads go to them round robin: both requests of a thread's runs go
+  to its replica, which is what a load balancer with thread affinity would do); a run is ``POST /v1/chat/{threadId}`` while an event
   stream (``GET /v1/events/{threadId}``, from the thread's last event id) is open, read until the
   run's ``run-finish`` (docs/http.md).
 - LangGraph Server: ``POST /threads`` makes a thread; a run is ``POST
@@ -14,6 +16,7 @@ Every run's streamed text is checked against the fake model's answer.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import time
 import uuid
@@ -112,12 +115,15 @@ def _runyard_frame(frame: Frame) -> tuple[str, str]:
 class RunyardClient:
     name = "runyard"
 
-    def __init__(self, port: int) -> None:
-        self.port = port
+    def __init__(self, *ports: int) -> None:
+        self._ports = itertools.cycle(ports)
+        self._homes: dict[str, int] = {}
         self._cursors: dict[str, str] = {}
 
     async def new_thread(self) -> str:
-        return f"race-{uuid.uuid4().hex}"  # made by its first message
+        thread = f"race-{uuid.uuid4().hex}"  # made by its first message
+        self._homes[thread] = next(self._ports)
+        return thread
 
     async def run(self, thread: str, prompt: str = PROMPT) -> Followed:
         async with asyncio.timeout(_RUN_SECONDS):
@@ -143,7 +149,8 @@ class RunyardClient:
 
     async def _stream(self, thread: str) -> Response:
         cursor = self._cursors.get(thread, "0")
-        stream = await request(self.port, "GET", f"/v1/events/{thread}?lastEventId={cursor}")
+        path = f"/v1/events/{thread}?lastEventId={cursor}"
+        stream = await request(self._homes[thread], "GET", path)
         if stream.status != 200:
             stream.close()
             raise RuntimeError(f"GET /v1/events/{thread}: HTTP {stream.status}")
@@ -151,7 +158,7 @@ class RunyardClient:
 
     async def _post(self, thread: str, prompt: str) -> str:
         body = {"message": prompt, "agentId": "assistant"}
-        answer = await json_call(self.port, "POST", f"/v1/chat/{thread}", body)
+        answer = await json_call(self._homes[thread], "POST", f"/v1/chat/{thread}", body)
         return str(answer["runId"])
 
 

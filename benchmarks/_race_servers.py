@@ -2,7 +2,9 @@
 
 - runyard: ``service_race_app:create`` under uvicorn (one worker), on a fresh SQLite file (its
   default embedded store; or ``memory://``, its in-memory store) and the in-process bus, from
-  this interpreter;
+  this interpreter; or, as one of several replicas (``Replicas``), on a shared PostgreSQL
+  database and Redis (``_shared_services``), in a role (``RUNYARD_ROLE``: what ``runyard serve
+  --role`` sets);
 - LangGraph Server: ``langgraph dev`` (the in-memory runtime of ``langgraph-api``) serving
   ``langgraph_peer/graph.py`` from the virtual environment ``--langgraph-venv`` names, with file
   persistence off, analytics and the version check off, and enough concurrent jobs for every
@@ -25,9 +27,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from _held_runs import RELEASE_DIR
+from _shared_services import Shared
 from sse_common import free_port, stop
 
-__all__ = ["Server", "langgraph_server", "runyard_server", "tree_cpu_seconds", "tree_rss_mib"]
+__all__ = [
+    "Replicas",
+    "Server",
+    "langgraph_server",
+    "runyard_server",
+    "tree_cpu_seconds",
+    "tree_rss_mib",
+]
 
 HERE = Path(__file__).resolve().parent
 PEER = HERE / "langgraph_peer"
@@ -50,18 +60,51 @@ class Server:
         return tree_cpu_seconds(self.process.pid)
 
 
+@dataclass(frozen=True)
+class Replicas:
+    """Several servers measured as one: CPU and memory summed over every replica's tree.
+    ``front`` are the ones clients talk to (all of them, or the ``--role api`` ones)."""
+
+    name: str
+    servers: list[Server]
+    front: list[Server]
+
+    @property
+    def ports(self) -> list[int]:
+        return [server.port for server in self.front]
+
+    def rss_mib(self) -> float:
+        return sum(server.rss_mib() for server in self.servers)
+
+    def cpu_seconds(self) -> float:
+        return sum(server.cpu_seconds() for server in self.servers)
+
+    def cpu_each(self) -> list[float]:
+        """CPU seconds so far of every replica, in the order of ``servers``."""
+        return [server.cpu_seconds() for server in self.servers]
+
+
 @contextmanager
 def runyard_server(
-    folder: Path, release_dir: Path, *, in_memory: bool = False, name: str = "runyard"
+    folder: Path,
+    release_dir: Path,
+    *,
+    in_memory: bool = False,
+    name: str = "runyard",
+    shared: Shared | None = None,
+    role: str = "all",
 ) -> Iterator[Server]:
-    """runyard's HTTP app with the race agent, on ``folder/runyard.db`` (or ``memory://``)."""
+    """runyard's HTTP app with the race agent, on ``folder/runyard.db`` (or ``memory://``, or
+    the ``shared`` PostgreSQL database and Redis, in ``role``)."""
     port = free_port()
     database = "memory://" if in_memory else f"sqlite:///{folder / 'runyard.db'}"
     source = os.environ.get("PYTHONPATH", "")
     env = {
         **os.environ,
-        "RUNYARD_DATABASE_URL": database,
-        "RUNYARD_REDIS_URL": "",
+        "RUNYARD_DATABASE_URL": shared.database if shared else database,
+        "RUNYARD_REDIS_URL": shared.redis if shared else "",
+        "RUNYARD_ROLE": role,
+        "RUNYARD_INSTANCE_ID": f"{folder.name}-{port}",
         "PYTHONPATH": os.pathsep.join(p for p in (str(HERE), source) if p),
         RELEASE_DIR: str(release_dir),
     }

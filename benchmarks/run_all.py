@@ -281,6 +281,15 @@ BENCHMARKS = (
         args=("--langgraph-venv", "{langgraph_venv}"),
         quick=("--quick",),
     ),
+    Benchmark(
+        "scale-out",
+        "scale_out.py",
+        "scale-out on PostgreSQL + Redis: runs/s, api and worker replicas",
+        "—",
+        timeout=600,
+        args=("--postgres", "{postgres}"),
+        quick=("--quick",),
+    ),
 )
 
 
