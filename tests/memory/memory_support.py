@@ -48,6 +48,8 @@ class Observer:
 
     def __init__(self) -> None:
         self.calls = 0
+        self.seen: list[list[pai.ModelMessage]] = []
+        """What each call was sent."""
         self.active = 0
         self.most_active = 0
         """The most calls that were ever in flight at once."""
@@ -61,6 +63,7 @@ class Observer:
     async def _respond(
         self, messages: list[pai.ModelMessage], info: AgentInfo
     ) -> pai.ModelResponse:
+        self.seen.append(messages)
         self.active += 1
         self.most_active = max(self.most_active, self.active)
         try:

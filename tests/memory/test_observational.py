@@ -16,6 +16,7 @@ from runyard.memory import Memory, ObservationalConfig
 from runyard.memory.observational import ObservationLog, count_tokens
 from runyard.memory.observational.prompts import BLOCK_CLOSE
 from runyard.messages import AgentMessage
+from runyard.runtime import PiiRedaction
 from runyard.storage import MessageCursor, Observation, Store
 from runyard.testing import scripted_model, text
 
@@ -396,3 +397,25 @@ async def test_observations_activated_while_the_reflector_runs_are_kept(store: S
     assert await reflecting
     kept = await store.list_observations("t-alice", **OWNER)
     assert [o.text for o in kept] == ["condensed history", "activated meanwhile"]
+
+
+async def test_the_observer_reads_and_writes_through_the_agents_middleware(
+    store: Store, make_memory: MemoryFactory
+) -> None:
+    """With ``PiiRedaction`` on the agent, the observer is sent ``[EMAIL]``, never the address,
+    and the observation it writes keeps none (issue 28: every model call of an agent)."""
+    observer = Observer()
+    memory = make_memory(observer, observe=5)
+    model = scripted_model([text(words(f"a{i}")) for i in range(3)])
+    agent = Agent("a", model, memory=memory, middleware=[PiiRedaction()])
+    for i in range(3):
+        asked = f"{words(f'q{i}')} mail john.doe@example.com"
+        await agent.generate(asked, thread_id="t-pii", resource_id="alice")
+        await memory.wait_idle()
+
+    assert observer.calls >= 1
+    assert "john.doe" not in repr(observer.seen)
+    log = await store.list_observations("t-pii", **OWNER)
+    assert log
+    assert any("[EMAIL]" in o.text for o in log)
+    assert not any("john.doe" in o.text for o in log)
