@@ -108,3 +108,23 @@ async def test_generate_returns_the_answer_redacted() -> None:
         "a", scripted_model([text("It is dan@example.com.")]), middleware=[PiiRedaction()]
     )
     assert (await agent.generate("who?")).text == "It is [EMAIL]."
+
+
+async def test_the_model_reads_the_instructions_redacted() -> None:
+    """Working memory and observations are written into the instructions: they hold what users
+    said, so an address there reaches the model as ``[EMAIL]`` too."""
+    seen: list[str] = []
+
+    async def respond(messages: list[pai.ModelMessage], _: AgentInfo) -> pai.ModelResponse:
+        seen.extend(m.instructions or "" for m in messages if isinstance(m, pai.ModelRequest))
+        return pai.ModelResponse(parts=[pai.TextPart("ok")])
+
+    agent = Agent(
+        "a",
+        FunctionModel(respond),
+        instructions="The user is jane@example.com; be brief.",
+        middleware=[PiiRedaction()],
+    )
+    await agent.generate("hi")
+
+    assert seen == ["The user is [EMAIL]; be brief."]

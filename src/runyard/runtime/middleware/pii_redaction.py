@@ -112,7 +112,13 @@ class PiiRedaction(Middleware):
         self.hold_chars = hold_chars
 
     async def before_model(self, request: ModelRequest) -> ModelRequest:
-        return replace(request, messages=[self._message(m) for m in request.messages])
+        # The instructions too: working memory and observations are written into them, and
+        # those hold what users said.
+        return replace(
+            request,
+            messages=[self._message(m) for m in request.messages],
+            instructions=self.redactor.redact(request.instructions),
+        )
 
     async def after_model(self, turn: ModelTurn) -> ModelTurn:
         return replace(turn, message=self._message(turn.message))
