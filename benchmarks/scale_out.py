@@ -87,9 +87,10 @@ class Measured:
         return 1000 / self.cpu_ms_per_run()
 
     def by_process(self) -> str:
-        each = [f"{role} {cpu * 1000 / self.runs:.1f}" for role, cpu in zip(
-            self.layout.roles(), self.cpu, strict=True
-        )]
+        each = [
+            f"{role} {cpu * 1000 / self.runs:.1f}"
+            for role, cpu in zip(self.layout.roles(), self.cpu, strict=True)
+        ]
         return ", ".join(each) + " ms"
 
 
