@@ -91,7 +91,7 @@ async def test_content_alone_without_text_starts_a_run(any_backend_url: str) -> 
             "content.0.mime_type",
         ),
         ({"type": "hologram", "data": "x"}, 422, "body.content.0"),
-        ({"type": "file", "file_id": "file_123"}, 400, "content.0.file_id"),
+        ({"type": "file", "file_id": "file_123"}, 404, "content.0.file_id"),  # no such upload
     ],
 )
 async def test_a_bad_block_is_refused_naming_its_field_and_nothing_is_stored(
