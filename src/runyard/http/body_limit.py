@@ -37,7 +37,7 @@ class BodyLimit:
         self.own_limits = frozenset(own_limits)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["path"] in self.own_limits:
+        if scope["type"] != "http" or scope.get("path") in self.own_limits:
             await self.app(scope, receive, send)
             return
         declared, chunked = _body_framing(scope)
