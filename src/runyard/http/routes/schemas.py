@@ -49,7 +49,17 @@ class ChatRequest(BaseModel):
     ``content`` adds content blocks (images, audio, files, JSON) after the text, or stands
     instead of it (docs/content.md); one of the two is required."""
 
-    model_config = ConfigDict(extra="forbid")
+    # One of the two is required: said in the schema too, so clients and tools that generate
+    # bodies from the OpenAPI document know it (``_says_something`` enforces it).
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "anyOf": [
+                {"required": ["message"], "properties": {"message": {"minLength": 1}}},
+                {"required": ["content"], "properties": {"content": {"minItems": 1}}},
+            ]
+        },
+    )
 
     content: list[ContentBlock] = Field(
         default_factory=list,
