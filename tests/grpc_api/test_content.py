@@ -66,6 +66,8 @@ INVALID, NOT_FOUND = grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.NOT_FOUND
         (pb.ContentBlock(), "content.0", INVALID),
         # No upload of the caller's has that id (the file store is wired by default).
         (pb.ContentBlock(file=pb.FileBlock(file_id="file_1")), "content.0.file_id", NOT_FOUND),
+        # Reasoning is the model's: a user message cannot carry it to one.
+        (pb.ContentBlock(reasoning="I think"), "content.0.type", INVALID),
     ],
 )
 async def test_a_bad_block_is_refused_naming_its_field(

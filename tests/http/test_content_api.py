@@ -92,6 +92,14 @@ async def test_content_alone_without_text_starts_a_run(any_backend_url: str) -> 
         ),
         ({"type": "hologram", "data": "x"}, 422, "body.content.0"),
         ({"type": "file", "file_id": "file_123"}, 404, "content.0.file_id"),  # no such upload
+        # A file id beside inline data is looked up all the same: the run would reference it.
+        (
+            {"type": "file", "file_id": "file_123", "mime_type": "text/plain", "base64": "aGk="},
+            404,
+            "content.0.file_id",
+        ),
+        ({"type": "reasoning", "text": "I think"}, 422, "body.content.0"),  # the model's alone
+        ({"url": "https://example.com/a.png"}, 422, "body.content.0"),  # no type, no kind
     ],
 )
 async def test_a_bad_block_is_refused_naming_its_field_and_nothing_is_stored(

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.json_schema import SkipJsonSchema
 
 from runyard.config import Role
+from runyard.messages import ContentBlock
 from runyard.protocol import AgentNode, RunUsage
 from runyard.service.bus import Delivery
 
@@ -118,6 +119,11 @@ class ThreadMessage(_Body):
     content: str
     reasoning: str
     isStreaming: bool = Field(description="the run has no run-finish yet")
+    blocks: list[ContentBlock] | SkipJsonSchema[None] = Field(
+        default=None,
+        description="the message's content blocks besides its text (images, audio, files, "
+        "JSON, citations), in order (docs/content.md); absent when it has none",
+    )
     agentTree: AgentNode | SkipJsonSchema[None] = Field(
         default=None, description="assistant messages only: the run's agent activity tree"
     )

@@ -14,7 +14,7 @@ from base64 import b64decode
 from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator, model_validator
 
 __all__ = [
     "AudioPart",
@@ -35,8 +35,14 @@ __all__ = [
 ]
 
 
+def _tagged(schema: dict[str, Any]) -> None:
+    # A part is told apart by its ``type`` (the discriminator), so a body must give it, though
+    # each model defaults it: the schema says so.
+    schema["required"] = ["type", *(name for name in schema.get("required", []) if name != "type")]
+
+
 class _Part(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", json_schema_extra=_tagged)
 
 
 def _is_none(value: object) -> bool:
@@ -84,6 +90,30 @@ class ToolResultPart(_Part):
     is_error: bool = False
 
 
+BASE64_PATTERN = r"^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$"
+"""Standard base64 with its padding: what ``b64decode(..., validate=True)`` takes."""
+
+
+def _given(name: str) -> dict[str, Any]:
+    return {"required": [name], "properties": {name: {"type": "string"}}}
+
+
+_MEDIA_SOURCES: dict[str, Any] = {
+    # What the validators below enforce, said in the JSON Schema too (the OpenAPI document).
+    "anyOf": [_given("base64"), _given("file_id"), _given("url")],
+    "if": _given("base64"),
+    "then": {
+        "required": ["mime_type"],
+        "properties": {"mime_type": {"type": "string", "minLength": 1}},
+    },
+}
+
+
+def _media_schema(schema: dict[str, Any]) -> None:
+    _tagged(schema)
+    schema.update(_MEDIA_SOURCES)
+
+
 class _Media(_Part):
     """Binary content from one source: inline ``base64``, a stored file's ``file_id``, or a ``url``.
 
@@ -92,9 +122,13 @@ class _Media(_Part):
     that runyard has no field for (LangChain's ``extras``), so a round trip loses nothing.
     """
 
+    model_config = ConfigDict(json_schema_extra=_media_schema)
+
     type: str
     mime_type: str | None = _optional()
-    base64: str | None = _optional()
+    base64: str | None = Field(
+        default=None, exclude_if=_is_none, json_schema_extra={"pattern": BASE64_PATTERN}
+    )
     file_id: str | None = _optional()
     url: str | None = _optional()
     filename: str | None = _optional()
@@ -172,8 +206,8 @@ class CitationPart(_Part):
     url: str | None = _optional()
     title: str | None = _optional()
     cited_text: str | None = _optional()
-    start_index: int | None = _optional()
-    end_index: int | None = _optional()
+    start_index: StrictInt | None = _optional()
+    end_index: StrictInt | None = _optional()
     extras: dict[str, Any] | None = _optional()
 
 

@@ -6,8 +6,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationInfo, field_validator
 
+from runyard.http.routes.content_input import InputContentBlock
 from runyard.http.routes.user_text import StorableJson, StorableStr
-from runyard.messages import ContentBlock
 
 __all__ = [
     "ActivateRequest",
@@ -61,7 +61,7 @@ class ChatRequest(BaseModel):
         },
     )
 
-    content: list[ContentBlock] = Field(
+    content: list[InputContentBlock] = Field(
         default_factory=list,
         description="content blocks beside (after) or instead of the text: "
         '{"type": "image", "mime_type": "image/png", "base64": "..."} | {"type": "file", '

@@ -11,6 +11,7 @@ from runyard.service.content.check import (
     FileStoreMissing,
     UnknownFile,
     check_content,
+    media_type_pattern,
 )
 from runyard.service.content.files import FilesFor, FileStore
 
@@ -25,4 +26,5 @@ __all__ = [
     "FilesFor",
     "UnknownFile",
     "check_content",
+    "media_type_pattern",
 ]

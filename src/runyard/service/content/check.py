@@ -1,8 +1,9 @@
 """The checks a user's content blocks pass before a run starts, the same on every surface.
 
-A block is refused (4xx naming it, nothing stored) when its inline data is larger than
-``ContentRules.max_inline_bytes``, when its media type is not one a model can take for its kind,
-when it names a stored file the caller cannot see, or when no file store is configured.
+A block is refused (4xx naming it, nothing stored) when it is reasoning (the model's alone), when
+its inline data is larger than ``ContentRules.max_inline_bytes``, when its media type is not one a
+model can take for its kind, when it names a stored file the caller cannot see, or when no file
+store is configured.
 
 Which media types a model can take: runyard cannot ask a model, so it accepts, per kind, the
 types every major provider's vision, audio and document inputs take (OpenAI, Anthropic, Google,
@@ -12,6 +13,7 @@ as pydantic-ai maps them), and the kind must match the type (an ``image`` block 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -23,6 +25,7 @@ from runyard.messages import (
     FilePart,
     ImagePart,
     MediaPart,
+    ReasoningPart,
     TextPart,
     VideoPart,
     media_size,
@@ -39,6 +42,7 @@ __all__ = [
     "FileStoreMissing",
     "UnknownFile",
     "check_content",
+    "media_type_pattern",
 ]
 
 DEFAULT_MAX_INLINE_BYTES = 512 * 1024
@@ -72,6 +76,13 @@ ACCEPTED_MEDIA_TYPES: dict[str, frozenset[str]] = {
     ),
 }
 """Per kind, the media types a model is sent (see the module's docstring for why these)."""
+
+
+def media_type_pattern(kind: str) -> str:
+    """The JSON Schema pattern of the ``mime_type`` a block of ``kind`` may name: one of its
+    accepted types, parameters after a ``;`` allowed (the check reads the part before it)."""
+    types = "|".join(re.escape(media_type) for media_type in sorted(ACCEPTED_MEDIA_TYPES[kind]))
+    return rf"^\s*(?:{types})\s*(?:;.*)?$"
 
 
 class ContentRefused(ServiceError):
@@ -131,6 +142,8 @@ async def check_content(
         where = f"{field}.{index}"
         if isinstance(block, TextPart) and not is_storable(block.text):
             raise ContentRefused(f"{where}.text", "must not contain a NUL or a lone surrogate")
+        if isinstance(block, ReasoningPart):
+            raise ContentRefused(f"{where}.type", "reasoning is the model's, not a user's")
         if isinstance(block, ImagePart | AudioPart | VideoPart | FilePart):
             await _check_media(block, where, rules, files)
 
@@ -146,7 +159,8 @@ async def _check_media(
             "/v1/files and send its file_id",
         )
     mime_type = block.mime_type
-    if block.file_id is not None and block.base64 is None:
+    if block.file_id is not None:
+        # Looked up even beside inline data: the run references every file a message names.
         stored = await _stored_type(block.file_id, where, files)
         mime_type = mime_type or stored
     if mime_type is not None:
