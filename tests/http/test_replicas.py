@@ -209,6 +209,49 @@ async def test_a_killed_servers_run_is_carried_on_by_a_survivor_once_its_lease_e
     assert again.status_code == 200
 
 
+async def test_a_killed_servers_run_is_taken_over_in_seconds_not_a_lease_later(
+    shared: Shared, thread: str
+) -> None:
+    # Leases of ten minutes: only the survivor seeing the dead server's lock go (the death
+    # watch) can explain a takeover before the test's bounds.
+    env = {**shared.env, "RUNYARD_LEASE_SECONDS": "600"}
+    port_a, port_b = free_port(), free_port()
+    with server(shared.url, port_a, **env) as killed, server(shared.url, port_b, **env):
+        async with client_for(port_a) as client_a, client_for(port_b) as client_b:
+            run_id = await start_slow_run(client_a, thread)
+            killed.send_signal(signal.SIGKILL)
+            await asyncio.to_thread(killed.wait, 20)
+            await frames_until(client_b, thread, "run-resumed", within=60)
+            await client_b.post(f"/v1/chat/{thread}/cancel")
+            frames = await frames_until(client_b, thread, "run-finish", within=60)
+            closed = await run_row(shared.url, run_id, closed=True)
+
+    assert finishes(frames) == [CANCELLED]
+    assert [f.id for f in frames] == list(range(1, len(frames) + 1))
+    assert (closed.status, closed.lease_epoch) == ("cancelled", 3)
+
+
+async def test_an_embedded_server_killed_and_started_again_carries_its_run_on_at_once(
+    tmp_path: Path, thread: str
+) -> None:
+    url, env = f"sqlite:///{tmp_path / 'runyard.db'}", {"RUNYARD_LEASE_SECONDS": "600"}
+    first, second = free_port(), free_port()
+    with server(url, first, **env) as killed:
+        async with client_for(first) as client:
+            run_id = await start_slow_run(client, thread)
+        killed.send_signal(signal.SIGKILL)
+        await asyncio.to_thread(killed.wait, 20)
+    with server(url, second, **env):
+        async with client_for(second) as client:
+            await frames_until(client, thread, "run-resumed", within=60)
+            await client.post(f"/v1/chat/{thread}/cancel")
+            frames = await frames_until(client, thread, "run-finish", within=60)
+            closed = await run_row(url, run_id, closed=True)
+
+    assert finishes(frames) == [CANCELLED]
+    assert closed.status == "cancelled"
+
+
 async def test_a_sub_agents_question_asked_on_one_server_is_answered_on_another(
     shared: Shared, thread: str
 ) -> None:

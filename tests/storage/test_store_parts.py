@@ -23,6 +23,7 @@ from runyard.storage import (
     Conversations,
     EventLogStore,
     Files,
+    InstanceLiveness,
     MemoryTiers,
     RateCounters,
     RunLedger,
@@ -42,6 +43,7 @@ from runyard.storage.inmemory import (
     ConversationsPart,
     EventLogPart,
     FilesPart,
+    InstanceLivenessPart,
     MemoryTiersPart,
     RateCountersPart,
     RunLedgerPart,
@@ -66,6 +68,7 @@ PARTS = [
     RateCounters,
     ToolLedger,
     Files,
+    InstanceLiveness,
 ]
 
 
@@ -93,6 +96,7 @@ def test_the_store_is_its_parts_and_nothing_more() -> None:
         (RateCountersPart, RateCounters),
         (ToolLedgerPart, ToolLedger),
         (FilesPart, Files),
+        (InstanceLivenessPart, InstanceLiveness),
     ],
 )
 def test_each_in_memory_part_class_implements_one_part_exactly(

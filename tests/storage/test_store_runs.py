@@ -190,6 +190,35 @@ async def test_only_running_runs_whose_lease_ended_are_expired(store: RunLedger)
     assert sorted(r.run_id for r in expired) == ["just", "late"]
 
 
+async def test_lease_owners_are_those_of_running_runs_whose_lease_has_not_ended(
+    store: RunLedger,
+) -> None:
+    await _open(store, "live", owner="a", until=NOW + 1)
+    await _open(store, "also-live", owner="a", until=NOW + 5)
+    await _open(store, "other", owner="b", until=NOW + 1)
+    await _open(store, "lapsed", owner="c", until=NOW)
+    await _open(store, "waiting", owner="d", until=NOW + 1, status="suspended")
+    await _open(store, "closed", owner="e", until=NOW + 1)
+    await store.close_run("closed", "completed", epoch=1)
+
+    assert sorted(await store.lease_owners(NOW)) == ["a", "b"]
+
+
+async def test_expiring_an_owners_leases_ends_them_now_and_only_theirs(store: RunLedger) -> None:
+    await _open(store, "dead-1", owner="a", until=NOW + 30_000)
+    await _open(store, "dead-2", owner="a", until=NOW + 30_000)
+    await _open(store, "waiting", owner="a", until=NOW + 30_000, status="suspended")
+    await _open(store, "alive", owner="b", until=NOW + 30_000)
+
+    assert sorted(await store.expire_leases("a", NOW)) == ["dead-1", "dead-2"]
+
+    assert sorted(r.run_id for r in await store.list_expired_runs(NOW)) == ["dead-1", "dead-2"]
+    assert (await _get(store, "dead-1")).lease_epoch == 1  # still its owner's until swept
+    assert (await _get(store, "waiting")).lease_expires_at == NOW + 30_000
+    assert await store.expire_leases("a", NOW) == []
+    assert await store.lease_owners(NOW) == ["b"]
+
+
 async def test_an_expired_lease_is_taken_over_at_the_next_epoch(store: RunLedger) -> None:
     await _open(store, "dead", owner="a", until=NOW - 1)
     taken = await store.take_over_expired("dead", "sweeper", now=NOW, lease_until=NOW + 9)

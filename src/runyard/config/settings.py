@@ -173,6 +173,13 @@ class Settings(BaseSettings):
         gt=0,
         description="a run's lease lasts this long unless its process renews it (every third)",
     )
+    liveness_seconds: float = Field(
+        default=1.0,
+        ge=0,
+        description="how often a process checks that the owners of other runs' leases are alive "
+        "(a PostgreSQL session lock, a SQLite file lock), so a dead replica's runs are taken "
+        "over in seconds; 0 = only when their lease lapses",
+    )
     role: Role = Field(
         default="all",
         description="all: run what this replica accepts; api: queue runs for worker replicas; "

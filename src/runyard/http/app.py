@@ -218,6 +218,7 @@ async def _assemble(
         directory,
         instance=instance or settings.instance_id,
         lease_seconds=settings.lease_seconds,
+        liveness_seconds=settings.liveness_seconds,
         titles=titles,
         tenant_limits=TenantLimits.from_settings(settings),
         telemetry=RunTelemetry(ObservedTelemetry(metrics, state.tracing), redactor),

@@ -17,6 +17,7 @@ from runyard.storage.parts import (
     Conversations,
     EventLogStore,
     Files,
+    InstanceLiveness,
     MemoryTiers,
     Message,
     RateCounters,
@@ -49,6 +50,7 @@ class Store(
     RateCounters,
     ToolLedger,
     Files,
+    InstanceLiveness,
     Protocol,
 ):
     """Every part of runyard's storage in one backend, which can say what it is and close."""

@@ -21,13 +21,14 @@ from runyard.service.manager.driven_runs import DrivenRuns
 from runyard.service.manager.owed_endings import OwedEndings
 from runyard.service.manager.request_rate import RequestRate
 from runyard.service.ownership.crash_sweep import CarryOn, close_interrupted_runs
+from runyard.service.ownership.death_watch import DeathWatch
 from runyard.service.ownership.leases import Heartbeat, LeaseTerms, lost_leases
 from runyard.service.ownership.queue import QueueWorker
 from runyard.service.ownership.remote_cancel import CancelListener
 from runyard.service.ownership.suspension_expiry import SWEEP_EVERY_SECONDS, end_expired_suspensions
 from runyard.service.runs.active import USER_CANCELLED
 from runyard.service.runs.finish import RunFinisher
-from runyard.storage import RunRecord, Store
+from runyard.storage import RunRecord, Store, database_unavailable
 
 __all__ = ["LeaseKeeper"]
 
@@ -66,6 +67,8 @@ class LeaseKeeper:
         self._worker = worker
         self._cancels = CancelListener(bus, instance_id, self._cancel_requested)
         self._heartbeat = Heartbeat(self._beat, lease.renew_every)
+        self._death_watch = DeathWatch(store, instance_id)
+        self._liveness = Heartbeat(self._watch, lease.liveness_seconds)
         self._expiry_sweep = Heartbeat(self._sweep_expired, SWEEP_EVERY_SECONDS)
 
     async def keep_leases(self) -> list[str]:
@@ -74,6 +77,9 @@ class LeaseKeeper:
         if self._runs:
             raise RuntimeError("keep_leases() belongs before the first run of this manager")
         await self._store.renew_leases(self._instance_id, now_ms())
+        if self._lease.liveness_seconds:
+            # A lock gone at start-up is a process gone: its runs go on now, not a lease later.
+            await self._death_watch.expire_the_dead(at_once=True)
         swept = await close_interrupted_runs(
             self._finisher,
             instance_id=self._instance_id,
@@ -87,6 +93,8 @@ class LeaseKeeper:
             await self._worker.start()
         self._heartbeat.start()
         self._expiry_sweep.start()
+        if self._lease.liveness_seconds:
+            self._liveness.start()
         return swept
 
     async def sweep_interrupted(self) -> list[str]:
@@ -114,6 +122,7 @@ class LeaseKeeper:
             await asyncio.wait(tasks, timeout=settle_seconds)
         await self._heartbeat.stop()
         await self._expiry_sweep.stop()
+        await self._liveness.stop()
         await self._hand_off()
         await self._cancels.stop()
 
@@ -150,6 +159,17 @@ class LeaseKeeper:
         for row in await self._store.list_cancel_requested(self._instance_id):
             self._honour_cancel(row)
         await self.sweep_interrupted()
+
+    async def _watch(self) -> None:
+        """Take over the runs of siblings that died, as soon as the watch is sure."""
+        try:
+            ended = await self._death_watch.expire_the_dead()
+        except Exception as error:
+            if not database_unavailable(error):
+                raise
+            return  # the lease heartbeat reports the outage; this one waits for the next beat
+        if ended:
+            await self.sweep_interrupted()
 
     async def _sweep_expired(self) -> None:
         await self.expire_suspensions()

@@ -68,7 +68,8 @@ class RunManager:
     message names another. The choice is stored with the thread, and a confirm resumes on the
     agent the thread's run started with. ``instance`` is this process's instance id, the owner
     of its leases (default: ``<host name>-<random hex>``); a lease lasts ``lease_seconds``
-    unless renewed (see ``keep_leases``). ``titles`` turns thread-title generation on (it costs one small model
+    unless renewed (see ``keep_leases``), and every ``liveness_seconds`` (0: never) the process
+    looks for siblings that died, to take their runs over at once (``DeathWatch``). ``titles`` turns thread-title generation on (it costs one small model
     call per thread). ``tenant_limits`` bound every tenant's new runs over all its agents, as
     each agent's catalog ``limits`` bound them per agent (``runyard.service.limits``).
 
@@ -88,6 +89,7 @@ class RunManager:
         default_agent: str | None = None,
         instance: str | None = None,
         lease_seconds: float = 30.0,
+        liveness_seconds: float = 1.0,
         titles: bool = True,
         tenant_limits: TenantLimits | None = None,
         telemetry: RunTelemetry | None = None,
@@ -103,7 +105,7 @@ class RunManager:
         self.events = events
         self.directory: AgentDirectory = agents
         self.instance_id = new_instance_id(instance or "")
-        self.lease = LeaseTerms(lease_seconds)
+        self.lease = LeaseTerms(lease_seconds, liveness_seconds)
         self.titles = titles
         self.finisher = RunFinisher(store, events, RunCheckpoints(agents.loaded()))
         self.request_rate = RequestRate(store)

@@ -31,7 +31,7 @@ from collections.abc import Awaitable, Callable
 from runyard.ids import now_ms
 from runyard.protocol import ConfirmationRequestEvent, ConfirmationRequestPayload
 from runyard.service.event_log import EventLog
-from runyard.service.ownership.leases import LeaseTerms
+from runyard.service.ownership.leases import LeaseTerms, sweeper_of
 from runyard.service.ownership.remote_cancel import end_if_cancel_requested
 from runyard.service.runs.active import ORCHESTRATOR_ID
 from runyard.service.runs.checkpoints import askers
@@ -67,7 +67,7 @@ async def close_interrupted_runs(
     """
     store = finisher.store
     closed: list[str] = []
-    sweeper, now = f"{instance_id}/sweep", now_ms()
+    sweeper, now = sweeper_of(instance_id), now_ms()
     for run in await store.list_expired_runs(now):
         if run.lease_owner == instance_id and not own:
             continue

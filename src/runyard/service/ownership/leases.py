@@ -21,7 +21,14 @@ from runyard.service.ownership.owned_task import stop_task
 from runyard.service.runs.active import ActiveRun
 from runyard.storage import RunLedger
 
-__all__ = ["Heartbeat", "LeaseTerms", "lost_leases", "new_instance_id"]
+__all__ = [
+    "Heartbeat",
+    "LeaseTerms",
+    "instance_of",
+    "lost_leases",
+    "new_instance_id",
+    "sweeper_of",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -36,15 +43,33 @@ def new_instance_id(configured: str = "") -> str:
     return configured or f"{socket.gethostname()}-{secrets.token_hex(6)}"
 
 
+_SWEEPER = "/sweep"
+
+
+def sweeper_of(instance_id: str) -> str:
+    """The lease owner a crash sweep of ``instance_id`` holds the runs it settles as."""
+    return f"{instance_id}{_SWEEPER}"
+
+
+def instance_of(lease_owner: str) -> str:
+    """The instance behind a lease owner: itself, or the one a sweeper owner names."""
+    return lease_owner.removesuffix(_SWEEPER)
+
+
 @dataclass(frozen=True, slots=True)
 class LeaseTerms:
-    """How long a lease lasts: renewed every third of it, so two beats may fail in a row."""
+    """How long a lease lasts: renewed every third of it, so two beats may fail in a row; and
+    how often a process checks that the owners of other leases are alive (``DeathWatch``; 0:
+    never, the lease alone decides)."""
 
     seconds: float = 30.0
+    liveness_seconds: float = 1.0
 
     def __post_init__(self) -> None:
         if self.seconds <= 0:
             raise ValueError(f"a lease lasts a positive time, not {self.seconds} s")
+        if self.liveness_seconds < 0:
+            raise ValueError(f"liveness is checked every >= 0 s, not {self.liveness_seconds}")
 
     @property
     def renew_every(self) -> float:

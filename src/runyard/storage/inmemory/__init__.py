@@ -11,6 +11,7 @@ from runyard.storage.inmemory.confirmations import ConfirmationsPart
 from runyard.storage.inmemory.conversations import ConversationsPart
 from runyard.storage.inmemory.event_log import EventLogPart
 from runyard.storage.inmemory.files import FilesPart
+from runyard.storage.inmemory.instance_liveness import InstanceLivenessPart
 from runyard.storage.inmemory.memory_tiers import MemoryTiersPart
 from runyard.storage.inmemory.rate_counters import RateCountersPart
 from runyard.storage.inmemory.run_queue import RunQueuePart
@@ -28,6 +29,7 @@ __all__ = [
     "ConversationsPart",
     "EventLogPart",
     "FilesPart",
+    "InstanceLivenessPart",
     "InMemoryStore",
     "MemoryTiersPart",
     "RateCountersPart",

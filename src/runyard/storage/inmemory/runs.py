@@ -190,6 +190,15 @@ class RunLedgerPart(MemoryState, RunLedger):
         expired = [r for r in self._runs.values() if _expired(r, now)]
         return sorted(expired, key=lambda r: (r.started_at, r.run_id))
 
+    async def lease_owners(self, now: int) -> list[str]:
+        return sorted({r.lease_owner for r in self._runs.open_runs() if _leased(r, now)})
+
+    async def expire_leases(self, owner: str, now: int) -> list[str]:
+        held = [r for r in self._runs.open_runs() if r.lease_owner == owner and _leased(r, now)]
+        for run in held:
+            self._runs[run.run_id] = replace(run, lease_expires_at=now)
+        return sorted(run.run_id for run in held)
+
     async def take_over_expired(
         self, run_id: str, new_owner: str, *, now: int, lease_until: int
     ) -> RunRecord | None:
@@ -243,6 +252,11 @@ class RunLedgerPart(MemoryState, RunLedger):
         run = replace(run, **changes)
         self._runs[run_id] = run
         return run
+
+
+def _leased(run: RunRecord, now: int) -> bool:
+    """Running, with a lease that has not ended by ``now``."""
+    return run.status == "running" and run.lease_expires_at > now
 
 
 def _expired(run: RunRecord, now: int) -> bool:

@@ -9,6 +9,7 @@ from runyard.storage.inmemory.confirmations import ConfirmationsPart
 from runyard.storage.inmemory.conversations import ConversationsPart
 from runyard.storage.inmemory.event_log import EventLogPart
 from runyard.storage.inmemory.files import FilesPart
+from runyard.storage.inmemory.instance_liveness import InstanceLivenessPart
 from runyard.storage.inmemory.memory_tiers import MemoryTiersPart
 from runyard.storage.inmemory.rate_counters import RateCountersPart
 from runyard.storage.inmemory.run_queue import RunQueuePart
@@ -35,6 +36,7 @@ class InMemoryStore(
     RateCountersPart,
     ToolLedgerPart,
     FilesPart,
+    InstanceLivenessPart,
 ):
     """A process-local ``Store``: same contract as the databases, nothing survives ``close``."""
 

@@ -27,6 +27,7 @@ from runyard.storage.parts.confirmations import Confirmations
 from runyard.storage.parts.conversations import Conversations, Message
 from runyard.storage.parts.event_log import EventLogStore
 from runyard.storage.parts.files import Files
+from runyard.storage.parts.instance_liveness import InstanceLiveness
 from runyard.storage.parts.memory_tiers import (
     MemoryTiers,
     ObservationTier,
@@ -48,6 +49,7 @@ __all__ = [
     "Conversations",
     "EventLogStore",
     "Files",
+    "InstanceLiveness",
     "MemoryTiers",
     "Message",
     "ObservationTier",

@@ -134,6 +134,15 @@ class RunLedger(Protocol):
         has no driver to lose, so it never counts as expired."""
         ...
 
+    async def lease_owners(self, now: int) -> list[str]:
+        """The owners of the leases of running runs that have not ended by ``now``."""
+        ...
+
+    async def expire_leases(self, owner: str, now: int) -> list[str]:
+        """End at ``now`` every lease ``owner`` holds on a running run, so the next sweep takes
+        those runs over (its owner is known dead: ``InstanceLiveness``); their ids."""
+        ...
+
     async def take_over_expired(
         self, run_id: str, new_owner: str, *, now: int, lease_until: int
     ) -> RunRecord | None:

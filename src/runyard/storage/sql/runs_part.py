@@ -350,6 +350,29 @@ class RunsPart(SqlState):
         async with read(self._engine) as conn:
             return [_run(row) for row in await conn.execute(stmt)]
 
+    async def lease_owners(self, now: int) -> list[str]:
+        stmt = (
+            select(runs.c.lease_owner)
+            .distinct()
+            .where(runs.c.status == "running", runs.c.lease_expires_at > now)
+        )
+        async with read(self._engine) as conn:
+            return [row.lease_owner for row in await conn.execute(stmt)]
+
+    async def expire_leases(self, owner: str, now: int) -> list[str]:
+        stmt = (
+            update(runs)
+            .where(
+                runs.c.lease_owner == owner,
+                runs.c.status == "running",
+                runs.c.lease_expires_at > now,
+            )
+            .values(lease_expires_at=now)
+            .returning(runs.c.run_id)
+        )
+        async with write(self._engine) as conn:
+            return [row.run_id for row in await conn.execute(stmt)]
+
     async def take_over_expired(
         self, run_id: str, new_owner: str, *, now: int, lease_until: int
     ) -> RunRecord | None:

@@ -386,3 +386,12 @@ file_references = Table(
     PrimaryKeyConstraint("file_id", "thread_id"),
     Index("file_references_by_thread", "thread_id"),
 )
+
+# The instances that hold a PostgreSQL advisory lock while they live (``InstanceLiveness``): a
+# row whose lock nobody holds is a process that died. Deleted when its process stops cleanly.
+instances = Table(
+    "instances",
+    metadata,
+    Column("instance_id", StorableText, primary_key=True),
+    Column("held_since", BigInteger, nullable=False),
+)

@@ -18,6 +18,7 @@ from runyard.storage.sql.connection import SqlConnection
 from runyard.storage.sql.direct_statements import prepared
 from runyard.storage.sql.file_chunks import DatabaseFileBytes
 from runyard.storage.sql.grouped_event_inserts import GroupedEventInserts
+from runyard.storage.sql.instance_locks import instance_locks_for
 from runyard.storage.sql.schema import threads
 from runyard.storage.sql.upserts import insert_ignore, insert_of, upsert
 from runyard.storage.sql.vector_index import VectorIndex
@@ -61,6 +62,7 @@ class SqlState:
         self._vectors = vectors
         self._file_bytes = file_bytes or DatabaseFileBytes(engine)
         self._event_rows = GroupedEventInserts(engine)
+        self._instance_locks = instance_locks_for(engine)
 
     def _upsert(self, table: Table, keys: Sequence[str], columns: Sequence[str]) -> Insert:
         return upsert(self._engine.dialect.name, table, keys, columns)

@@ -13,6 +13,7 @@ from runyard.storage.sql.conversations import ConversationsPart
 from runyard.storage.sql.embeddings_part import EmbeddingsPart
 from runyard.storage.sql.engine import dispose
 from runyard.storage.sql.files_part import FilesPart
+from runyard.storage.sql.instance_liveness_part import InstanceLivenessPart
 from runyard.storage.sql.log_part import LogPart
 from runyard.storage.sql.memory_tiers import MemoryTiersPart
 from runyard.storage.sql.rate_counters_part import RateCountersPart
@@ -37,6 +38,7 @@ class SqlStore(
     RateCountersPart,
     ToolLedgerPart,
     FilesPart,
+    InstanceLivenessPart,
 ):
     """A ``Store`` on SQLite or PostgreSQL. Build it with ``runyard.storage.open_store``."""
 
@@ -56,6 +58,8 @@ class SqlStore(
         return self._vectors.name
 
     async def close(self) -> None:
-        """Close the vector index and dispose of the engine's connections."""
+        """Let go of this instance's lock, close the vector index and dispose of the engine's
+        connections."""
+        await self._instance_locks.release()
         await self._vectors.close()
         await dispose(self._engine)
