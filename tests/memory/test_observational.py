@@ -16,7 +16,7 @@ from runyard.memory import Memory, ObservationalConfig
 from runyard.memory.observational import ObservationLog, count_tokens
 from runyard.memory.observational.prompts import BLOCK_CLOSE
 from runyard.messages import AgentMessage
-from runyard.runtime import PiiRedaction
+from runyard.runtime import PiiRedaction, agent_model
 from runyard.storage import MessageCursor, Observation, Store
 from runyard.testing import scripted_model, text
 
@@ -385,8 +385,11 @@ async def test_observations_activated_while_the_reflector_runs_are_kept(store: S
     await store.append_observations("t-alice", old, **OWNER)
     config = ObservationalConfig(model=None, reflector_observation_tokens=5)
     log = ObservationLog(store, config)
-    reflecting = asyncio.create_task(log.reflect(ALICE, observer.model))
-    await observer.started.wait()
+    reflecting = asyncio.create_task(log.reflect(ALICE, agent_model(observer.model)))
+    started = asyncio.create_task(observer.started.wait())
+    # A reflector that fails before it asks ends the wait too, and says why.
+    await asyncio.wait([reflecting, started], return_when=asyncio.FIRST_COMPLETED)
+    assert not reflecting.done(), reflecting.exception()
 
     late = [Observation("late", "t-alice", "activated meanwhile", 100)]
     assert await store.advance_observations(
