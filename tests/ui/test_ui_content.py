@@ -140,7 +140,7 @@ def test_a_dropped_file_alone_is_a_message_and_files_download_from_their_chips(
 
 
 def test_structured_json_is_a_foldable_tree_and_citations_link_only_to_the_web(
-    page: Page, base_url: str
+    page: Page, base_url: str, screenshots: Screenshots
 ) -> None:
     open_thread(page, base_url)
     send(page, f"/tool report {json.dumps({'city': 'Oslo'})}")
@@ -170,12 +170,13 @@ def test_structured_json_is_a_foldable_tree_and_citations_link_only_to_the_web(
         expect(citations.nth(0).locator(".cited")).to_have_text("-3.5 at 9")
         expect(citations.nth(1)).to_contain_text("Not a link")
         if shown == "live":
+            screenshots.take(page, "json")
             page.reload()
             finished(page)
 
 
 def test_a_too_large_upload_shows_the_servers_message_and_holds_the_message_back(
-    page: Page, base_url: str
+    page: Page, base_url: str, screenshots: Screenshots
 ) -> None:
     open_thread(page, base_url)
     chip = attach(page, "big.txt", "text/plain", b"x" * (MAX_FILE_BYTES * 2))
@@ -186,6 +187,7 @@ def test_a_too_large_upload_shows_the_servers_message_and_holds_the_message_back
     )
     expect(page.locator("#send")).to_be_disabled()
     expect(page.locator("#busy-reason")).to_contain_text("remove it")
+    screenshots.take(page, "attachment-refused")
     send(page, "without the file?")
     expect(page.locator("#composer-input")).to_have_value("without the file?")
     expect(page.locator("article.run")).to_have_count(0)
