@@ -5,11 +5,15 @@ block the server refuses shows its message on the attachment and holds the messa
 
 from __future__ import annotations
 
+import base64
+import io
 import json
 import secrets
+import wave
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 from playwright.sync_api import Locator, Page, expect
 from ui_screenshots import Screenshots
@@ -68,6 +72,17 @@ def send(page: Page, message: str) -> None:
 def finished(page: Page, runs: int = 1) -> None:
     expect(page.locator("article.run")).to_have_count(runs)
     expect(page.locator("article.run").last).to_have_attribute("data-state", "completed")
+
+
+def tone_wav(seconds: float = 0.25, rate: int = 8000) -> bytes:
+    """A short silent WAV, made here."""
+    buffer = io.BytesIO()
+    with wave.open(buffer, "wb") as sound:
+        sound.setnchannels(1)
+        sound.setsampwidth(1)
+        sound.setframerate(rate)
+        sound.writeframes(bytes([128]) * int(seconds * rate))
+    return buffer.getvalue()
 
 
 def expect_image(figure: Locator, width: int) -> None:
@@ -215,3 +230,41 @@ def test_a_file_no_model_can_take_is_refused_on_its_chip_when_sent(
     expect(page.locator("#send")).to_be_disabled()
     expect(page.locator("article.run")).to_have_count(0)
     expect(page.locator("#composer-input")).to_have_value("unpack this")
+
+
+def test_audio_plays_inline_and_a_block_by_url_is_a_link_the_page_never_loads(
+    page: Page, base_url: str
+) -> None:
+    thread = f"t-{secrets.token_hex(4)}"
+    clip = "https://example.com/clip.mp4"
+    content = [
+        {
+            "type": "audio",
+            "mime_type": "audio/wav",
+            "base64": base64.b64encode(tone_wav()).decode(),
+        },
+        {"type": "video", "url": clip, "filename": "clip.mp4"},
+    ]
+    with httpx.Client(base_url=base_url, timeout=30) as client:
+        answer = client.post(f"/v1/chat/{thread}", json={"message": "listen", "content": content})
+        assert answer.status_code == 200, answer.text
+    requested: list[str] = []
+    page.on("request", lambda request: requested.append(request.url))
+    page.goto(f"{base_url}/#thread={thread}")
+
+    finished(page)
+    audio = page.locator('.user-blocks figure[data-kind="audio"] audio')
+    expect(audio).to_have_attribute("controls", "")
+    duration = audio.evaluate(
+        """a => new Promise((done) => {
+            if (a.readyState >= 1) return done(a.duration);
+            a.onloadedmetadata = () => done(a.duration);
+            a.onerror = () => done(-1);
+        })"""
+    )
+    assert duration == pytest.approx(0.25, abs=0.01)
+    link = page.locator('.user-blocks [data-kind="video"] a')
+    expect(link).to_have_text("clip.mp4")
+    expect(link).to_have_attribute("href", clip)
+    assert page.locator(".user-blocks video").count() == 0
+    assert not [url for url in requested if "example.com" in url]
