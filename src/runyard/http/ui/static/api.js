@@ -47,12 +47,12 @@ export class Api {
   }
 
   async request(method, path, { body, params } = {}) {
-    const response = await this.fetch(method, path, { body, params });
+    const response = await this.call(method, path, { body, params });
     return response.json();
   }
 
   // The answer to one call, or an ApiError for a refusal or an unreachable server.
-  async fetch(method, path, { body, params, accept } = {}) {
+  async call(method, path, { body, params, accept } = {}) {
     const headers = this.headers(accept);
     if (body !== undefined) headers["Content-Type"] = "application/json";
     let response;
@@ -99,7 +99,7 @@ export class Api {
 
   // A stored file's bytes, as a Blob (an <img src> could not send the key).
   async fileBlob(fileId) {
-    const response = await this.fetch("GET", `v1/files/${enc(fileId)}`, { accept: "*/*" });
+    const response = await this.call("GET", `v1/files/${enc(fileId)}`, { accept: "*/*" });
     return response.blob();
   }
 

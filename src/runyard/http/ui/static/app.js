@@ -426,7 +426,7 @@ class App {
     const waiting = this.attachments.problem();
     input.disabled = blocked;
     $("send").disabled = blocked || Boolean(waiting);
-    this.attachments.setEnabled(kind !== "locked");
+    this.attachments.setEnabled(kind !== "locked" && kind !== "sending");
     $("busy-reason").textContent = reasons[kind] || waiting || "";
     const cancellable = kind === "running" || kind === "waiting";
     $("cancel").hidden = !cancellable;

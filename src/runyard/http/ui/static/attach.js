@@ -47,8 +47,10 @@ export class Attachments {
     });
   }
 
+  // Off without a key, and while a message is on its way (its blocks name these files).
   setEnabled(enabled) {
     this.button.disabled = !enabled;
+    for (const item of this.items) item.removeButton.disabled = !enabled;
   }
 
   add(files) {
@@ -116,9 +118,9 @@ class Attachment {
     this.bar = h("progress", { class: "attachment-progress", max: 100, value: 0, "aria-label": `Uploading ${file.name}` });
     this.error = h("span", { class: "attachment-error error-text", role: "alert" });
     this.details = h("span", { class: "muted" }, byteSize(file.size));
-    const remove = h("button", { type: "button", class: "icon attachment-remove", "aria-label": `Remove ${file.name}`, title: "Remove", onclick: onRemove }, "✕");
+    this.removeButton = h("button", { type: "button", class: "icon attachment-remove", "aria-label": `Remove ${file.name}`, title: "Remove", onclick: onRemove }, "✕");
     this.el = h("li", { class: "attachment", dataset: { state: this.state } },
-      h("span", { class: "attachment-name" }, file.name), this.details, this.bar, this.error, remove);
+      h("span", { class: "attachment-name" }, file.name), this.details, this.bar, this.error, this.removeButton);
   }
 
   progress(sent, total) {

@@ -69,7 +69,7 @@ export class BlockRenderer {
 
   // The URL the bytes of an inline or stored block are read from.
   source(block) {
-    if (block.base64 !== undefined) return Promise.resolve(`data:${block.mime_type};base64,${block.base64}`);
+    if (block.base64 !== undefined) return Promise.resolve(`data:${block.mime_type || "application/octet-stream"};base64,${block.base64}`);
     if (block.file_id) return this.media.url(block.file_id);
     return Promise.reject(new Error("the block has no data"));
   }
