@@ -1,9 +1,11 @@
 """With ``RUNYARD_AUTH=keys`` the page asks for an API key, sends it as a header, and opens its
-event stream with a stream ticket: the key never appears in a URL."""
+event stream with a stream ticket: the key never appears in a URL. Uploads and stored images go
+with the key too (an upload's request, and a blob: URL made of bytes fetched with it)."""
 
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -12,6 +14,7 @@ import pytest
 from playwright.sync_api import Page, expect
 from ui_server import served
 
+from runyard.models.demo_script import demo_png
 from runyard.service.api_keys import issue_api_key
 from runyard.storage import open_store
 
@@ -63,4 +66,33 @@ def test_the_page_asks_for_a_key_and_streams_with_a_ticket(
     streams = [u for u in urls if "/v1/events/t-keys" in u]
     assert streams
     assert all("ticket=ryt_" in u for u in streams)
+    assert not [u for u in urls if key in u]
+
+
+def test_an_attached_image_uploads_and_shows_through_the_key(
+    page: Page, keys_server: tuple[str, str]
+) -> None:
+    base, key = keys_server
+    picture = demo_png(size=12)
+    urls: list[str] = []
+    page.on("request", lambda request: urls.append(request.url))
+    page.goto(f"{base}/#thread=t-keys-image")
+    page.locator("#key-form").get_by_label("API key").fill(key)
+    page.locator("#key-form").get_by_role("button", name="Use key").click()
+    expect(page.locator("body")).to_have_attribute("data-busy", "idle")
+
+    page.locator("#attach-input").set_input_files(
+        files=[{"name": "key.png", "mimeType": "image/png", "buffer": picture}]
+    )
+    expect(page.locator(".attachment")).to_have_attribute("data-state", "ready")
+    page.locator("#composer-input").press("Enter")
+    expect(page.locator("article.run")).to_have_attribute("data-state", "completed")
+    expect(page.locator(".answer")).to_contain_text(f"an image (image/png, {len(picture)} bytes)")
+
+    page.reload()  # the image now comes from the server: /v1/files/{id}, with the key
+    shown = page.locator('.user-blocks figure[data-kind="image"]')
+    expect(shown).to_have_attribute("data-state", "ready")
+    assert shown.locator("img").evaluate("img => img.decode().then(() => img.naturalWidth)") == 12
+    expect(shown.locator("img")).to_have_attribute("src", re.compile(r"^blob:"))
+    assert [u for u in urls if "/v1/files/file_" in u]
     assert not [u for u in urls if key in u]

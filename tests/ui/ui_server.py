@@ -1,9 +1,10 @@
 """The app behind uvicorn on a free port, in a thread of its own (the browser tests drive
 Playwright's sync API from the test's thread), and the agent the browser tests talk to.
 
-The agent is the offline demo model with the default tools and one tool per kind of question a
-confirmation can ask (questions, text, plan review, domain access), so a test picks the flow
-with what it types: ``/tool survey {"topic": "paint"}``.
+The agent is the offline demo model with the default tools, one tool per kind of question a
+confirmation can ask (questions, text, plan review, domain access) and one that answers with
+structured JSON and its sources (``report``), so a test picks the flow with what it types:
+``/tool survey {"topic": "paint"}``.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from runyard.agent import Agent
 from runyard.config import Settings
 from runyard.http import create_app
 from runyard.memory import Memory
+from runyard.messages import CitationPart, JsonPart
 from runyard.service.tools import calculator, delegate, list_notes, plan, save_note
 from runyard.storage import Store
 from runyard.tools import Suspend, ToolContext, tool
@@ -82,8 +84,35 @@ fetch_page = tool(name="fetch_page", description="Ask to reach a host.", resume_
 )
 
 
+REPORT = {"city": "Oslo", "readings": [{"hour": 9, "celsius": -3.5}, {"hour": 12, "celsius": 1}]}
+"""What ``report`` answers as a ``json`` block."""
+
+SOURCES = [
+    CitationPart(
+        url="https://example.com/weather", title="Example weather", cited_text="-3.5 at 9"
+    ),
+    CitationPart(url="javascript:alert(1)", title="Not a link"),
+]
+"""Its citations: one a page may link to, one it must not."""
+
+
+@tool(name="report", description="Report the weather as data, with its sources.")
+async def report(city: str) -> list[Any]:
+    return ["reported", JsonPart(data=REPORT), *SOURCES]
+
+
 def agents(store: Store) -> Mapping[str, Agent]:
-    tools = [calculator, list_notes, save_note, plan, delegate, survey, ask_text, review_plan]
+    tools = [
+        calculator,
+        list_notes,
+        save_note,
+        plan,
+        delegate,
+        survey,
+        ask_text,
+        review_plan,
+        report,
+    ]
     assistant = Agent(
         "assistant",
         "runyard:demo",

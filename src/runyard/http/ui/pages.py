@@ -2,6 +2,8 @@
 
 Every answer carries the page's security headers: the model's text reaches the page, and the
 policy is what keeps a rendering mistake from ever running a script or reaching another host.
+Images, audio and video load only from this server, inline data (``data:``) and the ``blob:``
+URLs the page makes of stored files it fetched with the key; a content block by URL is a link.
 """
 
 from __future__ import annotations
@@ -21,8 +23,9 @@ _STATIC = Path(__file__).parent / "static"
 
 SECURITY_HEADERS = {
     "Content-Security-Policy": (
-        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-        "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
+        "media-src 'self' data: blob:; connect-src 'self'; base-uri 'none'; form-action 'none'; "
+        "frame-ancestors 'none'"
     ),
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",

@@ -5,11 +5,18 @@ const KEY_STORAGE = "runyard.apiKey";
 const PAGE_MESSAGES = 20; // the newest runs first; "Show earlier messages" pages back
 
 export class ApiError extends Error {
-  constructor(status, code, message) {
+  constructor(status, code, message, fields = []) {
     super(message);
     this.status = status;
     this.code = code;
+    this.fields = fields; // [{field, message}]: which part of the request was refused
   }
+}
+
+// The error an answer's JSON problem body ({"error": {code, message, fields?}}) describes.
+function problemError(status, problem, statusText) {
+  const { code = "http_error", message = statusText, fields = [] } = (problem && problem.error) || {};
+  return new ApiError(status, code, message || `HTTP ${status}`, fields);
 }
 
 export class Api {
@@ -33,10 +40,21 @@ export class Api {
     return url.toString();
   }
 
-  async request(method, path, { body, params } = {}) {
-    const headers = { Accept: "application/json" };
-    if (body !== undefined) headers["Content-Type"] = "application/json";
+  headers(accept = "application/json") {
+    const headers = { Accept: accept };
     if (this.key) headers.Authorization = `Bearer ${this.key}`;
+    return headers;
+  }
+
+  async request(method, path, { body, params } = {}) {
+    const response = await this.call(method, path, { body, params });
+    return response.json();
+  }
+
+  // The answer to one call, or an ApiError for a refusal or an unreachable server.
+  async call(method, path, { body, params, accept } = {}) {
+    const headers = this.headers(accept);
+    if (body !== undefined) headers["Content-Type"] = "application/json";
     let response;
     try {
       response = await fetch(this.url(path, params), {
@@ -47,11 +65,10 @@ export class Api {
     } catch (error) {
       throw new ApiError(0, "network", "The server cannot be reached.");
     }
-    if (response.ok) return response.json();
+    if (response.ok) return response;
     const problem = await response.json().catch(() => ({}));
-    const { code = "http_error", message = response.statusText } = problem.error || {};
     if (response.status === 401) this.onUnauthorized();
-    throw new ApiError(response.status, code, message);
+    throw problemError(response.status, problem, response.statusText);
   }
 
   agents() {
@@ -71,9 +88,53 @@ export class Api {
     return this.request("GET", `v1/threads/${enc(threadId)}/status`);
   }
 
-  send(threadId, message, agentId) {
-    const body = agentId ? { message, agentId } : { message };
+  // A message: its text, its content blocks (attachments), or both.
+  send(threadId, message, agentId, content = []) {
+    const body = {};
+    if (message) body.message = message;
+    if (content.length) body.content = content;
+    if (agentId) body.agentId = agentId;
     return this.request("POST", `v1/chat/${enc(threadId)}`, { body });
+  }
+
+  // A stored file's bytes, as a Blob (an <img src> could not send the key).
+  async fileBlob(fileId) {
+    const response = await this.call("GET", `v1/files/${enc(fileId)}`, { accept: "*/*" });
+    return response.blob();
+  }
+
+  fileMeta(fileId) {
+    return this.request("GET", `v1/files/${enc(fileId)}/meta`);
+  }
+
+  deleteFile(fileId) {
+    return this.request("DELETE", `v1/files/${enc(fileId)}`);
+  }
+
+  // Upload one file (POST /v1/files, multipart field "file"). XMLHttpRequest, not fetch, since
+  // only it reports upload progress: onProgress(sent, total). Returns {done, abort}; done
+  // resolves to the file's metadata ({id, filename, mediaType, size, …}).
+  upload(file, onProgress) {
+    const xhr = new XMLHttpRequest();
+    const done = new Promise((resolve, reject) => {
+      xhr.open("POST", this.url("v1/files"));
+      for (const [name, value] of Object.entries(this.headers())) xhr.setRequestHeader(name, value);
+      xhr.responseType = "json";
+      xhr.upload.onprogress = (event) => {
+        if (event.lengthComputable) onProgress(event.loaded, event.total);
+      };
+      xhr.onload = () => {
+        if (xhr.status >= 200 && xhr.status < 300) return resolve(xhr.response);
+        if (xhr.status === 401) this.onUnauthorized();
+        reject(problemError(xhr.status, xhr.response, xhr.statusText));
+      };
+      xhr.onerror = () => reject(new ApiError(0, "network", "The upload was cut off: the server cannot be reached, or refused the file."));
+      xhr.onabort = () => reject(new ApiError(0, "aborted", "Upload cancelled."));
+      const form = new FormData();
+      form.append("file", file, file.name);
+      xhr.send(form);
+    });
+    return { done, abort: () => xhr.abort() };
   }
 
   cancel(threadId) {

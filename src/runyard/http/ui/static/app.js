@@ -3,9 +3,12 @@
 // nextEventId - 1, read /status, then connect the event stream — nothing shown twice.
 
 import { Api } from "./api.js";
+import { Attachments } from "./attach.js";
+import { BlockRenderer } from "./blocks.js";
 import { h } from "./dom.js";
+import { StoredMedia } from "./media.js";
 import { ThreadStream } from "./stream.js";
-import { applyEvent, newRun, pendingQuestions, runsFromHistory } from "./tree.js";
+import { applyEvent, newRun, pendingQuestions, runsFromHistory, userMessage } from "./tree.js";
 import { RunView } from "./view.js";
 
 const $ = (id) => document.getElementById(id);
@@ -21,6 +24,18 @@ class App {
   constructor() {
     this.api = new Api();
     this.api.onUnauthorized = () => this.askForKey();
+    this.media = new StoredMedia(this.api);
+    this.ctx = {
+      answer: (requestId, answer) => this.api.confirm(requestId, answer),
+      blocks: new BlockRenderer(this.media),
+    };
+    this.attachments = new Attachments(this.api, this.media, {
+      list: $("attachments"),
+      input: $("attach-input"),
+      button: $("attach"),
+      dropZone: $("composer"),
+      onChange: () => this.setBusy(this.busy),
+    });
     this.threadId = null;
     this.threads = [];
     this.runs = new Map();
@@ -178,6 +193,7 @@ class App {
     this.views = new Map();
     this.olderCursor = null;
     $("transcript").replaceChildren();
+    this.media.clear(); // the transcript showing them is gone
     $("status-line").textContent = "";
     this.renderThreads();
     this.setBusy("loading");
@@ -230,7 +246,7 @@ class App {
   }
 
   newView(run) {
-    const view = new RunView(run, (requestId, answer) => this.api.confirm(requestId, answer));
+    const view = new RunView(run, this.ctx);
     this.views.set(run.runId, view);
     return view;
   }
@@ -296,7 +312,7 @@ class App {
       const history = await this.api.messages(this.threadId);
       const said = history.messages.find((m) => m.runId === run.runId && m.role === "user");
       if (said && !run.user) {
-        run.user = { content: said.content, createdAt: said.createdAt };
+        run.user = userMessage(said);
         this.touch(run.runId);
       }
     } catch {
@@ -338,18 +354,21 @@ class App {
   async send() {
     const input = $("composer-input");
     const message = input.value.trim();
-    if (!message || this.busy !== "idle" || this.sending) return;
+    if (this.busy !== "idle" || this.sending || this.attachments.problem()) return;
+    const content = this.attachments.blocks();
+    if (!message && !content.length) return;
     this.sending = true;
     this.setBusy("sending");
     try {
-      const { runId } = await this.api.send(this.threadId, message, $("agent-picker").value);
+      const { runId } = await this.api.send(this.threadId, message, $("agent-picker").value, content);
       input.value = "";
+      this.attachments.clear();
       let run = this.runs.get(runId);
       if (!run) {
         run = newRun(runId);
         this.runs.set(runId, run);
       }
-      run.user = { content: message, createdAt: Date.now() };
+      run.user = { content: message, blocks: content, createdAt: Date.now() };
       this.touch(runId);
       this.sending = false;
       this.setBusy(this.busyFromRuns());
@@ -365,7 +384,16 @@ class App {
         await this.restoreStatus(this.threadId, true);
       } else if (error.status !== 401) {
         this.announce(`Not sent: ${error.message}`);
+        this.refuseAttachments(error);
       }
+    }
+  }
+
+  // A refusal naming a content block (content.1.mime_type) is shown on that attachment.
+  refuseAttachments(error) {
+    for (const { field, message } of error.fields) {
+      const match = /^(?:body\.)?content\.(\d+)(?:\.|$)/.exec(field || "");
+      if (match) this.attachments.refuse(Number(match[1]), message);
     }
   }
 
@@ -395,9 +423,11 @@ class App {
     };
     const input = $("composer-input");
     const blocked = kind !== "idle";
+    const waiting = this.attachments.problem();
     input.disabled = blocked;
-    $("send").disabled = blocked;
-    $("busy-reason").textContent = reasons[kind] ?? "";
+    $("send").disabled = blocked || Boolean(waiting);
+    this.attachments.setEnabled(kind !== "locked" && kind !== "sending");
+    $("busy-reason").textContent = reasons[kind] || waiting || "";
     const cancellable = kind === "running" || kind === "waiting";
     $("cancel").hidden = !cancellable;
     $("cancel").disabled = this.cancelling;

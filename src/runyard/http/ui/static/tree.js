@@ -14,7 +14,7 @@ export function runsFromHistory(messages) {
     if (!runs.has(runId)) runs.set(runId, newRun(runId));
     const run = runs.get(runId);
     if (message.role === "user") {
-      run.user = { content: message.content, createdAt: message.createdAt };
+      run.user = userMessage(message);
     } else if (message.agentTree) {
       run.tree = message.agentTree;
       if (message.agent) run.tree.chosen = message.agent;
@@ -25,6 +25,11 @@ export function runsFromHistory(messages) {
   }
   for (const run of runs.values()) if (!run.tree) run.streaming = false;
   return runs;
+}
+
+// What the user said: the text, and the content blocks sent with it (attachments).
+export function userMessage(message) {
+  return { content: message.content, blocks: message.blocks || [], createdAt: message.createdAt };
 }
 
 function indexAgents(run, node) {
@@ -69,6 +74,11 @@ export function applyEvent(run, event) {
     case "reasoning-delta":
       if (agent) stream(agent, event.type === "text-delta" ? "text" : "reasoning", p.text);
       return Boolean(agent);
+    case "content":
+      if (!agent) return false;
+      agent.blocks = [...(agent.blocks || []), ...p.blocks];
+      agent.timeline.push({ type: "content", blocks: p.blocks });
+      return true;
     case "tool-call":
       if (!agent) return false;
       if (!toolCall(agent, p.toolCallId)) agent.timeline.push({ type: "tool-call", toolCallId: p.toolCallId });

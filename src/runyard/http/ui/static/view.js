@@ -2,6 +2,8 @@
 // the seed draws it (orchestrator at the root; collapsible sub-agents with role and result;
 // tool calls with arguments, results and errors; reasoning collapsed). Views are keyed and
 // updated in place, so a card being filled in or a branch someone opened survives every delta.
+// Every view gets the page's `ctx`: answer(requestId, body) for the cards, and blocks (a
+// BlockRenderer) for content blocks.
 
 import { ConfirmationCard } from "./cards.js";
 import { h, prettyJson, shortJson, spinner } from "./dom.js";
@@ -9,18 +11,21 @@ import { renderMarkdown } from "./markdown.js";
 import { toolCall } from "./tree.js";
 
 const TASK_MARKS = { pending: "○", in_progress: "◐", completed: "●", failed: "✕" };
+const NO_BLOCKS = [];
 const TASK_WORDS = { pending: "pending", in_progress: "in progress", completed: "done", failed: "failed" };
 
 export class RunView {
-  constructor(run, answer) {
-    this.answer = answer;
+  constructor(run, ctx) {
+    this.ctx = ctx;
     this.user = h("div", { class: "bubble user-text" });
+    this.userBlocks = h("div", { class: "user-blocks" });
+    this.shownBlocks = null;
     this.agentSlot = h("div", { class: "assistant" });
     this.footer = h("p", { class: "run-footer" });
     this.el = h(
       "article",
       { class: "run", dataset: { runId: run.runId }, "aria-label": "Message and answer" },
-      h("div", { class: "user" }, h("span", { class: "who" }, "You"), this.user),
+      h("div", { class: "user" }, h("span", { class: "who" }, "You"), h("div", { class: "user-said" }, this.user, this.userBlocks)),
       this.agentSlot,
       this.footer,
     );
@@ -31,9 +36,15 @@ export class RunView {
   update(run) {
     const said = run.user ? run.user.content : "";
     if (this.user.textContent !== said) this.user.textContent = said;
-    this.user.parentElement.hidden = !run.user;
+    this.user.hidden = !said;
+    const blocks = run.user ? run.user.blocks : NO_BLOCKS;
+    if (blocks !== this.shownBlocks) {
+      this.shownBlocks = blocks;
+      this.userBlocks.replaceChildren(...(blocks.length ? [this.ctx.blocks.render(blocks)] : []));
+    }
+    this.user.closest(".user").hidden = !run.user;
     if (run.tree && (!this.root || this.root.agentId !== run.tree.agentId)) {
-      this.root = new AgentView(run.tree, this.answer, true);
+      this.root = new AgentView(run.tree, this.ctx, true);
       this.agentSlot.replaceChildren(this.root.el);
     }
     if (this.root) this.root.update(run.tree);
@@ -52,9 +63,9 @@ function footerText(run) {
 }
 
 class AgentView {
-  constructor(node, answer, isRoot) {
+  constructor(node, ctx, isRoot) {
     this.agentId = node.agentId;
-    this.answer = answer;
+    this.ctx = ctx;
     this.isRoot = isRoot;
     this.entries = [];
     this.body = h("div", { class: "agent-body" });
@@ -132,10 +143,12 @@ class AgentView {
         return new TextView();
       case "reasoning":
         return new ReasoningView();
+      case "content":
+        return new ContentView(this.ctx.blocks);
       case "tool-call":
-        return new ToolCallView(entry.toolCallId, this.answer);
+        return new ToolCallView(entry.toolCallId, this.ctx);
       default:
-        return new ChildView(entry.agentId, this.answer);
+        return new ChildView(entry.agentId, this.ctx);
     }
   }
 
@@ -174,6 +187,25 @@ class TextView {
   }
 }
 
+// Whole content blocks where the agent (or one of its tools) produced them.
+class ContentView {
+  constructor(renderer) {
+    this.renderer = renderer;
+    this.el = h("div", { class: "content" });
+    this.shown = null;
+  }
+
+  matches(entry) {
+    return entry.type === "content";
+  }
+
+  update(_node, entry) {
+    if (entry.blocks === this.shown) return; // blocks arrive whole: nothing changes afterwards
+    this.shown = entry.blocks;
+    this.el.replaceChildren(this.renderer.render(entry.blocks));
+  }
+}
+
 class ReasoningView {
   constructor() {
     this.text = h("div", { class: "reasoning-text" });
@@ -194,9 +226,9 @@ class ReasoningView {
 }
 
 class ToolCallView {
-  constructor(toolCallId, answer) {
+  constructor(toolCallId, ctx) {
     this.toolCallId = toolCallId;
-    this.answer = answer;
+    this.answer = ctx.answer;
     this.card = null;
     this.summary = h("summary", {});
     this.args = h("pre", { class: "json" });
@@ -240,10 +272,10 @@ class ToolCallView {
 }
 
 class ChildView {
-  constructor(agentId, answer) {
+  constructor(agentId, ctx) {
     this.agentId = agentId;
     this.view = null;
-    this.answer = answer;
+    this.ctx = ctx;
     this.el = h("div", { class: "child" });
   }
 
@@ -255,7 +287,7 @@ class ChildView {
     const child = node.children.find((c) => c.agentId === this.agentId);
     if (!child) return;
     if (!this.view) {
-      this.view = new AgentView(child, this.answer, false);
+      this.view = new AgentView(child, this.ctx, false);
       this.el.append(this.view.el);
     }
     this.view.update(child);
