@@ -42,10 +42,12 @@ test: check
 # The fault harness at full size (tests/system): three replicas killed, restarted and soaked, with
 # PostgreSQL and Redis as .ci/run starts them; regenerates docs/reliability.md from its figures even
 # when a scenario fails. RUNYARD_SOAK_SECONDS=600 makes the soak the issue's ten minutes (60 s here).
+# Then Schemathesis over the whole OpenAPI document at full size (500 examples an operation).
 test-system: $(VENV)/.installed-dev
 	RUNYARD_SYSTEM=1 RUNYARD_SYSTEM_RESULTS=docs/reliability.json $(BIN)/pytest tests/system; \
 	status=$$?; $(BIN)/python tests/system/report.py docs/reliability.json docs/reliability.md; \
-	exit $$status
+	RUNYARD_SCHEMATHESIS_EXAMPLES=500 $(BIN)/pytest --timeout 3600 tests/http/test_openapi_schemathesis.py \
+	  && exit $$status
 
 # The web UI's screenshots in docs/ui/ (README, docs/ui.md), taken by its browser tests in Chromium.
 ui-screenshots: $(VENV)/.installed-dev

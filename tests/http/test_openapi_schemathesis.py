@@ -19,6 +19,7 @@ and test_shutdown.py.
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 from typing import Any
 
@@ -48,9 +49,11 @@ FACES_ACCEPT = ["2xx", "3xx", "401", "403", "404", "409", "422", "429", "5xx"]
 # /mcp takes any JSON-RPC message, and what MCP needs beyond its shape (a session opened by
 # `initialize`, an Accept listing both JSON and event streams) is JSON-RPC's 400 and HTTP's 406.
 MCP_ACCEPT = [*FACES_ACCEPT, "400", "406"]
+EXAMPLES_PER_OPERATION = int(os.environ.get("RUNYARD_SCHEMATHESIS_EXAMPLES", "20"))
+"""Bounded in ``make test``; ``make test-system`` runs the full size (500)."""
 CONFIG: dict[str, Any] = {
     "seed": 7,
-    "generation": {"max-examples": 20, "database": "none", "allow-x00": False},
+    "generation": {"max-examples": EXAMPLES_PER_OPERATION, "database": "none", "allow-x00": False},
     "operations": [
         {
             "include-path-regex": "^/(agui|ai-sdk|openai)/",
@@ -80,7 +83,7 @@ def test_with_api_keys_every_response_matches_the_document_and_none_is_a_500(
     config = {
         **CONFIG,
         "headers": {"Authorization": f"Bearer {key}"},
-        "generation": {**CONFIG["generation"], "max-examples": 5},
+        "generation": {**CONFIG["generation"], "max-examples": EXAMPLES_PER_OPERATION // 4},
     }
     problems, statuses = _run(create_app(settings, **APP), config)
 

@@ -27,7 +27,7 @@ def percentile(values: list[float], share: float) -> float | None:
 
 
 def timing(values: list[float]) -> dict[str, Any]:
-    """Count, p50, p99 and max of a list of seconds, rounded to milliseconds."""
+    """Count, p50, p95, p99 and max of a list of seconds, rounded to milliseconds."""
 
     def ms(value: float | None) -> float | None:
         return None if value is None else round(value, 3)
@@ -35,6 +35,7 @@ def timing(values: list[float]) -> dict[str, Any]:
     return {
         "count": len(values),
         "p50": ms(percentile(values, 0.5)),
+        "p95": ms(percentile(values, 0.95)),
         "p99": ms(percentile(values, 0.99)),
         "max": ms(max(values) if values else None),
         "mean": ms(statistics.fmean(values) if values else None),

@@ -97,13 +97,13 @@ class Follower:
     def finished(self, run_id: str) -> bool:
         return finish_of(run_id)(self.received)
 
-    def first_after(self, moment: float, run_id: str) -> float | None:
-        """When the first of ``run_id``'s events after ``moment`` arrived."""
+    def arrival_of(self, kind: str, run_id: str) -> float | None:
+        """When the first of ``run_id``'s events of type ``kind`` arrived."""
         return next(
             (
                 t
                 for t, (_, e) in zip(self.arrivals, self.received, strict=True)
-                if t > moment and e["runId"] == run_id
+                if e["type"] == kind and e["runId"] == run_id
             ),
             None,
         )
