@@ -89,8 +89,10 @@ async def _session(client: httpx.AsyncClient) -> list[str]:
 
 
 def _written(out: Path, directory: Path) -> tuple[str, str]:
-    """What the server printed, and the bytes of its SQLite files (WAL included) as text."""
-    files = sorted(directory.glob("runyard.db*"))
+    """What the server printed, and the bytes of its SQLite files (WAL and the instance lock
+    files included) as text."""
+    files = sorted(p for p in directory.glob("runyard.db*/**/*") if p.is_file())
+    files += sorted(p for p in directory.glob("runyard.db*") if p.is_file())
     return out.read_text(), b"".join(p.read_bytes() for p in files).decode(errors="replace")
 
 
