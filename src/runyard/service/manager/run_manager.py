@@ -134,6 +134,7 @@ class RunManager:
             worker_concurrency=worker_concurrency,
             queue_poll_seconds=queue_poll_seconds,
             files=files,
+            content_rules=self.content_rules,
         )
         self._keeper = LeaseKeeper(
             store,
