@@ -5,6 +5,7 @@ Bad blocks are 4xx naming the field, and nothing is stored."""
 from __future__ import annotations
 
 import base64
+import json
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -335,3 +336,29 @@ async def test_a_large_image_a_tool_returns_is_stored_before_its_content_event(
     assert download.content == big
     assert returned == [["drawn", pai.BinaryContent(big, media_type="image/png")]]
     assert ("assistant", block) in _history_blocks(history)  # the agent tree's blocks
+
+
+async def test_a_delegated_sub_agents_large_image_is_stored_too(any_backend_url: str) -> None:
+    delegate = {
+        "role": "artist",
+        "instructions": "Draw.",
+        "briefing": "/image",
+        "tools": ["calculator"],
+    }
+    message = f"/tool delegate {json.dumps(delegate)}"
+    settings = {"max_inline_content_bytes": 50}
+    async with running_app(any_backend_url, settings=settings) as app, asgi_client(app) as client:
+        await client.post("/v1/chat/t1", json={"message": message})
+        async with asgi_sse(app, "/v1/events/t1") as stream:
+            frames = await stream.until("run-finish")
+        await settled(app, "t1")
+        events = [f.data for f in frames if f.data is not None]
+        (content,) = [e for e in events if e["type"] == "content"]
+        (block,) = content["payload"]["blocks"]
+        download = await client.get(block["url"])
+
+    assert content["agentId"] != "agent-001"  # the sub-agent's
+    assert block["file_id"].startswith("file_")
+    assert "base64" not in block
+    assert download.content == demo_png()
+    assert events[-1]["payload"]["status"] == "completed"

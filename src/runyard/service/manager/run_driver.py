@@ -218,7 +218,15 @@ class RunDriver:
 
     def _deps(self, run: ActiveRun) -> dict[str, Any]:
         scope = run.owner.scope(run.thread_id)
-        deps = ServiceDeps(self._store, run.agent, ORCHESTRATOR_ID, scope, self._directory)
+        deps = ServiceDeps(
+            self._store,
+            run.agent,
+            ORCHESTRATOR_ID,
+            scope,
+            self._directory,
+            files=self._files_of(run),
+            produced_files=self._produced_of(run),
+        )
         return {SERVICE_DEPS: deps, BACKGROUND_TASKS: run.background}
 
     def _title_from(self, user: AgentMessage, title: str | None) -> str | None:
