@@ -283,16 +283,20 @@ async def test_a_large_image_the_model_draws_is_stored_and_travels_by_reference(
     assert after_delete.status_code == 404  # only the thread referenced it
 
 
-async def test_a_large_image_a_tool_returns_is_stored_before_its_content_event(
-    any_backend_url: str,
-) -> None:
-    big = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 8  # 2056 bytes, sniffed as a PNG
-    returned: list[Any] = []
+BIG_PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 8  # 2056 bytes, sniffed as a PNG
+
+
+def drawing_agents(returned: list[Any]) -> Callable[[Store], list[Agent]]:
+    """An agent whose model calls ``draw`` (a tool returning ``BIG_PNG``), then records the
+    tool's content as it read it."""
 
     @tool
     async def draw() -> list[Any]:
         """Draw a picture."""
-        return ["drawn", ImagePart(mime_type="image/png", base64=base64.b64encode(big).decode())]
+        return [
+            "drawn",
+            ImagePart(mime_type="image/png", base64=base64.b64encode(BIG_PNG).decode()),
+        ]
 
     async def stream(
         messages: list[pai.ModelMessage], info: AgentInfo
@@ -309,6 +313,16 @@ async def test_a_large_image_a_tool_returns_is_stored_before_its_content_event(
     def agents(store: Store) -> list[Agent]:
         model = FunctionModel(stream_function=stream)
         return [Agent("assistant", model, tools=[draw], memory=Memory(store))]
+
+    return agents
+
+
+async def test_a_large_image_a_tool_returns_is_stored_before_its_content_event(
+    any_backend_url: str,
+) -> None:
+    big = BIG_PNG
+    returned: list[Any] = []
+    agents = drawing_agents(returned)
 
     settings = {"max_inline_content_bytes": 1000}
     async with (
@@ -361,4 +375,25 @@ async def test_a_delegated_sub_agents_large_image_is_stored_too(any_backend_url:
     assert block["file_id"].startswith("file_")
     assert "base64" not in block
     assert download.content == demo_png()
+    assert events[-1]["payload"]["status"] == "completed"
+
+
+async def test_a_tool_image_the_store_refuses_is_the_calls_error(any_backend_url: str) -> None:
+    returned: list[Any] = []
+    settings = {"max_inline_content_bytes": 1000, "tenant_file_quota_bytes": 1500}
+    async with (
+        running_app(any_backend_url, drawing_agents(returned), settings=settings) as app,
+        asgi_client(app) as client,
+    ):
+        await client.post("/v1/chat/t1", json={"message": "Draw"})
+        async with asgi_sse(app, "/v1/events/t1") as stream:
+            frames = await stream.until("run-finish")
+        await settled(app, "t1")
+
+    events = [f.data for f in frames if f.data is not None]
+    kinds = [e["type"] for e in events if e["type"] not in ("text-delta", "reasoning-delta")]
+    assert kinds == ["run-start", "tool-call", "tool-error", "run-finish"]
+    (error,) = [e["payload"]["error"] for e in events if e["type"] == "tool-error"]
+    assert error.startswith("Tool draw: its output could not be stored:")
+    assert returned == [error]  # the model read the reason
     assert events[-1]["payload"]["status"] == "completed"
