@@ -568,3 +568,54 @@ def test_a_content_part_runyard_cannot_take_is_refused_naming_it(served: Served)
     with pytest.raises(openai.UnprocessableEntityError) as wrong_type:
         served.client.chat.completions.create(model="assistant", messages=messages)  # type: ignore[arg-type]
     assert "messages.0.content.1.mime_type" in str(wrong_type.value)
+
+
+def test_an_earlier_messages_image_is_kept_in_the_conversation_of_a_new_thread(
+    served: Served,
+) -> None:
+    messages = [
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "Remember this picture."},
+                {"type": "image_url", "image_url": {"url": PNG_URL}},
+            ],
+        },
+        {"role": "assistant", "content": "Remembered."},
+        {"role": "user", "content": "What did I show you?"},
+    ]
+    completion = served.client.chat.completions.create(model="echo", messages=messages)  # type: ignore[arg-type]
+
+    prompts = [
+        part.content
+        for message in served.echo.requests[-1]
+        for part in message.parts
+        if isinstance(part, pai.UserPromptPart)
+    ]
+    assert prompts == [
+        ["Remember this picture.", pai.BinaryContent(demo_png(), media_type="image/png")],
+        "What did I show you?",
+    ]
+    ext = extension(completion)
+    shown = httpx.get(f"{served.base}/v1/threads/{ext['threadId']}/messages").json()
+    assert ext["status"] == "completed"
+    assert "What did I show you?" in json.dumps(shown)
+
+
+def test_an_earlier_messages_bad_image_is_refused_naming_it_and_nothing_is_stored(
+    served: Served,
+) -> None:
+    pdf_as_image = {
+        "type": "image_url",
+        "image_url": {"url": "data:application/pdf;base64,JVBERg=="},
+    }
+    messages = [
+        {"role": "user", "content": [{"type": "text", "text": "hi"}, pdf_as_image]},
+        {"role": "user", "content": "and?"},
+    ]
+    before = httpx.get(f"{served.base}/v1/threads").json()
+    with pytest.raises(openai.UnprocessableEntityError) as refused:
+        served.client.chat.completions.create(model="echo", messages=messages)  # type: ignore[arg-type]
+
+    assert "messages.0.content.1.mime_type" in str(refused.value)
+    assert httpx.get(f"{served.base}/v1/threads").json() == before

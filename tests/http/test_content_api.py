@@ -5,6 +5,7 @@ Bad blocks are 4xx naming the field, and nothing is stored."""
 from __future__ import annotations
 
 import base64
+import json
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -238,3 +239,161 @@ async def test_an_image_a_tool_returns_is_a_content_event_of_its_call_and_the_mo
         "toolCallId": "call_1",
     }
     assert returned == [["drawn", pai.BinaryContent(demo_png(), media_type="image/png")]]
+
+
+def _content_blocks(frames: list[Any]) -> list[dict[str, Any]]:
+    events = [f.data for f in frames if f.data is not None]
+    return [b for e in events if e["type"] == "content" for b in e["payload"]["blocks"]]
+
+
+async def test_a_large_image_the_model_draws_is_stored_and_travels_by_reference(
+    any_backend_url: str,
+) -> None:
+    settings = {"max_inline_content_bytes": 50}  # the demo's PNG is 74 bytes
+    async with running_app(any_backend_url, settings=settings) as app, asgi_client(app) as client:
+        await client.post("/v1/chat/t1", json={"message": "Draw\n/image"})
+        async with asgi_sse(app, "/v1/events/t1") as stream:
+            frames = await stream.until("run-finish")
+        await settled(app, "t1")
+        history = (await client.get("/v1/threads/t1/messages")).json()
+        (block,) = _content_blocks(frames)
+        download = await client.get(block["url"])
+        bobs = await client.get(block["url"], headers={"X-Runyard-User": "bob"})
+        # The next call reads the stored image back for the model (the demo would fail else).
+        await client.post("/v1/chat/t1", json={"message": "And now?"})
+        async with asgi_sse(app, f"/v1/events/t1?lastEventId={frames[-1].id}") as stream:
+            again = await stream.until("run-finish")
+        await settled(app, "t1")
+        await client.delete("/v1/threads/t1")
+        after_delete = await client.get(block["url"])
+
+    file_id = block["file_id"]
+    assert block == {
+        "type": "image",
+        "mime_type": "image/png",
+        "file_id": file_id,
+        "filename": "demo.png",
+        "url": f"/v1/files/{file_id}",
+    }
+    assert _history_blocks(history) == [("assistant", block)]
+    assert download.status_code == 200
+    assert download.content == demo_png()
+    assert bobs.status_code == 404
+    assert again[-1].data["payload"]["status"] == "completed"
+    assert after_delete.status_code == 404  # only the thread referenced it
+
+
+BIG_PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 8  # 2056 bytes, sniffed as a PNG
+
+
+def drawing_agents(returned: list[Any]) -> Callable[[Store], list[Agent]]:
+    """An agent whose model calls ``draw`` (a tool returning ``BIG_PNG``), then records the
+    tool's content as it read it."""
+
+    @tool
+    async def draw() -> list[Any]:
+        """Draw a picture."""
+        return [
+            "drawn",
+            ImagePart(mime_type="image/png", base64=base64.b64encode(BIG_PNG).decode()),
+        ]
+
+    async def stream(
+        messages: list[pai.ModelMessage], info: AgentInfo
+    ) -> AsyncIterator[str | DeltaToolCalls]:
+        last = messages[-1]
+        assert isinstance(last, pai.ModelRequest)
+        results = [p for p in last.parts if isinstance(p, pai.ToolReturnPart)]
+        if not results:
+            yield {0: DeltaToolCall(name="draw", json_args="{}", tool_call_id="call_1")}
+            return
+        returned.append(results[0].content)
+        yield "Drawn."
+
+    def agents(store: Store) -> list[Agent]:
+        model = FunctionModel(stream_function=stream)
+        return [Agent("assistant", model, tools=[draw], memory=Memory(store))]
+
+    return agents
+
+
+async def test_a_large_image_a_tool_returns_is_stored_before_its_content_event(
+    any_backend_url: str,
+) -> None:
+    big = BIG_PNG
+    returned: list[Any] = []
+    agents = drawing_agents(returned)
+
+    settings = {"max_inline_content_bytes": 1000}
+    async with (
+        running_app(any_backend_url, agents, settings=settings) as app,
+        asgi_client(app) as client,
+    ):
+        await client.post("/v1/chat/t1", json={"message": "Draw"})
+        async with asgi_sse(app, "/v1/events/t1") as stream_:
+            frames = await stream_.until("run-finish")
+        await settled(app, "t1")
+        history = (await client.get("/v1/threads/t1/messages")).json()
+        (block,) = _content_blocks(frames)
+        download = await client.get(block["url"])
+
+    file_id = block["file_id"]
+    assert block == {
+        "type": "image",
+        "mime_type": "image/png",
+        "file_id": file_id,
+        "url": f"/v1/files/{file_id}",
+    }
+    events = [f.data for f in frames if f.data is not None]
+    (result,) = [e for e in events if e["type"] == "tool-result"]
+    assert result["payload"]["result"] == ["drawn", block]
+    assert download.content == big
+    assert returned == [["drawn", pai.BinaryContent(big, media_type="image/png")]]
+    assert ("assistant", block) in _history_blocks(history)  # the agent tree's blocks
+
+
+async def test_a_delegated_sub_agents_large_image_is_stored_too(any_backend_url: str) -> None:
+    delegate = {
+        "role": "artist",
+        "instructions": "Draw.",
+        "briefing": "/image",
+        "tools": ["calculator"],
+    }
+    message = f"/tool delegate {json.dumps(delegate)}"
+    settings = {"max_inline_content_bytes": 50}
+    async with running_app(any_backend_url, settings=settings) as app, asgi_client(app) as client:
+        await client.post("/v1/chat/t1", json={"message": message})
+        async with asgi_sse(app, "/v1/events/t1") as stream:
+            frames = await stream.until("run-finish")
+        await settled(app, "t1")
+        events = [f.data for f in frames if f.data is not None]
+        (content,) = [e for e in events if e["type"] == "content"]
+        (block,) = content["payload"]["blocks"]
+        download = await client.get(block["url"])
+
+    assert content["agentId"] != "agent-001"  # the sub-agent's
+    assert block["file_id"].startswith("file_")
+    assert "base64" not in block
+    assert download.content == demo_png()
+    assert events[-1]["payload"]["status"] == "completed"
+
+
+async def test_a_tool_image_the_store_refuses_is_the_calls_error(any_backend_url: str) -> None:
+    returned: list[Any] = []
+    settings = {"max_inline_content_bytes": 1000, "tenant_file_quota_bytes": 1500}
+    async with (
+        running_app(any_backend_url, drawing_agents(returned), settings=settings) as app,
+        asgi_client(app) as client,
+    ):
+        await client.post("/v1/chat/t1", json={"message": "Draw"})
+        async with asgi_sse(app, "/v1/events/t1") as stream:
+            frames = await stream.until("run-finish")
+        await settled(app, "t1")
+
+    events = [f.data for f in frames if f.data is not None]
+    kinds = [e["type"] for e in events if e["type"] not in ("text-delta", "reasoning-delta")]
+    assert kinds == ["run-start", "tool-call", "tool-error", "run-finish"]
+    (error,) = [e["payload"]["error"] for e in events if e["type"] == "tool-error"]
+    assert error.startswith("Tool draw: its output could not be stored:")
+    assert returned == [error]  # the model read the reason
+    assert events[-1]["payload"]["status"] == "completed"

@@ -18,7 +18,7 @@ from runyard.ids import now_ms
 from runyard.redaction import SecretRedactor
 from runyard.service import Owner
 from runyard.service.api_keys import (
-    STREAM_TICKET_SECONDS,
+    TICKET_SECONDS,
     issue_api_key,
     issue_stream_ticket,
     verify_stream_ticket,
@@ -59,7 +59,7 @@ async def ticket_for(app: FastAPI, key: str, thread: str) -> str:
         response = await c.post(f"/v1/threads/{thread}/stream-ticket")
     assert response.status_code == 200, response.text
     body = response.json()
-    assert body["expiresAt"] - now_ms() <= STREAM_TICKET_SECONDS * 1000
+    assert body["expiresAt"] - now_ms() <= TICKET_SECONDS * 1000
     ticket: str = body["ticket"]
     return ticket
 
@@ -132,7 +132,7 @@ async def test_a_ticket_expires_after_a_minute(url: str) -> None:
         valid = await verify_stream_ticket(keys.store, issued.token, "t1", now=last)
         expired = await verify_stream_ticket(keys.store, issued.token, "t1", now=last + 1)
 
-    assert issued.expires_at == 1_700_000_000_000 + STREAM_TICKET_SECONDS * 1000
+    assert issued.expires_at == 1_700_000_000_000 + TICKET_SECONDS * 1000
     assert valid is not None
     assert valid.owner == Owner("acme", "alice")
     assert expired is None

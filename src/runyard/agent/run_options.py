@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any, TypedDict
 
 from runyard.models import FileReader
-from runyard.runtime import RunJournal
+from runyard.runtime import FileKeeper, RunJournal
 from runyard.telemetry import Telemetry
 
 __all__ = ["ResumeOptions", "RunOptions"]
@@ -30,6 +30,9 @@ class ResumeOptions(TypedDict, total=False):
     files: FileReader | None
     """Reads the stored files the run's messages name by ``file_id`` (the caller's own), just
     before each model call; None: a message naming one fails the run."""
+    produced_files: FileKeeper | None
+    """Where the large images and files the model and tools produce are kept (history and
+    clients then get them by ``file_id``) before anything sees them; None: they stay inline."""
 
 
 class RunOptions(ResumeOptions, total=False):

@@ -117,6 +117,7 @@ class AgentRuns:
             telemetry=options.get("telemetry"),
             journal=options.get("journal"),
             files=options.get("files"),
+            produced_files=options.get("produced_files"),
         )
         self._running[runtime.run_id] = runtime
         self._last = runtime

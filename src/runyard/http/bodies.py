@@ -26,6 +26,7 @@ __all__ = [
     "ErrorDetail",
     "FieldError",
     "FileBody",
+    "FileTicketBody",
     "Health",
     "Readiness",
     "StreamTicketBody",
@@ -178,6 +179,14 @@ class StreamTicketBody(_Body):
 
     ticket: str = Field(description="`ryt_…`: for this thread and this key's user only")
     expiresAt: int = Field(description="epoch ms; a stream opened before then stays open")
+
+
+class FileTicketBody(_Body):
+    """A URL that downloads this file without the API key (an ``<img>`` or a link cannot send
+    it): ``GET /v1/files/{fileId}?ticket=…``."""
+
+    url: str = Field(description="`/v1/files/{fileId}?ticket=ryt_…`: this file only")
+    expiresAt: int = Field(description="epoch ms; a download begun before then runs to its end")
 
 
 class AgentInfo(_Body):

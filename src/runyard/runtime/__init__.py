@@ -41,6 +41,7 @@ from runyard.runtime.middleware import (
     ToolCallRequest,
 )
 from runyard.runtime.orphans import strip_orphaned_tool_messages
+from runyard.runtime.produced_files import FileKeeper
 from runyard.runtime.results import (
     AgentToolOutput,
     GenerateResult,
@@ -80,6 +81,7 @@ __all__ = [
     "ChunkSink",
     "ErrorChunk",
     "EventHandler",
+    "FileKeeper",
     "FinishChunk",
     "GenerateResult",
     "InMemoryCheckpointStore",

@@ -39,6 +39,7 @@ from runyard.runtime.pending_calls import (
     still_pending,
     unexecuted_entry,
 )
+from runyard.runtime.produced_files import FileKeeper, kept_message
 from runyard.runtime.results import SubAgentUsage, ToolCallRecord, total_cost
 from runyard.runtime.run_clock import RunClock
 from runyard.runtime.spec import RuntimeSpec
@@ -66,10 +67,14 @@ class AgentRuntime:
         telemetry: Telemetry | None = None,
         journal: RunJournal | None = None,
         files: FileReader | None = None,
+        produced_files: FileKeeper | None = None,
     ) -> None:
         self.spec = spec
         self.files = files
         """Where the run reads stored files its messages name (``file_id``); None: nowhere."""
+        self.produced_files = produced_files
+        """Where the large files its model and tools produce are kept before the list or a
+        client gets them (``runtime.produced_files``); None: they stay inline."""
         self.journal = journal
         """Where every step is made durable (``runtime.journal``); None: only suspensions are."""
         self.telemetry = telemetry or spec.telemetry
@@ -260,10 +265,12 @@ class AgentRuntime:
             self.usage += turn.usage
             answer = self._answer(turn)
             retry = answer if isinstance(answer, OutputRetry) else None
+            answered = await kept_message(
+                retry.message if retry else turn.message, self.produced_files
+            )
             # Without middleware the turn's message is the model call's own, held nowhere else.
             (message,) = self.list.add_response(
-                [retry.message if retry else turn.message],
-                fresh=not self.spec.middleware.middleware,
+                [answered], fresh=not self.spec.middleware.middleware
             )
             assert isinstance(message, AgentMessage)
             await self.sink.send(MessageChunk(message))
@@ -325,6 +332,7 @@ class AgentRuntime:
             tool_timeout=self.spec.tool_timeout_s,
             middleware=self.spec.middleware,
             journal=self.journal,
+            produced_files=self.produced_files,
         )
 
     async def _settle(self, outcomes: Sequence[ToolOutcome]) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from pydantic_core import to_jsonable_python
@@ -22,6 +22,7 @@ from runyard.runtime.events import AgentEvent, AgentEventBus
 from runyard.runtime.journal import JournalCall, RunJournal
 from runyard.runtime.memory import MemoryScope
 from runyard.runtime.middleware import MiddlewareStack, ToolCallDone, ToolCallRequest
+from runyard.runtime.produced_files import FileKeeper, kept_output
 from runyard.runtime.results import AgentToolOutput, SubAgentUsage
 from runyard.runtime.state import AgentState, NestedSuspension
 from runyard.runtime.sub_agent_suspension import SubAgentSuspend
@@ -76,7 +77,11 @@ class ToolRunner:
         middleware: MiddlewareStack,
         tool_timeout: float | None = None,
         journal: RunJournal | None = None,
+        produced_files: FileKeeper | None = None,
     ) -> None:
+        self.produced_files = produced_files
+        """Where the large files a tool returns are kept before its outcome settles (None:
+        they stay inline)."""
         self.journal = journal
         """Where each window's calls are recorded before they run, and each outcome as it
         settles (None: the run is not journaled)."""
@@ -213,7 +218,7 @@ class ToolRunner:
             return self._suspended(tool, call, raw)
         if isinstance(raw, SubAgentSuspend):
             return self._sub_agent_suspended(call, raw)
-        return self._success(tool, call, raw)
+        return await self._kept(self._success(tool, call, raw))
 
     async def _within_limit(self, tool: Tool, request: ToolCallRequest) -> ToolCallDone:
         """The call through the middleware, under its time limit; ``_TimedOut`` when the limit
@@ -303,6 +308,16 @@ class ToolRunner:
             custom_message=custom,
             sub_agent_usage=sub_usage,
         )
+
+    async def _kept(self, outcome: ToolOutcome) -> ToolOutcome:
+        """``outcome`` with the large files of its output stored (``produced_files``), before it
+        is journaled or shown; one that cannot be stored makes the call fail."""
+        try:
+            output = await kept_output(outcome.output, self.produced_files)
+        except Exception as exc:
+            error = f"Tool {outcome.call.tool_name}: its output could not be stored: {exc}"
+            return ToolOutcome(outcome.call, "error", output=error)
+        return replace(outcome, output=output)
 
     def _error(self, call: ToolCallPart, message: str) -> ToolOutcome:
         self._ended(call, message, is_error=True)

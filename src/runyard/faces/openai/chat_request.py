@@ -13,6 +13,7 @@ client-side ``tools``/``functions`` (the agent's tools run on the server), ``n``
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -23,9 +24,15 @@ from runyard.faces.invalid_body import invalid_field, user_text
 from runyard.faces.openai.content_parts import user_content
 from runyard.ids import REQUEST_ID_PATTERN, THREAD_ID_PATTERN
 from runyard.json_text import is_storable
-from runyard.messages import AgentMessage, Role, TextPart
+from runyard.messages import AgentMessage, ContentBlock, Role, TextPart
 
-__all__ = ["ChatCompletionRequest", "ChatMessage", "RunyardAnswer", "RunyardExtension"]
+__all__ = [
+    "ChatCompletionRequest",
+    "ChatMessage",
+    "EarlierMessage",
+    "RunyardAnswer",
+    "RunyardExtension",
+]
 
 _MODEL = re.compile(r"^(?P<agent>[A-Za-z0-9][A-Za-z0-9._-]{0,63})(?:@(?P<version>[0-9a-f]{64}))?$")
 """An agent id, then optionally ``@`` and one of its versions (the 64 hex of its content hash)."""
@@ -40,8 +47,8 @@ _HISTORY_ROLES: dict[str, Role] = {
 
 
 class ChatMessage(BaseModel):
-    """One message of ``messages``; its ``content`` a string or content parts (of earlier
-    messages only the text is read; of the last, its images, audio and files too)."""
+    """One message of ``messages``; its ``content`` a string or content parts (a user's
+    images, audio and files as content blocks; of other roles only the text is read)."""
 
     model_config = ConfigDict(extra="allow")
 
@@ -54,6 +61,21 @@ class ChatMessage(BaseModel):
             return self.content or ""
         texts = [p.get("text") for p in self.content if p.get("type") == "text"]
         return "\n\n".join(t for t in texts if isinstance(t, str))
+
+
+@dataclass(frozen=True, slots=True)
+class EarlierMessage:
+    """A message before the last, as a new thread stores it: its role and blocks, and where
+    they sit in the body (``body.messages.1.content``), so a refused block is named as the
+    client wrote it."""
+
+    role: Role
+    blocks: list[ContentBlock]
+    field: str
+
+    def message(self) -> AgentMessage:
+        """The message as history keeps it."""
+        return AgentMessage(role=self.role, parts=list(self.blocks))
 
 
 class RunyardAnswer(BaseModel):
@@ -153,10 +175,11 @@ class ChatCompletionRequest(BaseModel):
             return UserInput("", blocks, f"body.{path}")
         return UserInput(user_text(last.text(), path))
 
-    def history(self) -> list[AgentMessage]:
+    def history(self) -> list[EarlierMessage]:
         """The messages before the last, as the conversation a new thread starts with:
-        system (and developer) prompts, the user's and the assistant's text; tool messages,
-        which belong to tools the client ran, are refused."""
+        system (and developer) prompts, the assistant's text, the user's text and content
+        parts (images, audio, files: as the last message's); tool messages, which belong to
+        tools the client ran, are refused. Empty messages are left out."""
         history = []
         for at, message in enumerate(self.messages[:-1]):
             role = _HISTORY_ROLES.get(message.role)
@@ -164,14 +187,9 @@ class ChatCompletionRequest(BaseModel):
                 raise invalid_field(
                     f"messages.{at}.role", "client-side tool results are not supported"
                 )
-            text = message.text()
-            if not is_storable(text):
-                raise invalid_field(
-                    f"messages.{at}.content",
-                    "must not contain a NUL character or a lone surrogate",
-                )
-            if text:
-                history.append(AgentMessage(role=role, parts=[TextPart(text=text)]))
+            blocks = _earlier_blocks(role, message, f"messages.{at}.content")
+            if blocks:
+                history.append(EarlierMessage(role, blocks, f"body.messages.{at}.content"))
         return history
 
     def answers(self) -> list[Answer]:
@@ -185,3 +203,18 @@ class ChatCompletionRequest(BaseModel):
                 answer["reason"] = given.reason
             answers.append(Answer(given.request_id, answer))
         return answers
+
+
+def _earlier_blocks(role: Role, message: ChatMessage, path: str) -> list[ContentBlock]:
+    """A user's content parts as blocks, in order (its images kept); else the text."""
+    content = message.content
+    if (
+        role == "user"
+        and isinstance(content, list)
+        and any(p.get("type") != "text" for p in content)
+    ):
+        return user_content(content, path)
+    text = message.text()
+    if not is_storable(text):
+        raise invalid_field(path, "must not contain a NUL character or a lone surrogate")
+    return [TextPart(text=text)] if text else []

@@ -5,6 +5,7 @@ from runyard.http.routes import (
     catalog,
     chat,
     events,
+    file_tickets,
     files,
     meta,
     metrics,
@@ -23,7 +24,7 @@ ROUTERS = (
     metrics.router,
 )
 
-KEYS_ROUTERS = (stream_tickets.router,)
+KEYS_ROUTERS = (stream_tickets.router, file_tickets.router)
 """Served only with ``RUNYARD_AUTH=keys``."""
 
 __all__ = ["KEYS_ROUTERS", "ROUTERS"]

@@ -19,7 +19,6 @@ from runyard.config import Settings
 from runyard.http.bodies import FileBody
 from runyard.http.byte_ranges import Unsatisfiable, requested_range
 from runyard.http.errors import ApiError
-from runyard.http.identity import request_owner
 from runyard.http.multipart_upload import (
     MalformedUpload,
     MultipartFile,
@@ -27,11 +26,10 @@ from runyard.http.multipart_upload import (
     UploadTooLarge,
 )
 from runyard.http.openapi import error_responses
+from runyard.http.routes.file_access import FileDownload, FilesDep, file_download
 from runyard.http.routes.params import FileId
 from runyard.http.routes.schemas import OkResponse
-from runyard.http.state import Parts, parts
-from runyard.service import Owner
-from runyard.service.files import StoredFiles, files_for
+from runyard.service.files import StoredFiles
 from runyard.storage import FileQuotaExceeded, FileRecord, FileTooLarge
 
 __all__ = ["MULTIPART_ALLOWANCE", "UPLOAD_PATH", "router"]
@@ -42,19 +40,6 @@ MULTIPART_ALLOWANCE = 64 * 1024
 
 router = APIRouter(prefix=UPLOAD_PATH, tags=["files"])
 
-
-async def caller_files(
-    request: Request,
-    owner: Annotated[Owner, Depends(request_owner)],
-    app: Annotated[Parts, Depends(parts)],
-) -> StoredFiles:
-    """The caller's files, bounded by the app's limits."""
-    settings: Settings = request.app.state.runyard.settings
-    quota = settings.tenant_file_quota_bytes or None
-    return files_for(app.store, max_bytes=settings.max_file_bytes, quota_bytes=quota)(owner)
-
-
-FilesDep = Annotated[StoredFiles, Depends(caller_files)]
 
 _UPLOAD_BODY: dict[str, Any] = {
     "required": True,
@@ -170,8 +155,7 @@ _BYTES_TYPE = "the file's bytes, `Content-Type` its sniffed media type (docs/fil
     },
 )
 async def download(
-    file_id: FileId,
-    files: FilesDep,
+    wanted_file: Annotated[FileDownload, Depends(file_download)],
     range_header: Annotated[
         str | None,
         Header(
@@ -181,7 +165,10 @@ async def download(
         ),
     ] = None,
 ) -> Response:
-    """The file's bytes, streamed, with its sniffed media type; one byte range → 206."""
+    """The file's bytes, streamed, with its sniffed media type; one byte range → 206. With
+    `RUNYARD_AUTH=keys`, `?ticket=` (`POST /v1/files/{fileId}/ticket`) may stand in for the
+    API key."""
+    files, file_id = wanted_file.files, wanted_file.file_id
     record = await _found(files, file_id)
     try:
         wanted = requested_range(range_header, record.size)

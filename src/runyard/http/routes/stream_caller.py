@@ -2,7 +2,7 @@
 
 A browser's ``EventSource`` cannot send ``Authorization``; with ``RUNYARD_AUTH=keys`` it shows a
 ticket (``POST /v1/threads/{threadId}/stream-ticket``) in ``?ticket=`` instead, good for that
-thread only and for a minute (``runyard.service.api_keys.stream_ticket``). The API key itself is
+thread only and for a minute (``runyard.service.api_keys.tickets``). The API key itself is
 never accepted in a URL. The other modes need no ticket and ignore one (it is not in their
 OpenAPI document): whoever they let in, a ticket would not change.
 """

@@ -4,7 +4,9 @@ A key is ``ryk_`` + a public 12-character key id + 32 random bytes, base62 (``ke
 ``issue_api_key`` stores a new one and returns it once; ``verify_api_key`` says whom a key acts
 for, reading its row on every call, so revocation and expiry hold on the next request on every
 replica. ``issue_stream_ticket`` signs a minute-long ticket for one thread's event stream, which
-``verify_stream_ticket`` checks against the key's row (``stream_ticket``). ``parse_duration`` reads lifetimes such as ``30d``. Listing and revoking are the
+``verify_stream_ticket`` checks against the key's row, and ``issue_file_ticket`` /
+``verify_file_ticket`` the same for downloading one stored file (``tickets``).
+``parse_duration`` reads lifetimes such as ``30d``. Listing and revoking are the
 store's own ``list_api_keys`` and ``revoke_api_key`` (``runyard.storage.ApiKeys``).
 """
 
@@ -19,11 +21,13 @@ from runyard.service.api_keys.key_format import (
     key_id_of,
     new_api_key,
 )
-from runyard.service.api_keys.stream_ticket import (
-    STREAM_TICKET_PREFIX,
-    STREAM_TICKET_SECONDS,
-    StreamTicket,
+from runyard.service.api_keys.tickets import (
+    TICKET_PREFIX,
+    TICKET_SECONDS,
+    Ticket,
+    issue_file_ticket,
     issue_stream_ticket,
+    verify_file_ticket,
     verify_stream_ticket,
 )
 from runyard.service.api_keys.verification import LAST_USED_RESOLUTION_MS, verify_api_key
@@ -34,19 +38,21 @@ __all__ = [
     "LAST_USED_RESOLUTION_MS",
     "MAX_DURATION",
     "MAX_NAME_LENGTH",
-    "STREAM_TICKET_PREFIX",
-    "STREAM_TICKET_SECONDS",
+    "TICKET_PREFIX",
+    "TICKET_SECONDS",
     "InvalidDuration",
     "InvalidKeyRequest",
     "IssuedApiKey",
-    "StreamTicket",
+    "Ticket",
     "KeyIdentity",
     "hash_api_key",
     "issue_api_key",
+    "issue_file_ticket",
     "issue_stream_ticket",
     "key_id_of",
     "new_api_key",
     "parse_duration",
     "verify_api_key",
+    "verify_file_ticket",
     "verify_stream_ticket",
 ]

@@ -14,6 +14,7 @@ from runyard.service.content.check import (
     media_type_pattern,
 )
 from runyard.service.content.files import FilesFor, FileStore
+from runyard.service.content.produced import ProducedFiles, file_url
 
 __all__ = [
     "ACCEPTED_MEDIA_TYPES",
@@ -24,7 +25,9 @@ __all__ = [
     "FileStore",
     "FileStoreMissing",
     "FilesFor",
+    "ProducedFiles",
     "UnknownFile",
     "check_content",
+    "file_url",
     "media_type_pattern",
 ]

@@ -47,6 +47,10 @@ class StoredFiles:
             file, chunks, max_bytes=self._max_bytes, quota_bytes=self._quota_bytes
         )
 
+    async def save(self, chunks: AsyncIterable[bytes], filename: str | None) -> str:
+        """``upload``, for the run manager (``FileStore``): the new file's id."""
+        return (await self.upload(chunks, filename=filename)).id
+
     async def meta(self, file_id: str) -> FileRecord | None:
         """The file's metadata; None when the caller has no such file."""
         return await self._store.get_file(file_id, **self._scope)

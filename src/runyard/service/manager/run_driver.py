@@ -19,10 +19,10 @@ from typing import Any
 from runyard.agent import Agent, PreparedResume, StreamResult
 from runyard.config import Role
 from runyard.messages import AgentMessage
-from runyard.runtime import RunJournal
+from runyard.runtime import FileKeeper, RunJournal
 from runyard.service.agent_choice import AgentChoice, AgentDirectory
 from runyard.service.background.tasks import BACKGROUND_TASKS
-from runyard.service.content import FilesFor, FileStore
+from runyard.service.content import ContentRules, FilesFor, FileStore, ProducedFiles
 from runyard.service.event_log import EventLog
 from runyard.service.manager.driven_runs import DrivenRuns
 from runyard.service.manager.owed_endings import OwedEndings
@@ -73,8 +73,10 @@ class RunDriver:
         worker_concurrency: int,
         queue_poll_seconds: float,
         files: FilesFor | None = None,
+        content_rules: ContentRules | None = None,
     ) -> None:
         self._store = store
+        self._content_rules = content_rules or ContentRules()
         self._events = events
         self._finisher = finisher
         self._directory = directory
@@ -142,6 +144,7 @@ class RunDriver:
                 abort_signal=active.abort,
                 deps=self._deps(active),
                 files=self._files_of(active),
+                produced_files=self._produced_of(active),
                 telemetry=telemetry,
                 journal=journal,
             )
@@ -215,7 +218,15 @@ class RunDriver:
 
     def _deps(self, run: ActiveRun) -> dict[str, Any]:
         scope = run.owner.scope(run.thread_id)
-        deps = ServiceDeps(self._store, run.agent, ORCHESTRATOR_ID, scope, self._directory)
+        deps = ServiceDeps(
+            self._store,
+            run.agent,
+            ORCHESTRATOR_ID,
+            scope,
+            self._directory,
+            files=self._files_of(run),
+            produced_files=self._produced_of(run),
+        )
         return {SERVICE_DEPS: deps, BACKGROUND_TASKS: run.background}
 
     def _title_from(self, user: AgentMessage, title: str | None) -> str | None:
@@ -226,6 +237,15 @@ class RunDriver:
     def _files_of(self, run: ActiveRun) -> FileStore | None:
         """The stored files the run's messages may name: its owner's."""
         return self._files(run.owner) if self._files is not None else None
+
+    def _produced_of(self, run: ActiveRun) -> FileKeeper | None:
+        """Where the run keeps the large files it produces: its owner's store, referenced by
+        its thread (None without a file store: they stay inline)."""
+        files = self._files_of(run)
+        if files is None:
+            return None
+        thread_id = run.owner.thread_id_of(run.thread_id)
+        return ProducedFiles(files, thread_id, self._content_rules.max_inline_bytes)
 
     async def _queue_start(
         self, run: ActiveRun, message_id: str, choice: AgentChoice, started: RunStart
@@ -249,6 +269,7 @@ class RunDriver:
             abort_signal=run.abort,
             deps=self._deps(run),
             files=self._files_of(run),
+            produced_files=self._produced_of(run),
             telemetry=telemetry,
             journal=journal,
         )
@@ -264,6 +285,7 @@ class RunDriver:
             abort_signal=run.abort,
             deps=self._deps(run),
             files=self._files_of(run),
+            produced_files=self._produced_of(run),
             telemetry=telemetry,
             journal=journal,
         )

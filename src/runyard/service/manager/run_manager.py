@@ -136,6 +136,7 @@ class RunManager:
             worker_concurrency=worker_concurrency,
             queue_poll_seconds=queue_poll_seconds,
             files=files,
+            content_rules=self.content_rules,
         )
         self._keeper = LeaseKeeper(
             store,
@@ -217,8 +218,7 @@ class RunManager:
         leaves nothing behind and is not counted. ``ServiceStopping`` once ``aclose`` began.
         """
         self._admit()
-        files = self.files(owner) if self.files is not None else None
-        await check_content(content, rules=self.content_rules, files=files, field=content_field)
+        await self.check_content(owner, content, content_field)
         request = AgentRequest(agent, context or {}, version)
         text = [TextPart(text=message)] if message else []
         user = AgentMessage(
@@ -234,11 +234,29 @@ class RunManager:
                 # Nothing drives the run yet: close its row, or the thread stays blocked.
                 await self._driver.fail_unlaunched(record, exc)
                 raise
-        if files is not None:
-            for part in content:
-                if isinstance(part, MediaPart) and part.file_id is not None:
-                    await files.reference(part.file_id, thread_id)
+        await self.reference_files(owner, thread_id, content)
         return record.run_id
+
+    async def check_content(
+        self, owner: Owner, content: Sequence[ContentBlock], field: str = "content"
+    ) -> None:
+        """Refuse the first block ``owner`` cannot send (``ContentRefused`` and kin naming
+        ``{field}.{index}``, docs/content.md): what ``start`` checks its ``content`` with, and a
+        face the earlier messages of a conversation it stores."""
+        files = self.files(owner) if self.files is not None else None
+        await check_content(content, rules=self.content_rules, files=files, field=field)
+
+    async def reference_files(
+        self, owner: Owner, thread_id: str, content: Sequence[ContentBlock]
+    ) -> None:
+        """Record that ``owner``'s thread ``thread_id`` names the stored files of ``content``
+        (deleting the thread deletes those only it names)."""
+        files = self.files(owner) if self.files is not None else None
+        if files is None:
+            return
+        for part in content:
+            if isinstance(part, MediaPart) and part.file_id is not None:
+                await files.reference(part.file_id, thread_id)
 
     async def confirm(self, owner: Owner, request_id: str, answer: dict[str, Any]) -> None:
         """Answer a ``confirmation-request`` once and resume its run from the checkpoint

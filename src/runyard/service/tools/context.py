@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from runyard.errors import ToolError
-from runyard.runtime import MemoryScope
+from runyard.models import FileReader
+from runyard.runtime import FileKeeper, MemoryScope
 from runyard.service.agent_choice import AgentDirectory
 from runyard.storage import Store
 from runyard.tools import ToolContext
@@ -30,7 +31,9 @@ class ServiceDeps:
     agents; None outside a service).
 
     ``scope`` travels with the deps so a delegated sub-agent (stateless, with no thread of its
-    own) still acts for the thread and user that asked.
+    own) still acts for the thread and user that asked; ``files`` and ``produced_files`` (the
+    run's file store) so it reads stored files and keeps the large ones it produces as the
+    run does.
     """
 
     store: Store
@@ -38,6 +41,8 @@ class ServiceDeps:
     agent_id: str
     scope: MemoryScope
     directory: AgentDirectory | None = None
+    files: FileReader | None = None
+    produced_files: FileKeeper | None = None
 
 
 def service_deps(ctx: ToolContext) -> ServiceDeps:

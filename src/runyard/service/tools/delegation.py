@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from runyard.agent import Agent, StreamResult, detach_suspension
+from runyard.agent.run_options import ResumeOptions
 from runyard.errors import RunAbortedError
 from runyard.protocol import AgentCompletedEvent, AgentCompletedPayload
 from runyard.runtime import (
@@ -28,6 +29,7 @@ from runyard.runtime import (
     usage_as_sub_agent,
 )
 from runyard.service.event_log.chunks import ChunkMapper, WireToolEvent
+from runyard.service.tools.context import SERVICE_DEPS, ServiceDeps
 from runyard.tools import ToolContext
 
 __all__ = ["Delegation"]
@@ -58,9 +60,7 @@ class Delegation:
 
     async def start(self, briefing: str, ctx: ToolContext) -> GenerateResult:
         """Run the sub-agent on ``briefing`` until it ends or suspends."""
-        stream = await self.agent.stream(
-            briefing, abort_signal=ctx.abort_signal, deps=ctx.deps, telemetry=ctx.telemetry
-        )
+        stream = await self.agent.stream(briefing, **_segment_options(ctx))
         return await self._follow(stream, ctx)
 
     async def resume(self, answer: SubAgentAnswer, ctx: ToolContext) -> GenerateResult:
@@ -68,13 +68,7 @@ class Delegation:
         prepared = await self.agent.prepare_resume_from(
             answer.state, answer.data, tool_call_id=answer.tool_call_id
         )
-        stream = await self.agent.resume_prepared(
-            "stream",
-            prepared,
-            abort_signal=ctx.abort_signal,
-            deps=ctx.deps,
-            telemetry=ctx.telemetry,
-        )
+        stream = await self.agent.resume_prepared("stream", prepared, **_segment_options(ctx))
         return await self._follow(stream, ctx)
 
     async def output(self, result: GenerateResult, ctx: ToolContext) -> Any:
@@ -119,3 +113,18 @@ class Delegation:
         payload = AgentCompletedPayload(role=self.role, result=result, error=error)
         event = AgentCompletedEvent(run_id=ctx.run_id, agent_id=self.agent_id, payload=payload)
         ctx.emit(WireToolEvent(event))
+
+
+def _segment_options(ctx: ToolContext) -> ResumeOptions:
+    """The options of each of the sub-agent's segments: the call's abort signal, deps and
+    telemetry, and the run's file store (the sub-agent reads stored files and keeps the large
+    ones it produces as the run does; its content events name them by reference)."""
+    deps = ctx.deps.get(SERVICE_DEPS)
+    service = deps if isinstance(deps, ServiceDeps) else None
+    return ResumeOptions(
+        abort_signal=ctx.abort_signal,
+        deps=ctx.deps,
+        telemetry=ctx.telemetry,
+        files=service.files if service else None,
+        produced_files=service.produced_files if service else None,
+    )
