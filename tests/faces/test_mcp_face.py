@@ -189,12 +189,22 @@ async def test_an_approval_accepted_in_an_elicitation_lets_the_tool_run(
     base: str, mode: str
 ) -> None:
     asked: list[str] = []
+    notes: list[str] = []
+
+    async def progress(progress: float, total: float | None, message: str | None) -> None:
+        notes.append(message or "")
+
     async with connected(base, mode, elicitation_callback=approving("accept", asked)) as client:
         result = await client.call_tool(
-            "assistant", {"message": '/tool save_note {"text": "keep"}'}
+            "assistant",
+            {"message": '/tool save_note {"text": "keep"}'},
+            progress_callback=progress,
         )
 
     assert not result.is_error, text(result)
+    # In 2026-07-28 the tool's end arrives on the retry, which never saw its call: named all
+    # the same.
+    assert "save_note done" in notes
     (question,) = asked
     assert "Tool: save_note" in question
     assert '"text": "keep"' in question

@@ -47,6 +47,8 @@ class FaceRun:
     owner: Owner
     thread_id: str
     followed: FollowedRun
+    answered: tuple[ConfirmationRequestPayload, ...] = ()
+    """The questions answered to resume it (``answer_run``): what was asked, of which calls."""
 
     async def pending(self) -> list[ConfirmationRequestPayload]:
         """The thread's questions still waiting for an answer, oldest first."""
@@ -95,14 +97,16 @@ async def answer_run(
     """
     key = owner.thread_key(thread_id)
     cursor = await parts.store.last_event_id(key)
-    run_id = ""
+    run_id, answered = "", []
     for given in answers:
         record = await parts.store.get_confirmation(given.request_id)
         if record is None or record.thread_id != key:
             raise ConfirmationNotFound(given.request_id)
         await _confirm(parts, owner, given)
         run_id = record.run_id
-    return FaceRun(parts, owner, thread_id, FollowedRun(key, run_id, cursor))
+        answered.append(ConfirmationRequestPayload.model_validate(record.payload))
+    followed = FollowedRun(key, run_id, cursor)
+    return FaceRun(parts, owner, thread_id, followed, tuple(answered))
 
 
 async def _confirm(parts: ServiceParts, owner: Owner, given: Answer) -> None:

@@ -108,6 +108,7 @@ class _AgentCall:
         """The content blocks the answer produced, for the result after its text."""
 
     async def follow(self, run: FaceRun) -> AgentResult:
+        self.notes.answered(run.answered)
         try:
             while True:
                 end = await self._until_paused(run)

@@ -17,10 +17,13 @@ is no ``total``, a run's length being unknown.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from runyard.protocol import (
     AgentCompletedEvent,
     AgentSpawnedEvent,
     ConfirmationRequestEvent,
+    ConfirmationRequestPayload,
     ReasoningDeltaEvent,
     RunResumedEvent,
     TasksUpdateEvent,
@@ -54,6 +57,12 @@ class ProgressNotes:
         self._roles: dict[str, str] = {}
         self._thinking = False
         self._apart = False
+
+    def answered(self, questions: Iterable[ConfirmationRequestPayload]) -> None:
+        """Learn the tools of the calls ``questions`` asked about: a call that follows a run
+        on from its approval (the 2026 protocol's retry) never saw those calls' ``tool-call``."""
+        for question in questions:
+            self._tools[question.tool_call_id] = question.tool_name
 
     @property
     def answer(self) -> str:
