@@ -49,6 +49,24 @@ JSON file), so one scenario can be rerun alone. The timings come from a shared, 
 (load average 7-11 on 2 cores while these ran): read them as upper bounds.
 """
 
+ACROSS_A_TAKEOVER = """\
+## What each client sees across a takeover
+
+A replica that dies mid-step leaves partial output in the log (durable, so already shown); the
+survivor that takes the run over logs `run-resumed` with `afterEventId`, the last event of the
+step it resumes from, and says again what came after. What each client does with it
+(`tests/faces/test_face_takeover.py`, `tests/http/test_replicas.py`):
+
+| client | across a takeover |
+|---|---|
+| `/v1/events` (SSE), the web UI, `runyard chat` | drop the run's events with an id above `afterEventId` that came before `run-resumed`; the web UI and `runyard chat` do |
+| gRPC `Stream` | the same rule, on `StreamEvent.run_resumed.after_event_id` and `meta.event_id` |
+| gRPC `Invoke`, MCP tool results | folded after the drop: the answer is the text as it stands, nothing said twice |
+| OpenAI, AI SDK and AG-UI streams | cannot take back text: when `run-resumed` supersedes something the stream sent, the stream ends with an error (`run_taken_over` on OpenAI and AG-UI) naming `GET /v1/events/{threadId}?lastEventId=<afterEventId>` to follow the run and `GET /v1/threads/{threadId}/messages` to read its answer once it ends; a takeover that supersedes nothing the stream sent goes by unseen |
+| MCP progress notes | the answer so far drops the superseded text (`ProgressNotes`) |
+| a client connected to the replica that died | its connection drops; it reconnects (SSE with `Last-Event-ID`) or asks again |
+"""
+
 
 def outcome(entry: dict[str, Any]) -> str:
     if entry["outcome"] == "pending":
@@ -148,7 +166,7 @@ def render(document: dict[str, Any], source: str) -> str:
         **document["machine"],
     )
     sections = [*summary(scenarios), *notes(scenarios), *asked_for(scenarios), *rss(scenarios)]
-    return "\n".join([intro, *sections])
+    return "\n".join([intro, *sections, ACROSS_A_TAKEOVER])
 
 
 def main(source: str, target: str) -> None:

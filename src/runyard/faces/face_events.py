@@ -5,16 +5,23 @@ same loop before the frames are written: what a face answering in one body folds
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, Mapping
-from contextlib import AbstractContextManager
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from contextlib import AbstractContextManager, aclosing
 from typing import Any, Protocol
 
 from runyard.faces.face_runs import FaceRun
 from runyard.faces.face_stream import FaceStream, sse_data
-from runyard.protocol import ConfirmationRequestPayload, WireEvent
+from runyard.protocol import ConfirmationRequestPayload, RunResumedEvent, WireEvent
 from runyard.service import FollowStopped, RunPause, follow_run
 
-__all__ = ["EventMapper", "face_frames", "face_values", "going_away", "streamed"]
+__all__ = [
+    "EventMapper",
+    "face_frames",
+    "face_values",
+    "going_away",
+    "streamed",
+    "taken_over_message",
+]
 
 
 class EventMapper(Protocol):
@@ -36,6 +43,12 @@ class EventMapper(Protocol):
 
     def stopped(self, last_event_id: int) -> list[Any]:
         """The server is going away before the run ended (it carries on elsewhere)."""
+        ...
+
+    def taken_over(self, after_event_id: int) -> list[Any]:
+        """Another server took the run over after its driver died, and says again what came
+        after ``after_event_id``, of which this stream already sent some: a stream cannot take
+        back what it sent, so it ends here (``taken_over_message``)."""
         ...
 
     def ended(self) -> list[Any]:
@@ -72,17 +85,43 @@ async def face_values(
     yield mapper.started()
     parts = run.parts
     try:
-        async for item in follow_run(parts.store, parts.events, run.followed, going_away):
-            if isinstance(item, RunPause):
-                mapped = mapper.paused(item, await run.pending())
-            else:
-                mapped = mapper.event(item[1])
-            if mapped:
+        following = follow_run(parts.store, parts.events, run.followed, going_away)
+        async with aclosing(following) as items:
+            async for mapped in _mapped(run, mapper, items):
                 yield mapped
     except FollowStopped as stopped:
         yield mapper.stopped(stopped.last_event_id)
     if ended := mapper.ended():
         yield ended
+
+
+async def _mapped(
+    run: FaceRun, mapper: EventMapper, items: AsyncIterator[tuple[int, WireEvent] | RunPause]
+) -> AsyncIterator[list[Any]]:
+    """The mapper's values of each followed item; a takeover that says again what was sent
+    ends them with ``taken_over``."""
+    sent = run.followed.cursor
+    """The log id of the last event the mapper sent values for."""
+    async for item in items:
+        if isinstance(item, RunPause):
+            mapped = mapper.paused(item, await run.pending())
+        elif isinstance(item[1], RunResumedEvent) and item[1].payload.after_event_id < sent:
+            yield mapper.taken_over(item[1].payload.after_event_id)
+            return
+        elif mapped := mapper.event(item[1]):
+            sent = item[0]
+        if mapped:
+            yield mapped
+
+
+def taken_over_message(thread_id: str, after_event_id: int) -> str:
+    """What a face tells its client when the run it streams was taken over mid-step."""
+    return (
+        "the server running this answer stopped and another took the run over; it says again "
+        f"what came after event {after_event_id}: follow it on GET /v1/events/{thread_id}"
+        f"?lastEventId={after_event_id}, or read the answer on GET /v1/threads/{thread_id}"
+        "/messages once it ends"
+    )
 
 
 def _frames(values: list[Any]) -> bytes:

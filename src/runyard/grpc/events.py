@@ -27,6 +27,7 @@ from runyard.protocol import (
     FilesystemRequestEvent,
     ReasoningDeltaEvent,
     RunFinishEvent,
+    RunResumedEvent,
     RunStartEvent,
     RunUsage,
     StatusEvent,
@@ -223,4 +224,7 @@ _MAPPING: dict[type[Any], Callable[[Any], Fields | list[Fields]]] = {
     ErrorEvent: _error,
     ThreadTitleUpdatedEvent: lambda e: {"thread_title": pb.ThreadTitleEvent(title=e.payload.title)},
     FilesystemRequestEvent: _filesystem,
+    RunResumedEvent: lambda e: {
+        "run_resumed": pb.RunResumedEvent(after_event_id=e.payload.after_event_id)
+    },
 }

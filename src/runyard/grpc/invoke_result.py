@@ -24,7 +24,13 @@ class InvokeResult:
     def __init__(self, run_id: str, thread_id: str) -> None:
         self.response = pb.InvokeResponse(run_id=run_id, thread_id=thread_id, status="running")
         self._message_id = ""
-        self._text: list[str] = []
+        self._text: list[tuple[int, str]] = []
+        """(event id, text) of the answer so far."""
+
+    @property
+    def text(self) -> str:
+        """The orchestrator's answer so far, what a takeover said again counted once."""
+        return "".join(text for _, text in self._text)
 
     def add(self, event: pb.StreamEvent) -> None:
         """Fold one event in."""
@@ -32,7 +38,10 @@ class InvokeResult:
         reply.last_event_id = event.meta.event_id
         kind = event.WhichOneof("event")
         if kind == "token" and event.agent_id == ORCHESTRATOR_ID:
-            self._text.append(event.token.text)
+            self._text.append((event.meta.event_id, event.token.text))
+        elif kind == "run_resumed":  # what the dead server said after that is said again
+            after = event.run_resumed.after_event_id
+            self._text = [(said, text) for said, text in self._text if said <= after]
         elif kind == "confirmation_request":
             reply.pending_confirmations.append(event.confirmation_request.confirmation)
         elif kind == "content" and not event.content.message_id:  # the structured output
@@ -59,7 +68,7 @@ class InvokeResult:
     ) -> pb.InvokeResponse:
         """The response, with the thread's messages from the run's user message on."""
         reply = self.response
-        reply.text = "".join(self._text)
+        reply.text = self.text
         messages = await store.get_messages(
             thread_key, tenant_id=owner.tenant_id, resource_id=owner.user_id
         )

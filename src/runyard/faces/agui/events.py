@@ -24,7 +24,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from runyard.faces.face_events import going_away
+from runyard.faces.face_events import going_away, taken_over_message
 from runyard.protocol import (
     AgentCompletedEvent,
     AgentSpawnedEvent,
@@ -128,6 +128,10 @@ class AguiEvents:
     def stopped(self, last_event_id: int) -> list[Event]:
         message = going_away(self.thread_id, last_event_id)
         return [*self._ending(), _run_error(message, "server_shutdown")]
+
+    def taken_over(self, after_event_id: int) -> list[Event]:
+        message = taken_over_message(self.thread_id, after_event_id)
+        return [*self._ending(), _run_error(message, "run_taken_over")]
 
     def ended(self) -> list[Event]:
         return []

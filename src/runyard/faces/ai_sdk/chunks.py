@@ -30,7 +30,7 @@ import json
 from typing import Any
 
 from runyard.faces.face_content import block_url
-from runyard.faces.face_events import going_away
+from runyard.faces.face_events import going_away, taken_over_message
 from runyard.messages import (
     AudioPart,
     CitationPart,
@@ -130,6 +130,10 @@ class UiMessageChunks:
 
     def stopped(self, last_event_id: int) -> list[Chunk]:
         text = going_away(self.metadata["threadId"], last_event_id)
+        return [*self._close(), {"type": "error", "errorText": text}]
+
+    def taken_over(self, after_event_id: int) -> list[Chunk]:
+        text = taken_over_message(self.metadata["threadId"], after_event_id)
         return [*self._close(), {"type": "error", "errorText": text}]
 
     def ended(self) -> list[Any]:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from runyard.faces.face_events import going_away
+from runyard.faces.face_events import going_away, taken_over_message
 from runyard.faces.openai.content_parts import answer_content
 from runyard.protocol import (
     ConfirmationRequestPayload,
@@ -96,6 +96,10 @@ class CompletionChunks:
     def stopped(self, last_event_id: int) -> list[Chunk]:
         text = going_away(self.followed["threadId"], last_event_id)
         return [_error(text, "server_going_away")]
+
+    def taken_over(self, after_event_id: int) -> list[Chunk]:
+        text = taken_over_message(self.followed["threadId"], after_event_id)
+        return [_error(text, "run_taken_over")]
 
     def ended(self) -> list[Any]:
         return [DONE]

@@ -368,8 +368,14 @@ class FilesystemRequestEvent(_message.Message):
     args: _struct_pb2.Struct
     def __init__(self, request_id: _Optional[str] = ..., operation: _Optional[str] = ..., args: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
 
+class RunResumedEvent(_message.Message):
+    __slots__ = ("after_event_id",)
+    AFTER_EVENT_ID_FIELD_NUMBER: _ClassVar[int]
+    after_event_id: int
+    def __init__(self, after_event_id: _Optional[int] = ...) -> None: ...
+
 class StreamEvent(_message.Message):
-    __slots__ = ("meta", "run_id", "agent_id", "status", "token", "reasoning", "tool_start", "tool_end", "content", "confirmation_request", "agent_spawned", "agent_completed", "tasks_update", "thread_title", "error", "status_line", "filesystem_request")
+    __slots__ = ("meta", "run_id", "agent_id", "status", "token", "reasoning", "tool_start", "tool_end", "content", "confirmation_request", "agent_spawned", "agent_completed", "tasks_update", "thread_title", "error", "status_line", "filesystem_request", "run_resumed")
     META_FIELD_NUMBER: _ClassVar[int]
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
@@ -387,6 +393,7 @@ class StreamEvent(_message.Message):
     ERROR_FIELD_NUMBER: _ClassVar[int]
     STATUS_LINE_FIELD_NUMBER: _ClassVar[int]
     FILESYSTEM_REQUEST_FIELD_NUMBER: _ClassVar[int]
+    RUN_RESUMED_FIELD_NUMBER: _ClassVar[int]
     meta: StreamEventMeta
     run_id: str
     agent_id: str
@@ -404,7 +411,8 @@ class StreamEvent(_message.Message):
     error: ErrorEvent
     status_line: StatusLineEvent
     filesystem_request: FilesystemRequestEvent
-    def __init__(self, meta: _Optional[_Union[StreamEventMeta, _Mapping]] = ..., run_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., status: _Optional[_Union[StatusEvent, _Mapping]] = ..., token: _Optional[_Union[TokenEvent, _Mapping]] = ..., reasoning: _Optional[_Union[ReasoningEvent, _Mapping]] = ..., tool_start: _Optional[_Union[ToolStartEvent, _Mapping]] = ..., tool_end: _Optional[_Union[ToolEndEvent, _Mapping]] = ..., content: _Optional[_Union[ContentEvent, _Mapping]] = ..., confirmation_request: _Optional[_Union[ConfirmationRequestEvent, _Mapping]] = ..., agent_spawned: _Optional[_Union[AgentSpawnedEvent, _Mapping]] = ..., agent_completed: _Optional[_Union[AgentCompletedEvent, _Mapping]] = ..., tasks_update: _Optional[_Union[TasksUpdateEvent, _Mapping]] = ..., thread_title: _Optional[_Union[ThreadTitleEvent, _Mapping]] = ..., error: _Optional[_Union[ErrorEvent, _Mapping]] = ..., status_line: _Optional[_Union[StatusLineEvent, _Mapping]] = ..., filesystem_request: _Optional[_Union[FilesystemRequestEvent, _Mapping]] = ...) -> None: ...
+    run_resumed: RunResumedEvent
+    def __init__(self, meta: _Optional[_Union[StreamEventMeta, _Mapping]] = ..., run_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., status: _Optional[_Union[StatusEvent, _Mapping]] = ..., token: _Optional[_Union[TokenEvent, _Mapping]] = ..., reasoning: _Optional[_Union[ReasoningEvent, _Mapping]] = ..., tool_start: _Optional[_Union[ToolStartEvent, _Mapping]] = ..., tool_end: _Optional[_Union[ToolEndEvent, _Mapping]] = ..., content: _Optional[_Union[ContentEvent, _Mapping]] = ..., confirmation_request: _Optional[_Union[ConfirmationRequestEvent, _Mapping]] = ..., agent_spawned: _Optional[_Union[AgentSpawnedEvent, _Mapping]] = ..., agent_completed: _Optional[_Union[AgentCompletedEvent, _Mapping]] = ..., tasks_update: _Optional[_Union[TasksUpdateEvent, _Mapping]] = ..., thread_title: _Optional[_Union[ThreadTitleEvent, _Mapping]] = ..., error: _Optional[_Union[ErrorEvent, _Mapping]] = ..., status_line: _Optional[_Union[StatusLineEvent, _Mapping]] = ..., filesystem_request: _Optional[_Union[FilesystemRequestEvent, _Mapping]] = ..., run_resumed: _Optional[_Union[RunResumedEvent, _Mapping]] = ...) -> None: ...
 
 class ListAgentsRequest(_message.Message):
     __slots__ = ("tenant", "tool", "id_prefix")

@@ -17,7 +17,7 @@ answers with the run's own ``run-finish`` again — its true ending, at once.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Coroutine
+from collections.abc import AsyncGenerator, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,7 +70,7 @@ class RunPause:
 
 async def follow_run(
     store: Store, events: EventLog, run: FollowedRun, stopping: asyncio.Event
-) -> AsyncIterator[tuple[int, WireEvent] | RunPause]:
+) -> AsyncGenerator[tuple[int, WireEvent] | RunPause, None]:
     """``(log id, event)`` of the run's events after ``run.cursor``, then a ``RunPause`` unless
     the last was its ``run-finish``; the run ended before the cursor: its ``run-finish`` (at its
     own id) or, when it logged none, a ``RunPause``. ``stopping`` set: ``FollowStopped``."""
