@@ -100,3 +100,16 @@ def test_only_refusals_a_retry_could_mend_are_retried(
     assert failure.type == (code or status.name)
     assert failure.non_retryable is final
     assert failure.message == f"{status.name}: why"
+
+
+def test_a_takeover_drops_what_the_dead_server_said_and_keeps_an_earlier_attempts_text() -> None:
+    progress = StepProgress("t1", AgentStepProgress(run_id=RUN, last_event_id=3, text="Hi. "))
+    for item in [
+        token(4, "half an ans"),
+        event(5, run_resumed=pb.RunResumedEvent(after_event_id=3)),
+        token(6, "a whole answer"),
+        finish(7),
+    ]:
+        progress.add(item)
+
+    assert progress.output().text == "Hi. a whole answer"

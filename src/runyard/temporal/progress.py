@@ -38,7 +38,9 @@ class StepProgress:
         # find nothing of the run left to read and take it for a run that never finished.
         self._resume_after = resumed.last_event_id
         self.pending = list(resumed.pending_confirmations)
-        self._text = [resumed.text]
+        # (event id, text); an earlier attempt's text as one piece no takeover takes back: its
+        # tokens already went out with its heartbeats.
+        self._text: list[tuple[int, str]] = [(0, resumed.text)]
         self._unsent: list[str] = []
         self._ended: pb.StatusEvent | None = None
         self._output: dict[str, object] | None = None
@@ -53,8 +55,11 @@ class StepProgress:
         self.last_event_id = max(self.last_event_id, event.meta.event_id)
         kind = event.WhichOneof("event")
         if kind == "token" and event.agent_id == ORCHESTRATOR_ID:
-            self._text.append(event.token.text)
+            self._text.append((event.meta.event_id, event.token.text))
             self._unsent.append(event.token.text)
+        elif kind == "run_resumed":  # what the dead server said after that is said again
+            after = event.run_resumed.after_event_id
+            self._text = [(said, text) for said, text in self._text if said <= after]
         elif kind == "confirmation_request":
             self.pending.append(_pending(event.confirmation_request.confirmation))
         elif kind == "content":
@@ -70,10 +75,13 @@ class StepProgress:
         return AgentStepProgress(
             run_id=self.run_id,
             last_event_id=self._resume_after,
-            text="".join(self._text),
+            text=self._joined(),
             tokens=tokens,
             pending_confirmations=list(self.pending),
         )
+
+    def _joined(self) -> str:
+        return "".join(text for _, text in self._text)
 
     def output(self) -> AgentStepOutput:
         """The step's result, once the run ended or suspended."""
@@ -85,7 +93,7 @@ class StepProgress:
             thread_id=self.thread_id,
             run_id=self.run_id,
             status=_ENDED[status.state],
-            text="".join(self._text),
+            text=self._joined(),
             pending_confirmations=list(self.pending) if status.state == pb.SUSPENDED else [],
             usage=StepUsage(
                 input_tokens=usage.input_tokens,
