@@ -302,3 +302,15 @@ async def test_a_stopping_server_sends_what_is_stored_then_closes_going_away(url
 
     assert events[-1]["type"] == "run-finish"
     assert closed == (1001, "server_shutdown")
+
+
+async def test_an_open_socket_counts_as_an_open_websocket_stream(url: str) -> None:
+    async with built_app(url) as app, live_server(app) as base:
+        registry = app.state.runyard.metrics.registry
+        labels = {"protocol": "websocket"}
+        async with opened(base, "/v1/ws/t1") as socket:
+            await socket.ask({"type": "cancel"})  # answered: the socket is being served
+            while_open = registry.get_sample_value("runyard_streams_open", labels)
+    after = registry.get_sample_value("runyard_streams_open", labels)  # the server has stopped
+
+    assert (while_open, after) == (1, 0)
