@@ -314,3 +314,20 @@ async def test_an_open_socket_counts_as_an_open_websocket_stream(url: str) -> No
     after = registry.get_sample_value("runyard_streams_open", labels)  # the server has stopped
 
     assert (while_open, after) == (1, 0)
+
+
+async def test_a_command_is_carried_out_even_when_the_socket_closes_right_after_it(
+    url: str,
+) -> None:
+    async with served(url) as base:
+        async with opened(base, "/v1/ws/t1") as socket:
+            await socket.ask({"type": "send", "message": SLOW})
+            await socket.until("text-delta")
+            await socket.connection.send(json.dumps({"type": "cancel"}))
+        # Closed without waiting for the answer: the cancel is not cut short with the socket.
+        finish = (await sse_until_finish(base, "t1"))[-1][1]
+
+    assert (finish["payload"]["status"], finish["payload"]["reason"]) == (
+        "cancelled",
+        "user_cancelled",
+    )

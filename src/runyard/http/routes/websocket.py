@@ -128,21 +128,36 @@ class _EventSocket:
         self._state = state
         self._sending = asyncio.Lock()
         """Events and answers go out from two tasks; one frame at a time."""
+        self._closed = False
+        """The server closed the socket: nothing more is sent or read."""
+        self._carrying_out = False
+        """A command is being carried out (and must not be cancelled)."""
 
     async def serve(self) -> None:
-        """Send events and answer commands until the client leaves or the events end."""
+        """Send events and answer commands until the client leaves or the events end.
+
+        A command being carried out is never cut short (an HTTP request is not either when its
+        client leaves): the socket waits for it, and its answer goes nowhere if the socket
+        closed meanwhile. Only a wait for the next command is cancelled."""
         events = asyncio.create_task(self._send_events())
         commands = asyncio.create_task(self._answer_commands())
         await asyncio.wait({events, commands}, return_when=asyncio.FIRST_COMPLETED)
-        for task in (events, commands):
-            task.cancel()
-        ending, answered = await asyncio.gather(events, commands, return_exceptions=True)
+        events.cancel()
+        (ending,) = await asyncio.gather(events, return_exceptions=True)
+        if isinstance(ending, tuple):
+            await self._close(*ending)
+        if not self._carrying_out:
+            commands.cancel()
+        (answered,) = await asyncio.gather(commands, return_exceptions=True)
         for result in (ending, answered):
             if isinstance(result, Exception) and not _gone(result):
                 raise result
-        if isinstance(ending, tuple):
+
+    async def _close(self, code: int, reason: str) -> None:
+        async with self._sending:
+            self._closed = True
             with contextlib.suppress(WebSocketDisconnect, OSError, RuntimeError):
-                await self._websocket.close(*ending)
+                await self._websocket.close(code, reason)
 
     async def _send_events(self) -> tuple[int, str]:
         """Every event after the cursor, one frame each; how the socket closes when they end."""
@@ -165,11 +180,16 @@ class _EventSocket:
 
     async def _answer_commands(self) -> None:
         """Answer each client frame in turn (so answers come in the order asked) until it leaves."""
-        while True:
+        while not self._closed:
             message = await self._websocket.receive()
             if message["type"] == "websocket.disconnect":
                 return
-            await self._send(await self._answer(message.get("text")))
+            self._carrying_out = True
+            try:
+                answer = await self._answer(message.get("text"))
+            finally:
+                self._carrying_out = False
+            await self._send(answer)
 
     async def _answer(self, text: str | None) -> str:
         kind = None
@@ -211,7 +231,8 @@ class _EventSocket:
 
     async def _send(self, text: str) -> None:
         async with self._sending:
-            await self._websocket.send_text(text)
+            if not self._closed:
+                await self._websocket.send_text(text)
 
 
 def _gone(exc: BaseException) -> bool:
