@@ -14,7 +14,8 @@ from typing import Any
 
 import httpx
 import pytest
-from http_harness import ALICE, FrameParser, built_app, live_server
+from http_harness import ALICE, FrameParser, built_app, free_port, live_server
+from server_process import client_for, server
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
@@ -331,3 +332,16 @@ async def test_a_command_is_carried_out_even_when_the_socket_closes_right_after_
         "cancelled",
         "user_cancelled",
     )
+
+
+async def test_runyard_serve_serves_the_socket(tmp_path: Path) -> None:
+    port = free_port()
+    with server(f"sqlite:///{tmp_path / 'served.db'}", port, RUNYARD_GRPC_PORT="0"):
+        async with client_for(port):
+            base = f"http://127.0.0.1:{port}"
+            async with opened(base, "/v1/ws/t1") as socket:
+                ack = await socket.ask({"type": "send", "message": "hello there"})
+                events = await socket.until("run-finish")
+
+    assert ack["type"] == "ack"
+    assert events[-1]["payload"]["status"] == "completed"
