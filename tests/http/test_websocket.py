@@ -19,6 +19,7 @@ from server_process import client_for, server
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
+from runyard.http.cors import socket_origin_allowed
 from runyard.service.api_keys import issue_api_key
 
 NOTE = '/tool save_note {"text": "buy milk"}'
@@ -345,3 +346,22 @@ async def test_runyard_serve_serves_the_socket(tmp_path: Path) -> None:
 
     assert ack["type"] == "ack"
     assert events[-1]["payload"]["status"] == "completed"
+
+
+@pytest.mark.parametrize(
+    ("origin", "origins", "auth", "allowed"),
+    [
+        (None, [], "proxy", True),  # not a browser
+        ("http://runyard.example:8400", [], "proxy", True),  # the server's own page
+        ("https://app.example", ["https://app.example"], "proxy", True),
+        ("https://evil.example", ["https://app.example"], "keys", False),
+        ("https://evil.example", ["*"], "keys", True),
+        # A proxy may sign its users in by cookie, which a browser sends to any socket: * is
+        # no credential-free wildcard here, as CORS's * is.
+        ("https://evil.example", ["*"], "proxy", False),
+    ],
+)
+def test_which_pages_may_open_a_socket(
+    origin: str | None, origins: list[str], auth: str, allowed: bool
+) -> None:
+    assert socket_origin_allowed(origin, "runyard.example:8400", origins, auth) is allowed
