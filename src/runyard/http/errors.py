@@ -29,8 +29,12 @@ __all__ = [
     "STATUS_CODES",
     "ApiError",
     "ErrorShape",
+    "api_error_body",
     "error_body",
     "install_error_handlers",
+    "invalid_request_body",
+    "service_error_body",
+    "storage_error_body",
     "status_for",
 ]
 
@@ -84,6 +88,28 @@ def error_body(code: str, message: str, **extra: Any) -> dict[str, Any]:
     return {"error": {"code": code, "message": message, **extra}}
 
 
+def service_error_body(exc: ServiceError) -> dict[str, Any]:
+    """The body of a service error (its status: ``status_for``)."""
+    return error_body(exc.code, str(exc), **exc.details())
+
+
+def api_error_body(exc: ApiError) -> dict[str, Any]:
+    """The body of an HTTP-layer error (its status: ``exc.status``)."""
+    extra = {"field": exc.field} if exc.field else {}
+    return error_body(exc.code, str(exc), **extra)
+
+
+def storage_error_body(exc: StorageError) -> dict[str, Any]:
+    """The body of the 503 for a store that failed under a request."""
+    return error_body("storage_unavailable", f"the store failed; retry shortly: {exc}")
+
+
+def invalid_request_body(fields: list[dict[str, str]]) -> dict[str, Any]:
+    """The body of the 422 ``invalid_request`` listing each offending field."""
+    message = "; ".join(f"{f['field']}: {f['message']}" for f in fields)
+    return error_body("invalid_request", message or "invalid request", fields=fields)
+
+
 def install_error_handlers(app: FastAPI, shapes: Mapping[str, ErrorShape] | None = None) -> None:
     """Map service errors, API errors, validation errors and HTTP errors to JSON bodies;
     ``shapes`` reshapes the bodies of the paths under each of its prefixes."""
@@ -91,14 +117,12 @@ def install_error_handlers(app: FastAPI, shapes: Mapping[str, ErrorShape] | None
 
     async def service_error(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, ServiceError)
-        body = error_body(exc.code, str(exc), **exc.details())
+        body = service_error_body(exc)
         return _response(request, body, status_for(exc), exc.headers() or None)
 
     async def api_error(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, ApiError)
-        extra = {"field": exc.field} if exc.field else {}
-        body = error_body(exc.code, str(exc), **extra)
-        return _response(request, body, exc.status, exc.headers)
+        return _response(request, api_error_body(exc), exc.status, exc.headers)
 
     async def invalid_request(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, RequestValidationError)
@@ -113,9 +137,9 @@ def install_error_handlers(app: FastAPI, shapes: Mapping[str, ErrorShape] | None
     async def storage_error(request: Request, exc: Exception) -> JSONResponse:
         # The database failed under a request (full disk, lost connection): nothing was half
         # done that a retry would trip over, so it is "try again", not a server bug.
+        assert isinstance(exc, StorageError)
         logger.error("storage failed under a request: %s", exc)
-        body = error_body("storage_unavailable", f"the store failed; retry shortly: {exc}")
-        return _response(request, body, 503)
+        return _response(request, storage_error_body(exc), 503)
 
     async def http_error(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, HTTPException)
@@ -185,6 +209,4 @@ def _shaped(request: Request, status: int, body: dict[str, Any]) -> dict[str, An
 
 def _invalid_request(request: Request, fields: list[dict[str, str]]) -> JSONResponse:
     """422 ``invalid_request`` listing each offending field."""
-    message = "; ".join(f"{f['field']}: {f['message']}" for f in fields)
-    body = error_body("invalid_request", message or "invalid request", fields=fields)
-    return _response(request, body, 422)
+    return _response(request, invalid_request_body(fields), 422)

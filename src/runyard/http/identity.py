@@ -19,7 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated
 
-from fastapi import Depends, Header, Request
+from fastapi import Depends, Header
+from starlette.requests import HTTPConnection
 
 from runyard.http.errors import ApiError
 from runyard.http.state import Parts, parts
@@ -90,7 +91,7 @@ UserHeader = Annotated[
 
 
 async def request_caller(
-    request: Request,
+    request: HTTPConnection,
     app: Annotated[Parts, Depends(parts)],
     tenant: TenantHeader = None,
     user: UserHeader = None,
@@ -124,7 +125,7 @@ async def request_owner(caller: Annotated[Caller, Depends(request_caller)]) -> O
     return caller.owner
 
 
-def bearer_token(request: Request) -> str | None:
+def bearer_token(request: HTTPConnection) -> str | None:
     """The token of an ``Authorization: Bearer <token>`` header; None without one."""
     scheme, _, token = request.headers.get("authorization", "").partition(" ")
     return token.strip() if scheme.lower() == "bearer" and token.strip() else None
@@ -140,7 +141,7 @@ def _proxy_owner(headers: tuple[tuple[str, str | None], ...]) -> Owner:
     return Owner(tenant, user)
 
 
-async def _key_caller(request: Request, app: Parts) -> Caller:
+async def _key_caller(request: HTTPConnection, app: Parts) -> Caller:
     token = bearer_token(request)
     identity = None if token is None else await verify_api_key(app.store, token)
     if identity is None:

@@ -11,18 +11,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 from collections.abc import AsyncIterator
 
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
+from runyard.http.event_feed import ServerGoingAway, event_batches
 from runyard.http.shutdown import GOING_AWAY, Shutdown
 from runyard.observability import Metrics
 from runyard.service import EventLog, LiveEvent
-from runyard.storage import DatabaseUnavailable
-
-logger = logging.getLogger(__name__)
 
 __all__ = ["RETRY_MS", "SSE_HEADERS", "EventStreamResponse", "event_frames", "frame"]
 
@@ -51,31 +48,16 @@ async def event_frames(
     shutdown: Shutdown,
     follow: bool = True,
 ) -> AsyncIterator[bytes]:
-    """``retry:``, stored events after ``cursor``, then live ones, as SSE bytes; pings while idle.
-
-    When the server goes away it sends what the log holds, then the ``server-shutdown`` frame,
-    and ends; when the database stays away longer than the store waits for it, it ends without
-    one (the client reconnects). An interrupted read moved no cursor, so the last reads start where it stopped.
-    With ``follow=False`` it ends as soon as it has sent what the log holds.
-    """
+    """``retry:``, then ``event_batches`` as SSE bytes: a frame per event, a ``: ping`` while
+    idle, and the ``server-shutdown`` frame when the server goes away."""
     yield RETRY
-    with shutdown.stream():
-        try:
-            async with events.reader(thread_id, after=cursor) as reader:
-                with contextlib.suppress(TimeoutError):
-                    while follow:
-                        async with shutdown.interruptible():
-                            batch = await reader.next(max_wait=ping_seconds)
-                        yield _frames(batch) if batch else PING
-                while batch := await reader.next(max_wait=0):
-                    yield _frames(batch)
-        except DatabaseUnavailable as exc:
-            # Waited out as long as the store waits (storage.sql.engine): the stream ends whole,
-            # and the client reconnects after ``retry`` from the last id it has, nothing lost.
-            logger.warning("thread %s: the stream ends, the database is away: %s", thread_id, exc)
-            return
-        if follow:
-            yield GOING_AWAY
+    batches = event_batches(events, thread_id, cursor, ping_seconds, shutdown, follow)
+    async with contextlib.aclosing(batches):
+        async for batch in batches:
+            if isinstance(batch, ServerGoingAway):
+                yield GOING_AWAY
+            else:
+                yield _frames(batch) if batch else PING
 
 
 def _frames(batch: list[LiveEvent]) -> bytes:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from fastapi import Request
+from starlette.requests import HTTPConnection
 
 from runyard.config import Settings
 from runyard.http.errors import ApiError
@@ -62,7 +62,7 @@ class AppState:
             await self.shutdown.drain(self.parts.runs, self.settings.shutdown_grace_seconds)
 
 
-async def parts(request: Request) -> Parts:
+async def parts(request: HTTPConnection) -> Parts:
     """The ready parts of the app; 503 while it starts or stops (stopping: with
     ``Retry-After``, for another replica or this one restarted).
 

@@ -131,7 +131,8 @@ class Metrics:
 
     @contextmanager
     def stream_open(self, protocol: str) -> Iterator[None]:
-        """Count one open stream of ``protocol`` (``sse``, ``grpc``) while the block runs."""
+        """Count one open stream of ``protocol`` (``sse``, ``websocket``, ``grpc``) while the block
+        runs."""
         gauge = self.streams_open.labels(protocol)
         gauge.inc()
         try:

@@ -11,11 +11,13 @@ from runyard.http.routes import (
     metrics,
     stream_tickets,
     threads,
+    websocket,
 )
 
 ROUTERS = (
     chat.router,
     events.router,
+    websocket.router,
     threads.router,
     files.router,
     catalog.router,

@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated
 
-from fastapi import Depends, Query, Request
+from fastapi import Depends, Query
+from starlette.requests import HTTPConnection
 
 from runyard.http.errors import ApiError
 from runyard.http.identity import (
@@ -43,10 +44,12 @@ class StreamReader:
 
     owner: Owner
     thread_id: str
+    by_ticket: bool = False
+    """Let in by a stream ticket, which opens the thread's events and nothing else."""
 
 
 async def stream_reader(
-    request: Request,
+    request: HTTPConnection,
     thread_id: ThreadId,
     app: Annotated[Parts, Depends(parts)],
     ticket: Annotated[
@@ -70,4 +73,4 @@ async def stream_reader(
     identity = await verify_stream_ticket(app.store, ticket, thread_id)
     if identity is None:
         raise ApiError(401, "unauthenticated", _BAD_TICKET, headers={"WWW-Authenticate": "Bearer"})
-    return StreamReader(identity.owner, thread_id)
+    return StreamReader(identity.owner, thread_id, by_ticket=True)
