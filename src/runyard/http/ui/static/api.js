@@ -32,6 +32,12 @@ export class Api {
     else sessionStorage.removeItem(KEY_STORAGE);
   }
 
+  // The key's public id — "ryk_" and the next 12 characters, what `runyard keys list` shows —
+  // or null without a key (or with one not of that shape, which the server refuses anyway).
+  keyId() {
+    return /^ryk_[0-9A-Za-z]{12}/.test(this.key) ? this.key.slice(0, 16) : null;
+  }
+
   url(path, params = {}) {
     const url = new URL(path, document.baseURI);
     for (const [name, value] of Object.entries(params)) {

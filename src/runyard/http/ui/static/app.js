@@ -8,6 +8,7 @@ import { BlockRenderer } from "./blocks.js";
 import { h } from "./dom.js";
 import { StoredMedia } from "./media.js";
 import { ThreadStream } from "./stream.js";
+import { titleFromMessage, untitled } from "./titles.js";
 import { applyEvent, newRun, pendingQuestions, runsFromHistory, userMessage } from "./tree.js";
 import { RunView } from "./view.js";
 
@@ -37,6 +38,8 @@ class App {
       onChange: () => this.setBusy(this.busy),
     });
     this.threadId = null;
+    this.madeHere = new Set();
+    this.named = new Map(); // thread id → a name from its first message, for untitled threads
     this.threads = [];
     this.runs = new Map();
     this.views = new Map();
@@ -61,7 +64,8 @@ class App {
       }
     });
     $("cancel").addEventListener("click", () => this.cancel());
-    $("new-thread").addEventListener("click", () => this.go(newThreadId()));
+    $("new-thread").addEventListener("click", () => this.go(this.newThread()));
+    $("forget-key").addEventListener("click", () => this.forgetKey());
     $("key-form").addEventListener("submit", (event) => {
       event.preventDefault();
       this.useKey($("key-input").value.trim());
@@ -82,12 +86,26 @@ class App {
 
   async start() {
     if (!(await this.loadSidebar())) return;
-    this.openThread(threadFromHash() || this.threads[0]?.id || newThreadId());
+    this.showKeyId();
+    this.openThread(threadFromHash() || this.threads[0]?.id || this.newThread());
+  }
+
+  // A fresh thread id, remembered as made here: the server knows nothing of it until its first
+  // message, so opening it asks for no history (which would be a 404).
+  newThread() {
+    const threadId = newThreadId();
+    this.madeHere.add(threadId);
+    return threadId;
+  }
+
+  // The threads panel covers the chat below 700 px: it folds away once a thread is chosen.
+  closeThreads() {
+    document.body.classList.remove("threads-open");
+    $("threads-toggle").setAttribute("aria-expanded", "false");
   }
 
   go(threadId) {
-    document.body.classList.remove("threads-open");
-    $("threads-toggle").setAttribute("aria-expanded", "false");
+    this.closeThreads();
     location.hash = `thread=${encodeURIComponent(threadId)}`;
     if (threadId !== this.threadId) this.openThread(threadId);
   }
@@ -98,7 +116,7 @@ class App {
     if (this.stream) this.stream.close();
     $("key-form").hidden = false;
     $("key-error").textContent = this.api.key ? "That key was not accepted." : "";
-    this.setBusy("locked");
+    this.lock(true);
     $("key-input").focus();
   }
 
@@ -107,7 +125,41 @@ class App {
     $("key-error").textContent = "";
     if (!(await this.loadSidebar())) return;
     $("key-form").hidden = true;
-    this.openThread(threadFromHash() || this.threads[0]?.id || newThreadId());
+    this.lock(false);
+    this.openThread(threadFromHash() || this.threads[0]?.id || this.newThread());
+  }
+
+  // Behind the key field nothing else can be used (inert: no clicks, no focus, hidden from
+  // screen readers) until a key is accepted.
+  lock(locked) {
+    $("layout").inert = locked;
+    if (locked) this.setBusy("locked");
+    this.showKeyId();
+  }
+
+  // Which key the page acts with: its public id (the start of the key, what `runyard keys
+  // list` shows) — never the secret.
+  showKeyId() {
+    const keyId = this.api.keyId();
+    $("signed-in").hidden = !keyId || !$("key-form").hidden;
+    $("key-id").textContent = keyId || "";
+  }
+
+  forgetKey() {
+    if (this.stream) this.stream.close();
+    this.stream = null;
+    this.api.setKey("");
+    this.threads = [];
+    this.threadId = null;
+    this.runs = new Map();
+    this.views = new Map();
+    $("transcript").replaceChildren();
+    this.media.clear();
+    this.attachments.clear();
+    this.renderThreads();
+    $("key-input").value = "";
+    this.askForKey();
+    this.announce("The key is forgotten.");
   }
 
   // --- threads and agents ----------------------------------------------------------------
@@ -151,8 +203,9 @@ class App {
     list.replaceChildren(
       ...shown.map((thread) => {
         const current = thread.id === this.threadId;
-        const title = thread.title || (thread.unsaved ? "New thread" : thread.id);
-        const link = h("a", { href: `#thread=${encodeURIComponent(thread.id)}`, "aria-current": current ? "page" : false }, title);
+        const title = this.label(thread);
+        const link = h("a", { href: `#thread=${encodeURIComponent(thread.id)}`, "aria-current": current ? "page" : false, title: thread.id,
+          onclick: () => this.closeThreads() }, title); // chosen: on a narrow screen, show it
         const remove = thread.unsaved
           ? null
           : h("button", { type: "button", class: "icon", "aria-label": `Delete thread “${title}”`, title: "Delete", onclick: () => this.deleteThread(thread.id, title) }, "✕");
@@ -160,7 +213,22 @@ class App {
       }),
     );
     const current = shown.find((thread) => thread.id === this.threadId);
-    $("thread-title").textContent = current?.title || (current?.unsaved ? "New thread" : this.threadId || "New thread");
+    $("thread-title").textContent = current ? this.label(current) : "New thread";
+  }
+
+  // A thread's title; without one, a name from its first message, else when it was made.
+  label(thread) {
+    if (thread.title) return thread.title;
+    const named = this.named.get(thread.id);
+    if (named) return named;
+    return thread.unsaved ? "New thread" : untitled(thread);
+  }
+
+  // Remember a name for the thread from its first message, for as long as it has no title.
+  nameFrom(threadId, runs) {
+    const first = [...runs.values()].find((run) => run.user);
+    const name = first && titleFromMessage(first.user);
+    if (name && !this.named.has(threadId)) this.named.set(threadId, name);
   }
 
   setTitle(title) {
@@ -179,7 +247,7 @@ class App {
     }
     this.threads = this.threads.filter((t) => t.id !== threadId);
     this.announce(`Deleted “${title}”.`);
-    if (threadId === this.threadId) this.go(this.threads[0]?.id || newThreadId());
+    if (threadId === this.threadId) this.go(this.threads[0]?.id || this.newThread());
     else this.renderThreads();
   }
 
@@ -197,27 +265,36 @@ class App {
     $("status-line").textContent = "";
     this.renderThreads();
     this.setBusy("loading");
-    let cursor = 0;
-    let exists = true;
-    try {
-      const history = await this.api.messages(threadId);
-      if (threadId !== this.threadId) return;
-      this.runs = runsFromHistory(history.messages);
-      this.olderCursor = history.nextCursor || null;
-      cursor = history.nextEventId - 1;
-      if (history.title) this.setTitle(history.title);
-      for (const run of this.runs.values()) this.touch(run.runId);
-    } catch (error) {
-      if (error.status === 401) return;
-      if (error.status !== 404) return this.announce(`Could not load the thread: ${error.message}`);
-      exists = false;
-    }
+    // A thread made here has nothing on the server yet: no history to ask for (a 404).
+    const cursor = this.madeHere.has(threadId) ? null : await this.loadHistory(threadId);
+    if (cursor === undefined || threadId !== this.threadId) return;
+    const exists = cursor !== null;
+    this.renderThreads(); // a name from its first message, if it has no title
     this.render();
     this.renderEarlierButton();
     await this.restoreStatus(threadId, exists);
     // A thread nobody has written to yet is connected on its first message, so merely opening
     // "New thread" leaves nothing behind.
     if (exists && threadId === this.threadId) this.connect(cursor);
+  }
+
+  // The thread's newest runs into the page; the stream's cursor, null for a thread the server
+  // does not know, undefined when there is nothing to go on with (401, or it could not load).
+  async loadHistory(threadId) {
+    try {
+      const history = await this.api.messages(threadId);
+      if (threadId !== this.threadId) return undefined;
+      this.runs = runsFromHistory(history.messages);
+      this.olderCursor = history.nextCursor || null;
+      if (!this.olderCursor) this.nameFrom(threadId, this.runs); // its first message is here
+      if (history.title) this.setTitle(history.title);
+      for (const run of this.runs.values()) this.touch(run.runId);
+      return history.nextEventId - 1;
+    } catch (error) {
+      if (error.status === 404) return null;
+      if (error.status !== 401) this.announce(`Could not load the thread: ${error.message}`);
+      return undefined;
+    }
   }
 
   // The runs before the page /messages gave first (its nextCursor), above the ones shown.
@@ -369,6 +446,9 @@ class App {
         this.runs.set(runId, run);
       }
       run.user = { content: message, blocks: content, createdAt: Date.now() };
+      this.madeHere.delete(this.threadId); // the server knows it now
+      this.nameFrom(this.threadId, this.runs);
+      this.renderThreads();
       this.touch(runId);
       this.sending = false;
       this.setBusy(this.busyFromRuns());
