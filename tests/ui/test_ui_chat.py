@@ -266,6 +266,7 @@ def test_a_new_thread_asks_nothing_of_the_server_and_is_named_by_its_first_messa
     page: Page, base_url: str
 ) -> None:
     open_thread(page, base_url)
+    expect(page.locator("#signed-in")).to_be_hidden()  # RUNYARD_AUTH=none: nobody to name
     errors = console_errors(page)
     asked: list[str] = []
     page.on("request", lambda request: asked.append(request.url))

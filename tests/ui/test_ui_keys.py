@@ -118,7 +118,7 @@ def test_nothing_behind_the_key_field_is_usable_until_a_key_is_accepted(
     expect(page.locator("body")).to_have_attribute("data-busy", "idle")
 
 
-def test_the_page_says_which_key_it_uses_and_forgets_it(
+def test_the_page_says_whom_it_acts_for_and_forgets_the_key(
     page: Page, keys_server: tuple[str, str]
 ) -> None:
     base, key = keys_server
@@ -126,10 +126,11 @@ def test_the_page_says_which_key_it_uses_and_forgets_it(
     page.locator("#key-form").get_by_label("API key").fill(key)
     page.locator("#key-form").get_by_role("button", name="Use key").click()
     signed_in = page.locator("#signed-in")
+    expect(signed_in.locator("#who")).to_have_text("alice (acme)")  # GET /v1/me
     expect(signed_in.locator("#key-id")).to_have_text(key[:16])  # the key's public id only
     assert key not in (signed_in.text_content() or "")
     page.reload()  # the tab keeps the key, and says so
-    expect(signed_in.locator("#key-id")).to_have_text(key[:16])
+    expect(signed_in.locator("#who")).to_have_text("alice (acme)")
 
     signed_in.get_by_role("button", name="Forget key").click()
     expect(page.locator("#key-form")).to_be_visible()

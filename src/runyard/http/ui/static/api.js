@@ -32,12 +32,6 @@ export class Api {
     else sessionStorage.removeItem(KEY_STORAGE);
   }
 
-  // The key's public id — "ryk_" and the next 12 characters, what `runyard keys list` shows —
-  // or null without a key (or with one not of that shape, which the server refuses anyway).
-  keyId() {
-    return /^ryk_[0-9A-Za-z]{12}/.test(this.key) ? this.key.slice(0, 16) : null;
-  }
-
   url(path, params = {}) {
     const url = new URL(path, document.baseURI);
     for (const [name, value] of Object.entries(params)) {
@@ -79,6 +73,11 @@ export class Api {
 
   agents() {
     return this.request("GET", "v1/agents");
+  }
+
+  // Whom the page acts for: {auth, tenant, user, role?, keyId?}.
+  me() {
+    return this.request("GET", "v1/me");
   }
 
   threads() {

@@ -86,7 +86,6 @@ class App {
 
   async start() {
     if (!(await this.loadSidebar())) return;
-    this.showKeyId();
     this.openThread(threadFromHash() || this.threads[0]?.id || this.newThread());
   }
 
@@ -133,16 +132,21 @@ class App {
   // screen readers) until a key is accepted.
   lock(locked) {
     $("layout").inert = locked;
-    if (locked) this.setBusy("locked");
-    this.showKeyId();
+    if (locked) {
+      this.setBusy("locked");
+      $("signed-in").hidden = true;
+    }
   }
 
-  // Which key the page acts with: its public id (the start of the key, what `runyard keys
-  // list` shows) — never the secret.
-  showKeyId() {
-    const keyId = this.api.keyId();
-    $("signed-in").hidden = !keyId || !$("key-form").hidden;
-    $("key-id").textContent = keyId || "";
+  // Who the page acts for (GET /v1/me): the user and tenant, and with keys the key's public id
+  // (what `runyard keys list` shows, never the key) and a way to forget it. Nothing to say
+  // without authentication, where everyone is "default".
+  showIdentity(me) {
+    $("signed-in").hidden = me.auth === "none";
+    $("who").textContent = `${me.user} (${me.tenant})`;
+    $("key-id").textContent = me.keyId || "";
+    $("key-id").hidden = !me.keyId;
+    $("forget-key").hidden = me.auth !== "keys";
   }
 
   forgetKey() {
@@ -166,7 +170,8 @@ class App {
 
   async loadSidebar() {
     try {
-      const [{ agents }, { threads }] = await Promise.all([this.api.agents(), this.api.threads()]);
+      const [{ agents }, { threads }, me] = await Promise.all([this.api.agents(), this.api.threads(), this.api.me()]);
+      this.showIdentity(me);
       this.renderAgents(agents);
       this.threads = threads;
       this.renderThreads();
