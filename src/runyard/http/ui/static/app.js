@@ -6,6 +6,7 @@ import { Api } from "./api.js";
 import { Attachments } from "./attach.js";
 import { BlockRenderer } from "./blocks.js";
 import { h } from "./dom.js";
+import { KeyGate } from "./keygate.js";
 import { StoredMedia } from "./media.js";
 import { ThreadStream } from "./stream.js";
 import { titleFromMessage, untitled } from "./titles.js";
@@ -24,7 +25,12 @@ const CONNECTION_TEXT = {
 class App {
   constructor() {
     this.api = new Api();
-    this.api.onUnauthorized = () => this.askForKey();
+    this.keys = new KeyGate(this.api, {
+      accept: () => this.start(),
+      forgotten: () => this.clearPage(),
+      locked: () => this.stopForKey(),
+    });
+    this.api.onUnauthorized = () => this.keys.ask();
     this.media = new StoredMedia(this.api);
     this.ctx = {
       answer: (requestId, answer) => this.api.confirm(requestId, answer),
@@ -65,11 +71,6 @@ class App {
     });
     $("cancel").addEventListener("click", () => this.cancel());
     $("new-thread").addEventListener("click", () => this.go(this.newThread()));
-    $("forget-key").addEventListener("click", () => this.forgetKey());
-    $("key-form").addEventListener("submit", (event) => {
-      event.preventDefault();
-      this.useKey($("key-input").value.trim());
-    });
     $("threads-toggle").addEventListener("click", () => {
       const open = document.body.classList.toggle("threads-open");
       $("threads-toggle").setAttribute("aria-expanded", String(open));
@@ -84,9 +85,12 @@ class App {
     });
   }
 
+  // The sidebar, then the thread in the address (or the newest, or a new one); false when the
+  // server refused (a key is asked for, or the failure announced).
   async start() {
-    if (!(await this.loadSidebar())) return;
+    if (!(await this.loadSidebar())) return false;
     this.openThread(threadFromHash() || this.threads[0]?.id || this.newThread());
+    return true;
   }
 
   // A fresh thread id, remembered as made here: the server knows nothing of it until its first
@@ -111,48 +115,15 @@ class App {
 
   // --- API key ---------------------------------------------------------------------------
 
-  askForKey() {
+  stopForKey() {
     if (this.stream) this.stream.close();
-    $("key-form").hidden = false;
-    $("key-error").textContent = this.api.key ? "That key was not accepted." : "";
-    this.lock(true);
-    $("key-input").focus();
+    this.setBusy("locked");
   }
 
-  async useKey(key) {
-    this.api.setKey(key);
-    $("key-error").textContent = "";
-    if (!(await this.loadSidebar())) return;
-    $("key-form").hidden = true;
-    this.lock(false);
-    this.openThread(threadFromHash() || this.threads[0]?.id || this.newThread());
-  }
-
-  // Behind the key field nothing else can be used (inert: no clicks, no focus, hidden from
-  // screen readers) until a key is accepted.
-  lock(locked) {
-    $("layout").inert = locked;
-    if (locked) {
-      this.setBusy("locked");
-      $("signed-in").hidden = true;
-    }
-  }
-
-  // Who the page acts for (GET /v1/me): the user and tenant, and with keys the key's public id
-  // (what `runyard keys list` shows, never the key) and a way to forget it. Nothing to say
-  // without authentication, where everyone is "default".
-  showIdentity(me) {
-    $("signed-in").hidden = me.auth === "none";
-    $("who").textContent = `${me.user} (${me.tenant})`;
-    $("key-id").textContent = me.keyId || "";
-    $("key-id").hidden = !me.keyId;
-    $("forget-key").hidden = me.auth !== "keys";
-  }
-
-  forgetKey() {
+  // The key is forgotten: nothing it showed stays on the page.
+  clearPage() {
     if (this.stream) this.stream.close();
     this.stream = null;
-    this.api.setKey("");
     this.threads = [];
     this.threadId = null;
     this.runs = new Map();
@@ -161,8 +132,6 @@ class App {
     this.media.clear();
     this.attachments.clear();
     this.renderThreads();
-    $("key-input").value = "";
-    this.askForKey();
     this.announce("The key is forgotten.");
   }
 
@@ -171,7 +140,7 @@ class App {
   async loadSidebar() {
     try {
       const [{ agents }, { threads }, me] = await Promise.all([this.api.agents(), this.api.threads(), this.api.me()]);
-      this.showIdentity(me);
+      this.keys.show(me);
       this.renderAgents(agents);
       this.threads = threads;
       this.renderThreads();
