@@ -129,8 +129,10 @@ def test_the_page_says_whom_it_acts_for_and_forgets_the_key(
     expect(signed_in.locator("#who")).to_have_text("alice (acme)")  # GET /v1/me
     expect(signed_in.locator("#key-id")).to_have_text(key[:16])  # the key's public id only
     assert key not in (signed_in.text_content() or "")
+    page.set_viewport_size({"width": 400, "height": 800})
     page.reload()  # the tab keeps the key, and says so
     expect(signed_in.locator("#who")).to_have_text("alice (acme)")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 400  # it wraps, narrow
 
     signed_in.get_by_role("button", name="Forget key").click()
     expect(page.locator("#key-form")).to_be_visible()
