@@ -88,6 +88,7 @@ def test_a_failed_run_shows_its_error_once_and_gives_the_input_back(
     page: Page, base_url: str
 ) -> None:
     open_thread(page, base_url)
+    errors = console_errors(page)
     send(page, "/fail 503")
 
     finished(page, "error")
@@ -101,6 +102,7 @@ def test_a_failed_run_shows_its_error_once_and_gives_the_input_back(
         expect(page.locator("#composer-input")).to_be_enabled()
         page.reload()
         finished(page, "error")
+    assert errors == []
 
 
 def test_a_delegate_run_renders_its_sub_agent_branch(
@@ -167,6 +169,7 @@ def test_a_runs_checklist_stays_with_the_run_that_wrote_it(page: Page, base_url:
 
 def test_cancel_ends_the_run_and_gives_the_input_back(page: Page, base_url: str) -> None:
     open_thread(page, base_url)
+    errors = console_errors(page)
     send(page, f"/delay 400\n{SLOW_WORDS}")
 
     expect(page.locator("details.reasoning")).to_be_visible()
@@ -175,6 +178,7 @@ def test_cancel_ends_the_run_and_gives_the_input_back(page: Page, base_url: str)
     expect(page.locator(".run-footer")).to_have_text(re.compile(r"^Cancelled( · \d+ tokens)?$"))
     expect(page.locator("#cancel")).to_be_hidden()
     expect(page.locator("#composer-input")).to_be_enabled()
+    assert errors == []
 
 
 def test_a_reload_mid_run_restores_the_run_and_shows_everything_once(
