@@ -428,6 +428,35 @@ async def test_without_authentication_every_request_is_the_default_tenant_and_us
     assert [t["id"] for t in default_threads] == ["t1"]
 
 
+async def test_me_says_whom_the_caller_acts_for_in_every_mode(tmp_path: Path) -> None:
+    seen: dict[str, Any] = {}
+    for auth in ("none", "proxy", "keys"):
+        url = f"sqlite:///{tmp_path / f'{auth}.db'}"
+        async with running_app(url, settings={"auth": auth}) as app:
+            state: AppState = app.state.runyard
+            assert state.parts is not None
+            key = await issue_api_key(state.parts.store, tenant_id="ta", user_id="u1")
+            proxied = {"X-Runyard-Tenant": "tp", "X-Runyard-User": "up"}
+            headers = proxied if auth == "proxy" else {}
+            async with client(app, key.token if auth == "keys" else None) as c:
+                seen[auth] = (await c.get("/v1/me", headers=headers)).json()
+            async with client(app, None) as anonymous:
+                seen[f"{auth} without a key"] = (await anonymous.get("/v1/me")).status_code
+
+    assert seen["none"] == {"auth": "none", "tenant": "default", "user": "default"}
+    assert seen["proxy"] == {"auth": "proxy", "tenant": "tp", "user": "up"}
+    assert seen["keys"] == {
+        "auth": "keys",
+        "tenant": "ta",
+        "user": "u1",
+        "role": "member",
+        "keyId": key.key.key_id,
+    }
+    assert key.token not in json.dumps(seen["keys"])  # the public id, never the key
+    assert seen["keys without a key"] == 401
+    assert seen["none without a key"] == 200
+
+
 async def test_a_key_made_on_the_cli_works_on_every_replica_until_revoked_there(
     any_backend_url: str,
 ) -> None:

@@ -136,6 +136,7 @@ async def test_real_responses_of_every_kind_match_the_document(url: str) -> None
         await call("GET", "/v1/threads/t1/status")
         await call("GET", "/v1/threads")
         await call("GET", "/v1/agents")
+        await call("GET", "/v1/me")
         await call("GET", "/healthz")
         await call("GET", "/readyz")
         await call("POST", "/v1/chat/t2", json={"message": NOTE})
@@ -209,6 +210,7 @@ async def test_the_keys_mode_answers_match_its_document(url: str) -> None:
                 ("GET", "/v1/threads", {}),  # 401
                 ("GET", "/v1/threads", {"Authorization": "Bearer ryk_nope"}),  # 401
                 ("GET", "/v1/threads", bearer),  # 200
+                ("GET", "/v1/me", bearer),  # 200, with the key's role and id
                 ("GET", "/v1/threads", {**bearer, "X-Runyard-User": "x"}),  # 400
                 ("GET", "/v1/events/t1", {}),  # 401
                 ("GET", "/v1/admin/agents/a/versions", bearer),  # 403 admin_required
@@ -219,7 +221,7 @@ async def test_the_keys_mode_answers_match_its_document(url: str) -> None:
         request = response.request
         template = _template(schema, request.method, request.url.path)
         schema[template][request.method].validate_response(response)
-    assert [r.status_code for r in responses] == [401, 401, 200, 400, 401, 403]
+    assert [r.status_code for r in responses] == [401, 401, 200, 200, 400, 401, 403]
     assert responses[0].headers["www-authenticate"] == "Bearer"
     document = app.openapi()
     assert document["paths"]["/v1/threads"]["get"]["security"] == [{"bearer": []}]

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import pytest
 
+from runyard.messages import AgentMessage, FilePart, ImagePart, TextPart
 from runyard.runtime import MiddlewareStack, PiiRedaction, TitleWriter, clean_title
 from runyard.testing import scripted_model, text
 
@@ -45,3 +46,27 @@ async def test_the_title_model_reads_and_writes_through_the_agents_middleware() 
     assert "john.doe" not in repr(model.requests)
     assert "Please refund the order [EMAIL] placed" in repr(model.requests)
     assert title == "Refund for [EMAIL]"
+
+
+async def test_an_opener_of_attachments_alone_is_named_after_their_kinds_without_a_model() -> None:
+    model = scripted_model([])
+    picture = ImagePart(url="https://example.com/cat.png", filename="john.doe@example.com.png")
+    report = FilePart(file_id="file_1", filename="report.pdf")
+    writer = TitleWriter(model)
+
+    assert await writer.name(AgentMessage(role="user", parts=[picture])) == "Image"
+    assert await writer.name(AgentMessage(role="user", parts=[report, picture])) == (
+        "File and 1 more"
+    )
+    assert await writer.name(AgentMessage(role="user", parts=[])) is None
+    assert model.requests == []
+
+
+async def test_an_opener_with_text_is_named_by_the_model_from_its_text() -> None:
+    model = scripted_model([text("Cat picture questions")])
+    picture = ImagePart(url="https://example.com/cat.png")
+    opener = AgentMessage(
+        role="user", parts=[TextPart(text="What breed is the cat here?"), picture]
+    )
+
+    assert await TitleWriter(model).name(opener) == "Cat picture questions"

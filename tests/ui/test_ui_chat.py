@@ -40,6 +40,15 @@ def finished(page: Page, state: str = "completed") -> None:
     expect(page.locator("article.run").last).to_have_attribute("data-state", state)
 
 
+def console_errors(page: Page) -> list[str]:
+    """What the page logs as an error from now on (a failed request included)."""
+    errors: list[str] = []
+    page.on(
+        "console", lambda message: errors.append(message.text) if message.type == "error" else None
+    )
+    return errors
+
+
 def test_a_message_streams_into_a_markdown_answer_with_reasoning_collapsed(
     page: Page, base_url: str, screenshots: Screenshots
 ) -> None:
@@ -75,14 +84,25 @@ def test_model_text_is_never_run_as_html(page: Page, base_url: str) -> None:
     assert page.evaluate("window.pwned") is None
 
 
-def test_a_failed_run_shows_its_error_and_gives_the_input_back(page: Page, base_url: str) -> None:
+def test_a_failed_run_shows_its_error_once_and_gives_the_input_back(
+    page: Page, base_url: str
+) -> None:
     open_thread(page, base_url)
+    errors = console_errors(page)
     send(page, "/fail 503")
 
     finished(page, "error")
-    expect(page.locator(".event-error")).to_contain_text("503")
-    expect(page.locator(".run-footer")).to_contain_text("Failed")
-    expect(page.locator("#composer-input")).to_be_enabled()
+    for shown in ("live", "reloaded"):
+        expect(page.locator(".event-error"), shown).to_contain_text("503")
+        expect(page.locator(".run-footer"), shown).to_have_text(
+            re.compile(r"^Failed( · \d+ tokens)?$")
+        )
+        # Said once: the one alert, not the footer as well.
+        expect(page.locator("article.run .event-error:visible"), shown).to_have_count(1)
+        expect(page.locator("#composer-input")).to_be_enabled()
+        page.reload()
+        finished(page, "error")
+    assert errors == []
 
 
 def test_a_delegate_run_renders_its_sub_agent_branch(
@@ -129,16 +149,36 @@ def test_a_delegate_run_renders_its_sub_agent_branch(
     screenshots.take_dark(page, "sub-agent-dark")
 
 
+def test_a_runs_checklist_stays_with_the_run_that_wrote_it(page: Page, base_url: str) -> None:
+    tasks = [{"id": "t1", "description": "Paint the hall", "status": "in_progress"}]
+    open_thread(page, base_url)
+    send(page, f"/tool plan {json.dumps({'goal': 'paint', 'tasks': tasks})}")
+    finished(page)
+    send(page, "and now something else entirely")
+    expect(page.locator("article.run")).to_have_count(2)
+    finished(page)
+
+    for shown in ("live", "reloaded"):
+        planned, later = page.locator("article.run").all()
+        expect(planned.locator("ol.tasks > li"), shown).to_have_text([re.compile("Paint the hall")])
+        # The server repeats the thread's plan at the start of the later run: not its checklist.
+        expect(later.locator("ol.tasks"), shown).to_be_hidden()
+        page.reload()
+        finished(page)
+
+
 def test_cancel_ends_the_run_and_gives_the_input_back(page: Page, base_url: str) -> None:
     open_thread(page, base_url)
+    errors = console_errors(page)
     send(page, f"/delay 400\n{SLOW_WORDS}")
 
     expect(page.locator("details.reasoning")).to_be_visible()
     page.locator("#cancel").click()
     finished(page, "cancelled")
-    expect(page.locator(".run-footer")).to_contain_text("Cancelled (user_cancelled)")
+    expect(page.locator(".run-footer")).to_have_text(re.compile(r"^Cancelled( · \d+ tokens)?$"))
     expect(page.locator("#cancel")).to_be_hidden()
     expect(page.locator("#composer-input")).to_be_enabled()
+    assert errors == []
 
 
 def test_a_reload_mid_run_restores_the_run_and_shows_everything_once(
@@ -195,6 +235,15 @@ def test_a_narrow_window_works_from_the_keyboard(
     expect(page.locator(f'#thread-list li[data-thread-id="{thread}"]')).to_be_visible()
     screenshots.take(page, "narrow")
 
+    # Choosing a thread folds the panel away, so the chat it covered shows.
+    page.get_by_role("button", name="New thread").click()
+    expect(page.locator("#sidebar")).to_be_hidden()
+    page.locator("#threads-toggle").click()
+    page.locator(f'#thread-list li[data-thread-id="{thread}"] a').click()
+    expect(page.locator("#sidebar")).to_be_hidden()
+    expect(page.locator("#threads-toggle")).to_have_attribute("aria-expanded", "false")
+    expect(page.locator(".bubble.user-text")).to_have_text("narrow")
+
 
 def test_a_long_thread_opens_on_its_newest_runs_and_pages_back(page: Page, base_url: str) -> None:
     thread = f"t-{secrets.token_hex(4)}"
@@ -215,6 +264,33 @@ def test_a_long_thread_opens_on_its_newest_runs_and_pages_back(page: Page, base_
     expect(page.locator("article.run")).to_have_count(11)
     expect(page.locator(".bubble.user-text")).to_have_text([f"message {n}" for n in range(11)])
     expect(page.get_by_role("button", name="Show earlier messages")).to_have_count(0)
+
+
+def test_a_new_thread_asks_nothing_of_the_server_and_is_named_by_its_first_message(
+    page: Page, base_url: str
+) -> None:
+    open_thread(page, base_url)
+    expect(page.locator("#signed-in")).to_be_hidden()  # RUNYARD_AUTH=none: nobody to name
+    errors = console_errors(page)
+    asked: list[str] = []
+    page.on("request", lambda request: asked.append(request.url))
+    page.get_by_role("button", name="New thread").click()
+    expect(page.locator("#thread-title")).to_have_text("New thread")
+    thread = page.url.rsplit("#thread=", 1)[1]
+    send(page, "hi")  # too short for the server to title it
+    finished(page)
+    assert not [url for url in asked if f"/threads/{thread}/messages" in url]
+    assert errors == []
+
+    for shown in ("live", "reloaded"):
+        expect(page.locator("#thread-title"), shown).to_have_text("hi")
+        expect(page.locator("#thread-list li.current a"), shown).to_have_text("hi")
+        # No thread in the list goes by its raw id.
+        for name in page.locator("#thread-list a").all_text_contents():
+            assert not re.fullmatch(r"t-[0-9a-f]+", name), (shown, name)
+        page.reload()
+        finished(page)
+    assert errors == []
 
 
 def test_threads_are_made_switched_and_deleted_from_the_list(page: Page, base_url: str) -> None:

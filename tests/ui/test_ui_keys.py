@@ -96,3 +96,51 @@ def test_an_attached_image_uploads_and_shows_through_the_key(
     expect(shown.locator("img")).to_have_attribute("src", re.compile(r"^blob:"))
     assert [u for u in urls if "/v1/files/file_" in u]
     assert not [u for u in urls if key in u]
+
+
+def test_nothing_behind_the_key_field_is_usable_until_a_key_is_accepted(
+    page: Page, keys_server: tuple[str, str]
+) -> None:
+    base, key = keys_server
+    page.goto(f"{base}/#thread=t-keys-locked")
+    form = page.locator("#key-form")
+    expect(form).to_be_visible()
+    layout = page.locator("#layout")
+    expect(layout).to_have_attribute("inert", "")
+    focused = "document.getElementById('new-thread').focus(), document.activeElement.id"
+    assert page.evaluate(focused) != "new-thread"  # inert: it takes no focus, no click
+    expect(page.locator("#signed-in")).to_be_hidden()
+
+    form.get_by_label("API key").fill(key)
+    form.get_by_role("button", name="Use key").click()
+    expect(form).to_be_hidden()
+    expect(layout).not_to_have_attribute("inert", "")
+    expect(page.locator("body")).to_have_attribute("data-busy", "idle")
+
+
+def test_the_page_says_whom_it_acts_for_and_forgets_the_key(
+    page: Page, keys_server: tuple[str, str]
+) -> None:
+    base, key = keys_server
+    page.goto(f"{base}/#thread=t-keys-forget")
+    page.locator("#key-form").get_by_label("API key").fill(key)
+    page.locator("#key-form").get_by_role("button", name="Use key").click()
+    signed_in = page.locator("#signed-in")
+    expect(signed_in.locator("#who")).to_have_text("alice (acme)")  # GET /v1/me
+    expect(signed_in.locator("#key-id")).to_have_text(key[:16])  # the key's public id only
+    assert key not in (signed_in.text_content() or "")
+    page.set_viewport_size({"width": 400, "height": 800})
+    page.reload()  # the tab keeps the key, and says so
+    expect(signed_in.locator("#who")).to_have_text("alice (acme)")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 400  # it wraps, narrow
+
+    signed_in.get_by_role("button", name="Forget key").click()
+    expect(page.locator("#key-form")).to_be_visible()
+    expect(page.locator("#key-form").get_by_label("API key")).to_have_value("")
+    expect(page.locator("#key-error")).to_have_text("")
+    expect(signed_in).to_be_hidden()
+    expect(page.locator("#layout")).to_have_attribute("inert", "")
+    expect(page.locator("#thread-list li")).to_have_count(0)
+    assert page.evaluate("sessionStorage.length") == 0
+    page.reload()  # gone for good: the page asks again
+    expect(page.locator("#key-form")).to_be_visible()

@@ -452,7 +452,7 @@ class Agent:
         )
         if first_user is None:
             return
-        task = asyncio.create_task(title_thread(memory, scope, self.titles, first_user.text))
+        task = asyncio.create_task(title_thread(memory, scope, self.titles, first_user))
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 

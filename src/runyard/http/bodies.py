@@ -13,10 +13,11 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.json_schema import SkipJsonSchema
 
-from runyard.config import Role
+from runyard.config import AuthMode, Role
 from runyard.messages import ContentBlock
 from runyard.protocol import AgentNode, RunUsage
 from runyard.service.bus import Delivery
+from runyard.storage import ApiKeyRole
 
 __all__ = [
     "AgentInfo",
@@ -28,6 +29,7 @@ __all__ = [
     "FileBody",
     "FileTicketBody",
     "Health",
+    "Me",
     "Readiness",
     "StreamTicketBody",
     "ThreadList",
@@ -209,6 +211,20 @@ class AgentList(_Body):
     """The agents this service runs, the default first."""
 
     agents: list[AgentInfo]
+
+
+class Me(_Body):
+    """Whom the caller's requests act for, as ``RUNYARD_AUTH`` decided it."""
+
+    auth: AuthMode = Field(description="the server's RUNYARD_AUTH")
+    tenant: str
+    user: str
+    role: ApiKeyRole | SkipJsonSchema[None] = Field(
+        default=None, description="the API key's role (keys only)"
+    )
+    keyId: str | SkipJsonSchema[None] = Field(
+        default=None, description="the API key's public id, ryk_ and 12 characters (keys only)"
+    )
 
 
 class Health(_Body):

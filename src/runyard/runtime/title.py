@@ -1,4 +1,5 @@
-"""Thread titles: a short name for a conversation, asked of a model once, after the first turn."""
+"""Thread titles: a short name for a conversation, asked of a model once, after the first turn;
+a conversation opened by attachments alone is named after their kinds, without a model."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from runyard.runtime.agent_model import AgentModel
 from runyard.runtime.memory import MemoryProtocol, MemoryScope
 from runyard.runtime.middleware import NO_MIDDLEWARE, MiddlewareStack
 
-__all__ = ["TITLE_INSTRUCTIONS", "TitleWriter", "clean_title", "title_thread"]
+__all__ = ["TITLE_INSTRUCTIONS", "TitleWriter", "attachments_title", "clean_title", "title_thread"]
 
 log = logging.getLogger(__name__)
 
@@ -24,6 +25,7 @@ TITLE_INSTRUCTIONS = (
     "no quotes, no colons, no markdown. Reply with the title only."
 )
 _MAX = 80
+_KINDS = {"image": "Image", "audio": "Audio", "video": "Video", "file": "File"}
 _THINK = re.compile(r"<think>.*?</think>", re.DOTALL)
 
 
@@ -47,6 +49,19 @@ def clean_title(raw: str) -> str | None:
     return text or None
 
 
+def attachments_title(opener: AgentMessage) -> str | None:
+    """A title for a conversation opened by ``opener``'s attachments: the first one's kind, and
+    how many more (``Image``, ``File and 2 more``); ``None`` without any.
+
+    Kinds, not file names: a name would reach the stored title without passing the agent's
+    middleware, as a model's title does (``PiiRedaction`` would never see it).
+    """
+    kinds = [_KINDS[part.type] for part in opener.parts if part.type in _KINDS]
+    if not kinds:
+        return None
+    return kinds[0] if len(kinds) == 1 else f"{kinds[0]} and {len(kinds) - 1} more"
+
+
 @dataclass(frozen=True, slots=True)
 class TitleWriter:
     """An agent's way to name a thread: ``model`` asked through the agent's ``middleware``.
@@ -59,6 +74,13 @@ class TitleWriter:
     model: Model
     middleware: MiddlewareStack = NO_MIDDLEWARE
 
+    async def name(self, opener: AgentMessage) -> str | None:
+        """A title for a conversation opened by ``opener``: from its text (``write``), or, for a
+        message of attachments alone, after them (``attachments_title``), no model asked."""
+        if opener.text.strip():
+            return await self.write(opener.text)
+        return attachments_title(opener)
+
     async def write(self, user_text: str) -> str | None:
         """A title for a conversation opened by ``user_text``; ``None`` for trivial openers."""
         text = user_text.strip()
@@ -70,13 +92,14 @@ class TitleWriter:
 
 
 async def title_thread(
-    memory: MemoryProtocol, scope: MemoryScope, writer: TitleWriter, user_text: str
+    memory: MemoryProtocol, scope: MemoryScope, writer: TitleWriter, opener: AgentMessage
 ) -> str | None:
-    """Give the thread a title if it has none; failures are logged and never reach the run."""
+    """Give the thread a title from its first message, ``opener``, if it has none; failures are
+    logged and never reach the run."""
     try:
         if await memory.get_title(scope):
             return None
-        title = await writer.write(user_text)
+        title = await writer.name(opener)
         if title:
             await memory.set_title(scope, title)
         return title

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
+from base64 import b64encode
 from typing import Any
 from unittest.mock import ANY
 
@@ -16,6 +17,8 @@ from blocking_agents import blocking_agents
 from runyard.agent import Agent
 from runyard.ids import now_ms
 from runyard.memory import Memory
+from runyard.messages import ImagePart
+from runyard.models.demo_script import demo_png
 from runyard.service import (
     RESTARTED,
     ConfirmationAnswered,
@@ -340,6 +343,22 @@ async def test_the_first_turn_names_the_thread(sqlite_url: str) -> None:
     assert thread is not None
     assert thread.title == titled.payload.title
     assert [e.type for e in log][-2:] == ["thread-title-updated", "run-finish"]
+
+
+async def test_a_first_message_of_attachments_alone_names_the_thread_after_them(
+    sqlite_url: str,
+) -> None:
+    picture = ImagePart(base64=b64encode(demo_png(size=4)).decode(), mime_type="image/png")
+    async with service(sqlite_url, titles=True) as svc:
+        await svc.runs.start(OWNER, "t1", "", content=[picture])
+        await svc.settle("t1")
+        log = [e for _, e in await svc.log("t1")]
+        thread = await svc.store.get_thread(key("t1"), tenant_id="acme", resource_id="alice")
+
+    (titled,) = [e for e in log if e.type == "thread-title-updated"]
+    assert titled.payload.title == "Image"
+    assert thread is not None
+    assert thread.title == "Image"
 
 
 async def test_the_crash_sweep_keeps_a_run_that_died_while_suspending_resumable(

@@ -1,4 +1,5 @@
-"""``GET /v1/agents``, ``GET /healthz`` (the process answers) and ``GET /readyz`` (it serves)."""
+"""``GET /v1/agents``, ``GET /v1/me`` (whom the caller acts for), ``GET /healthz`` (the process
+answers) and ``GET /readyz`` (it serves)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
 
-from runyard.http.bodies import AgentList, Health, Readiness
-from runyard.http.identity import request_owner
+from runyard.http.bodies import AgentList, Health, Me, Readiness
+from runyard.http.identity import Caller, request_caller, request_owner
 from runyard.http.openapi import error_responses
 from runyard.http.state import AppState, Parts, parts
 from runyard.service import Owner
@@ -41,6 +42,25 @@ async def agents(
             }
             for agent in app.agents.served(owner.tenant_id)
         ]
+    }
+
+
+@router.get(
+    "/v1/me", response_model=None, responses={200: {"model": Me}, **error_responses(400, 401, 503)}
+)
+async def me(
+    request: Request, caller: Annotated[Caller, Depends(request_caller)]
+) -> dict[str, Any]:
+    """Whom the caller's requests act for: tenant and user (``default`` and ``default`` with
+    ``RUNYARD_AUTH=none``), and with ``keys`` the key's role and public id — never the key."""
+    state: AppState = request.app.state.runyard
+    owner = caller.owner
+    return {
+        "auth": state.settings.auth,
+        "tenant": owner.tenant_id,
+        "user": owner.user_id,
+        **({"role": caller.role} if caller.role else {}),
+        **({"keyId": caller.key_id} if caller.key_id else {}),
     }
 
 

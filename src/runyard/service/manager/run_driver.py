@@ -229,10 +229,10 @@ class RunDriver:
         )
         return {SERVICE_DEPS: deps, BACKGROUND_TASKS: run.background}
 
-    def _title_from(self, user: AgentMessage, title: str | None) -> str | None:
-        """What a new thread's title is made from: its first message's text (a message of
-        content blocks only, an image, has none to make one from)."""
-        return (user.text or None) if self._titles and title is None else None
+    def _title_from(self, user: AgentMessage, title: str | None) -> AgentMessage | None:
+        """What a new thread's title is made from: its first message (its text, or for content
+        blocks alone their kinds: ``TitleWriter.name``)."""
+        return user if self._titles and title is None else None
 
     def _files_of(self, run: ActiveRun) -> FileStore | None:
         """The stored files the run's messages may name: its owner's."""

@@ -24,6 +24,7 @@ from runyard.agent import StreamResult
 from runyard.errors import RunLimitError
 from runyard.ids import new_id
 from runyard.memory import Plan
+from runyard.messages import AgentMessage
 from runyard.protocol import (
     ConfirmationRequestEvent,
     RunResumedEvent,
@@ -66,13 +67,14 @@ _GOING_ON = (RunStatus.SUCCESS, RunStatus.SUSPENDED)
 
 @dataclass(frozen=True, slots=True)
 class SegmentStart:
-    """How a segment begins: the first one announces the run; ``title_from`` names the thread.
+    """How a segment begins: the first one announces the run; ``title_from`` (the user's first
+    message) names the thread.
 
     ``open_stream`` starts the agent's stream with the segment's journal (``RunJournal``)."""
 
     open_stream: Callable[[RunJournal], Awaitable[StreamResult]]
     message_id: str | None = None
-    title_from: str | None = None
+    title_from: AgentMessage | None = None
     choice: AgentChoice | None = None
     """Which agent runs and why; its catalog version and rule go into ``run-start``."""
     resumed_after: int | None = None
@@ -286,10 +288,10 @@ class RunSegment:
         return RunResumedEvent(run_id=self.run.run_id, agent_id=ORCHESTRATOR_ID, payload=payload)
 
     def _start_title(self) -> asyncio.Task[str | None] | None:
-        text = self.start.title_from
-        if not text:
+        opener = self.start.title_from
+        if opener is None:
             return None
-        return asyncio.create_task(self.run.agent.titles.write(text))
+        return asyncio.create_task(self.run.agent.titles.name(opener))
 
     async def _emit_title(self, writer: EventWriter, task: asyncio.Task[str | None] | None) -> None:
         """Store the generated title and announce it; a failed title never fails the run."""

@@ -75,6 +75,11 @@ export class Api {
     return this.request("GET", "v1/agents");
   }
 
+  // Whom the page acts for: {auth, tenant, user, role?, keyId?}.
+  me() {
+    return this.request("GET", "v1/me");
+  }
+
   threads() {
     return this.request("GET", "v1/threads");
   }

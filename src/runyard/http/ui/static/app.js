@@ -6,8 +6,10 @@ import { Api } from "./api.js";
 import { Attachments } from "./attach.js";
 import { BlockRenderer } from "./blocks.js";
 import { h } from "./dom.js";
+import { KeyGate } from "./keygate.js";
 import { StoredMedia } from "./media.js";
 import { ThreadStream } from "./stream.js";
+import { titleFromMessage, untitled } from "./titles.js";
 import { applyEvent, newRun, pendingQuestions, runsFromHistory, userMessage } from "./tree.js";
 import { RunView } from "./view.js";
 
@@ -23,7 +25,12 @@ const CONNECTION_TEXT = {
 class App {
   constructor() {
     this.api = new Api();
-    this.api.onUnauthorized = () => this.askForKey();
+    this.keys = new KeyGate(this.api, {
+      accept: () => this.start(),
+      forgotten: () => this.clearPage(),
+      locked: () => this.stopForKey(),
+    });
+    this.api.onUnauthorized = () => this.keys.ask();
     this.media = new StoredMedia(this.api);
     this.ctx = {
       answer: (requestId, answer) => this.api.confirm(requestId, answer),
@@ -37,6 +44,8 @@ class App {
       onChange: () => this.setBusy(this.busy),
     });
     this.threadId = null;
+    this.madeHere = new Set();
+    this.named = new Map(); // thread id → a name from its first message, for untitled threads
     this.threads = [];
     this.runs = new Map();
     this.views = new Map();
@@ -61,11 +70,7 @@ class App {
       }
     });
     $("cancel").addEventListener("click", () => this.cancel());
-    $("new-thread").addEventListener("click", () => this.go(newThreadId()));
-    $("key-form").addEventListener("submit", (event) => {
-      event.preventDefault();
-      this.useKey($("key-input").value.trim());
-    });
+    $("new-thread").addEventListener("click", () => this.go(this.newThread()));
     $("threads-toggle").addEventListener("click", () => {
       const open = document.body.classList.toggle("threads-open");
       $("threads-toggle").setAttribute("aria-expanded", String(open));
@@ -80,41 +85,62 @@ class App {
     });
   }
 
+  // The sidebar, then the thread in the address (or the newest, or a new one); false when the
+  // server refused (a key is asked for, or the failure announced).
   async start() {
-    if (!(await this.loadSidebar())) return;
-    this.openThread(threadFromHash() || this.threads[0]?.id || newThreadId());
+    if (!(await this.loadSidebar())) return false;
+    this.openThread(threadFromHash() || this.threads[0]?.id || this.newThread());
+    return true;
+  }
+
+  // A fresh thread id, remembered as made here: the server knows nothing of it until its first
+  // message, so opening it asks for no history (which would be a 404).
+  newThread() {
+    const threadId = newThreadId();
+    this.madeHere.add(threadId);
+    return threadId;
+  }
+
+  // The threads panel covers the chat below 700 px: it folds away once a thread is chosen.
+  closeThreads() {
+    document.body.classList.remove("threads-open");
+    $("threads-toggle").setAttribute("aria-expanded", "false");
   }
 
   go(threadId) {
-    document.body.classList.remove("threads-open");
-    $("threads-toggle").setAttribute("aria-expanded", "false");
+    this.closeThreads();
     location.hash = `thread=${encodeURIComponent(threadId)}`;
     if (threadId !== this.threadId) this.openThread(threadId);
   }
 
   // --- API key ---------------------------------------------------------------------------
 
-  askForKey() {
+  stopForKey() {
     if (this.stream) this.stream.close();
-    $("key-form").hidden = false;
-    $("key-error").textContent = this.api.key ? "That key was not accepted." : "";
     this.setBusy("locked");
-    $("key-input").focus();
   }
 
-  async useKey(key) {
-    this.api.setKey(key);
-    $("key-error").textContent = "";
-    if (!(await this.loadSidebar())) return;
-    $("key-form").hidden = true;
-    this.openThread(threadFromHash() || this.threads[0]?.id || newThreadId());
+  // The key is forgotten: nothing it showed stays on the page.
+  clearPage() {
+    if (this.stream) this.stream.close();
+    this.stream = null;
+    this.threads = [];
+    this.threadId = null;
+    this.runs = new Map();
+    this.views = new Map();
+    $("transcript").replaceChildren();
+    this.media.clear();
+    this.attachments.clear();
+    this.renderThreads();
+    this.announce("The key is forgotten.");
   }
 
   // --- threads and agents ----------------------------------------------------------------
 
   async loadSidebar() {
     try {
-      const [{ agents }, { threads }] = await Promise.all([this.api.agents(), this.api.threads()]);
+      const [{ agents }, { threads }, me] = await Promise.all([this.api.agents(), this.api.threads(), this.api.me()]);
+      this.keys.show(me);
       this.renderAgents(agents);
       this.threads = threads;
       this.renderThreads();
@@ -151,8 +177,9 @@ class App {
     list.replaceChildren(
       ...shown.map((thread) => {
         const current = thread.id === this.threadId;
-        const title = thread.title || (thread.unsaved ? "New thread" : thread.id);
-        const link = h("a", { href: `#thread=${encodeURIComponent(thread.id)}`, "aria-current": current ? "page" : false }, title);
+        const title = this.label(thread);
+        const link = h("a", { href: `#thread=${encodeURIComponent(thread.id)}`, "aria-current": current ? "page" : false, title: thread.id,
+          onclick: () => this.closeThreads() }, title); // chosen: on a narrow screen, show it
         const remove = thread.unsaved
           ? null
           : h("button", { type: "button", class: "icon", "aria-label": `Delete thread “${title}”`, title: "Delete", onclick: () => this.deleteThread(thread.id, title) }, "✕");
@@ -160,7 +187,22 @@ class App {
       }),
     );
     const current = shown.find((thread) => thread.id === this.threadId);
-    $("thread-title").textContent = current?.title || (current?.unsaved ? "New thread" : this.threadId || "New thread");
+    $("thread-title").textContent = current ? this.label(current) : "New thread";
+  }
+
+  // A thread's title; without one, a name from its first message, else when it was made.
+  label(thread) {
+    if (thread.title) return thread.title;
+    const named = this.named.get(thread.id);
+    if (named) return named;
+    return thread.unsaved ? "New thread" : untitled(thread);
+  }
+
+  // Remember a name for the thread from its first message, for as long as it has no title.
+  nameFrom(threadId, runs) {
+    const first = [...runs.values()].find((run) => run.user);
+    const name = first && titleFromMessage(first.user);
+    if (name && !this.named.has(threadId)) this.named.set(threadId, name);
   }
 
   setTitle(title) {
@@ -179,7 +221,7 @@ class App {
     }
     this.threads = this.threads.filter((t) => t.id !== threadId);
     this.announce(`Deleted “${title}”.`);
-    if (threadId === this.threadId) this.go(this.threads[0]?.id || newThreadId());
+    if (threadId === this.threadId) this.go(this.threads[0]?.id || this.newThread());
     else this.renderThreads();
   }
 
@@ -197,27 +239,36 @@ class App {
     $("status-line").textContent = "";
     this.renderThreads();
     this.setBusy("loading");
-    let cursor = 0;
-    let exists = true;
-    try {
-      const history = await this.api.messages(threadId);
-      if (threadId !== this.threadId) return;
-      this.runs = runsFromHistory(history.messages);
-      this.olderCursor = history.nextCursor || null;
-      cursor = history.nextEventId - 1;
-      if (history.title) this.setTitle(history.title);
-      for (const run of this.runs.values()) this.touch(run.runId);
-    } catch (error) {
-      if (error.status === 401) return;
-      if (error.status !== 404) return this.announce(`Could not load the thread: ${error.message}`);
-      exists = false;
-    }
+    // A thread made here has nothing on the server yet: no history to ask for (a 404).
+    const cursor = this.madeHere.has(threadId) ? null : await this.loadHistory(threadId);
+    if (cursor === undefined || threadId !== this.threadId) return;
+    const exists = cursor !== null;
+    this.renderThreads(); // a name from its first message, if it has no title
     this.render();
     this.renderEarlierButton();
     await this.restoreStatus(threadId, exists);
     // A thread nobody has written to yet is connected on its first message, so merely opening
     // "New thread" leaves nothing behind.
     if (exists && threadId === this.threadId) this.connect(cursor);
+  }
+
+  // The thread's newest runs into the page; the stream's cursor, null for a thread the server
+  // does not know, undefined when there is nothing to go on with (401, or it could not load).
+  async loadHistory(threadId) {
+    try {
+      const history = await this.api.messages(threadId);
+      if (threadId !== this.threadId) return undefined;
+      this.runs = runsFromHistory(history.messages);
+      this.olderCursor = history.nextCursor || null;
+      if (!this.olderCursor) this.nameFrom(threadId, this.runs); // its first message is here
+      if (history.title) this.setTitle(history.title);
+      for (const run of this.runs.values()) this.touch(run.runId);
+      return history.nextEventId - 1;
+    } catch (error) {
+      if (error.status === 404) return null;
+      if (error.status !== 401) this.announce(`Could not load the thread: ${error.message}`);
+      return undefined;
+    }
   }
 
   // The runs before the page /messages gave first (its nextCursor), above the ones shown.
@@ -369,6 +420,9 @@ class App {
         this.runs.set(runId, run);
       }
       run.user = { content: message, blocks: content, createdAt: Date.now() };
+      this.madeHere.delete(this.threadId); // the server knows it now
+      this.nameFrom(this.threadId, this.runs);
+      this.renderThreads();
       this.touch(runId);
       this.sending = false;
       this.setBusy(this.busyFromRuns());

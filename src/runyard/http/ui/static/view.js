@@ -8,10 +8,12 @@
 import { ConfirmationCard } from "./cards.js";
 import { h, prettyJson, shortJson, spinner } from "./dom.js";
 import { renderMarkdown } from "./markdown.js";
+import { reasonText } from "./reasons.js";
 import { toolCall } from "./tree.js";
 
 const TASK_MARKS = { pending: "○", in_progress: "◐", completed: "●", failed: "✕" };
 const NO_BLOCKS = [];
+const PLAN_TOOL = "plan";
 const TASK_WORDS = { pending: "pending", in_progress: "in progress", completed: "done", failed: "failed" };
 
 export class RunView {
@@ -53,13 +55,26 @@ export class RunView {
   }
 }
 
+// How the run ended, and its tokens. A failure's words are the alert in its tree (one display
+// per failed run); the footer repeats them only for a run that has no tree to show them in.
 function footerText(run) {
   if (run.streaming || !run.finish) return "";
   const { status, reason, usage } = run.finish;
   const tokens = usage && usage.totalTokens ? ` · ${usage.totalTokens} tokens` : "";
-  if (status === "cancelled") return `Cancelled${reason ? ` (${reason})` : ""}${tokens}`;
-  if (status === "error") return `Failed${reason ? `: ${reason}` : ""}${tokens}`;
+  if (status === "cancelled") return `${cancelledText(reason)}${tokens}`;
+  if (status === "error") return `Failed${reason && !run.tree ? `: ${reasonText(reason)}` : ""}${tokens}`;
   return tokens ? `Done${tokens}` : "";
+}
+
+function cancelledText(reason) {
+  const said = reason ? reasonText(reason) : "Cancelled";
+  return said === "Cancelled" ? said : `Cancelled: ${said}`;
+}
+
+// The checklist a run shows is the one it wrote: the thread's plan, which the server repeats at
+// the start of every later run (a tasks-update before any call), stays with the run that made it.
+function ownTasks(node) {
+  return node.toolCalls.some((call) => call.toolName === PLAN_TOOL) ? node.tasks : null;
 }
 
 class AgentView {
@@ -87,12 +102,19 @@ class AgentView {
   update(node) {
     this.heading.replaceChildren(...this.headline(node));
     this.syncTimeline(node);
-    this.renderTasks(node.tasks);
-    const error = node.errorDetails && node.errorDetails.content;
+    this.renderTasks(ownTasks(node));
+    const error = this.problemText(node);
     this.problem.textContent = error ? `⚠ ${error}` : "";
     this.problem.hidden = !error;
     this.outcome.replaceChildren(...this.outcomeLine(node));
     this.el.dataset.status = node.status;
+  }
+
+  // What went wrong, said once: the error event's words, else (the root of a failed run) the
+  // run-finish reason.
+  problemText(node) {
+    if (node.errorDetails && node.errorDetails.content) return node.errorDetails.content;
+    return this.isRoot && node.status === "error" && node.error ? reasonText(node.error) : "";
   }
 
   headline(node) {
@@ -116,7 +138,8 @@ class AgentView {
       return [h("span", { "aria-hidden": "true" }, "✓ "), said];
     }
     if (node.status === "cancelled") return [h("span", { "aria-hidden": "true" }, "■ "), "Cancelled"];
-    return [h("span", { "aria-hidden": "true" }, "✗ "), node.error || node.result || "Failed"];
+    const shown = !this.problem.hidden; // the alert above already says what went wrong
+    return [h("span", { "aria-hidden": "true" }, "✗ "), shown ? "Failed" : node.error || node.result || "Failed"];
   }
 
   syncTimeline(node) {
