@@ -62,6 +62,7 @@ async def test_a_writer_waits_for_a_lock_held_elsewhere_while_the_loop_runs_on(
 async def test_a_lock_held_past_the_busy_timeout_fails_the_statement(tmp_path: Path) -> None:
     path = str(tmp_path / "held.db")
     other = sqlite3.connect(path, isolation_level=None)
+    other.execute("PRAGMA journal_mode=WAL")  # as runyard's own file is: opening it needs no lock
     other.execute("CREATE TABLE t (x)")
     other.execute("BEGIN IMMEDIATE")
     conn = await inline_sqlite.creator(path, 0.05)()
@@ -72,6 +73,27 @@ async def test_a_lock_held_past_the_busy_timeout_fails_the_statement(tmp_path: P
         await conn.close()
         other.execute("ROLLBACK")
         other.close()
+
+
+async def test_a_connection_opened_while_another_holds_the_file_waits_to_turn_wal_on(
+    tmp_path: Path,
+) -> None:
+    # Two servers starting on one new file: the second's first connection met the first's
+    # migration holding the lock and failed the whole start-up ("database is locked").
+    path = str(tmp_path / "new.db")
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("CREATE TABLE t (x)")
+    other.execute("BEGIN IMMEDIATE")
+    opening = asyncio.create_task(inline_sqlite.creator(path, 5)())
+    await asyncio.sleep(0)  # its first try meets the lock, and it waits
+    assert not opening.done()
+    other.execute("ROLLBACK")
+    other.close()
+    conn = await opening
+    try:
+        assert conn.driver.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+    finally:
+        await conn.close()
 
 
 async def test_writers_of_one_loop_that_await_inside_their_transactions_all_commit(

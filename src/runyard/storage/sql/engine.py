@@ -104,12 +104,6 @@ def _sqlite_engine(url: URL) -> AsyncEngine:
         timeout=_POOL_TIMEOUT,
     )
 
-    @event.listens_for(engine.sync_engine, "connect")
-    def _configure(dbapi_connection: Any, _record: Any) -> None:
-        driver = dbapi_connection.driver_connection
-        assert isinstance(driver, inline_sqlite.InlineConnection)
-        inline_sqlite.configure(driver.driver)
-
     @event.listens_for(engine.sync_engine, "begin")
     def _begin(connection: Connection) -> None:
         # Straight to the driver: through SQLAlchemy's statement path (a result, its events),

@@ -35,7 +35,15 @@ def creator(path: str, busy_seconds: float) -> Callable[[], Awaitable[InlineConn
     """The ``async_creator`` of an engine on the SQLite file at ``path``."""
 
     async def create() -> InlineConnection:
-        return connect(path, busy_seconds)
+        conn = connect(path, busy_seconds)
+        try:
+            # Turning WAL on wants a moment alone with the file: another process opening or
+            # migrating it at the same time answers busy, so wait as statements do.
+            await conn.patiently(configure, conn.driver)
+        except BaseException:
+            conn.stop()
+            raise
+        return conn
 
     return create
 

@@ -95,15 +95,7 @@ class SqlitePool:
                     self._waiting.remove(waiter)
 
     async def _open(self) -> inline_sqlite.InlineConnection:
-        conn = inline_sqlite.connect(self._path, self._busy_seconds)
-        try:
-            # Turning WAL on wants a moment alone with the file: another process opening it
-            # at the same time answers busy, so wait as statements do.
-            await conn.patiently(inline_sqlite.configure, conn.driver)
-        except BaseException:
-            conn.stop()
-            raise
-        return conn
+        return await inline_sqlite.creator(self._path, self._busy_seconds)()
 
     def _give_back(self, conn: inline_sqlite.InlineConnection, healthy: bool) -> None:
         if healthy and not self._closed:
