@@ -115,6 +115,7 @@ async def test_a_run_reports_its_segment_model_calls_and_tool_calls_as_nested_sp
     assert run.error is None
     assert (first.attributes["iteration"], second.attributes["iteration"]) == (1, 2)
     assert first.ended == {
+        "model": label,
         "finish_reason": "tool-calls",
         "input_tokens": 10,
         "output_tokens": 2,

@@ -95,6 +95,13 @@ class Metrics:
             [*RUN_LABELS, "model", "outcome"],
             _LATENCY_BUCKETS,
         )
+        self.model_fallbacks = counter(
+            "model_fallbacks",
+            "Model calls moved on to the next model of the agent's list, by the model that "
+            "failed, the one asked next and why (rate_limit, server_error, client_error, "
+            "timeout, unreachable)",
+            [*RUN_LABELS, "model", "fallback", "reason"],
+        )
         self.model_first_token = histogram(
             "model_time_to_first_token_seconds",
             "Time from a streamed model call's start to its first delta",

@@ -15,6 +15,7 @@ from runyard.errors import RunError
 from runyard.models import (
     FileReader,
     ModelCall,
+    ModelFallback,
     ModelTurn,
     ReasoningDelta,
     TextDelta,
@@ -25,6 +26,7 @@ from runyard.models import (
 )
 from runyard.runtime.chunks import (
     ChunkSink,
+    ModelFallbackChunk,
     ReasoningDeltaChunk,
     TextDeltaChunk,
     ToolCallDeltaChunk,
@@ -46,6 +48,7 @@ class ModelStep:
     __slots__ = (
         "_budget",
         "_call",
+        "_fallbacks",
         "_files",
         "_first_token",
         "_instructions",
@@ -81,7 +84,11 @@ class ModelStep:
             # A middleware may rewrite the messages a call sends; without one they are the
             # list's own, which it never changes in place once recorded.
             reuse_messages=not spec.middleware.middleware,
+            fallbacks=spec.fallback_models,
+            on_fallback=self._fell_back,
         )
+        self._fallbacks: list[ModelFallback] = []
+        """The switches of the call in progress (``runyard.models.fallback``)."""
         self._spec = spec
         self._middleware = spec.middleware
         self._messages = messages
@@ -98,6 +105,7 @@ class ModelStep:
 
     async def take(self, iteration: int, usage: Usage) -> ModelTurn:
         """One model call inside its span, a child of the run's; ``usage`` is the run's so far."""
+        self._fallbacks = []
         if self._span is NO_TELEMETRY:
             return await self._call_model(usage)
         attributes = {"run_id": self._run_id, "iteration": iteration}
@@ -106,10 +114,12 @@ class ModelStep:
         try:
             turn = await self._call_model(usage)
         except BaseException as exc:
-            span.end(error=exc)
+            span.end(error=exc, attributes=self._fallback_attributes())
             raise
         turn_usage = turn.usage
         ended = {
+            **self._fallback_attributes(),
+            "model": turn.model_name,
             "finish_reason": turn.finish_reason,
             "input_tokens": turn_usage.input_tokens,
             "output_tokens": turn_usage.output_tokens,
@@ -119,6 +129,18 @@ class ModelStep:
         }
         span.end(attributes=ended)
         return turn
+
+    async def _fell_back(self, switch: ModelFallback) -> None:
+        self._fallbacks.append(switch)
+        await self._sink.send(
+            ModelFallbackChunk(switch.failed, switch.model, switch.reason, switch.error)
+        )
+
+    def _fallback_attributes(self) -> dict[str, object]:
+        """The call's switches, for its span (none: no attribute)."""
+        if not self._fallbacks:
+            return {}
+        return {"fallbacks": [switch.to_dict() for switch in self._fallbacks]}
 
     async def _call_model(self, usage: Usage) -> ModelTurn:
         request = ModelRequest(self._messages.for_llm(), self._instructions, self._spec.model)

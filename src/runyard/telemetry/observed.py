@@ -183,7 +183,9 @@ class _Span:
     def _record_model(
         self, ended: Mapping[str, object], error: BaseException | None, seconds: float
     ) -> None:
-        metrics, labels, model = self._shared.metrics, self._run_labels, self.name
+        # Usage, cost and time go to the model that answered, a fallback one included.
+        metrics, labels, model = self._shared.metrics, self._run_labels, _answered_by(self, ended)
+        self._record_fallbacks(_fallbacks(ended))
         outcome = "error" if error is not None else "success"
         metrics.model_latency.labels(*labels, model, outcome).observe(seconds)
         for direction in ("input", "output"):
@@ -196,6 +198,12 @@ class _Span:
         first = ended.get("time_to_first_token_s")
         if isinstance(first, int | float):
             metrics.model_first_token.labels(*labels, model).observe(first)
+
+    def _record_fallbacks(self, fallbacks: list[Mapping[str, object]]) -> None:
+        counter, labels = self._shared.metrics.model_fallbacks, self._run_labels
+        for switch in fallbacks:
+            failed, model, reason = (str(switch.get(k)) for k in ("failed", "model", "reason"))
+            counter.labels(*labels, failed, model, reason).inc()
 
     def _record_tool(
         self, ended: Mapping[str, object], error: BaseException | None, seconds: float
@@ -280,6 +288,8 @@ class _Span:
         self, span: Span, ended: Mapping[str, object], error: BaseException | None
     ) -> None:
         span.set_attributes(self._otel_end_attributes(ended))
+        for switch in _fallbacks(ended):
+            span.add_event("runyard.model.fallback", _fallback_event(switch))
         if error is not None:
             span.record_exception(error)
             span.set_status(Status(StatusCode.ERROR, f"{type(error).__name__}: {error}"))
@@ -296,23 +306,57 @@ class _Span:
             attributes["gen_ai.response.finish_reasons"] = [str(ended["finish_reason"])]
         if ended.get("cost") is not None:
             attributes["runyard.cost_usd"] = ended["cost"]
+        if "model" in ended:
+            attributes["gen_ai.response.model"] = _model_name(str(ended["model"]))
+            attributes["runyard.model.answered"] = _text(ended["model"])
+        if "fallbacks" in ended:
+            attributes["runyard.model.fallbacks"] = [
+                str(f.get("failed")) for f in _fallbacks(ended)
+            ]
         if self.kind == "run":
             attributes["runyard.status"] = _text(ended.get("status"))
         if self.kind == "tool":
             attributes["runyard.tool.outcome"] = _text(ended.get("outcome"))
         if self._shared.tracing.content:
-            if "output_text" in ended:
-                attributes["gen_ai.output.messages"] = _json(
-                    [
-                        {
-                            "role": "assistant",
-                            "parts": [{"type": "text", "content": ended["output_text"]}],
-                        }
-                    ]
-                )
-            if "result" in ended:
-                attributes["gen_ai.tool.call.result"] = _json(ended["result"])
+            attributes.update(_content_attributes(ended))
         return {k: v for k, v in attributes.items() if v is not None}
+
+
+def _content_attributes(ended: Mapping[str, object]) -> dict[str, Any]:
+    """What a span's end says of contents (recorded only with ``RUNYARD_TRACE_CONTENT``)."""
+    attributes: dict[str, Any] = {}
+    if "output_text" in ended:
+        attributes["gen_ai.output.messages"] = _json(
+            [{"role": "assistant", "parts": [{"type": "text", "content": ended["output_text"]}]}]
+        )
+    if "result" in ended:
+        attributes["gen_ai.tool.call.result"] = _json(ended["result"])
+    return attributes
+
+
+def _answered_by(span: _Span, ended: Mapping[str, object]) -> str:
+    """The label of the model that answered a model span's call (its own name when unknown)."""
+    answered = ended.get("model")
+    return answered if isinstance(answered, str) and answered else span.name
+
+
+def _fallbacks(ended: Mapping[str, object]) -> list[Mapping[str, object]]:
+    """The switches a model span ended with (``runyard.models.ModelFallback.to_dict``)."""
+    given = ended.get("fallbacks")
+    if not isinstance(given, list):
+        return []
+    return [switch for switch in given if isinstance(switch, Mapping)]
+
+
+def _fallback_event(switch: Mapping[str, object]) -> dict[str, Any]:
+    attributes = {
+        "runyard.model.failed": _text(switch.get("failed")),
+        "runyard.model.fallback": _text(switch.get("model")),
+        "error.type": _text(switch.get("reason")),
+        "runyard.error": _text(switch.get("error")),
+        "http.response.status_code": switch.get("status_code"),
+    }
+    return {k: v for k, v in attributes.items() if v is not None}
 
 
 def _provider(label: str) -> str | None:
