@@ -7,7 +7,7 @@ span. It reads the list and never adds to it: recording the turn is the loop's b
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import partial
 from typing import Any
 
@@ -35,8 +35,10 @@ from runyard.runtime.first_token import FirstToken
 from runyard.runtime.message_list import AgentMessageList
 from runyard.runtime.middleware import DeltaChannel, ModelRequest
 from runyard.runtime.output_budget import OutputBudget
+from runyard.runtime.span_contents import input_messages, output_messages, system_instructions
 from runyard.runtime.spec import RuntimeSpec
 from runyard.telemetry import NO_TELEMETRY, TelemetrySpan
+from runyard.telemetry.lazy_attributes import LazyAttributes
 
 __all__ = ["ModelStep"]
 
@@ -55,6 +57,7 @@ class ModelStep:
         "_messages",
         "_middleware",
         "_run_id",
+        "_sent",
         "_sink",
         "_span",
         "_spec",
@@ -89,6 +92,8 @@ class ModelStep:
         )
         self._fallbacks: list[ModelFallback] = []
         """The switches of the call in progress (``runyard.models.fallback``)."""
+        self._sent: ModelRequest | None = None
+        """The request the call in progress sent last, for its span's contents."""
         self._spec = spec
         self._middleware = spec.middleware
         self._messages = messages
@@ -105,7 +110,7 @@ class ModelStep:
 
     async def take(self, iteration: int, usage: Usage) -> ModelTurn:
         """One model call inside its span, a child of the run's; ``usage`` is the run's so far."""
-        self._fallbacks = []
+        self._fallbacks, self._sent = [], None
         if self._span is NO_TELEMETRY:
             return await self._call_model(usage)
         attributes = {"run_id": self._run_id, "iteration": iteration}
@@ -114,11 +119,10 @@ class ModelStep:
         try:
             turn = await self._call_model(usage)
         except BaseException as exc:
-            span.end(error=exc, attributes=self._fallback_attributes())
+            span.end(error=exc, attributes=self._ended({}, None))
             raise
         turn_usage = turn.usage
-        ended = {
-            **self._fallback_attributes(),
+        ended: dict[str, object] = {
             "model": turn.model_name,
             "finish_reason": turn.finish_reason,
             "input_tokens": turn_usage.input_tokens,
@@ -127,20 +131,28 @@ class ModelStep:
             "time_to_first_token_s": self._first_token.seconds,
             "output_text": turn.message.text,
         }
-        span.end(attributes=ended)
+        span.end(attributes=self._ended(ended, turn))
         return turn
+
+    def _ended(self, values: dict[str, object], turn: ModelTurn | None) -> LazyAttributes:
+        """What a call's span ends with: ``values``, the call's switches, and its contents in
+        the GenAI conventions' shape, built only if something reads them."""
+        if self._fallbacks:
+            values["fallbacks"] = [switch.to_dict() for switch in self._fallbacks]
+        lazy: dict[str, Callable[[], object]] = {}
+        sent = self._sent
+        if sent is not None:
+            lazy["input_messages"] = partial(input_messages, sent.messages)
+            lazy["system_instructions"] = partial(system_instructions, sent.instructions)
+        if turn is not None:
+            lazy["output_messages"] = partial(output_messages, turn.message, turn.finish_reason)
+        return LazyAttributes(values, lazy)
 
     async def _fell_back(self, switch: ModelFallback) -> None:
         self._fallbacks.append(switch)
         await self._sink.send(
             ModelFallbackChunk(switch.failed, switch.model, switch.reason, switch.error)
         )
-
-    def _fallback_attributes(self) -> dict[str, object]:
-        """The call's switches, for its span (none: no attribute)."""
-        if not self._fallbacks:
-            return {}
-        return {"fallbacks": [switch.to_dict() for switch in self._fallbacks]}
 
     async def _call_model(self, usage: Usage) -> ModelTurn:
         request = ModelRequest(self._messages.for_llm(), self._instructions, self._spec.model)
@@ -149,6 +161,7 @@ class ModelStep:
     async def _send(self, usage: Usage, request: ModelRequest) -> ModelTurn:
         """``request`` as the middleware passed it on, to the model: whole or streamed."""
         settings = self._budget.settings(self._spec.model_settings, usage)
+        self._sent = request  # for the span: what the middleware let through, files by reference
         if has_file_references(request.messages):
             # Innermost, so middleware sees the reference and never the bytes.
             messages = await read_file_references(request.messages, self._files)

@@ -36,6 +36,13 @@ log = logging.getLogger(__name__)
 
 _OPERATIONS = {"run": "invoke_agent", "model": "chat", "tool": "execute_tool"}
 
+_CONTENTS = {
+    "input_messages": "gen_ai.input.messages",
+    "system_instructions": "gen_ai.system_instructions",
+    "output_messages": "gen_ai.output.messages",
+}
+"""A model span's contents (``runyard.runtime.span_contents``) and the attributes they go to."""
+
 
 @dataclass(frozen=True, slots=True)
 class RunLabels:
@@ -325,7 +332,10 @@ class _Span:
 def _content_attributes(ended: Mapping[str, object]) -> dict[str, Any]:
     """What a span's end says of contents (recorded only with ``RUNYARD_TRACE_CONTENT``)."""
     attributes: dict[str, Any] = {}
-    if "output_text" in ended:
+    for key, name in _CONTENTS.items():
+        if value := ended.get(key):
+            attributes[name] = _json(value)
+    if "output_messages" not in ended and "output_text" in ended:
         attributes["gen_ai.output.messages"] = _json(
             [{"role": "assistant", "parts": [{"type": "text", "content": ended["output_text"]}]}]
         )
