@@ -40,6 +40,12 @@ class Metrics:
             [*RUN_LABELS, "status"],
             _LATENCY_BUCKETS,
         )
+        self.runs_started = counter(
+            "runs_started",
+            "Runs started, by how they came in (http, grpc, temporal, openai, agui, ai-sdk, mcp; "
+            "unknown for a run whose thread predates entries)",
+            [*RUN_LABELS, "entry"],
+        )
         self.tool_invocations = counter(
             "tool_invocations",
             "Tool calls, by tool and outcome (success, error, denied, suspended, cancelled)",

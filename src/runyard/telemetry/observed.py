@@ -53,6 +53,9 @@ class RunLabels:
     """The agent id (empty: the run span's own name)."""
     version: str = ""
     thread_id: str | None = None
+    entry: str = ""
+    """How the run came in (``http``, ``grpc``, ``temporal``, a face's name; empty: unknown,
+    or an agent run from code)."""
 
     @property
     def agent_instance_id(self) -> str:
@@ -131,6 +134,9 @@ class _Span:
         if self._is_root_run:
             shared.metrics.runs_active.labels(*self._run_labels).inc()
             shared.resume(str(attributes.get("run_id")))
+            if attributes.get("segment") == "start":
+                entry = labels.entry or "unknown"
+                shared.metrics.runs_started.labels(*self._run_labels, entry).inc()
 
     @property
     def _is_root_run(self) -> bool:
@@ -280,6 +286,7 @@ class _Span:
             attributes["gen_ai.agent.id"] = labels.agent_instance_id
             attributes["gen_ai.request.model"] = _model_name(str(given.get("model", "")))
             attributes["runyard.segment"] = _text(given.get("segment"))
+            attributes["runyard.entry"] = labels.entry or None
         elif self.kind == "model":
             attributes["gen_ai.request.model"] = _model_name(self.name)
             attributes["gen_ai.provider.name"] = _provider(self.name)
