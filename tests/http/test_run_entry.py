@@ -36,9 +36,13 @@ async def test_a_chat_run_records_its_http_entry(url: str, spans: InMemorySpanEx
         started = await client.post("/v1/chat/t1", json={"message": NOTE})
         assert started.status_code == 200, started.text
         async with asgi_sse(app, "/v1/events/t1") as stream:
-            await stream.until("confirmation-request")
+            frames = await stream.until("confirmation-request")
         status = (await client.get("/v1/threads/t1/status")).json()
         metrics = (await client.get("/metrics")).text
+        assert frames[-1].data is not None
+        request_id = frames[-1].data["payload"]["requestId"]
+        await client.post(f"/v1/confirm/{request_id}", json={"approved": True})
+        await settled(app, "t1")
 
     assert before == 404
     assert status["isSuspended"] is True
@@ -48,8 +52,10 @@ async def test_a_chat_run_records_its_http_entry(url: str, spans: InMemorySpanEx
     )
     assert 'entry="http"' in started_line
     assert started_line.endswith(" 1.0")
-    (run,) = [s for s in spans.get_finished_spans() if s.name.startswith("invoke_agent ")]
-    assert dict(run.attributes or {})["runyard.entry"] == "http"
+    # The first segment and the resume after the approval: the run's entry on both.
+    runs = [s for s in spans.get_finished_spans() if s.name.startswith("invoke_agent ")]
+    assert [dict(r.attributes or {})["runyard.segment"] for r in runs] == ["start", "resume"]
+    assert {dict(r.attributes or {})["runyard.entry"] for r in runs} == {"http"}
 
 
 async def test_a_thread_without_an_open_run_has_no_entry_in_its_status(url: str) -> None:
