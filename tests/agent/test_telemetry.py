@@ -115,12 +115,25 @@ async def test_a_run_reports_its_segment_model_calls_and_tool_calls_as_nested_sp
     assert run.error is None
     assert (first.attributes["iteration"], second.attributes["iteration"]) == (1, 2)
     assert first.ended == {
+        "model": label,
         "finish_reason": "tool-calls",
         "input_tokens": 10,
         "output_tokens": 2,
         "cost": None,
         "time_to_first_token_s": None,  # generate does not stream
         "output_text": "",
+        # Contents in the GenAI conventions' shape, built when read (here: by the recorder).
+        "input_messages": [{"role": "user", "parts": [{"type": "text", "content": "1+2?"}]}],
+        "system_instructions": [],
+        "output_messages": [
+            {
+                "role": "assistant",
+                "parts": [
+                    {"type": "tool_call", "id": "c1", "name": "add", "arguments": {"a": 1, "b": 2}}
+                ],
+                "finish_reason": "tool_call",
+            }
+        ],
     }
     assert added.attributes == {
         "run_id": result.run_id,

@@ -234,6 +234,16 @@ def test_a_thread_named_by_header_or_user_uses_the_threads_memory(served: Served
     assert prompts == ["remember kiwi", "what fruit?"]
 
 
+def test_a_run_the_face_started_names_the_face_in_the_threads_status(served: Served) -> None:
+    served.client.chat.completions.create(
+        model="assistant", messages=user(NOTE), user="entry-openai"
+    )
+
+    status = httpx.get(f"{served.base}/v1/threads/entry-openai/status", timeout=10).json()
+    assert status["isSuspended"] is True
+    assert status["entry"] == "openai"
+
+
 def test_an_approval_ends_the_answer_with_x_runyard_then_extra_body_answers_it(
     served: Served,
 ) -> None:

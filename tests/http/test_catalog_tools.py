@@ -230,7 +230,12 @@ async def test_an_agent_tool_answers_with_the_other_agent_and_its_usage_counts_f
     [answer] = of_type(events, "tool-result")
     assert answer["result"] == {"result": "5"}
     [finish] = of_type(events, "run-finish")
-    assert finish["usage"] == {"inputTokens": 115, "outputTokens": 23, "totalTokens": 138}
+    assert finish["usage"] == {
+        "inputTokens": 115,
+        "outputTokens": 23,
+        "totalTokens": 138,
+        "models": ["function:scripted"],
+    }
 
 
 async def test_a_plugin_factory_serves_with_the_one_shared_client_closed_at_shutdown(

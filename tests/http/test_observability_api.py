@@ -4,6 +4,7 @@ exporter holds their trace tree (request → run → model calls → tools → a
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -225,6 +226,47 @@ async def test_a_run_traces_its_model_calls_tools_and_sub_agent_under_the_reques
     assert call_attributes["gen_ai.tool.name"] == "calculator"
     assert call_attributes["gen_ai.tool.call.arguments"] == '{"expression": "1+1"}'
     assert call_attributes["runyard.tool.outcome"] in {"success", "error"}
+
+
+@pytest.mark.parametrize("content", [False, True])
+async def test_prompts_and_completions_are_on_the_model_span_only_when_asked_and_redacted(
+    url: str, spans: InMemorySpanExporter, content: bool
+) -> None:
+    model = scripted_model([text(f"noted, key {SECRET}")])
+
+    def build(store: Store) -> list[Agent]:
+        return [Agent("assistant", model, "Be brief.", memory=Memory(store))]
+
+    tracing = Tracing.with_processor(SimpleSpanProcessor(spans), content=content)
+    async with running_app(url, build, tracing=tracing) as app:
+        await chat(app, "t1", f"remember {SECRET}")
+        await settled(app, "t1")
+    (model_call,) = [s for s in spans.get_finished_spans() if s.name.startswith("chat ")]
+    attributes = dict(model_call.attributes or {})
+    recorded = {k for k in attributes if k.startswith(("gen_ai.input", "gen_ai.output"))}
+    recorded |= {k for k in attributes if k == "gen_ai.system_instructions"}
+    assert SECRET not in str([s.attributes for s in spans.get_finished_spans()])
+    if not content:
+        assert recorded == set()
+        return
+    assert recorded == {
+        "gen_ai.input.messages",
+        "gen_ai.system_instructions",
+        "gen_ai.output.messages",
+    }
+    assert json.loads(str(attributes["gen_ai.input.messages"])) == [
+        {"role": "user", "parts": [{"type": "text", "content": "remember [REDACTED]"}]}
+    ]
+    assert json.loads(str(attributes["gen_ai.system_instructions"])) == [
+        {"type": "text", "content": "Be brief."}
+    ]
+    assert json.loads(str(attributes["gen_ai.output.messages"])) == [
+        {
+            "role": "assistant",
+            "parts": [{"type": "text", "content": "noted, key [REDACTED]"}],
+            "finish_reason": "stop",
+        }
+    ]
 
 
 def parent(span: ReadableSpan) -> int | None:

@@ -51,7 +51,8 @@ async def test_run_finish_and_the_messages_carry_the_runs_usage(url: str) -> Non
     finish = frames[-1].data
     assert finish is not None
     usage = finish["payload"]["usage"]
-    assert set(usage) == {"inputTokens", "outputTokens", "totalTokens", "cost"}
+    assert set(usage) == {"inputTokens", "outputTokens", "totalTokens", "cost", "models"}
+    assert usage["models"] == ["runyard:demo"]
     assert usage["totalTokens"] == usage["inputTokens"] + usage["outputTokens"] > 0
     assert [m.get("usage") for m in messages["messages"]] == [None, usage]
 

@@ -79,6 +79,7 @@ async def test_a_second_message_is_409_while_running_and_while_suspended(url: st
     assert {k: v for k, v in suspended_status.items() if k != "runId"} == {
         "hasActiveRun": False,
         "isSuspended": True,
+        "entry": "http",
         "backgroundTasks": [],
     }
 

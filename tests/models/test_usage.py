@@ -31,7 +31,13 @@ def test_to_dict_includes_total_tokens() -> None:
         "reasoning_tokens": 0,
         "cost": 0.0,
         "requests": 1,
+        "models": [],
     }
+
+
+def test_usages_name_each_answering_model_once_in_the_order_they_answered() -> None:
+    total = Usage(models=("a:x",)) + Usage(models=("b:y",)) + Usage(models=("a:x",))
+    assert total.models == ("a:x", "b:y")
 
 
 def test_a_cost_the_provider_reported_wins_over_the_catalog() -> None:

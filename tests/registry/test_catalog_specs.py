@@ -62,6 +62,7 @@ def test_the_same_meaning_written_differently_has_the_same_hash() -> None:
         {"limits": {"max_iterations": 3}},
         {"memory": {"titles": True}},
         {"model_settings": {"temperature": 0.2}},
+        {"fallback_models": ["openai:gpt-4o-mini"]},
     ],
 )
 def test_any_change_of_meaning_changes_the_hash(change: dict[str, object]) -> None:
@@ -114,6 +115,20 @@ def test_a_dumped_spec_validates_back_to_the_same_version(
 
     assert again == spec
     assert content_hash(again) == content_hash(spec)
+
+
+def test_fallback_models_must_be_known_and_take_the_agents_model_settings() -> None:
+    with pytest.raises(ValidationError, match=r"fallback_models\.0"):
+        AgentSpec.model_validate(MINIMAL | {"fallback_models": ["nowhere:model"]})
+    with pytest.raises(ValidationError, match="not a setting of anthropic"):
+        AgentSpec.model_validate(
+            MINIMAL
+            | {
+                "model": "openai:gpt-4o-mini",
+                "model_settings": {"openai_reasoning_effort": "low"},
+                "fallback_models": ["anthropic:claude-sonnet-4-5"],
+            }
+        )
 
 
 def test_a_field_test_keeps_only_its_operator_so_eq_null_differs_from_ne_null() -> None:

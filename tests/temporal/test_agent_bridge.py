@@ -169,6 +169,7 @@ async def test_the_workflow_waits_for_an_approval_signal_and_goes_on_after_confi
     async with working(temporal_address, runyard) as (client, queue, bridge):
         handle = await start(client, queue, Conversation(thread, [NOTE], options=QUICK))
         asked = await pending(handle)
+        waiting = thread_status(runyard, thread)
         await handle.signal(AgentConversation.approve, Approval(asked[0].request_id, True))
         result: ConversationResult = await handle.result()
         still_asked = await handle.query(AgentConversation.pending_confirmations)
@@ -179,6 +180,7 @@ async def test_the_workflow_waits_for_an_approval_signal_and_goes_on_after_confi
             await ActivityEnvironment().run(bridge.confirm, ConfirmInput("cr_unknown", True))
 
     assert [(a.tool, a.args) for a in asked] == [("save_note", {"text": "buy milk"})]
+    assert (waiting["isSuspended"], waiting["entry"]) == (True, "temporal")
     assert still_asked == []
     last = result.last
     assert last is not None

@@ -60,6 +60,8 @@ class Agent:
     executing time; time suspended does not count), ``tool_timeout_s`` (each call; a timeout is a
     tool error the model reads) and ``max_output_tokens`` (over every model call). Structured
     output: ``output_type`` (a pydantic model) or ``output_schema`` (a JSON Schema object).
+    ``fallback_models`` serve a model call, in order, when the models before failed it at the
+    provider (an HTTP error such as 429 or 503, a timeout, no connection); see docs/catalog.md.
     """
 
     def __init__(
@@ -83,6 +85,7 @@ class Agent:
         stream_buffer: int = DEFAULT_STREAM_BUFFER,
         telemetry: Telemetry | None = None,
         middleware: Sequence[Middleware] = (),
+        fallback_models: Sequence[str | Model] = (),
     ) -> None:
         if not name:
             raise ConfigurationError("An agent needs a name")
@@ -100,6 +103,8 @@ class Agent:
         self.name = name
         self.model = resolve_model(model)
         self.model_label = model_label(self.model)
+        self.fallback_models = tuple(resolve_model(m) for m in fallback_models)
+        """Models that serve a call, in turn, when the ones before failed it at the provider."""
         self.instructions = instructions
         self.tools = _tool_map(tools)
         self.middleware = tuple(middleware)
@@ -140,6 +145,7 @@ class Agent:
             tool_timeout_s=tool_timeout_s,
             max_output_tokens=max_output_tokens,
             middleware=stack,
+            fallback_models=self.fallback_models,
         )
         self.stream_buffer = stream_buffer
         self._runs = AgentRuns(self._spec)

@@ -21,6 +21,7 @@ from runyard.service import (
     FollowedRun,
     Owner,
     RunBusy,
+    RunEntry,
     ServiceError,
     ServiceParts,
 )
@@ -69,9 +70,12 @@ async def start_run(
     message: str | UserInput,
     agent_id: str,
     version: str | None = None,
+    *,
+    entry: RunEntry,
 ) -> FaceRun:
     """Start a run of ``agent_id`` (at ``version``, None: the one served) for ``message`` (its
-    text, or text and content blocks) on the thread (errors as ``/v1/chat``)."""
+    text, or text and content blocks) on the thread (errors as ``/v1/chat``); ``entry`` names
+    the face."""
     given = message if isinstance(message, UserInput) else UserInput(message)
     key = owner.thread_key(thread_id)
     cursor = await parts.store.last_event_id(key)
@@ -83,6 +87,7 @@ async def start_run(
         version=version,
         content=given.content,
         content_field=given.field,
+        entry=entry,
     )
     return FaceRun(parts, owner, thread_id, FollowedRun(key, run_id, cursor))
 

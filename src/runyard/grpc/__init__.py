@@ -8,12 +8,14 @@ assembles, in the same process and event loop (``runyard serve --grpc-port``).
 
 from runyard.grpc.auth import TENANT_METADATA, USER_METADATA
 from runyard.grpc.catalog_feed import GRPC_SCHEME, GrpcCatalogFeed
+from runyard.grpc.run_calls import ENTRY_METADATA
 from runyard.grpc.server import SERVICE_NAMES, GrpcServer
 from runyard.grpc.serving import GrpcState
 from runyard.grpc.status import ERROR_CODE, ERROR_FIELD, STATUS_CODES
 from runyard.grpc.stream_buffer import BufferStats, StreamLimits
 
 __all__ = [
+    "ENTRY_METADATA",
     "ERROR_CODE",
     "ERROR_FIELD",
     "GRPC_SCHEME",

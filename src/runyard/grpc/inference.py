@@ -17,13 +17,21 @@ from runyard.grpc.agents import agent_infos
 from runyard.grpc.auth import call_owner
 from runyard.grpc.events import stream_events
 from runyard.grpc.invoke_result import InvokeResult
-from runyard.grpc.run_calls import follow_call, required
+from runyard.grpc.run_calls import call_entry, follow_call, required
 from runyard.grpc.serving import GrpcState
 from runyard.grpc.status import CallError, Refusals
 from runyard.grpc.stream_buffer import write_buffered
 from runyard.grpc.v1 import inference_pb2 as pb
 from runyard.protocol import WireEvent
-from runyard.service import FollowedRun, FollowStopped, Owner, RunPause, ServiceParts, follow_run
+from runyard.service import (
+    FollowedRun,
+    FollowStopped,
+    Owner,
+    RunEntry,
+    RunPause,
+    ServiceParts,
+    follow_run,
+)
 
 __all__ = ["InferenceServicer"]
 
@@ -53,7 +61,7 @@ class InferenceServicer:
         self, request: pb.InvokeRequest, context: grpc.aio.ServicerContext
     ) -> pb.InvokeResponse:
         parts, owner = await self._call(context)
-        run = await follow_call(parts, owner, request)
+        run = await follow_call(parts, owner, request, _entry(context))
         result = InvokeResult(run.run_id, request.thread_id)
         async for event in self._events(parts, run, request.thread_id):
             result.add(event)
@@ -61,7 +69,7 @@ class InferenceServicer:
 
     async def _stream(self, request: pb.InvokeRequest, context: grpc.aio.ServicerContext) -> None:
         parts, owner = await self._call(context)
-        run = await follow_call(parts, owner, request)
+        run = await follow_call(parts, owner, request, _entry(context))
         events = self._events(parts, run, request.thread_id)
         with self.state.metrics.stream_open("grpc"):
             await write_buffered(context, events, self.state.limits, self.state.stats)
@@ -137,3 +145,7 @@ async def _followed(
             "the server is going away; call again (on any replica) with "
             f"after_event_id={stopped.last_event_id}",
         ) from None
+
+
+def _entry(context: grpc.aio.ServicerContext) -> RunEntry:
+    return call_entry(context.invocation_metadata() or ())

@@ -23,16 +23,36 @@ from runyard.grpc.content_blocks import block_from_pb
 from runyard.grpc.status import CallError
 from runyard.grpc.v1 import inference_pb2 as pb
 from runyard.messages import ContentBlock
-from runyard.service import FollowedRun, Owner, RunActive, ServiceParts, newest_event
+from runyard.service import FollowedRun, Owner, RunActive, RunEntry, ServiceParts, newest_event
 from runyard.storage import StoredEvent
 
-__all__ = ["follow_call", "request_content", "required", "routing_context"]
+__all__ = [
+    "ENTRY_METADATA",
+    "call_entry",
+    "follow_call",
+    "request_content",
+    "required",
+    "routing_context",
+]
+
+ENTRY_METADATA = "x-runyard-entry"
+"""The call metadata a client of runyard's own sends to name its run's entry: runyard's Temporal
+activity sends ``temporal``; any other value (or none) is ``grpc``."""
 
 _blocks: TypeAdapter[list[ContentBlock]] = TypeAdapter(list[ContentBlock])
 
 
-async def follow_call(parts: ServiceParts, owner: Owner, request: pb.InvokeRequest) -> FollowedRun:
-    """The run the call follows, started here when the request's message asks for one."""
+def call_entry(metadata: Sequence[tuple[str, str | bytes]]) -> RunEntry:
+    """How a run this call starts came in: ``temporal`` when ``ENTRY_METADATA`` says so."""
+    said = dict(metadata).get(ENTRY_METADATA)
+    return "temporal" if said == "temporal" else "grpc"
+
+
+async def follow_call(
+    parts: ServiceParts, owner: Owner, request: pb.InvokeRequest, entry: RunEntry = "grpc"
+) -> FollowedRun:
+    """The run the call follows, started here (as ``entry``) when the request's message asks
+    for one."""
     required(request.thread_id, "thread_id")
     key = owner.thread_key(request.thread_id)
     after = request.after_event_id
@@ -56,6 +76,7 @@ async def follow_call(parts: ServiceParts, owner: Owner, request: pb.InvokeReque
             context=routing_context(owner, request.context),
             message_id=message_id,
             content=content,
+            entry=entry,
         )
     except RunActive:
         # Another attempt with the same key may hold the thread: follow its run, not a 409.

@@ -16,6 +16,7 @@ from pydantic.json_schema import SkipJsonSchema
 from runyard.config import AuthMode, Role
 from runyard.messages import ContentBlock
 from runyard.protocol import AgentNode, RunUsage
+from runyard.service import RunEntry
 from runyard.service.bus import Delivery
 from runyard.storage import ApiKeyRole
 
@@ -170,6 +171,11 @@ class ThreadStatusBody(_Body):
     hasActiveRun: bool
     isSuspended: bool
     runId: str | SkipJsonSchema[None] = Field(default=None, description="the open run, if any")
+    entry: RunEntry | SkipJsonSchema[None] = Field(
+        default=None,
+        description="how the open run came in: `http` (`POST /v1/chat`, the web UI), `grpc`, "
+        "`temporal` (runyard's Temporal activity), or a face: `openai`, `agui`, `ai-sdk`, `mcp`",
+    )
     backgroundTasks: list[BackgroundTaskBody] = Field(
         description="the open run's background sub-agents, running or ended; empty without a run"
     )

@@ -17,6 +17,7 @@ from runyard.models.embedders import (
     resolve_embedder,
 )
 from runyard.models.errors import ModelProviderError, provider_errors
+from runyard.models.fallback import FallbackHook, FallbackReason, ModelFallback
 from runyard.models.file_references import (
     FileReader,
     MissingFileReaderError,
@@ -42,12 +43,15 @@ __all__ = [
     "ConfigurationError",
     "DemoModel",
     "Embedder",
+    "FallbackHook",
+    "FallbackReason",
     "FileReader",
     "MissingFileReaderError",
     "FinishReason",
     "Model",
     "ModelDelta",
     "ModelEmbedder",
+    "ModelFallback",
     "ModelProviderError",
     "ModelTurn",
     "OutputSpec",

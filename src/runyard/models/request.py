@@ -7,8 +7,10 @@ so a streamed and a non-streamed call of the same response give the same ``Model
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Mapping, Sequence
-from dataclasses import replace
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
+from contextlib import aclosing
+from dataclasses import dataclass, replace
+from itertools import pairwise
 from typing import Any, cast
 
 from pydantic_ai import messages as pai
@@ -24,7 +26,8 @@ from runyard.models.conversion import (
     parse_tool_args,
     to_model_messages,
 )
-from runyard.models.errors import provider_errors
+from runyard.models.errors import ModelProviderError, provider_errors
+from runyard.models.fallback import FallbackHook, fallback_of
 from runyard.models.resolve import model_label
 from runyard.models.specs import OutputSpec, ToolSpec
 from runyard.models.turn import (
@@ -103,11 +106,16 @@ class ModelCall:
         *,
         label: str | None = None,
         reuse_messages: bool = False,
+        fallbacks: Sequence[Model] = (),
+        on_fallback: FallbackHook | None = None,
     ) -> None:
         self.model = model
         self.tools = tools
         self.output = output
         self.label = label if label is not None else model_label(model)
+        self._chain = [(model, self.label), *((m, model_label(m)) for m in fallbacks)]
+        """The models tried in turn, with their labels (``runyard.models.fallback``)."""
+        self._on_fallback = on_fallback
         self._parameters: tuple[str | None, ModelRequestParameters] | None = None
         self._converted: ConvertedMessages | None = {} if reuse_messages else None
 
@@ -118,31 +126,79 @@ class ModelCall:
         instructions: str | None,
         settings: Mapping[str, Any] | None = None,
     ) -> ModelTurn:
-        """One non-streamed model call; a provider failure raises ``ModelProviderError``."""
-        model = self.model
-        with provider_errors(model):
-            response = await model_request(
-                model,
-                to_model_messages(messages, instructions=instructions, reuse=self._converted),
-                model_settings=_settings(settings),
-                model_request_parameters=self._parameters_for(instructions),
-            )
-        return _turn(self.label, response, self.output)
+        """One non-streamed model call; a provider failure raises ``ModelProviderError`` once
+        every fallback model failed too."""
+        sent = _Request(
+            to_model_messages(messages, instructions=instructions, reuse=self._converted),
+            _settings(settings),
+            self._parameters_for(instructions),
+        )
+        chain = self._chain
+        for (model, label), (_, next_label) in pairwise(chain):
+            try:
+                return await self._request_one(model, label, sent)
+            except ModelProviderError as exc:
+                await self._switch(exc, label, next_label)
+        model, label = chain[-1]
+        return await self._request_one(model, label, sent)
 
-    async def stream(
+    def stream(
         self,
         messages: Sequence[AgentMessage],
         *,
         instructions: str | None,
         settings: Mapping[str, Any] | None = None,
     ) -> AsyncIterator[ModelDelta | ModelTurn]:
-        """One streamed model call, as ``stream_model``."""
-        model, output = self.model, self.output
+        """One streamed model call, as ``stream_model``; the next model serves it when one
+        fails before anything of its answer was yielded."""
+        sent = _Request(
+            to_model_messages(messages, instructions=instructions, reuse=self._converted),
+            _settings(settings),
+            self._parameters_for(instructions),
+        )
+        if len(self._chain) == 1:  # no fallbacks: no generator between the model and the reader
+            return self._stream_one(self.model, self.label, sent)
+        return self._stream_chain(sent)
+
+    async def _stream_chain(self, sent: _Request) -> AsyncIterator[ModelDelta | ModelTurn]:
+        chain = self._chain
+        for (model, label), (_, next_label) in pairwise(chain):
+            started = False
+            try:
+                # Closed here, not by the garbage collector, when the reader stops early.
+                async with aclosing(self._stream_one(model, label, sent)) as items:
+                    async for item in items:
+                        started = True
+                        yield item
+                return
+            except ModelProviderError as exc:
+                if started:  # the client has part of this answer: it cannot be taken back
+                    raise
+                await self._switch(exc, label, next_label)
+        model, label = chain[-1]
+        async with aclosing(self._stream_one(model, label, sent)) as items:
+            async for item in items:
+                yield item
+
+    async def _request_one(self, model: Model, label: str, sent: _Request) -> ModelTurn:
+        with provider_errors(model):
+            response = await model_request(
+                model,
+                sent.messages,
+                model_settings=sent.settings,
+                model_request_parameters=sent.parameters,
+            )
+        return _turn(label, response, self.output)
+
+    async def _stream_one(
+        self, model: Model, label: str, sent: _Request
+    ) -> AsyncGenerator[ModelDelta | ModelTurn]:
+        output = self.output
         opened = model_request_stream(
             model,
-            to_model_messages(messages, instructions=instructions, reuse=self._converted),
-            model_settings=_settings(settings),
-            model_request_parameters=self._parameters_for(instructions),
+            sent.messages,
+            model_settings=sent.settings,
+            model_request_parameters=sent.parameters,
         )
         deltas = _DeltaMapper(output.name if output else None)
         with provider_errors(model):
@@ -153,7 +209,12 @@ class ModelCall:
                     if delta is not None:
                         yield delta
                 response = stream.get()
-        yield _turn(self.label, response, output)
+        yield _turn(label, response, output)
+
+    async def _switch(self, error: ModelProviderError, failed: str, next_model: str) -> None:
+        switch = fallback_of(error, failed, next_model)
+        if self._on_fallback is not None:
+            await self._on_fallback(switch)
 
     def _parameters_for(self, instructions: str | None) -> ModelRequestParameters:
         cached = self._parameters
@@ -161,6 +222,15 @@ class ModelCall:
             cached = (instructions, request_parameters(instructions, self.tools, self.output))
             self._parameters = cached
         return cached[1]
+
+
+@dataclass(frozen=True, slots=True)
+class _Request:
+    """What one call sends, the same to every model it tries."""
+
+    messages: list[pai.ModelMessage]
+    settings: ModelSettings | None
+    parameters: ModelRequestParameters
 
 
 def request_parameters(
@@ -210,7 +280,7 @@ def _turn(label: str, response: pai.ModelResponse, output: OutputSpec | None) ->
     message = from_model_response(kept)
     return ModelTurn(
         message=message,
-        usage=usage_from_response(response),
+        usage=usage_from_response(response, label),
         finish_reason=_finish_reason(message, response),
         output=output_args,
         model_name=label,

@@ -21,6 +21,9 @@ class Usage:
     reasoning_tokens: int = 0
     cost: float | None = None
     requests: int = 0
+    models: tuple[str, ...] = ()
+    """The models (``provider:model``) that answered these calls, in the order each first
+    answered: more than one when a fallback model served a call (``runyard.models.fallback``)."""
 
     @property
     def total_tokens(self) -> int:
@@ -41,6 +44,7 @@ class Usage:
             reasoning_tokens=self.reasoning_tokens + other.reasoning_tokens,
             cost=cost,
             requests=self.requests + other.requests,
+            models=_merged(self.models, other.models),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -54,11 +58,19 @@ class Usage:
             "reasoning_tokens": self.reasoning_tokens,
             "cost": self.cost,
             "requests": self.requests,
+            "models": list(self.models),
         }
 
 
-def usage_from_response(response: ModelResponse) -> Usage:
-    """The usage of one model call, priced with :func:`response_cost`."""
+def _merged(first: tuple[str, ...], then: tuple[str, ...]) -> tuple[str, ...]:
+    if first == then or not then:  # the usual case: every call answered by the same model
+        return first
+    return first + tuple(model for model in then if model not in first)
+
+
+def usage_from_response(response: ModelResponse, model: str | None = None) -> Usage:
+    """The usage of one model call, priced with :func:`response_cost`; ``model`` is the label
+    of the model that answered it."""
     usage = response.usage
     return Usage(
         input_tokens=usage.input_tokens,
@@ -68,6 +80,7 @@ def usage_from_response(response: ModelResponse) -> Usage:
         reasoning_tokens=usage.output_reasoning_tokens,
         cost=response_cost(response),
         requests=1,
+        models=(model,) if model else (),
     )
 
 

@@ -40,6 +40,12 @@ class Metrics:
             [*RUN_LABELS, "status"],
             _LATENCY_BUCKETS,
         )
+        self.runs_started = counter(
+            "runs_started",
+            "Runs started, by how they came in (http, grpc, temporal, openai, agui, ai-sdk, mcp; "
+            "unknown for a run whose thread predates entries)",
+            [*RUN_LABELS, "entry"],
+        )
         self.tool_invocations = counter(
             "tool_invocations",
             "Tool calls, by tool and outcome (success, error, denied, suspended, cancelled)",
@@ -94,6 +100,13 @@ class Metrics:
             "Wall time of a model call, by outcome (success, error)",
             [*RUN_LABELS, "model", "outcome"],
             _LATENCY_BUCKETS,
+        )
+        self.model_fallbacks = counter(
+            "model_fallbacks",
+            "Model calls moved on to the next model of the agent's list, by the model that "
+            "failed, the one asked next and why (rate_limit, server_error, client_error, "
+            "timeout, unreachable)",
+            [*RUN_LABELS, "model", "fallback", "reason"],
         )
         self.model_first_token = histogram(
             "model_time_to_first_token_seconds",

@@ -72,6 +72,10 @@ class RunUsage(WireModel):
     output_tokens: int
     total_tokens: int
     cost: float | None = omitted_if_none()
+    models: list[str] | None = omitted_if_none()
+    """The models (``provider:model``) that answered the run's calls (its sub-agents' too), in
+    the order each first answered; more than one when a fallback model served a call. Left out
+    when unknown."""
 
 
 class RunResumedPayload(WireModel):

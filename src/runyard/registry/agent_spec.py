@@ -105,6 +105,10 @@ class AgentSpec(SpecModel):
     model_settings: dict[str, Any] = Field(default_factory=dict)
     """The model's settings, by pydantic-ai's names (``temperature``, ``max_tokens``, ``thinking``,
     ``openai_reasoning_effort``, …), checked against what ``model``'s provider takes."""
+    fallback_models: list[Annotated[str, AfterValidator(known_model)]] = Field(default_factory=list)
+    """Models that serve a model call, in this order, when the ones before fail it at the
+    provider (an HTTP error such as 429 or 503, a timeout, no connection); ``model_settings``
+    go to each of them and must suit each one's provider."""
     instructions: str = ""
     tools: list[ToolEntry] = Field(default_factory=list)
     sub_agents: list[SpecId] = Field(default_factory=list)
@@ -124,13 +128,23 @@ class AgentSpec(SpecModel):
             return value
         return check_model_settings(model, value)
 
+    @field_validator("fallback_models")
+    @classmethod
+    def _settings_of_the_fallbacks(cls, value: list[str], info: ValidationInfo) -> list[str]:
+        settings: dict[str, Any] = info.data.get("model_settings") or {}
+        for model in value if settings else ():
+            check_model_settings(model, settings)
+        return value
+
     @model_serializer(mode="wrap")
     def _middleware_when_given(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        # An agent without middleware or model settings keeps the version (content hash) it had
+        # An agent without middleware, model settings or fallbacks keeps the version (content hash) it had
         # before there were any to list.
         data: dict[str, Any] = handler(self)
         if not self.middleware:
             data.pop("middleware", None)
         if not self.model_settings:
             data.pop("model_settings", None)
+        if not self.fallback_models:
+            data.pop("fallback_models", None)
         return data

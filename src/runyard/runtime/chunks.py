@@ -16,6 +16,7 @@ __all__ = [
     "ErrorChunk",
     "FinishChunk",
     "MessageChunk",
+    "ModelFallbackChunk",
     "ReasoningDeltaChunk",
     "StreamChunk",
     "TextDeltaChunk",
@@ -107,6 +108,19 @@ class ToolCallSuspendedChunk(PendingSuspend):
 
 
 @dataclass(frozen=True, slots=True)
+class ModelFallbackChunk:
+    """A model failed the call before answering and the next of the agent's models serves it:
+    ``failed`` and ``model`` are ``provider:model`` labels, ``reason`` one of
+    ``runyard.models.FallbackReason``, ``error`` the failure's text."""
+
+    type: ClassVar[Literal["model-fallback"]] = "model-fallback"
+    failed: str
+    model: str
+    reason: str
+    error: str
+
+
+@dataclass(frozen=True, slots=True)
 class FinishChunk:
     """Always the last chunk of a run segment, carrying how it ended.
 
@@ -146,6 +160,7 @@ StreamChunk = (
     | ReasoningDeltaChunk
     | ToolCallDeltaChunk
     | MessageChunk
+    | ModelFallbackChunk
     | ToolExecutionStartChunk
     | ToolEventChunk
     | ToolResultChunk

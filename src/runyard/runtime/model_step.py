@@ -7,7 +7,7 @@ span. It reads the list and never adds to it: recording the turn is the loop's b
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import partial
 from typing import Any
 
@@ -15,6 +15,7 @@ from runyard.errors import RunError
 from runyard.models import (
     FileReader,
     ModelCall,
+    ModelFallback,
     ModelTurn,
     ReasoningDelta,
     TextDelta,
@@ -25,6 +26,7 @@ from runyard.models import (
 )
 from runyard.runtime.chunks import (
     ChunkSink,
+    ModelFallbackChunk,
     ReasoningDeltaChunk,
     TextDeltaChunk,
     ToolCallDeltaChunk,
@@ -33,8 +35,10 @@ from runyard.runtime.first_token import FirstToken
 from runyard.runtime.message_list import AgentMessageList
 from runyard.runtime.middleware import DeltaChannel, ModelRequest
 from runyard.runtime.output_budget import OutputBudget
+from runyard.runtime.span_contents import input_messages, output_messages, system_instructions
 from runyard.runtime.spec import RuntimeSpec
 from runyard.telemetry import NO_TELEMETRY, TelemetrySpan
+from runyard.telemetry.lazy_attributes import LazyAttributes
 
 __all__ = ["ModelStep"]
 
@@ -46,12 +50,14 @@ class ModelStep:
     __slots__ = (
         "_budget",
         "_call",
+        "_fallbacks",
         "_files",
         "_first_token",
         "_instructions",
         "_messages",
         "_middleware",
         "_run_id",
+        "_sent",
         "_sink",
         "_span",
         "_spec",
@@ -81,7 +87,13 @@ class ModelStep:
             # A middleware may rewrite the messages a call sends; without one they are the
             # list's own, which it never changes in place once recorded.
             reuse_messages=not spec.middleware.middleware,
+            fallbacks=spec.fallback_models,
+            on_fallback=self._fell_back,
         )
+        self._fallbacks: list[ModelFallback] = []
+        """The switches of the call in progress (``runyard.models.fallback``)."""
+        self._sent: ModelRequest | None = None
+        """The request the call in progress sent last, for its span's contents."""
         self._spec = spec
         self._middleware = spec.middleware
         self._messages = messages
@@ -98,6 +110,7 @@ class ModelStep:
 
     async def take(self, iteration: int, usage: Usage) -> ModelTurn:
         """One model call inside its span, a child of the run's; ``usage`` is the run's so far."""
+        self._fallbacks, self._sent = [], None
         if self._span is NO_TELEMETRY:
             return await self._call_model(usage)
         attributes = {"run_id": self._run_id, "iteration": iteration}
@@ -106,10 +119,11 @@ class ModelStep:
         try:
             turn = await self._call_model(usage)
         except BaseException as exc:
-            span.end(error=exc)
+            span.end(error=exc, attributes=self._ended({}, None))
             raise
         turn_usage = turn.usage
-        ended = {
+        ended: dict[str, object] = {
+            "model": turn.model_name,
             "finish_reason": turn.finish_reason,
             "input_tokens": turn_usage.input_tokens,
             "output_tokens": turn_usage.output_tokens,
@@ -117,8 +131,28 @@ class ModelStep:
             "time_to_first_token_s": self._first_token.seconds,
             "output_text": turn.message.text,
         }
-        span.end(attributes=ended)
+        span.end(attributes=self._ended(ended, turn))
         return turn
+
+    def _ended(self, values: dict[str, object], turn: ModelTurn | None) -> LazyAttributes:
+        """What a call's span ends with: ``values``, the call's switches, and its contents in
+        the GenAI conventions' shape, built only if something reads them."""
+        if self._fallbacks:
+            values["fallbacks"] = [switch.to_dict() for switch in self._fallbacks]
+        lazy: dict[str, Callable[[], object]] = {}
+        sent = self._sent
+        if sent is not None:
+            lazy["input_messages"] = partial(input_messages, sent.messages)
+            lazy["system_instructions"] = partial(system_instructions, sent.instructions)
+        if turn is not None:
+            lazy["output_messages"] = partial(output_messages, turn.message, turn.finish_reason)
+        return LazyAttributes(values, lazy)
+
+    async def _fell_back(self, switch: ModelFallback) -> None:
+        self._fallbacks.append(switch)
+        await self._sink.send(
+            ModelFallbackChunk(switch.failed, switch.model, switch.reason, switch.error)
+        )
 
     async def _call_model(self, usage: Usage) -> ModelTurn:
         request = ModelRequest(self._messages.for_llm(), self._instructions, self._spec.model)
@@ -127,6 +161,7 @@ class ModelStep:
     async def _send(self, usage: Usage, request: ModelRequest) -> ModelTurn:
         """``request`` as the middleware passed it on, to the model: whole or streamed."""
         settings = self._budget.settings(self._spec.model_settings, usage)
+        self._sent = request  # for the span: what the middleware let through, files by reference
         if has_file_references(request.messages):
             # Innermost, so middleware sees the reference and never the bytes.
             messages = await read_file_references(request.messages, self._files)

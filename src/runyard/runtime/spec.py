@@ -49,3 +49,6 @@ class RuntimeSpec:
     """Output tokens over every model call of the run (``OutputBudget``); None: no limit."""
     middleware: MiddlewareStack = NO_MIDDLEWARE
     """Hooks around every model call, tool call and streamed delta (``runtime.middleware``)."""
+    fallback_models: tuple[Model, ...] = ()
+    """Models that serve a call, in turn, when the ones before failed it at the provider
+    (``runyard.models.fallback``)."""

@@ -16,6 +16,7 @@ from runyard.service.agent_choice import (
     AgentDirectory,
     AgentRequest,
     FixedAgents,
+    RunEntry,
     ServedAgent,
     ServedTool,
 )
@@ -133,6 +134,7 @@ __all__ = [
     "AgentChoice",
     "AgentDirectory",
     "AgentRequest",
+    "RunEntry",
     "AgentRequired",
     "AgentVersionNotFound",
     "AgentVersionUnavailable",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol, get_args
 
 from runyard.agent import Agent
 from runyard.registry import LimitsSpec
@@ -18,16 +18,25 @@ from runyard.service.errors import AgentVersionNotFound, UnknownAgent
 from runyard.service.limits import AgentLimits
 
 __all__ = [
+    "RUN_ENTRIES",
     "AgentChoice",
     "AgentDirectory",
     "AgentRequest",
     "FixedAgents",
+    "RunEntry",
     "ServedAgent",
     "ServedTool",
 ]
 
+RunEntry = Literal["http", "grpc", "temporal", "openai", "agui", "ai-sdk", "mcp"]
+"""How a run came in: ``POST /v1/chat`` (``http``, the web UI's way too), the gRPC surface
+(``grpc``; ``temporal`` when runyard's Temporal activity made the call), or a face
+(``openai``, ``agui``, ``ai-sdk``, ``mcp``)."""
 
-_KEYS = ("agent", "agentVersion", "ruleId")
+RUN_ENTRIES: tuple[RunEntry, ...] = get_args(RunEntry)
+
+
+_KEYS = ("agent", "agentVersion", "ruleId", "runEntry")
 """The thread metadata keys of a choice."""
 
 
@@ -40,11 +49,18 @@ class AgentChoice:
     rule_id: str | None = None
     reason: str = "default"
     """``explicit``, ``rule``, ``default`` (routing's reasons) or ``thread`` (the thread's own)."""
+    entry: RunEntry | None = None
+    """How the thread's latest run came in (None: a thread from before entries were kept)."""
 
     def recorded_in(self, metadata: Mapping[str, Any]) -> dict[str, Any]:
         """``metadata`` with this choice recorded in it (and nothing left of an earlier one)."""
         kept = {key: value for key, value in metadata.items() if key not in _KEYS}
-        recorded = {"agent": self.agent_id, "agentVersion": self.version, "ruleId": self.rule_id}
+        recorded = {
+            "agent": self.agent_id,
+            "agentVersion": self.version,
+            "ruleId": self.rule_id,
+            "runEntry": self.entry,
+        }
         return kept | {key: value for key, value in recorded.items() if value is not None}
 
     @classmethod
@@ -54,11 +70,13 @@ class AgentChoice:
         if not isinstance(agent_id, str):
             return None
         version, rule_id = metadata.get("agentVersion"), metadata.get("ruleId")
+        entry = metadata.get("runEntry")
         return cls(
             agent_id,
             version if isinstance(version, str) else None,
             rule_id if isinstance(rule_id, str) else None,
             "thread",
+            entry if entry in RUN_ENTRIES else None,
         )
 
 
@@ -72,6 +90,8 @@ class AgentRequest:
     version: str | None = None
     """Pins a version (content hash) of the named agent: the catalog's, or one stored in the
     database (the OpenAI-compatible face's ``model: "agent@version"``)."""
+    entry: RunEntry = "http"
+    """How the run came in: a span attribute, a metric label, and ``/status``'s ``entry``."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,6 +1,7 @@
 """``ContentGate``: drops message and tool contents from span attributes nobody will record.
 
-The runtime always offers a span's contents (``arguments``, ``result``, ``output_text``), and
+The runtime always offers a span's contents (``arguments``, ``result``, a model call's
+``input_messages``, ``system_instructions`` and ``output_messages``), and
 redacting them is the largest cost a run's telemetry has. Placed outermost (before the
 redactor), the gate lets them through only while something records them — traces with
 ``RUNYARD_TRACE_CONTENT``, or tool logs at debug level — so a server that records none pays
@@ -14,7 +15,16 @@ from typing import Any, Protocol
 
 __all__ = ["CONTENT_KEYS", "ContentGate"]
 
-CONTENT_KEYS = frozenset({"arguments", "result", "output_text"})
+CONTENT_KEYS = frozenset(
+    {
+        "arguments",
+        "result",
+        "output_text",
+        "input_messages",
+        "system_instructions",
+        "output_messages",
+    }
+)
 """The span attributes that are contents, not metadata."""
 
 
@@ -43,7 +53,8 @@ class ContentGate:
     def _gated(self, attributes: Mapping[str, object]) -> Mapping[str, object]:
         if self._wanted() or CONTENT_KEYS.isdisjoint(attributes):
             return attributes
-        return {k: v for k, v in attributes.items() if k not in CONTENT_KEYS}
+        # Read by key: a value left out is never read (``LazyAttributes`` would build it).
+        return {k: attributes[k] for k in attributes if k not in CONTENT_KEYS}
 
 
 class _GatedSpan(ContentGate):

@@ -36,6 +36,13 @@ log = logging.getLogger(__name__)
 
 _OPERATIONS = {"run": "invoke_agent", "model": "chat", "tool": "execute_tool"}
 
+_CONTENTS = {
+    "input_messages": "gen_ai.input.messages",
+    "system_instructions": "gen_ai.system_instructions",
+    "output_messages": "gen_ai.output.messages",
+}
+"""A model span's contents (``runyard.runtime.span_contents``) and the attributes they go to."""
+
 
 @dataclass(frozen=True, slots=True)
 class RunLabels:
@@ -46,6 +53,9 @@ class RunLabels:
     """The agent id (empty: the run span's own name)."""
     version: str = ""
     thread_id: str | None = None
+    entry: str = ""
+    """How the run came in (``http``, ``grpc``, ``temporal``, a face's name; empty: unknown,
+    or an agent run from code)."""
 
     @property
     def agent_instance_id(self) -> str:
@@ -124,6 +134,9 @@ class _Span:
         if self._is_root_run:
             shared.metrics.runs_active.labels(*self._run_labels).inc()
             shared.resume(str(attributes.get("run_id")))
+            if attributes.get("segment") == "start":
+                entry = labels.entry or "unknown"
+                shared.metrics.runs_started.labels(*self._run_labels, entry).inc()
 
     @property
     def _is_root_run(self) -> bool:
@@ -183,7 +196,9 @@ class _Span:
     def _record_model(
         self, ended: Mapping[str, object], error: BaseException | None, seconds: float
     ) -> None:
-        metrics, labels, model = self._shared.metrics, self._run_labels, self.name
+        # Usage, cost and time go to the model that answered, a fallback one included.
+        metrics, labels, model = self._shared.metrics, self._run_labels, _answered_by(self, ended)
+        self._record_fallbacks(_fallbacks(ended))
         outcome = "error" if error is not None else "success"
         metrics.model_latency.labels(*labels, model, outcome).observe(seconds)
         for direction in ("input", "output"):
@@ -196,6 +211,12 @@ class _Span:
         first = ended.get("time_to_first_token_s")
         if isinstance(first, int | float):
             metrics.model_first_token.labels(*labels, model).observe(first)
+
+    def _record_fallbacks(self, fallbacks: list[Mapping[str, object]]) -> None:
+        counter, labels = self._shared.metrics.model_fallbacks, self._run_labels
+        for switch in fallbacks:
+            failed, model, reason = (str(switch.get(k)) for k in ("failed", "model", "reason"))
+            counter.labels(*labels, failed, model, reason).inc()
 
     def _record_tool(
         self, ended: Mapping[str, object], error: BaseException | None, seconds: float
@@ -265,6 +286,7 @@ class _Span:
             attributes["gen_ai.agent.id"] = labels.agent_instance_id
             attributes["gen_ai.request.model"] = _model_name(str(given.get("model", "")))
             attributes["runyard.segment"] = _text(given.get("segment"))
+            attributes["runyard.entry"] = labels.entry or None
         elif self.kind == "model":
             attributes["gen_ai.request.model"] = _model_name(self.name)
             attributes["gen_ai.provider.name"] = _provider(self.name)
@@ -280,6 +302,8 @@ class _Span:
         self, span: Span, ended: Mapping[str, object], error: BaseException | None
     ) -> None:
         span.set_attributes(self._otel_end_attributes(ended))
+        for switch in _fallbacks(ended):
+            span.add_event("runyard.model.fallback", _fallback_event(switch))
         if error is not None:
             span.record_exception(error)
             span.set_status(Status(StatusCode.ERROR, f"{type(error).__name__}: {error}"))
@@ -296,23 +320,60 @@ class _Span:
             attributes["gen_ai.response.finish_reasons"] = [str(ended["finish_reason"])]
         if ended.get("cost") is not None:
             attributes["runyard.cost_usd"] = ended["cost"]
+        if "model" in ended:
+            attributes["gen_ai.response.model"] = _model_name(str(ended["model"]))
+            attributes["runyard.model.answered"] = _text(ended["model"])
+        if "fallbacks" in ended:
+            attributes["runyard.model.fallbacks"] = [
+                str(f.get("failed")) for f in _fallbacks(ended)
+            ]
         if self.kind == "run":
             attributes["runyard.status"] = _text(ended.get("status"))
         if self.kind == "tool":
             attributes["runyard.tool.outcome"] = _text(ended.get("outcome"))
         if self._shared.tracing.content:
-            if "output_text" in ended:
-                attributes["gen_ai.output.messages"] = _json(
-                    [
-                        {
-                            "role": "assistant",
-                            "parts": [{"type": "text", "content": ended["output_text"]}],
-                        }
-                    ]
-                )
-            if "result" in ended:
-                attributes["gen_ai.tool.call.result"] = _json(ended["result"])
+            attributes.update(_content_attributes(ended))
         return {k: v for k, v in attributes.items() if v is not None}
+
+
+def _content_attributes(ended: Mapping[str, object]) -> dict[str, Any]:
+    """What a span's end says of contents (recorded only with ``RUNYARD_TRACE_CONTENT``)."""
+    attributes: dict[str, Any] = {}
+    for key, name in _CONTENTS.items():
+        if value := ended.get(key):
+            attributes[name] = _json(value)
+    if "output_messages" not in ended and "output_text" in ended:
+        attributes["gen_ai.output.messages"] = _json(
+            [{"role": "assistant", "parts": [{"type": "text", "content": ended["output_text"]}]}]
+        )
+    if "result" in ended:
+        attributes["gen_ai.tool.call.result"] = _json(ended["result"])
+    return attributes
+
+
+def _answered_by(span: _Span, ended: Mapping[str, object]) -> str:
+    """The label of the model that answered a model span's call (its own name when unknown)."""
+    answered = ended.get("model")
+    return answered if isinstance(answered, str) and answered else span.name
+
+
+def _fallbacks(ended: Mapping[str, object]) -> list[Mapping[str, object]]:
+    """The switches a model span ended with (``runyard.models.ModelFallback.to_dict``)."""
+    given = ended.get("fallbacks")
+    if not isinstance(given, list):
+        return []
+    return [switch for switch in given if isinstance(switch, Mapping)]
+
+
+def _fallback_event(switch: Mapping[str, object]) -> dict[str, Any]:
+    attributes = {
+        "runyard.model.failed": _text(switch.get("failed")),
+        "runyard.model.fallback": _text(switch.get("model")),
+        "error.type": _text(switch.get("reason")),
+        "runyard.error": _text(switch.get("error")),
+        "http.response.status_code": switch.get("status_code"),
+    }
+    return {k: v for k, v in attributes.items() if v is not None}
 
 
 def _provider(label: str) -> str | None:

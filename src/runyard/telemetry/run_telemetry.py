@@ -36,6 +36,7 @@ class RunTelemetry:
             agent=labels.agent,
             version=labels.version,
             thread_id=labels.thread_id,
+            entry=labels.entry,
         )
         # Contents nobody records are dropped before the redactor, which they would cost most.
         return ContentGate(RedactingTelemetry(bound, self.redactor), bound.records_content)

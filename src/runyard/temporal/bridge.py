@@ -27,6 +27,7 @@ from google.protobuf import struct_pb2
 from temporalio import activity
 from temporalio.converter import value_to_type
 
+from runyard.grpc import ENTRY_METADATA
 from runyard.grpc.v1 import inference_pb2 as pb
 from runyard.grpc.v1 import inference_pb2_grpc as pb_grpc
 from runyard.temporal.failures import call_failure, error_code
@@ -63,7 +64,8 @@ class AgentBridge:
         if heartbeat_seconds <= 0:
             raise ValueError(f"heartbeat_seconds must be > 0, not {heartbeat_seconds}")
         self._runs = pb_grpc.InferenceServiceStub(channel)  # type: ignore[no-untyped-call]
-        self._metadata = tuple(metadata)
+        # The runs it starts say they came in through Temporal (their entry, /status).
+        self._metadata = (*metadata, (ENTRY_METADATA, "temporal"))
         self.heartbeat_seconds = heartbeat_seconds
 
     @property

@@ -431,3 +431,13 @@ async def test_versions_no_longer_served_are_bounded_but_never_under_a_running_r
     finally:
         release.set()
         await catalog.aclose()
+
+
+def test_a_choice_keeps_its_runs_entry_and_reads_only_a_known_one_back() -> None:
+    recorded = AgentChoice("assistant", entry="grpc").recorded_in({})
+
+    assert recorded == {"agent": "assistant", "runEntry": "grpc"}
+    assert AgentChoice.stored(recorded) == AgentChoice("assistant", None, None, "thread", "grpc")
+    odd = AgentChoice.stored({"agent": "assistant", "runEntry": "carrier pigeon"})
+    assert odd is not None
+    assert odd.entry is None

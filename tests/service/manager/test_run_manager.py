@@ -228,6 +228,7 @@ async def test_cancel_while_a_confirmation_is_pending_closes_the_run(sqlite_url:
             "outputTokens": used["output_tokens"],
             "totalTokens": used["input_tokens"] + used["output_tokens"],
             "cost": 0.0,
+            "models": used["models"],
         },
     }
     assert used["input_tokens"] > 0

@@ -163,7 +163,12 @@ async def test_run_finish_carries_the_usage_of_every_segment_of_a_suspended_run(
 
     finish = log[-1]
     assert finish.type == "run-finish"
-    expected = {"inputTokens": 40, "outputTokens": 7, "totalTokens": 47}  # no price: no cost
+    expected = {  # no price: no cost
+        "inputTokens": 40,
+        "outputTokens": 7,
+        "totalTokens": 47,
+        "models": ["function:scripted"],
+    }
     assert event_to_dict(finish)["payload"] == {"status": "completed", "usage": expected}
     assistant = [m for m in messages["messages"] if m["role"] == "assistant"]
     assert [m["usage"] for m in assistant] == [expected]
@@ -183,7 +188,12 @@ async def test_run_finish_counts_the_sub_agents_usage(sqlite_url: str) -> None:
 
     assert log[-1].type == "run-finish"
     usage = event_to_dict(log[-1])["payload"]["usage"]
-    assert usage == {"inputTokens": 130, "outputTokens": 13, "totalTokens": 143}
+    assert usage == {
+        "inputTokens": 130,
+        "outputTokens": 13,
+        "totalTokens": 143,
+        "models": ["function:scripted"],
+    }
 
 
 async def test_the_demo_models_run_reports_a_cost_of_zero(sqlite_url: str) -> None:
@@ -209,7 +219,12 @@ async def test_a_failed_run_still_reports_what_it_spent(sqlite_url: str) -> None
 
     finish = event_to_dict(log[-1])["payload"]
     assert finish["status"] == "error"
-    assert finish["usage"] == {"inputTokens": 3, "outputTokens": 1, "totalTokens": 4}
+    assert finish["usage"] == {
+        "inputTokens": 3,
+        "outputTokens": 1,
+        "totalTokens": 4,
+        "models": ["function:scripted"],
+    }
 
 
 async def test_a_failure_outside_the_run_error_family_keeps_its_traceback(

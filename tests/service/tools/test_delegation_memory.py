@@ -97,6 +97,7 @@ async def test_a_failed_attempt_is_logged_in_the_thread_and_briefs_the_next_atte
     assert after_failure is not None
     assert after_failure.metadata == {
         "agent": "assistant",
+        "runEntry": "http",
         "iterationLog": {"researcher": [{"error": ANY, "at": ANY}]},
     }
     (error,) = [e["error"] for e in after_failure.metadata["iterationLog"]["researcher"]]
@@ -107,7 +108,7 @@ async def test_a_failed_attempt_is_logged_in_the_thread_and_briefs_the_next_atte
         f"1. {error}\nAvoid what made them fail."
     ]
     assert after_success is not None
-    assert after_success.metadata == {"agent": "assistant"}
+    assert after_success.metadata == {"agent": "assistant", "runEntry": "http"}
 
 
 async def test_the_log_keeps_the_last_attempts_of_each_role_and_the_rest_of_the_metadata(

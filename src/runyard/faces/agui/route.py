@@ -52,7 +52,9 @@ def router(wiring: FaceWiring) -> APIRouter:
         if body.resume:
             run = await answer_run(parts, owner, body.thread_id, body.answers())
         else:
-            run = await start_run(parts, owner, body.thread_id, body.message(), agent_id)
+            run = await start_run(
+                parts, owner, body.thread_id, body.message(), agent_id, entry="agui"
+            )
         events = AguiEvents(body.thread_id, body.run_id, run.followed.run_id)
         return streamed(run, events, wiring.stream(request))
 

@@ -68,7 +68,7 @@ def router(wiring: FaceWiring) -> APIRouter:
             run = await answer_run(parts, owner, body.id, body.answers())
             message_id = None  # the client's last assistant message goes on
         else:
-            run = await start_run(parts, owner, body.id, body.message(), agent_id)
+            run = await start_run(parts, owner, body.id, body.message(), agent_id, entry="ai-sdk")
             message_id = f"msg-{run.followed.run_id}"
         chunks = UiMessageChunks(body.id, run.followed.run_id, message_id, body.denied_calls())
         return streamed(run, chunks, wiring.stream(request), UI_MESSAGE_STREAM_HEADER)

@@ -72,7 +72,9 @@ async def call_agent(
             given = AgentCallInput.parse(params.arguments)
             thread_id = given.thread_id or new_id("mcp")
             said = UserInput(given.message, given.content, "content")
-            run = await start_run(caller.parts, caller.owner, thread_id, said, agent_id)
+            run = await start_run(
+                caller.parts, caller.owner, thread_id, said, agent_id, entry="mcp"
+            )
     except InvalidArguments as exc:
         return _error(f"invalid arguments: {exc}", {"status": "invalid_arguments"})
     except ServiceError as exc:

@@ -38,7 +38,7 @@ async def start_conversation(
     ``history``; when the run cannot start, the thread goes again."""
     thread_id = new_thread_id()
     if not history:
-        return await start_run(parts, owner, thread_id, message, *agent)
+        return await start_run(parts, owner, thread_id, message, *agent, entry="openai")
     for earlier in history:
         await parts.runs.check_content(owner, earlier.blocks, earlier.field)
     key = owner.thread_key(thread_id)
@@ -46,7 +46,7 @@ async def start_conversation(
     messages = [earlier.message() for earlier in history]
     await store.save_messages(key, messages, tenant_id=tenant, resource_id=user)
     try:
-        run = await start_run(parts, owner, thread_id, message, *agent)
+        run = await start_run(parts, owner, thread_id, message, *agent, entry="openai")
     except BaseException:
         # No reference yet: deleting the thread deletes none of the caller's files.
         await store.delete_thread(key, tenant_id=tenant, resource_id=user)

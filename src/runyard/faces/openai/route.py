@@ -164,5 +164,7 @@ async def _run(
             )
         return await answer_run(parts, owner, thread_id, answers)
     if thread_id is not None:
-        return await start_run(parts, owner, thread_id, body.user_input(), *body.agent())
+        return await start_run(
+            parts, owner, thread_id, body.user_input(), *body.agent(), entry="openai"
+        )
     return await start_conversation(parts, owner, body.user_input(), body.history(), body.agent())

@@ -41,6 +41,7 @@ async def chat(
         agent=body.agent_id(),
         context=context,
         content=body.content,
+        entry="http",
     )
     return ChatResponse(runId=run_id)
 

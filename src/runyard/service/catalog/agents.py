@@ -92,6 +92,7 @@ def compile_agent(
     return Agent(
         name=spec.id,
         model=model_for(spec.model),
+        fallback_models=[model_for(name) for name in spec.fallback_models],
         model_settings=spec.model_settings or None,
         instructions=spec.instructions,
         tools=tools,

@@ -39,6 +39,7 @@ from runyard.protocol import (
 from runyard.runtime import (
     ErrorChunk,
     MessageChunk,
+    ModelFallbackChunk,
     ReasoningDeltaChunk,
     StreamChunk,
     TextDeltaChunk,
@@ -98,6 +99,8 @@ class ChunkMapper:
             return [*self._tool_content(chunk), self._tool_outcome(chunk)]
         if isinstance(chunk, ToolEventChunk):
             return self._tool_event(chunk)
+        if isinstance(chunk, ModelFallbackChunk):
+            return [self._fallback(chunk)]
         if isinstance(chunk, ErrorChunk) and not isinstance(chunk.error, RunAbortedError):
             return [self._error(chunk.error)]
         return []
@@ -175,6 +178,14 @@ class ChunkMapper:
             stacklevel=2,
         )
         return []
+
+    def _fallback(self, chunk: ModelFallbackChunk) -> WireEvent:
+        """A status line naming the model that serves the call now; the provider's error text
+        stays in the logs and the span (it may quote the request)."""
+        message = f"{chunk.failed} failed ({chunk.reason}); {chunk.model} is answering"
+        return StatusEvent(
+            run_id=self.run_id, agent_id=self.agent_id, payload=StatusPayload(message=message)
+        )
 
     def _error(self, error: BaseException) -> WireEvent:
         return ErrorEvent(run_id=self.run_id, agent_id=self.agent_id, payload=_error_payload(error))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from runyard.agent import Agent
 from runyard.service.agent_choice import AgentChoice, AgentDirectory, AgentRequest
 from runyard.service.errors import AgentVersionNotFound, AgentVersionUnavailable
@@ -16,7 +18,10 @@ async def choose_agent(
 ) -> tuple[AgentChoice, Agent]:
     """The agent of a new run on ``thread`` (None: a new thread), and why."""
     stored = AgentChoice.stored(thread.metadata) if thread is not None else None
-    choice = directory.choose(owner.tenant_id, owner.user_id, request, stored)
+    # The run's entry goes with its choice, so the thread keeps both (and a resume reads both).
+    choice = replace(
+        directory.choose(owner.tenant_id, owner.user_id, request, stored), entry=request.entry
+    )
     try:
         return choice, await directory.agent(owner.tenant_id, choice)
     except AgentVersionUnavailable as exc:

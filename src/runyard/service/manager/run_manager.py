@@ -33,7 +33,13 @@ from typing import Any
 from runyard.agent import Agent
 from runyard.config import Role
 from runyard.messages import AgentMessage, ContentBlock, MediaPart, TextPart
-from runyard.service.agent_choice import AgentDirectory, AgentRequest, FixedAgents
+from runyard.service.agent_choice import (
+    AgentChoice,
+    AgentDirectory,
+    AgentRequest,
+    FixedAgents,
+    RunEntry,
+)
 from runyard.service.background.status import read_background_tasks
 from runyard.service.content import ContentRules, FilesFor, check_content
 from runyard.service.errors import ServiceStopping
@@ -199,6 +205,7 @@ class RunManager:
         message_id: str | None = None,
         content: Sequence[ContentBlock] = (),
         content_field: str = "content",
+        entry: RunEntry = "http",
     ) -> str:
         """Start a run for ``message``; its id. ``RunActive`` while the thread has an open run.
 
@@ -216,10 +223,13 @@ class RunManager:
         own), ``ConcurrencyLimited`` when as many of its runs are running as a
         ``concurrent_runs`` allows: checked before anything is stored, so a refused request
         leaves nothing behind and is not counted. ``ServiceStopping`` once ``aclose`` began.
+
+        ``entry`` says how the run came in (``RunEntry``): its span's ``runyard.entry``, the
+        ``entry`` label of ``runyard_runs_started_total`` and ``/status``'s ``entry``.
         """
         self._admit()
         await self.check_content(owner, content, content_field)
-        request = AgentRequest(agent, context or {}, version)
+        request = AgentRequest(agent, context or {}, version, entry)
         text = [TextPart(text=message)] if message else []
         user = AgentMessage(
             role="user",
@@ -290,7 +300,10 @@ class RunManager:
         )
         waiting = run.status == "suspended" or asked
         tasks = await read_background_tasks(self.store, run.thread_id, run.run_id)
-        return ThreadStatus(not waiting, waiting, run.run_id, tuple(tasks))
+        # The thread records its latest run's entry with its agent, when the run opens.
+        choice = AgentChoice.stored(thread.metadata)
+        entry = choice.entry if choice is not None else None
+        return ThreadStatus(not waiting, waiting, run.run_id, tuple(tasks), entry)
 
     async def delete_thread(self, owner: Owner, thread_id: str) -> None:
         """Cancel whatever runs on the thread, then delete it with its messages and events."""

@@ -228,4 +228,5 @@ def run_usage(usage: Usage) -> RunUsage:
         output_tokens=usage.output_tokens,
         total_tokens=usage.total_tokens,
         cost=usage.cost,
+        models=list(usage.models) or None,
     )

@@ -14,10 +14,12 @@ __all__ = ["telemetry_labels"]
 
 
 def telemetry_labels(run: ActiveRun, choice: AgentChoice | None) -> RunLabels:
-    """``run``'s tenant, agent, version and thread, on the agent ``choice`` names (None: unknown)."""
+    """``run``'s tenant, agent, version, thread and entry, on the agent ``choice`` names (None:
+    unknown)."""
     return RunLabels(
         tenant=run.owner.tenant_id,
         agent=choice.agent_id if choice is not None else run.agent.name,
         version=(choice.version if choice is not None else None) or "",
         thread_id=run.owner.thread_id_of(run.thread_id),
+        entry=(choice.entry if choice is not None else None) or "",
     )

@@ -15,13 +15,16 @@ class ThreadStatus:
     """``has_active_run``: a run is running now; ``is_suspended``: one waits for a confirmation.
 
     ``background_tasks``: the sub-agents the open run started with ``delegate(background=true)``,
-    running or ended; none once the run is over.
+    running or ended; none once the run is over. ``entry``: how the open run came in.
     """
 
     has_active_run: bool
     is_suspended: bool
     run_id: str | None = None
     background_tasks: tuple[BackgroundTaskView, ...] = ()
+    entry: str | None = None
+    """How the open run came in (``RunEntry``); None without one, or for a run on a thread from
+    before entries were kept."""
 
     def to_json(self) -> dict[str, Any]:
         """The camelCase body."""
@@ -32,4 +35,6 @@ class ThreadStatus:
         }
         if self.run_id is not None:
             body["runId"] = self.run_id
+        if self.entry is not None:
+            body["entry"] = self.entry
         return body

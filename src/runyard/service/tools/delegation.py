@@ -47,11 +47,13 @@ class Delegation:
     def build(
         cls, orchestrator: Agent, role: str, instructions: str, tools: list[str], agent_id: str
     ) -> Delegation:
-        """A fresh stateless sub-agent on the orchestrator's model with the named tools, under
-        the orchestrator's middleware (its guardrails hold for the work it hands on)."""
+        """A fresh stateless sub-agent on the orchestrator's model (and fallback models) with the
+        named tools, under the orchestrator's middleware (its guardrails hold for the work it
+        hands on)."""
         sub = Agent(
             name=f"{orchestrator.name}.{role}"[:64],
             model=orchestrator.model,
+            fallback_models=orchestrator.fallback_models,
             instructions=instructions,
             tools=[orchestrator.tools[name] for name in tools],
             middleware=orchestrator.middleware,
