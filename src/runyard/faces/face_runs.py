@@ -24,6 +24,7 @@ from runyard.service import (
     RunEntry,
     ServiceError,
     ServiceParts,
+    is_filesystem_request,
 )
 
 __all__ = ["Answer", "FaceRun", "answer_run", "start_run"]
@@ -52,9 +53,11 @@ class FaceRun:
     """The questions answered to resume it (``answer_run``): what was asked, of which calls."""
 
     async def pending(self) -> list[ConfirmationRequestPayload]:
-        """The thread's questions still waiting for an answer, oldest first."""
+        """The thread's questions still waiting for a person's answer, oldest first (a
+        ``filesystem-request`` waits for the client's machine, not for the face's user)."""
         waiting = await self.parts.store.list_pending_confirmations(self.followed.thread_key)
-        return [ConfirmationRequestPayload.model_validate(c.payload) for c in waiting]
+        questions = [ConfirmationRequestPayload.model_validate(c.payload) for c in waiting]
+        return [question for question in questions if not is_filesystem_request(question)]
 
     async def cancel(self) -> None:
         """Cancel the run, as ``POST /v1/chat/{threadId}/cancel`` does (the client went away)."""

@@ -119,7 +119,7 @@ from runyard.service.parts import ServiceParts
 from runyard.service.redacting_store import RedactingStore, redacted_model
 from runyard.service.runs.active import ORCHESTRATOR_ID, ActiveRun, CancelReason
 from runyard.service.runs.checkpoints import RunCheckpoints
-from runyard.service.runs.confirmation_request import confirmation_payload
+from runyard.service.runs.confirmation_request import confirmation_payload, is_filesystem_request
 from runyard.service.runs.finish import RunEnding, RunFinisher
 from runyard.service.runs.follow import FollowedRun, FollowStopped, RunPause, follow_run
 from runyard.service.runs.log_scan import newest_event
@@ -228,6 +228,7 @@ __all__ = [
     "choose_model",
     "close_interrupted_runs",
     "confirmation_payload",
+    "is_filesystem_request",
     "default_agent",
     "end_expired_suspensions",
     "follow_run",

@@ -29,18 +29,22 @@ import logging
 from collections.abc import Awaitable, Callable
 
 from runyard.ids import now_ms
-from runyard.protocol import ConfirmationRequestEvent, ConfirmationRequestPayload
+from runyard.protocol import ConfirmationRequestPayload
 from runyard.service.event_log import EventLog
 from runyard.service.ownership.leases import LeaseTerms, sweeper_of
 from runyard.service.ownership.remote_cancel import end_if_cancel_requested
 from runyard.service.runs.active import ORCHESTRATOR_ID
 from runyard.service.runs.checkpoints import askers
+from runyard.service.runs.confirmation_request import question_event
 from runyard.service.runs.finish import RunEnding, RunFinisher
 from runyard.storage import Confirmation, RunRecord, StaleLease
 
 __all__ = ["DATABASE_UNAVAILABLE", "RESTARTED", "CarryOn", "close_interrupted_runs", "settle_held"]
 
 logger = logging.getLogger(__name__)
+
+_QUESTIONS = frozenset({"confirmation-request", "filesystem-request"})
+"""The events that ask a suspended run's questions (``question_event``)."""
 
 RESTARTED = "server restarted"
 """Why a run a sweep took from a dead server ends, when it cannot be carried on."""
@@ -137,13 +141,11 @@ async def _finish_suspending(
         logged = {
             e.data.get("payload", {}).get("requestId")
             for e in await events.read_stored(run.thread_id)
-            if e.type == "confirmation-request" and e.run_id == run.run_id
+            if e.type in _QUESTIONS and e.run_id == run.run_id
         }
         for confirmation in asked:
             if confirmation.request_id not in logged:
                 payload = ConfirmationRequestPayload.model_validate(confirmation.payload)
                 asker = asked_by.get(confirmation.tool_call_id, ORCHESTRATOR_ID)
-                writer.emit(
-                    ConfirmationRequestEvent(run_id=run.run_id, agent_id=asker, payload=payload)
-                )
+                writer.emit(question_event(run.run_id, asker, payload))
         await writer.flush()

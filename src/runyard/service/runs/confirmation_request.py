@@ -12,10 +12,16 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from runyard.protocol import ConfirmationRequestPayload
+from runyard.protocol import (
+    ConfirmationRequestEvent,
+    ConfirmationRequestPayload,
+    FilesystemRequestEvent,
+    FilesystemRequestPayload,
+)
 from runyard.runtime import PendingSuspend
+from runyard.service.tools.client_files import CLIENT_FILES
 
-__all__ = ["DEFAULT_MESSAGE", "confirmation_payload"]
+__all__ = ["DEFAULT_MESSAGE", "confirmation_payload", "is_filesystem_request", "question_event"]
 
 DEFAULT_MESSAGE = "Confirmation required"
 _SEVERITIES = ("info", "warning", "destructive")
@@ -63,3 +69,23 @@ def _default_message(suspension: PendingSuspend) -> str:
     if isinstance(payload, dict) and payload.get("type") == "approval":
         return f'Allow "{suspension.tool_name}" to run?'
     return DEFAULT_MESSAGE
+
+
+def is_filesystem_request(question: ConfirmationRequestPayload) -> bool:
+    """Whether the question is a ``client_files`` call's: for the client's machine, not a person."""
+    return question.tool_name == CLIENT_FILES
+
+
+def question_event(
+    run_id: str, agent_id: str, question: ConfirmationRequestPayload
+) -> ConfirmationRequestEvent | FilesystemRequestEvent:
+    """The event that asks ``question``: a ``filesystem-request`` for a ``client_files`` call
+    (its operation and arguments), else a ``confirmation-request``."""
+    if not is_filesystem_request(question):
+        return ConfirmationRequestEvent(run_id=run_id, agent_id=agent_id, payload=question)
+    args = dict(question.args)
+    operation = str(args.pop("operation", ""))
+    request = FilesystemRequestPayload(
+        request_id=question.request_id, operation=operation, args=args
+    )
+    return FilesystemRequestEvent(run_id=run_id, agent_id=agent_id, payload=request)

@@ -26,7 +26,6 @@ from runyard.ids import new_id
 from runyard.memory import Plan
 from runyard.messages import AgentMessage
 from runyard.protocol import (
-    ConfirmationRequestEvent,
     RunResumedEvent,
     RunResumedPayload,
     RunStartEvent,
@@ -48,7 +47,7 @@ from runyard.service.agent_choice import AgentChoice
 from runyard.service.event_log import EventLog, EventWriter
 from runyard.service.event_log.chunks import ChunkMapper
 from runyard.service.runs.active import ORCHESTRATOR_ID, USER_CANCELLED, ActiveRun
-from runyard.service.runs.confirmation_request import confirmation_payload
+from runyard.service.runs.confirmation_request import confirmation_payload, question_event
 from runyard.service.runs.failed import log_failed_run
 from runyard.service.runs.finish import RunEnding, RunFinisher, run_usage
 from runyard.service.runs.journal import StoreRunJournal
@@ -248,9 +247,7 @@ class RunSegment:
             )
             # A sub-agent's question is asked under its own agent id, beside its tool call.
             asker = suspension.agent_id or ORCHESTRATOR_ID
-            writer.emit(
-                ConfirmationRequestEvent(run_id=run.run_id, agent_id=asker, payload=payload)
-            )
+            writer.emit(question_event(run.run_id, asker, payload))
         await writer.flush()
         await self.store.update_run_status(run.run_id, "suspended", epoch=run.epoch)
 

@@ -24,6 +24,7 @@ from runyard.registry.tools import (
 )
 from runyard.service.tools.agent_tool import AgentToolFactory
 from runyard.service.tools.calculator import calculator
+from runyard.service.tools.client_files import client_files
 from runyard.service.tools.delegate import delegate
 from runyard.service.tools.notes import list_notes, save_note
 from runyard.service.tools.plan import plan
@@ -81,6 +82,7 @@ def service_factories() -> dict[str, ToolBuilder]:
     """The service's built-in factories, by name."""
     return {
         "calculator": SingleToolFactory("calculator", calculator),
+        "client_files": SingleToolFactory("client_files", client_files),
         "notes": NotesFactory(),
         "plan": SingleToolFactory("plan", plan),
         "delegate": DelegateFactory(),

@@ -1,0 +1,55 @@
+"""``client_files``: the agent reads a file, or lists a folder, on the machine of the client that
+drives the thread (a local gateway, a CLI), which the server cannot reach itself.
+
+The call suspends its run like a question, and the run logs ``filesystem-request`` (not a
+``confirmation-request``: there is nothing for a person to approve in the web UI) with the
+operation and its arguments. The client answers ``POST /v1/confirm/{requestId}`` with what it
+read — ``{"approved": true, "content": "..."}`` or ``{"approved": true, "entries": [...]}`` — or
+refuses (``{"approved": false, "reason": "..."}``, or ``"error"``), and the call goes on with
+that answer as its result, or fails with the refusal as its tool error.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from runyard.errors import ToolError
+from runyard.tools import Suspend, Tool, ToolContext, tool
+
+__all__ = ["CLIENT_FILES", "client_files"]
+
+CLIENT_FILES = "client_files"
+"""The tool's name: the one a suspended call's question is told apart by."""
+
+
+async def _client_files(
+    ctx: ToolContext, operation: Literal["read_file", "list_directory"], path: str
+) -> Any:
+    """Read a file, or list a folder, on the user's own machine (through their client).
+
+    Args:
+        operation: read_file for a file's text, list_directory for a folder's entries.
+        path: the file or folder, as the user's machine names it.
+    """
+    answer = ctx.resume_data
+    if answer is None:
+        return Suspend({"type": "filesystem", "operation": operation, "args": {"path": path}})
+    if not isinstance(answer, dict) or answer.get("approved") is False or "error" in answer:
+        reason = answer.get("error") or answer.get("reason") if isinstance(answer, dict) else None
+        raise ToolError(f"the client did not {operation.replace('_', ' ')}: {reason or 'refused'}")
+    return {key: value for key, value in answer.items() if key != "approved"}
+
+
+_ANSWER: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "approved": {"type": "boolean"},
+        "content": {"type": "string", "description": "read_file: the file's text"},
+        "entries": {"type": "array", "description": "list_directory: the folder's entries"},
+        "error": {"type": "string", "description": "why the client could not"},
+        "reason": {"type": "string", "description": "why the client would not"},
+    },
+}
+"""What the client answers (``POST /v1/confirm/{requestId}``)."""
+
+client_files: Tool = tool(name=CLIENT_FILES, resume_schema=_ANSWER)(_client_files)
