@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from runyard.errors import ToolError
 from runyard.tools import Suspend, Tool, ToolContext, tool
 
@@ -20,6 +22,18 @@ __all__ = ["CLIENT_FILES", "client_files"]
 
 CLIENT_FILES = "client_files"
 """The tool's name: the one a suspended call's question is told apart by."""
+
+
+class ClientAnswer(BaseModel):
+    """What the client answers (``POST /v1/confirm/{requestId}``)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    approved: bool = True
+    content: str | None = Field(default=None, description="read_file: the file's text")
+    entries: list[Any] | None = Field(default=None, description="list_directory: its entries")
+    error: str | None = Field(default=None, description="why the client could not")
+    reason: str | None = Field(default=None, description="why the client would not")
 
 
 async def _client_files(
@@ -34,22 +48,11 @@ async def _client_files(
     answer = ctx.resume_data
     if answer is None:
         return Suspend({"type": "filesystem", "operation": operation, "args": {"path": path}})
-    if not isinstance(answer, dict) or answer.get("approved") is False or "error" in answer:
-        reason = answer.get("error") or answer.get("reason") if isinstance(answer, dict) else None
-        raise ToolError(f"the client did not {operation.replace('_', ' ')}: {reason or 'refused'}")
-    return {key: value for key, value in answer.items() if key != "approved"}
+    assert isinstance(answer, ClientAnswer)  # the tool's resume schema validated it
+    if not answer.approved or answer.error is not None:
+        why = answer.error or answer.reason or "refused"
+        raise ToolError(f"the client did not {operation.replace('_', ' ')}: {why}")
+    return answer.model_dump(exclude={"approved"}, exclude_none=True)
 
 
-_ANSWER: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "approved": {"type": "boolean"},
-        "content": {"type": "string", "description": "read_file: the file's text"},
-        "entries": {"type": "array", "description": "list_directory: the folder's entries"},
-        "error": {"type": "string", "description": "why the client could not"},
-        "reason": {"type": "string", "description": "why the client would not"},
-    },
-}
-"""What the client answers (``POST /v1/confirm/{requestId}``)."""
-
-client_files: Tool = tool(name=CLIENT_FILES, resume_schema=_ANSWER)(_client_files)
+client_files: Tool = tool(name=CLIENT_FILES, resume_schema=ClientAnswer)(_client_files)
