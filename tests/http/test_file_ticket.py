@@ -4,55 +4,28 @@ without a header"); the key itself is never accepted in a URL."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 import pytest
 from fastapi import FastAPI
 from http_harness import running_app
+from keys_app import client, keys_app
 
 from runyard.ids import now_ms
 from runyard.models.demo_script import demo_png
 from runyard.service import Owner
 from runyard.service.api_keys import (
     TICKET_SECONDS,
-    issue_api_key,
     issue_file_ticket,
     issue_stream_ticket,
     verify_file_ticket,
 )
-from runyard.storage import Store
-
-
-@dataclass
-class Keys:
-    app: FastAPI
-    store: Store
-    alice: str
-    bob: str
 
 
 @pytest.fixture
 def url(tmp_path: Path) -> str:
     return f"sqlite:///{tmp_path / 'runyard.db'}"
-
-
-@asynccontextmanager
-async def keys_app(url: str) -> AsyncIterator[Keys]:
-    async with running_app(url, settings={"auth": "keys"}, sse_follow=False) as app:
-        store = app.state.runyard.parts.store
-        alice = await issue_api_key(store, tenant_id="acme", user_id="alice")
-        bob = await issue_api_key(store, tenant_id="acme", user_id="bob")
-        yield Keys(app, store, alice.token, bob.token)
-
-
-def client(app: FastAPI, key: str | None = None) -> httpx.AsyncClient:
-    headers = {"Authorization": f"Bearer {key}"} if key else {}
-    transport = httpx.ASGITransport(app=app)
-    return httpx.AsyncClient(transport=transport, base_url="http://runyard", headers=headers)
 
 
 async def upload(app: FastAPI, key: str, data: bytes) -> str:
