@@ -24,10 +24,14 @@ from runyard.runtime import (
     RuntimeSpec,
 )
 
-__all__ = ["ENDED_RUNS_KEPT", "AgentRuns", "RunBody"]
+__all__ = ["ENDED_RUNS_KEPT", "AgentRuns", "RunBody", "RuntimeFactory"]
 
 RunBody = Callable[[AgentRuntime], Awaitable[None]]
 """What a segment does with its runtime: start, resume or recover it."""
+
+RuntimeFactory = Callable[..., AgentRuntime]
+"""Makes a segment's runtime from ``AgentRuntime``'s arguments (``GraphRuntime`` for a LangGraph
+agent)."""
 
 ENDED_RUNS_KEPT = 64
 """How many of the runs that ended ``agent.get_state(run_id=...)`` still knows (the newest)."""
@@ -36,8 +40,9 @@ ENDED_RUNS_KEPT = 64
 class AgentRuns:
     """The runs in progress on one agent object, by run id, and the last ones that ended."""
 
-    def __init__(self, spec: RuntimeSpec) -> None:
+    def __init__(self, spec: RuntimeSpec, runtime: RuntimeFactory = AgentRuntime) -> None:
         self._spec = spec
+        self._make_runtime = runtime
         self._running: dict[str, AgentRuntime] = {}
         self._ended: OrderedDict[str, AgentRuntime] = OrderedDict()
         """The last ``ENDED_RUNS_KEPT`` runs that ended here, oldest first."""
@@ -107,7 +112,7 @@ class AgentRuns:
         control: RunControl | None = None,
     ) -> AgentRuntime:
         control = control or RunControl(options.get("abort_signal"))
-        runtime = AgentRuntime(
+        runtime = self._make_runtime(
             self._spec,
             run_id=run_id or new_id("run"),
             control=control,

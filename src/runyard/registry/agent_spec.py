@@ -13,6 +13,7 @@ from pydantic import (
     ValidationInfo,
     field_validator,
     model_serializer,
+    model_validator,
 )
 
 from runyard.models.settings import check_model_settings
@@ -20,7 +21,10 @@ from runyard.registry.memory_spec import MemorySpec, known_model
 from runyard.registry.middleware.ref import MiddlewareEntry
 from runyard.registry.spec_base import JsonSchema, SpecId, SpecModel, TenantId
 
-__all__ = ["AgentSpec", "LimitsSpec", "ToolRef"]
+__all__ = ["DEMO_MODEL", "GRAPH_REFERENCE", "AgentSpec", "LimitsSpec", "ToolRef"]
+
+DEMO_MODEL = "runyard:demo"
+"""The offline demo model: a graph agent's ``model`` when it names none."""
 
 
 class ToolRef(SpecModel):
@@ -93,6 +97,11 @@ class LimitsSpec(SpecModel):
         return data
 
 
+GRAPH_REFERENCE = r"^[^:\s]+:[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$"
+"""``package.module:attribute``, or ``./file.py:attribute`` beside the catalog file, as
+LangGraph Server's ``langgraph.json`` names a graph."""
+
+
 class AgentSpec(SpecModel):
     """An agent definition. ``tenant`` absent = offered to every tenant; a tenant's own spec with
     the same ``id`` takes its place for that tenant."""
@@ -119,6 +128,26 @@ class AgentSpec(SpecModel):
     limits: LimitsSpec = Field(default_factory=LimitsSpec)
     middleware: list[MiddlewareEntry] = Field(default_factory=list)
     """Hooks around the agent's model calls, tool calls and streamed deltas, outermost first."""
+    runtime: Literal["runyard", "langchain"] = "runyard"
+    """Whose loop runs the agent: runyard's, or LangChain's ``create_agent`` graph over the same
+    model, instructions, tools and memory (the ``langgraph`` extra; docs/langgraph.md)."""
+    graph: Annotated[str, Field(pattern=GRAPH_REFERENCE)] | None = None
+    """Your own LangGraph graph, compiled or a factory returning one, run as this agent (the
+    ``langgraph`` extra; docs/langgraph.md); ``model`` then only titles threads and serves
+    memory, and defaults to the offline demo model."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _graph_model(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("graph") is not None and "model" not in data:
+            return {**data, "model": DEMO_MODEL}
+        return data
+
+    @model_validator(mode="after")
+    def _one_loop(self) -> AgentSpec:
+        if self.graph is not None and self.runtime != "runyard":
+            raise ValueError("graph: a graph agent runs its own graph; leave runtime out")
+        return self
 
     @field_validator("model_settings")
     @classmethod
@@ -147,4 +176,8 @@ class AgentSpec(SpecModel):
             data.pop("model_settings", None)
         if not self.fallback_models:
             data.pop("fallback_models", None)
+        if self.runtime == "runyard":
+            data.pop("runtime", None)
+        if self.graph is None:
+            data.pop("graph", None)
         return data

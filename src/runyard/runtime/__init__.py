@@ -56,6 +56,7 @@ from runyard.runtime.spec import RuntimeSpec, TurnSavedHook
 from runyard.runtime.state import (
     AgentState,
     CheckpointStore,
+    GraphState,
     InMemoryCheckpointStore,
     NestedSuspension,
     PendingToolCall,
@@ -76,6 +77,7 @@ __all__ = [
     "AgentMessageList",
     "AgentRuntime",
     "AgentState",
+    "GraphState",
     "AgentToolOutput",
     "ApprovalPolicy",
     "CheckpointStore",

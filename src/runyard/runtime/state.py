@@ -20,6 +20,7 @@ from runyard.runtime.results import SubAgentUsage
 __all__ = [
     "AgentState",
     "CheckpointStore",
+    "GraphState",
     "InMemoryCheckpointStore",
     "NestedSuspension",
     "PendingToolCall",
@@ -71,6 +72,15 @@ class Question(NamedTuple):
     call: PendingToolCall
 
 
+class GraphState(BaseModel):
+    """Where a LangGraph agent's graph stands (``runtime.graph``): its LangGraph checkpoints,
+    serialised by LangGraph, and the interrupt each waiting call is answered through."""
+
+    checkpoints: list[dict[str, Any]] = Field(default_factory=list)
+    interrupts: dict[str, str] = Field(default_factory=dict)
+    """A waiting call's id → the id of the LangGraph interrupt its answer resumes."""
+
+
 class AgentState(BaseModel):
     """What ``agent.get_state()`` returns and what a checkpoint holds."""
 
@@ -88,6 +98,8 @@ class AgentState(BaseModel):
     run_seconds: float = 0.0
     """How long the run has executed so far, over all its segments; time it waited suspended is
     not counted (the agent's ``timeout_s`` is held against this)."""
+    graph: GraphState | None = None
+    """A LangGraph agent's graph, for its next segment (None: runyard's own loop)."""
 
     def questions(self) -> list[Question]:
         """Every call that waits for an answer, its sub-agents' (at any depth) included."""

@@ -89,7 +89,12 @@ def compile_agent(
     spec, where = entry.spec, f"{entry.source}:{entry.line}: agent {entry.spec.id!r}"
     limits = spec.limits
     concurrency = limits.tool_call_concurrency
-    return Agent(
+    make = (
+        Agent
+        if spec.runtime == "runyard" and spec.graph is None
+        else _graph_agent(entry, model_for)
+    )
+    return make(
         name=spec.id,
         model=model_for(spec.model),
         fallback_models=[model_for(name) for name in spec.fallback_models],
@@ -107,6 +112,13 @@ def compile_agent(
         title_model=spec.memory.titles.model if spec.memory.titles is not None else None,
         middleware=_middleware(spec, model_for, where),
     )
+
+
+def _graph_agent(entry: CatalogEntry[AgentSpec], model_for: ModelFor) -> Callable[..., Agent]:
+    # Imported here: LangGraph loads only for a catalog that has such an agent.
+    from runyard.service.catalog.graphs import graph_agent
+
+    return graph_agent(entry, model_for)
 
 
 def _middleware(spec: AgentSpec, model_for: ModelFor, where: str) -> list[Middleware]:

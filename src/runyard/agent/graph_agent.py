@@ -1,0 +1,53 @@
+"""``GraphAgent``: an ``Agent`` whose runs are a LangGraph graph (the ``langgraph`` extra).
+
+Everything around the loop is the agent's own — memory, checkpoints, limits, middleware of the
+runtime, events, telemetry, approvals and resumes — so a service serves it as any agent; the
+loop is the graph (``runyard.runtime.graph``). Import it from here: it needs LangGraph, which
+``import runyard`` does not.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+from runyard.agent.agent import Agent
+from runyard.agent.prepared_resume import PreparedResume
+from runyard.agent.runs import AgentRuns
+from runyard.runtime import AgentState
+from runyard.runtime.graph import INTERRUPT_TOOL, GraphRuntime, GraphSource
+
+__all__ = ["GraphAgent", "interrupt_answer"]
+
+
+class GraphAgent(Agent):
+    """An agent named ``name`` whose loop is ``source``'s graph; the rest as ``Agent``'s
+    (``model`` titles threads and serves memory's observer)."""
+
+    def __init__(self, name: str, model: Any, source: GraphSource, **options: Any) -> None:
+        super().__init__(name, model, **options)
+        self.source = source
+        self._runs = AgentRuns(self._spec, partial(GraphRuntime, source))
+
+    async def _check_resume(
+        self, run_id: str, state: AgentState, data: Any, tool_call_id: str
+    ) -> PreparedResume:
+        entry = state.waiting_call(tool_call_id)
+        if (
+            entry is not None
+            and entry.tool_name == INTERRUPT_TOOL
+            and INTERRUPT_TOOL not in self.tools
+        ):
+            return PreparedResume(run_id, tool_call_id, interrupt_answer(data), state)
+        return await super()._check_resume(run_id, state, data, tool_call_id)
+
+
+def interrupt_answer(data: Any) -> Any:
+    """What the graph's own ``interrupt()`` returns for an answer: its ``value`` when it gives
+    one (any JSON), else its text (``userInput``), else the whole answer."""
+    if isinstance(data, dict):
+        if "value" in data:
+            return data["value"]
+        if isinstance(data.get("userInput"), str):
+            return data["userInput"]
+    return data

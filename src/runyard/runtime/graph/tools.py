@@ -1,0 +1,139 @@
+"""runyard's tools as LangChain tools, run by the runyard run that drives the graph.
+
+One set of tool definitions serves both runtimes: a ``RunyardTool`` is a LangChain ``BaseTool``
+whose call goes through the run's ``ToolRunner`` — argument validation, ``ToolContext`` and its
+dependencies, timeouts, middleware, tool events, large outputs kept as files — exactly as in
+runyard's own loop. A failure is an error ``ToolMessage`` (``status="error"``) the model reads.
+
+A call that suspends (an approval gate, a tool's ``Suspend``) becomes LangGraph's
+``interrupt()``: the run suspends with the question, and the answer the graph is resumed with
+(``Command(resume=...)``) is the tool's ``resume_data`` when it runs again.
+
+The journal makes calls once-only across a crash as in runyard's loop: a call is recorded as
+started before it runs and with its outcome once settled; a run taken over replays a settled
+call's outcome instead of running it again, and a call that started but never settled runs
+again only when its tool is ``retry_safe``. LangGraph re-runs a super-step's unfinished tasks
+after a crash; this is what keeps their tools from running twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.messages import ToolMessage
+from langchain_core.runnables import RunnableConfig
+from langchain_core.tools import BaseTool
+from langgraph.types import interrupt
+from pydantic import PrivateAttr
+
+from runyard.messages import ToolCallPart
+from runyard.runtime.graph.messages import tool_output
+from runyard.runtime.journal import INTERRUPTED_TOOL_ERROR, JournalCall
+from runyard.runtime.tool_runner import ToolOutcome, ToolRunner
+from runyard.tools import Tool
+
+__all__ = ["QUESTION_MARK", "GraphToolRun", "RunyardTool", "langchain_tools"]
+
+QUESTION_MARK = "runyard_question"
+"""The key that marks an interrupt's value as a runyard tool call's question."""
+
+_RUN: ContextVar[GraphToolRun] = ContextVar("runyard_graph_tool_run")
+
+
+@dataclass(slots=True)
+class GraphToolRun:
+    """The tool calls of the run segment that drives a graph: its ``runner``, and on a takeover
+    what the journal held of the calls (``journaled``)."""
+
+    runner: ToolRunner
+    journaled: Mapping[str, JournalCall] = field(default_factory=dict)
+    outcomes: dict[str, ToolOutcome] = field(default_factory=dict)
+    """Every call settled in this segment, by id: what its tool result reports."""
+
+    def bind(self) -> None:
+        """Make this the run the tools of the current task (and the graph's tasks) call into."""
+        _RUN.set(self)
+
+    async def call(self, tool: Tool, call_id: str, args: dict[str, Any]) -> ToolMessage:
+        call = ToolCallPart(tool_call_id=call_id, tool_name=tool.name, args=args)
+        outcome = self._replayed(tool, call)
+        if outcome is None:
+            outcome = await self._run(call)
+        self.outcomes[call_id] = outcome
+        return ToolMessage(
+            tool_output(outcome.output),
+            tool_call_id=call_id,
+            name=tool.name,
+            status="error" if outcome.kind == "error" else "success",
+            artifact=outcome.output,
+        )
+
+    async def _run(self, call: ToolCallPart) -> ToolOutcome:
+        runner = self.runner
+        if runner.journal is not None:
+            await runner.journal.record([JournalCall(call.tool_call_id, call.tool_name, False)])
+        outcome = await runner.execute(call)
+        while outcome.kind == "suspended":
+            if outcome.nested is not None:
+                return ToolOutcome(
+                    call, "error", output=f"Tool {call.tool_name}: a sub-agent cannot suspend here"
+                )
+            answer = interrupt(
+                {
+                    QUESTION_MARK: True,
+                    "tool_call_id": call.tool_call_id,
+                    "tool_name": call.tool_name,
+                    "args": call.args,
+                    "payload": outcome.output,
+                    "resume_schema": outcome.resume_schema,
+                }
+            )
+            outcome = await runner.execute(call, resume_data=answer)
+        return outcome
+
+    def _replayed(self, tool: Tool, call: ToolCallPart) -> ToolOutcome | None:
+        """The outcome a takeover keeps instead of running the call: settled before the crash,
+        or in flight then and not safe to run again."""
+        known = self.journaled.get(call.tool_call_id)
+        if known is None:
+            return None
+        if known.settled:
+            return ToolOutcome(call, "error" if known.is_error else "success", output=known.output)
+        if tool.retry_safe:
+            return None
+        return ToolOutcome(call, "error", output=INTERRUPTED_TOOL_ERROR.format(name=tool.name))
+
+
+class RunyardTool(BaseTool):
+    """A runyard ``Tool`` as LangChain sees it; ``metadata`` says where it comes from
+    (``sourceNodeName``, ``isFromToolkit``)."""
+
+    _tool: Tool = PrivateAttr()
+
+    def __init__(self, tool: Tool, *, source: str | None = None, toolkit: bool = False) -> None:
+        super().__init__(
+            name=tool.name,
+            description=tool.description,
+            args_schema=tool.parameters,
+            metadata={"sourceNodeName": source or tool.name, "isFromToolkit": toolkit},
+        )
+        self._tool = tool
+
+    async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+        if not (isinstance(input, dict) and input.get("type") == "tool_call"):
+            raise TypeError(f"Tool {self.name} is called with a tool call (a ToolNode's)")
+        run = _RUN.get(None)
+        if run is None:
+            raise RuntimeError(f"Tool {self.name} runs only inside a runyard run")
+        return await run.call(self._tool, input["id"], dict(input.get("args") or {}))
+
+    def _run(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError(f"Tool {self.name} is asynchronous")
+
+
+def langchain_tools(tools: Mapping[str, Tool]) -> list[BaseTool]:
+    """``tools`` as LangChain tools, in order."""
+    return [RunyardTool(t) for t in tools.values()]
