@@ -9,6 +9,7 @@ its fallbacks and settings, the offline demo model); this puts that model behind
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import asdict
@@ -25,15 +26,26 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import ConfigDict
 from pydantic_ai.models import Model
 
+from runyard.errors import RunError
 from runyard.messages import (
-    AgentMessage,
     ReasoningPart,
     TextPart,
     ToolCallPart,
     to_langchain_blocks,
 )
-from runyard.models import ModelCall, ModelTurn, ReasoningDelta, TextDelta, ToolSpec, Usage
+from runyard.models import (
+    ModelCall,
+    ModelTurn,
+    ReasoningDelta,
+    TextDelta,
+    ToolSpec,
+    Usage,
+    has_file_references,
+    read_file_references,
+)
 from runyard.runtime.graph.messages import from_langchain
+from runyard.runtime.graph.tools import current_files
+from runyard.runtime.middleware import NO_MIDDLEWARE, DeltaChannel, MiddlewareStack, ModelRequest
 
 __all__ = ["RUNYARD_USAGE", "RunyardChatModel"]
 
@@ -51,6 +63,10 @@ class RunyardChatModel(BaseChatModel):
     fallbacks: tuple[Model, ...] = ()
     settings: dict[str, Any] | None = None
     tool_specs: tuple[ToolSpec, ...] = ()
+    middleware: MiddlewareStack = NO_MIDDLEWARE
+    """The agent's middleware, around each model call as in runyard's loop: what it does to
+    the request (PII redacted, history summarised, calls limited) and to the answer and its
+    streamed deltas holds for a LangChain agent too."""
 
     @property
     def _llm_type(self) -> str:
@@ -86,10 +102,15 @@ class RunyardChatModel(BaseChatModel):
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        conversation, instructions = _request(messages)
-        turn = await self._call().request(
-            conversation, instructions=instructions, settings=self.settings
-        )
+        call = self._call()
+
+        async def send(request: ModelRequest) -> ModelTurn:
+            sent = await _with_files(request)
+            return await call.request(
+                sent.messages, instructions=sent.instructions, settings=self.settings
+            )
+
+        turn = await self.middleware.call_model(self._request(messages), send)
         return ChatResult(generations=[ChatGeneration(message=_answer(turn))])
 
     async def _astream(
@@ -99,33 +120,87 @@ class RunyardChatModel(BaseChatModel):
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> AsyncIterator[ChatGenerationChunk]:
-        conversation, instructions = _request(messages)
-        items = self._call().stream(conversation, instructions=instructions, settings=self.settings)
-        async for item in items:
-            if isinstance(item, TextDelta):
-                chunk = AIMessageChunk(content=item.text)
-            elif isinstance(item, ReasoningDelta):
-                chunk = AIMessageChunk(content=[{"type": "reasoning", "reasoning": item.text}])
-            elif isinstance(item, ModelTurn):
-                chunk = _last_chunk(item)
-            else:  # a call's pieces: the last chunk carries each call whole
-                continue
-            # LangChain reports each chunk to the run's callbacks (LangGraph's ``messages``).
-            yield ChatGenerationChunk(message=chunk)
+        # The call runs through the middleware in a task of its own; its deltas, through the
+        # middleware's filters, come here as it sends them, and the turn (after every
+        # ``after_model``) last. LangChain reports each chunk to the run's callbacks.
+        streamed = _StreamedCall(self._call(), self.middleware, self.settings)
+        task = asyncio.create_task(
+            self.middleware.call_model(self._request(messages), streamed.send)
+        )
+        task.add_done_callback(lambda _: streamed.chunks.put_nowait(None))
+        try:
+            while (chunk := await streamed.chunks.get()) is not None:
+                yield ChatGenerationChunk(message=chunk)
+            yield ChatGenerationChunk(message=_last_chunk(task.result()))
+        finally:
+            task.cancel()
 
     def _call(self) -> ModelCall:
         return ModelCall(self.model, self.tool_specs, fallbacks=self.fallbacks)
 
+    def _request(self, messages: Sequence[BaseMessage]) -> ModelRequest:
+        """The conversation runyard's model layer sends, the system messages as instructions."""
+        instructions = "\n\n".join(m.text for m in messages if isinstance(m, SystemMessage))
+        conversation = [
+            converted
+            for m in messages
+            if not isinstance(m, SystemMessage) and (converted := from_langchain(m)) is not None
+        ]
+        return ModelRequest(conversation, instructions, self.model)
 
-def _request(messages: Sequence[BaseMessage]) -> tuple[list[AgentMessage], str]:
-    """The conversation runyard's model layer sends, and the system messages as instructions."""
-    instructions = "\n\n".join(m.text for m in messages if isinstance(m, SystemMessage))
-    conversation = [
-        converted
-        for m in messages
-        if not isinstance(m, SystemMessage) and (converted := from_langchain(m)) is not None
-    ]
-    return conversation, instructions
+
+class _StreamedCall:
+    """A streamed model call's ``send``: its deltas go into ``chunks`` through the middleware's
+    filters as they come; it returns the whole turn."""
+
+    def __init__(
+        self, call: ModelCall, middleware: MiddlewareStack, settings: dict[str, Any] | None
+    ) -> None:
+        self.chunks: asyncio.Queue[AIMessageChunk | None] = asyncio.Queue()
+        self._call = call
+        self._settings = settings
+        self._relay = middleware.delta_relay() if middleware.middleware else None
+
+    async def send(self, request: ModelRequest) -> ModelTurn:
+        sent = await _with_files(request)
+        items = self._call.stream(
+            sent.messages, instructions=sent.instructions, settings=self._settings
+        )
+        turn: ModelTurn | None = None
+        async for item in items:
+            if isinstance(item, TextDelta):
+                self._deltas("text", item.text)
+            elif isinstance(item, ReasoningDelta):
+                self._deltas("reasoning", item.text)
+            elif isinstance(item, ModelTurn):
+                turn = item
+        for channel, text in self._relay.flush() if self._relay is not None else ():
+            self.chunks.put_nowait(_delta(channel, text))
+        if turn is None:
+            raise RunError("The model stream ended without a response")
+        return turn
+
+    def _deltas(self, channel: DeltaChannel, text: str) -> None:
+        relay = self._relay
+        for passed, passed_text in (
+            [(channel, text)] if relay is None else relay.push(channel, text)
+        ):
+            self.chunks.put_nowait(_delta(passed, passed_text))
+
+
+async def _with_files(request: ModelRequest) -> ModelRequest:
+    """``request`` with the bytes of the stored files its messages name put inline, read from
+    the run's file store — innermost, so middleware sees the reference, never the bytes."""
+    if not has_file_references(request.messages):
+        return request
+    messages = await read_file_references(request.messages, current_files())
+    return ModelRequest(messages, request.instructions, request.model)
+
+
+def _delta(channel: DeltaChannel, text: str) -> AIMessageChunk:
+    if channel == "text":
+        return AIMessageChunk(content=text)
+    return AIMessageChunk(content=[{"type": "reasoning", "reasoning": text}])
 
 
 def _answer(turn: ModelTurn) -> AIMessage:

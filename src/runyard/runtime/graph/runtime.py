@@ -27,6 +27,7 @@ from runyard.runtime.graph.stream import GraphStream
 from runyard.runtime.graph.tools import GraphToolRun
 from runyard.runtime.journal import JournalCall
 from runyard.runtime.loop import AgentRuntime
+from runyard.runtime.middleware import MiddlewareStack
 from runyard.runtime.state import AgentState, GraphState, PendingToolCall
 from runyard.tools import Tool
 
@@ -36,9 +37,12 @@ _STREAM_MODES: list[StreamMode] = ["messages", "updates"]
 
 
 class GraphSource(Protocol):
-    """The compiled graph an agent runs with these tools (its own plus memory's)."""
+    """The compiled graph an agent runs with these tools (its own plus memory's) and its
+    middleware (around the model calls the graph makes through runyard's model layer)."""
 
-    def graph(self, tools: Mapping[str, Tool]) -> Pregel[Any, Any, Any, Any]: ...
+    def graph(
+        self, tools: Mapping[str, Tool], middleware: MiddlewareStack
+    ) -> Pregel[Any, Any, Any, Any]: ...
 
     def graph_input(self, messages: list[Any]) -> Any:
         """What the graph is invoked with for a conversation of LangChain ``messages``."""
@@ -91,8 +95,9 @@ class GraphRuntime(AgentRuntime):
     async def _drive(self, graph_input: Any, journaled: Mapping[str, JournalCall]) -> None:
         saver = InMemorySaver()
         import_checkpoints(saver, self.run_id, self._graph_state.checkpoints)
-        graph = self._source.graph(self._tools).copy(update={"checkpointer": saver})
-        tools = GraphToolRun(self._runner(), journaled)
+        graph = self._source.graph(self._tools, self.spec.middleware)
+        graph = graph.copy(update={"checkpointer": saver})
+        tools = GraphToolRun(self._runner(), journaled, self.files)
         tools.bind()
         stream = GraphStream(self.list, self.sink, self.control)
         config: Any = {

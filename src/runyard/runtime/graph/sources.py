@@ -1,8 +1,10 @@
 """Where a LangGraph agent's graph comes from: ``create_agent`` over the spec, or your own.
 
 ``AgentGraph`` is a ``runtime: langchain`` agent: LangChain's ``create_agent`` with the agent's
-chat model, its tools (runyard's, as ``RunyardTool``s) and LangChain middleware; the
-instructions reach the model as the conversation's system message, memory's included.
+chat model (runyard's model layer, through the agent's middleware) and its tools (runyard's, as
+``RunyardTool``s, through the same middleware); the instructions reach the model as the
+conversation's system message, memory's included. A custom graph's tool calls go through the
+agent's middleware when they are runyard's tools; its model calls are its own.
 ``CustomGraph`` is a ``graph:`` agent: a compiled graph, or a factory that builds one (given
 the agent's tools when it takes a ``tools`` parameter). Each compiles once per set of tools
 (memory may add its own to a run).
@@ -12,15 +14,16 @@ from __future__ import annotations
 
 import inspect
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage
 from langgraph.pregel import Pregel
 
 from runyard.errors import ConfigurationError, RunError
+from runyard.runtime.graph.chat_model import RunyardChatModel
 from runyard.runtime.graph.tools import langchain_tools
+from runyard.runtime.middleware import NO_MIDDLEWARE, MiddlewareStack
 from runyard.tools import Tool
 
 __all__ = ["AgentGraph", "CustomGraph", "GraphFactory"]
@@ -29,18 +32,21 @@ CompiledGraph = Pregel[Any, Any, Any, Any]
 GraphFactory = Callable[..., CompiledGraph]
 
 
-class _Compiled:
-    """Graphs compiled once per set of tool names."""
+Build = Callable[[Mapping[str, Tool], MiddlewareStack], CompiledGraph]
 
-    def __init__(self, build: Callable[[Mapping[str, Tool]], CompiledGraph]) -> None:
+
+class _Compiled:
+    """Graphs compiled once per set of tool names (an agent's middleware is always the same)."""
+
+    def __init__(self, build: Build) -> None:
         self._build = build
         self._graphs: dict[tuple[str, ...], CompiledGraph] = {}
 
-    def graph(self, tools: Mapping[str, Tool]) -> CompiledGraph:
+    def graph(self, tools: Mapping[str, Tool], middleware: MiddlewareStack) -> CompiledGraph:
         key = tuple(tools)
         graph = self._graphs.get(key)
         if graph is None:
-            graph = self._graphs[key] = self._build(tools)
+            graph = self._graphs[key] = self._build(tools, middleware)
         return graph
 
 
@@ -48,11 +54,12 @@ class AgentGraph(_Compiled):
     """``create_agent(model, tools, middleware=...)``: the graph of a ``runtime: langchain``
     agent."""
 
-    def __init__(self, model: BaseChatModel, middleware: Sequence[Any] = ()) -> None:
+    def __init__(self, model: RunyardChatModel) -> None:
         from langchain.agents import create_agent
 
-        def build(tools: Mapping[str, Tool]) -> CompiledGraph:
-            return create_agent(model, langchain_tools(tools), middleware=list(middleware))
+        def build(tools: Mapping[str, Tool], middleware: MiddlewareStack) -> CompiledGraph:
+            chat = model.model_copy(update={"middleware": middleware})
+            return create_agent(chat, langchain_tools(tools))
 
         super().__init__(build)
 
@@ -66,7 +73,7 @@ class CustomGraph(_Compiled):
     message, which must then be a JSON object of its input."""
 
     def __init__(self, graph: CompiledGraph | GraphFactory, name: str) -> None:
-        def build(tools: Mapping[str, Tool]) -> CompiledGraph:
+        def build(tools: Mapping[str, Tool], middleware: MiddlewareStack) -> CompiledGraph:
             if isinstance(graph, Pregel):
                 return graph
             takes_tools = "tools" in inspect.signature(graph).parameters
@@ -78,7 +85,7 @@ class CustomGraph(_Compiled):
             return built
 
         super().__init__(build)
-        self._first = self.graph({})
+        self._first = self.graph({}, NO_MIDDLEWARE)
         self._takes_messages = "messages" in _input_fields(self._first)
 
     def graph_input(self, messages: list[BaseMessage]) -> Any:

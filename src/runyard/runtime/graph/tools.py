@@ -30,12 +30,13 @@ from langgraph.types import interrupt
 from pydantic import PrivateAttr
 
 from runyard.messages import ToolCallPart
+from runyard.models import FileReader
 from runyard.runtime.graph.messages import tool_output
 from runyard.runtime.journal import INTERRUPTED_TOOL_ERROR, JournalCall
 from runyard.runtime.tool_runner import ToolOutcome, ToolRunner
 from runyard.tools import Tool
 
-__all__ = ["QUESTION_MARK", "GraphToolRun", "RunyardTool", "langchain_tools"]
+__all__ = ["QUESTION_MARK", "GraphToolRun", "RunyardTool", "current_files", "langchain_tools"]
 
 QUESTION_MARK = "runyard_question"
 """The key that marks an interrupt's value as a runyard tool call's question."""
@@ -50,6 +51,8 @@ class GraphToolRun:
 
     runner: ToolRunner
     journaled: Mapping[str, JournalCall] = field(default_factory=dict)
+    files: FileReader | None = None
+    """Where the run reads the stored files its messages name, for its model calls."""
     outcomes: dict[str, ToolOutcome] = field(default_factory=dict)
     """Every call settled in this segment, by id: what its tool result reports."""
 
@@ -105,6 +108,12 @@ class GraphToolRun:
         if tool.retry_safe:
             return None
         return ToolOutcome(call, "error", output=INTERRUPTED_TOOL_ERROR.format(name=tool.name))
+
+
+def current_files() -> FileReader | None:
+    """The file store of the run driving the current graph (None: none, or no run)."""
+    run = _RUN.get(None)
+    return run.files if run is not None else None
 
 
 class RunyardTool(BaseTool):
