@@ -23,7 +23,11 @@ from runyard.tools import Suspend, ToolContext, tool
 
 APPROVAL_SCHEMA = {
     "type": "object",
-    "properties": {"approved": {"type": "boolean"}, "reason": {"type": "string"}},
+    "properties": {
+        "approved": {"type": "boolean"},
+        "reason": {"type": "string"},
+        "args": {"type": "object"},
+    },
     "required": ["approved"],
 }
 
@@ -91,6 +95,42 @@ async def test_a_call_needing_approval_suspends_the_run() -> None:
     assert list(stored.pending_tool_calls) == ["d"]
     assert stored.pending_tool_calls["d"].payload == result.pending_suspend[0].payload
     assert runs == []
+
+
+async def test_an_approval_with_edited_arguments_runs_the_call_on_them() -> None:
+    runs: list[str] = []
+    model = scripted_model(
+        [
+            call("delete", {"item": "x"}, id="d"),
+            text("ok"),
+            call("delete", {"item": "x"}),
+            text("ok"),
+        ]
+    )
+    agent = Agent("a", model, tools=_make_tools(runs))
+    suspended = await agent.generate("delete x")
+
+    edited = await agent.resume(
+        "generate",
+        {"approved": True, "args": {"item": "y"}},
+        run_id=suspended.run_id,
+        tool_call_id="d",
+    )
+    assert runs == ["delete y"]
+    assert _returns(model.requests[-1]) == [("d", {"deleted": "y"})]
+    assert edited.text == "ok"
+
+    again = await agent.generate("delete x")
+    refused = await agent.resume(
+        "generate",
+        {"approved": True, "args": {"item": 3}},
+        run_id=again.run_id,
+        tool_call_id=again.pending_suspend[0].tool_call_id,
+    )
+    assert runs == ["delete y"]  # arguments that do not fit the tool never reach it
+    ((_, error),) = _returns(model.requests[-1])
+    assert "the edited arguments are invalid" in str(error)
+    assert refused.text == "ok"
 
 
 async def test_later_windows_stay_pending_when_a_call_suspends() -> None:

@@ -1,7 +1,8 @@
 """The approval gate: the policy that wraps a gated tool's call.
 
 A gated call first suspends with an approval payload; resumed with ``{"approved": true}`` it runs
-the tool, with ``{"approved": false}`` it fails with "denied" so the model learns the user said no.
+the tool (with ``"args"``: on the arguments the person edited, checked as the model's are), with
+``{"approved": false}`` it fails with "denied" so the model learns the user said no.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ APPROVAL_RESUME = JsonSchemaValidator(
         "properties": {
             "approved": {"type": "boolean"},
             "reason": {"type": "string"},
+            "args": {"type": "object"},
         },
         "required": ["approved"],
     }
@@ -58,6 +60,12 @@ async def invoke_tool(tool: Tool, args: dict[str, Any], ctx: ToolContext) -> Any
         reason = answer.get("reason")
         suffix = f": {reason}" if reason else ""
         raise ToolDenied(f'Tool "{tool.name}" was denied by the user{suffix}')
+    edited = answer.get("args")
+    if edited is not None:  # the person approved the call with arguments of their own
+        try:
+            args = tool.validate_args(edited)
+        except ValueError as exc:
+            raise ToolError(f'Tool "{tool.name}": the edited arguments are invalid: {exc}') from exc
     # A tool that takes approval answers itself (http_request off its allow-list) gets this
     # one: the person approved this very call and is not asked about it twice.
     passed_on = answer if tool.resume_validator is not None else None

@@ -51,6 +51,7 @@ ANSWER_SCHEMA: dict[str, Any] = {
     "properties": {
         "approved": {"type": "boolean"},
         "reason": {"type": "string"},
+        "args": {"type": "object"},
         "userInput": {"type": "string"},
         "answers": {"type": "array", "items": {"type": "object"}},
     },
