@@ -15,9 +15,9 @@ from runyard.agent.agent import Agent
 from runyard.agent.prepared_resume import PreparedResume
 from runyard.agent.runs import AgentRuns
 from runyard.runtime import AgentState
-from runyard.runtime.graph import INTERRUPT_TOOL, GraphRuntime, GraphSource
+from runyard.runtime.graph import GraphRuntime, GraphSource, graph_answer, is_graph_question
 
-__all__ = ["GraphAgent", "interrupt_answer"]
+__all__ = ["GraphAgent"]
 
 
 class GraphAgent(Agent):
@@ -33,21 +33,7 @@ class GraphAgent(Agent):
         self, run_id: str, state: AgentState, data: Any, tool_call_id: str
     ) -> PreparedResume:
         entry = state.waiting_call(tool_call_id)
-        if (
-            entry is not None
-            and entry.tool_name == INTERRUPT_TOOL
-            and INTERRUPT_TOOL not in self.tools
-        ):
-            return PreparedResume(run_id, tool_call_id, interrupt_answer(data), state)
+        if entry is not None and is_graph_question(entry):
+            answer = graph_answer(entry, data)
+            return PreparedResume(run_id, tool_call_id, answer, state)
         return await super()._check_resume(run_id, state, data, tool_call_id)
-
-
-def interrupt_answer(data: Any) -> Any:
-    """What the graph's own ``interrupt()`` returns for an answer: its ``value`` when it gives
-    one (any JSON), else its text (``userInput``), else the whole answer."""
-    if isinstance(data, dict):
-        if "value" in data:
-            return data["value"]
-        if isinstance(data.get("userInput"), str):
-            return data["userInput"]
-    return data

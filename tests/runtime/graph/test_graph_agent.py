@@ -198,6 +198,7 @@ async def test_a_graphs_own_interrupt_is_a_question_its_answer_resumes(
         "inputType": "text",
         "question": "Which colour?",
         "message": "Which colour?",
+        "langgraph": "interrupt",
     }
 
     second = GraphAgent("colours", scripted_model([]), source, checkpoint_store=checkpoints)
@@ -305,3 +306,68 @@ async def test_a_graph_taken_over_replays_a_settled_call_instead_of_running_it()
     assert (quick.started, quick.done) == (1, 1)
     assert (slow.started, slow.done) == (2, 1)
     assert sorted(_tool_results(model)) == ["did a", "did b"]
+
+
+def _hitl_agent(model: ScriptedModel, mode: str, ran: list[dict[str, Any]]) -> GraphAgent:
+    """A graph of one's own: ``create_agent`` with LangChain's human-in-the-loop middleware
+    gating its ``send`` tool (a LangChain tool, not runyard's)."""
+    from langchain.agents import create_agent
+    from langchain.agents.middleware import HumanInTheLoopMiddleware
+    from langchain_core.tools import tool as langchain_tool
+
+    @langchain_tool
+    def send(to: str) -> str:
+        """Sends a message."""
+        ran.append({"to": to})
+        return f"sent to {to}"
+
+    hitl = HumanInTheLoopMiddleware(
+        {"send": {"allowed_decisions": ["approve", "edit", "reject", "respond"]}},
+        interrupt_mode=mode,  # type: ignore[arg-type]
+    )
+    graph = create_agent(RunyardChatModel(model=model), [send], middleware=[hitl])
+    return GraphAgent("hitl", model, CustomGraph(graph, "hitl"))
+
+
+@pytest.mark.parametrize("mode", ["batched", "per_call"])
+@pytest.mark.parametrize(
+    ("answer", "sent_to", "model_reads"),
+    [
+        ({"approved": True}, ["ann"], "sent to ann"),
+        ({"approved": True, "args": {"to": "bob"}}, ["bob"], "sent to bob"),
+        ({"approved": False, "reason": "not now"}, [], "with reason: not now"),
+        ({"approved": True, "userInput": "Ann is away"}, [], "Ann is away"),
+    ],
+)
+async def test_langchains_human_in_the_loop_is_an_approval_answered_as_runyards(
+    mode: str, answer: dict[str, Any], sent_to: list[str], model_reads: str
+) -> None:
+    ran: list[dict[str, Any]] = []
+    model = scripted_model([call("send", {"to": "ann"}), text("Done.")])
+    agent = _hitl_agent(model, mode, ran)
+    suspended = await agent.generate("message ann")
+
+    (question,) = suspended.pending_suspend
+    assert (question.tool_name, question.args) == ("send", {"to": "ann"})
+    assert question.payload["type"] == "approval"
+    assert ran == []
+
+    result = await agent.resume(
+        "generate", answer, run_id=question.run_id, tool_call_id=question.tool_call_id
+    )
+    assert result.text == "Done."
+    assert [r["to"] for r in ran] == sent_to
+    (read,) = _tool_results(model)
+    assert model_reads in str(read)
+
+
+async def test_an_approval_answer_without_approved_is_refused_before_it_is_stored() -> None:
+    from runyard.errors import ResumeDataError
+
+    agent = _hitl_agent(scripted_model([call("send", {"to": "ann"})]), "per_call", [])
+    (question,) = (await agent.generate("message ann")).pending_suspend
+
+    with pytest.raises(ResumeDataError, match="approved: true or false"):
+        await agent.prepare_resume(
+            {"userInput": "hm"}, run_id=question.run_id, tool_call_id=question.tool_call_id
+        )

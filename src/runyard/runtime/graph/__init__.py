@@ -4,9 +4,9 @@ is runyard's model layer as a LangChain chat model; ``RunyardTool`` a runyard to
 LangChain tool. Importing this imports LangGraph and LangChain."""
 
 from runyard.runtime.graph.chat_model import RunyardChatModel
+from runyard.runtime.graph.questions import INTERRUPT_TOOL, graph_answer, is_graph_question
 from runyard.runtime.graph.runtime import GraphRuntime, GraphSource
 from runyard.runtime.graph.sources import AgentGraph, CustomGraph, GraphFactory
-from runyard.runtime.graph.stream import INTERRUPT_TOOL
 from runyard.runtime.graph.tools import RunyardTool, langchain_tools
 
 __all__ = [
@@ -18,5 +18,7 @@ __all__ = [
     "GraphSource",
     "RunyardChatModel",
     "RunyardTool",
+    "graph_answer",
+    "is_graph_question",
     "langchain_tools",
 ]

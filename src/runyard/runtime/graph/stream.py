@@ -14,8 +14,6 @@ from collections.abc import Iterable
 from typing import Any
 
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, ToolMessage
-from langgraph.types import Interrupt
-from pydantic_core import to_jsonable_python
 
 from runyard.messages import AgentMessage
 from runyard.models import Usage
@@ -30,14 +28,11 @@ from runyard.runtime.chunks import (
 from runyard.runtime.control import RunControl
 from runyard.runtime.graph.chat_model import RUNYARD_USAGE
 from runyard.runtime.graph.messages import from_langchain
-from runyard.runtime.graph.tools import QUESTION_MARK
+from runyard.runtime.graph.questions import question_of
 from runyard.runtime.message_list import AgentMessageList
 from runyard.runtime.state import PendingToolCall
 
-__all__ = ["INTERRUPT_TOOL", "GraphStream"]
-
-INTERRUPT_TOOL = "interrupt"
-"""The tool name of a question a graph asks with ``interrupt()`` outside any runyard tool."""
+__all__ = ["GraphStream"]
 
 
 class GraphStream:
@@ -65,7 +60,7 @@ class GraphStream:
                 await self._deltas(message)
             return False
         if "__interrupt__" in data:
-            self.questions.extend(_question(i) for i in data["__interrupt__"])
+            self.questions.extend(question_of(i) for i in data["__interrupt__"])
             return False
         for update in data.values():
             for message in _messages(update):
@@ -138,41 +133,3 @@ def _usage(message: AIMessage) -> Usage:
         requests=1,
         models=(model,) if isinstance(model, str) else (),
     )
-
-
-def _question(interrupt: Interrupt) -> tuple[PendingToolCall, str]:
-    value = interrupt.value
-    if isinstance(value, dict) and value.get(QUESTION_MARK):
-        entry = PendingToolCall(
-            tool_call_id=value["tool_call_id"],
-            tool_name=value["tool_name"],
-            args=value["args"],
-            suspended=True,
-            payload=value["payload"],
-            resume_schema=value["resume_schema"],
-        )
-    else:  # the graph's own question: any answer is the value ``interrupt()`` returns
-        shown = to_jsonable_python(value, fallback=str)
-        entry = PendingToolCall(
-            tool_call_id=interrupt.id,
-            tool_name=INTERRUPT_TOOL,
-            args=shown if isinstance(shown, dict) else {"value": shown},
-            suspended=True,
-            payload=_question_payload(shown),
-        )
-    return entry, interrupt.id
-
-
-def _question_payload(value: Any) -> dict[str, Any]:
-    """The confirmation a graph's ``interrupt(value)`` asks: a free-text answer unless the value
-    says otherwise (it may carry the protocol's fields: ``message``, ``inputType``, …); a text,
-    or a value's ``question``, is its message."""
-    if isinstance(value, str):
-        return {"message": value, "inputType": "text"}
-    if not isinstance(value, dict):
-        return {"inputType": "text"}
-    payload = {"inputType": "text", **value}
-    question = value.get("question")
-    if "message" not in value and isinstance(question, str):
-        payload["message"] = question
-    return payload
