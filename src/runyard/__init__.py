@@ -3,6 +3,10 @@
 The SDK in one import::
 
     from runyard import Agent, tool, Suspend, ToolContext, AgentEvent
+
+LangChain and LangGraph agents (the ``langgraph`` extra; docs/langgraph.md)::
+
+    from runyard import GraphAgent, AgentGraph, CustomGraph, RunyardChatModel
 """
 
 import importlib
@@ -10,6 +14,7 @@ import typing
 
 if typing.TYPE_CHECKING:
     from runyard.agent import Agent, StreamResult
+    from runyard.agent.graph_agent import GraphAgent
     from runyard.errors import (
         ConfigurationError,
         MaxIterationsError,
@@ -45,6 +50,7 @@ if typing.TYPE_CHECKING:
         VideoPart,
     )
     from runyard.models import FileReader, ModelProviderError, Usage
+    from runyard.runtime.graph import AgentGraph, CustomGraph, RunyardChatModel, RunyardTool
     from runyard.runtime import (
         AgentEvent,
         AgentEventData,
@@ -68,6 +74,11 @@ if typing.TYPE_CHECKING:
 
 __all__ = [
     "Agent",
+    "AgentGraph",
+    "CustomGraph",
+    "GraphAgent",
+    "RunyardChatModel",
+    "RunyardTool",
     "AgentEvent",
     "AgentEventData",
     "AgentMessage",
@@ -130,6 +141,12 @@ __all__ = [
 # so ``import runyard`` (and ``runyard --help``, which runs this file) loads no model layer.
 _SOURCES = {
     "Agent": "runyard.agent",
+    # LangGraph agents (the langgraph extra): imported only when asked for.
+    "GraphAgent": "runyard.agent.graph_agent",
+    "AgentGraph": "runyard.runtime.graph",
+    "CustomGraph": "runyard.runtime.graph",
+    "RunyardChatModel": "runyard.runtime.graph",
+    "RunyardTool": "runyard.runtime.graph",
     "StreamResult": "runyard.agent",
     "ConfigurationError": "runyard.errors",
     "MaxIterationsError": "runyard.errors",
