@@ -23,22 +23,25 @@ __all__ = ["export_checkpoints", "import_checkpoints"]
 
 def export_checkpoints(saver: InMemorySaver, thread_id: str) -> list[dict[str, Any]]:
     """The newest checkpoint of each namespace of ``thread_id``, with its pending writes."""
-    newest: dict[str, dict[str, Any]] = {}
+    exported = []
     serde = saver.serde
-    for saved in saver.list({"configurable": {"thread_id": thread_id}}):
-        namespace = saved.config["configurable"].get("checkpoint_ns", "")
-        if namespace in newest:  # listed newest first
+    for namespace in saver.storage.get(thread_id, {}):
+        config: Any = {"configurable": {"thread_id": thread_id, "checkpoint_ns": namespace}}
+        saved = saver.get_tuple(config)
+        if saved is None:
             continue
-        newest[namespace] = {
-            "ns": namespace,
-            "checkpoint": _dump(serde, saved.checkpoint),
-            "metadata": _dump(serde, saved.metadata),
-            "writes": [
-                [task_id, channel, _dump(serde, value)]
-                for task_id, channel, value in saved.pending_writes or ()
-            ],
-        }
-    return list(newest.values())
+        exported.append(
+            {
+                "ns": namespace,
+                "checkpoint": _dump(serde, saved.checkpoint),
+                "metadata": _dump(serde, saved.metadata),
+                "writes": [
+                    [task_id, channel, _dump(serde, value)]
+                    for task_id, channel, value in saved.pending_writes or ()
+                ],
+            }
+        )
+    return exported
 
 
 def import_checkpoints(

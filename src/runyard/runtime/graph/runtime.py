@@ -109,24 +109,22 @@ class GraphRuntime(AgentRuntime):
         parts = graph.astream(graph_input, config, stream_mode=_STREAM_MODES, subgraphs=True)
         try:
             async for namespace, mode, data in parts:
-                stepped = await stream.take(namespace, mode, data)
-                self.usage = before + stream.usage
-                if stepped:
-                    await self._stepped(saver)
+                if await stream.take(namespace, mode, data) and self.journal is not None:
+                    # A super-step of the graph ended: its checkpoint is the run's progress.
+                    self.usage = before + stream.usage
+                    self._graph_state = GraphState(
+                        checkpoints=export_checkpoints(saver, self.run_id)
+                    )
+                    await self.journal.record([], state=self.snapshot())
         except GraphRecursionError as exc:
             raise MaxIterationsError(self.max_iterations) from exc
-        self._graph_state = GraphState(
-            checkpoints=export_checkpoints(saver, self.run_id),
-            interrupts={q.tool_call_id: interrupt_id for q, interrupt_id in stream.questions},
-        )
+        finally:
+            self.usage = before + stream.usage
         if stream.questions:
+            self._graph_state = GraphState(
+                checkpoints=export_checkpoints(saver, self.run_id),
+                interrupts={q.tool_call_id: interrupt_id for q, interrupt_id in stream.questions},
+            )
             await self._end_suspended({q.tool_call_id: q for q, _ in stream.questions})
             return
         await self._end_success()
-
-    async def _stepped(self, saver: InMemorySaver) -> None:
-        """A super-step of the graph ended: its checkpoint is the run's progress."""
-        if self.journal is None:
-            return
-        self._graph_state = GraphState(checkpoints=export_checkpoints(saver, self.run_id))
-        await self.journal.record([], state=self.snapshot())
