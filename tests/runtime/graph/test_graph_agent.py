@@ -23,6 +23,7 @@ from runyard.runtime import (
     INTERRUPTED_TOOL_ERROR,
     InMemoryCheckpointStore,
     InMemoryRunJournal,
+    RunStatus,
     TextDeltaChunk,
     ToolCallSuspendedChunk,
     ToolExecutionStartChunk,
@@ -371,3 +372,21 @@ async def test_an_approval_answer_without_approved_is_refused_before_it_is_store
         await agent.prepare_resume(
             {"userInput": "hm"}, run_id=question.run_id, tool_call_id=question.tool_call_id
         )
+
+
+async def test_an_aborted_graph_run_ends_cancelled_and_its_tool_is_stopped() -> None:
+    counter = Counter()
+    counter.hang = True
+    book = Tool.from_function(counter.run, name="book", description="Books.")
+    agent = _langchain_agent(scripted_model([call("book", {"item": "x"})]), [book])
+    stream = await agent.stream("go")
+    chunks = []
+    async for chunk in stream:
+        chunks.append(chunk)
+        if isinstance(chunk, ToolExecutionStartChunk):
+            await asyncio.wait_for(counter.blocked.wait(), 5)
+            assert agent.abort(stream.run_id)
+
+    assert chunks[-1].status is RunStatus.CANCELLED
+    assert (counter.started, counter.done) == (1, 0)
+    assert not agent.running
