@@ -50,7 +50,6 @@ if typing.TYPE_CHECKING:
         VideoPart,
     )
     from runyard.models import FileReader, ModelProviderError, Usage
-    from runyard.runtime.graph import AgentGraph, CustomGraph, RunyardChatModel, RunyardTool
     from runyard.runtime import (
         AgentEvent,
         AgentEventData,
@@ -69,6 +68,7 @@ if typing.TYPE_CHECKING:
         SubAgentUsage,
         Summarisation,
     )
+    from runyard.runtime.graph import AgentGraph, CustomGraph, RunyardChatModel, RunyardTool
     from runyard.telemetry import Telemetry, TelemetrySpan
     from runyard.tools import Suspend, Tool, ToolContext, ToolEvent, ToolProgress, tool
 

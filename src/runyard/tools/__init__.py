@@ -12,11 +12,13 @@ from runyard.tools.approval import (
 )
 from runyard.tools.context import ToolContext, ToolEvent, ToolEventSink, ToolProgress
 from runyard.tools.suspend import Suspend
-from runyard.tools.tool import NeedsApproval, Tool, tool
+from runyard.tools.tool import IS_FROM_TOOLKIT, SOURCE_NODE_NAME, NeedsApproval, Tool, tool
 from runyard.tools.validation import JsonSchemaValidator, ModelValidator, Validator, validator_for
 
 __all__ = [
     "APPROVAL_RESUME",
+    "IS_FROM_TOOLKIT",
+    "SOURCE_NODE_NAME",
     "JsonSchemaValidator",
     "ModelValidator",
     "NeedsApproval",

@@ -20,7 +20,12 @@ from runyard.tools.context import ToolContext
 from runyard.tools.signature import read_signature
 from runyard.tools.validation import ModelValidator, Validator, validator_for
 
-__all__ = ["NeedsApproval", "Tool", "tool"]
+__all__ = ["IS_FROM_TOOLKIT", "SOURCE_NODE_NAME", "NeedsApproval", "Tool", "tool"]
+
+SOURCE_NODE_NAME = "source_node_name"
+"""``Tool.metadata`` key: the catalog entry that built the tool."""
+IS_FROM_TOOLKIT = "is_from_toolkit"
+"""``Tool.metadata`` key: whether a toolkit built it."""
 
 NeedsApproval = Callable[[dict[str, Any]], bool | Awaitable[bool]]
 

@@ -13,12 +13,9 @@ from typing import Any
 
 from runyard.registry.tools.build_context import BuildContext
 from runyard.registry.tools.toolkit import Toolkit, ToolkitExecutor
-from runyard.tools import Tool
+from runyard.tools import IS_FROM_TOOLKIT, SOURCE_NODE_NAME, Tool
 
 __all__ = ["IS_FROM_TOOLKIT", "SOURCE_NODE_NAME", "ToolConfiguration"]
-
-SOURCE_NODE_NAME = "source_node_name"
-IS_FROM_TOOLKIT = "is_from_toolkit"
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,7 +34,7 @@ from runyard.models import FileReader
 from runyard.runtime.graph.messages import tool_output
 from runyard.runtime.journal import INTERRUPTED_TOOL_ERROR, JournalCall
 from runyard.runtime.tool_runner import ToolOutcome, ToolRunner
-from runyard.tools import Tool
+from runyard.tools import IS_FROM_TOOLKIT, SOURCE_NODE_NAME, Tool
 
 __all__ = ["QUESTION_MARK", "GraphToolRun", "RunyardTool", "current_files", "langchain_tools"]
 
@@ -117,17 +117,21 @@ def current_files() -> FileReader | None:
 
 
 class RunyardTool(BaseTool):
-    """A runyard ``Tool`` as LangChain sees it; ``metadata`` says where it comes from
-    (``sourceNodeName``, ``isFromToolkit``)."""
+    """A runyard ``Tool`` as LangChain sees it. Its ``metadata`` says where it comes from, as
+    the catalog marked it (``sourceNodeName``: the catalog entry that built it;
+    ``isFromToolkit``), else the tool itself."""
 
     _tool: Tool = PrivateAttr()
 
-    def __init__(self, tool: Tool, *, source: str | None = None, toolkit: bool = False) -> None:
+    def __init__(self, tool: Tool) -> None:
         super().__init__(
             name=tool.name,
             description=tool.description,
             args_schema=tool.parameters,
-            metadata={"sourceNodeName": source or tool.name, "isFromToolkit": toolkit},
+            metadata={
+                "sourceNodeName": tool.metadata.get(SOURCE_NODE_NAME, tool.name),
+                "isFromToolkit": tool.metadata.get(IS_FROM_TOOLKIT, False),
+            },
         )
         self._tool = tool
 
