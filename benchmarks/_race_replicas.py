@@ -28,8 +28,8 @@ from pathlib import Path
 from _held_runs import RELEASE_DIR
 from _postgres_cpu import BackendsCpu
 from _race_clients import Client, LangGraphClient, RunyardClient
-from _race_measures import Options, Throughput, throughput
-from _race_servers import Replicas, Server, langgraph_server, replica_set
+from _race_measures import CpuMeter, Options, Throughput, throughput
+from _race_servers import langgraph_server, replica_set
 from _report import TIMES, Row, cpu_name
 from _report import write_section as write_between
 from _shared_services import shared_services
@@ -88,6 +88,11 @@ class ReplicaResults:
     def rate(self, name: str, threads: int) -> float:
         return self.median(lambda m: m.found.per_second, name, threads)
 
+    def latency_ms(self, attribute: str, p: float, name: str, threads: int) -> float:
+        return statistics.median(
+            found[(name, threads)].found.latency_ms(attribute, p) for found in self.rounds
+        )
+
     def load_range(self) -> str:
         loads = [*self.loads, *(m.found.load for found in self.rounds for m in found.values())]
         return f"{min(loads):.1f}\N{EN DASH}{max(loads):.1f}"
@@ -108,7 +113,7 @@ def run(options: Options, postgres: str, redis: str) -> ReplicaResults:
     return ReplicaResults(rounds, options, loads, when)
 
 
-Clients = dict[str, tuple[Client, Server | Replicas]]
+Clients = dict[str, tuple[Client, CpuMeter]]
 
 
 @contextmanager
@@ -212,8 +217,8 @@ def _table(results: ReplicaResults) -> str:
         for name in SYSTEMS:
             server, database, client = _cpu(results, name, threads)
             p50, p99, end = (
-                results.median(lambda m, a=a, p=p: m.found.latency_ms(a, p), name, threads)
-                for a, p in (("first_event", 50), ("first_event", 99), ("end", 50))
+                results.latency_ms(what, p, name, threads)
+                for what, p in (("first_event", 50), ("first_event", 99), ("end", 50))
             )
             shown = "—" if name == LANGGRAPH else f"{database:.1f} ms"
             lines.append(

@@ -135,12 +135,11 @@ class Summary:
         return 1000 / (self.replicas_ms + database)
 
     def by_process(self) -> str:
-        roles = self.layout.roles()
-        each = [
-            f"{role} {self.median(lambda m, n=n: m.ms(m.cpu[n])):.1f}"
-            for n, role in enumerate(roles)
-        ]
+        each = [f"{role} {self._process_ms(n):.1f}" for n, role in enumerate(self.layout.roles())]
         return ", ".join(each) + " ms"
+
+    def _process_ms(self, index: int) -> float:
+        return statistics.median(m.ms(m.cpu[index]) for m in self.rounds)
 
 
 def _say(step: str) -> None:
