@@ -53,7 +53,7 @@ TARGET = 3.0  # runyard's runs per second over LangGraph's
 _TITLE = "service race on PostgreSQL + Redis, 2 runyard replicas, vs LangGraph Server"
 ROWS: tuple[tuple[str, str], ...] = (
     *(
-        (f"{_TITLE}: runs/s, {n} concurrent threads", f"≥ 3{TIMES} LangGraph's")
+        (f"{_TITLE}: runs/s, {n} concurrent threads", f"≥ {TARGET:g}{TIMES} LangGraph's")
         for n in CONCURRENCY
     ),
     (f"{_TITLE}: CPU per run (10 threads)", "—"),
@@ -77,6 +77,8 @@ Round = dict[tuple[str, int], Measured]
 
 @dataclass(frozen=True)
 class ReplicaResults:
+    """Every round of one invocation; a figure is the rounds' median."""
+
     rounds: list[Round]
     options: Options
     loads: list[float]
@@ -89,9 +91,7 @@ class ReplicaResults:
         return self.median(lambda m: m.found.per_second, name, threads)
 
     def latency_ms(self, attribute: str, p: float, name: str, threads: int) -> float:
-        return statistics.median(
-            found[(name, threads)].found.latency_ms(attribute, p) for found in self.rounds
-        )
+        return self.median(lambda m: m.found.latency_ms(attribute, p), name, threads)
 
     def load_range(self) -> str:
         loads = [*self.loads, *(m.found.load for found in self.rounds for m in found.values())]
@@ -246,7 +246,7 @@ _METHOD = """\
 $RUNYARD_BENCH_POSTGRES_URL --write-docs` regenerates this part (`--quick`: one short round;
 `--redis URL` picks the Redis database, default `RUNYARD_BENCH_REDIS_URL` or the local Redis's
 highest empty one). runyard runs as two `--role all` replicas of the race's app on one private
-PostgreSQL database and one Redis (events between replicas on Redis pub/sub), the way a
+PostgreSQL database and one Redis (announcements of new events between replicas), the way a
 deployment with more than one process runs; the client sends every request about a thread to
 that thread's replica, threads round robin (a load balancer with thread affinity). LangGraph
 Server, the agent, the client and the throughput measure are the race's (above). Server CPU
