@@ -173,13 +173,16 @@ async def _measure(
     _say(f"{layout.label}: warming up")
     await throughput(client, replicas, args.threads, args.warmup)
     _say(f"{layout.label}: {args.threads} threads for {args.seconds:g} s")
-    before, backends, own = replicas.cpu_each(), await database.sample(), time.process_time()
+    replicas_before, backends = replicas.cpu_each(), await database.sample()
+    client_before = time.process_time()
     found = await throughput(client, replicas, args.threads, args.seconds)
-    own, used = time.process_time() - own, replicas.cpu_each()
+    client_cpu = time.process_time() - client_before
+    used = [b - a for a, b in zip(replicas_before, replicas.cpu_each(), strict=True)]
     after = await database.sample()
-    used = [b - a for a, b in zip(before, used, strict=True)]
-    backends_used = after.since(backends) if after and backends else None
-    return Measured(layout, len(found.runs), found.seconds, used, backends_used, own, found.load)
+    database_cpu = after.since(backends) if after is not None and backends is not None else None
+    return Measured(
+        layout, len(found.runs), found.seconds, used, database_cpu, client_cpu, found.load
+    )
 
 
 def measure_all(args: argparse.Namespace, loads: list[float]) -> list[Summary]:
