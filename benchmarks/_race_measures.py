@@ -11,12 +11,14 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from _race_clients import Client, Followed
 from _race_servers import Server
 from sse_common import percentile
 
 __all__ = [
+    "CpuMeter",
     "Fanout",
     "HeldMemory",
     "Options",
@@ -89,8 +91,14 @@ class Round:
     fanout: dict[str, Fanout] = field(default_factory=dict)
 
 
+class CpuMeter(Protocol):
+    """What a throughput row needs of the server: one process tree, or several replicas."""
+
+    def cpu_seconds(self) -> float: ...
+
+
 async def throughput(
-    client: Client, server: Server, concurrency: int, seconds: float
+    client: Client, server: CpuMeter, concurrency: int, seconds: float
 ) -> Throughput:
     """``concurrency`` clients, each running turns on its own thread until ``seconds`` pass."""
     deadline = time.perf_counter() + seconds

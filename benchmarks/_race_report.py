@@ -26,6 +26,7 @@ __all__ = [
     "Results",
     "render_rows",
     "render_section",
+    "versions",
     "write_section",
 ]
 
@@ -70,8 +71,7 @@ class Results:
     @classmethod
     def of(cls, rounds: list[Round], options: Options, loads: list[float]) -> Results:
         when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
-        ours = ", ".join(f"{name} {_version(name)}" for name in _PACKAGES)
-        return cls(rounds, options, loads, when, f"{ours}; peer: {_peer_versions(options.venv)}")
+        return cls(rounds, options, loads, when, versions(options.venv))
 
     def median(self, value: Callable[[Round], float]) -> float:
         return statistics.median(value(r) for r in self.rounds)
@@ -91,6 +91,12 @@ class Results:
             loads += [m.load for m in found.memory.values()]
             loads += [f.load for f in found.fanout.values()]
         return f"{min(loads):.1f}\N{EN DASH}{max(loads):.1f}"
+
+
+def versions(venv: Path) -> str:
+    """runyard's and its peer's versions of what serves the race, as the docs print them."""
+    ours = ", ".join(f"{name} {_version(name)}" for name in _PACKAGES)
+    return f"runyard with {ours}; peer: {_peer_versions(venv)}"
 
 
 def _version(distribution: str) -> str:
@@ -188,7 +194,7 @@ def render_section(results: Results) -> str:
         "## Service race: runyard's service against LangGraph Server",
         _METHOD,
         f"Measured {results.when} on {cpu_name()} ({os.cpu_count()} CPUs, shared with other jobs), "
-        f"Python {platform.python_version()}; runyard with {results.versions}. "
+        f"Python {platform.python_version()}; {results.versions}. "
         f"{len(results.rounds)} round(s) of {o.seconds:g} s per throughput row; "
         f"{o.held_runs} held runs; {o.listeners} listeners; 1-minute load average "
         f"{results.load_range()} while it ran. With several rounds a figure is their median, "

@@ -21,8 +21,8 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,6 +34,7 @@ __all__ = [
     "Replicas",
     "Server",
     "langgraph_server",
+    "replica_set",
     "runyard_server",
     "tree_cpu_seconds",
     "tree_rss_mib",
@@ -115,6 +116,22 @@ def runyard_server(
     ]  # fmt: skip
     with _running(name, port, command, env, folder, "/readyz") as server:
         yield server
+
+
+@contextmanager
+def replica_set(
+    name: str, roles: Sequence[str], apis: int, shared: Shared, scratch: Path, release_dir: Path
+) -> Iterator[Replicas]:
+    """runyard replicas on ``shared``, one per role of ``roles``, each in a folder of its own
+    under ``scratch``; the first ``apis`` are the ones clients talk to."""
+    with ExitStack() as stack:
+        servers = []
+        for n, role in enumerate(roles):
+            folder = scratch / f"{role}-{n}"
+            folder.mkdir()
+            start = runyard_server(folder, release_dir, shared=shared, role=role, name=role)
+            servers.append(stack.enter_context(start))
+        yield Replicas(name, servers, servers[:apis])
 
 
 @contextmanager

@@ -19,7 +19,9 @@ log directory named at the end.
 Servers, from the environment (a row that needs one that is unset says so instead of running):
 
 - ``RUNYARD_BENCH_POSTGRES_URL``: a PostgreSQL server, as a URL to a database the benchmarks may
-  connect to and create (and drop) private databases from; the PostgreSQL event-log and crash rows.
+  connect to and create (and drop) private databases from; the PostgreSQL event-log and crash
+  rows, the service race on PostgreSQL + Redis and the scale-out figure (with the local Redis, or
+  ``RUNYARD_BENCH_REDIS_URL``).
 - ``RUNYARD_BENCH_PGVECTOR_URL``: the same for a server with pgvector; the pgvector recall row
   (its 100,000 inserts walk the HNSW graph: several minutes on its own).
 """
@@ -279,6 +281,15 @@ BENCHMARKS = (
         f"≥ 5{TIMES} the throughput, ≤ ⅕ of the memory per run",
         timeout=900,
         args=("--langgraph-venv", "{langgraph_venv}"),
+        quick=("--quick",),
+    ),
+    Benchmark(
+        "service-race-postgres",
+        "service_vs_langgraph.py",
+        "runyard's service as 2 replicas on PostgreSQL + Redis vs LangGraph Server",
+        f"≥ 3{TIMES} the throughput at 10 and 100 threads",
+        timeout=300,
+        args=("--langgraph-venv", "{langgraph_venv}", "--postgres", "{postgres}"),
         quick=("--quick",),
     ),
     Benchmark(

@@ -1,7 +1,7 @@
 """Service race: runyard's HTTP + SSE service against LangGraph Server, same machine, one run.
 
     python benchmarks/service_vs_langgraph.py [--quick] [--json PATH] [--write-docs]
-        [--langgraph-venv /tmp/lg-venv] [--rounds N] [--seconds S]
+        [--langgraph-venv /tmp/lg-venv] [--rounds N] [--seconds S] [--postgres URL [--redis URL]]
 
 Three servers run as their own processes on loopback ports, started by this script: runyard's
 HTTP app (``service_race_app.py``) under uvicorn on its default embedded store, a SQLite file
@@ -32,6 +32,10 @@ model output and → end latencies. Each start is followed by a warm-up.
 ``--quick`` is one short round (about two minutes); ``--json PATH`` writes the summary rows
 ``{"what", "target", "measured", "met"}``; ``--write-docs`` rewrites this benchmark's section of
 docs/benchmarks.md.
+
+``--postgres URL`` races instead runyard as two replicas on PostgreSQL + Redis against LangGraph
+Server, throughput at 10 and 100 threads only (``_race_replicas.py``; about a minute quick), with
+a section and rows of its own.
 """
 
 from __future__ import annotations
@@ -48,9 +52,11 @@ from contextlib import ExitStack, contextmanager
 from functools import partial
 from pathlib import Path
 
+import _race_replicas
 from _held_runs import RELEASE_DIR
 from _race_clients import Client, LangGraphClient, RunyardClient
 from _race_measures import Options, Round, fanout, held_memory, throughput
+from _race_replicas import ROWS as REPLICA_ROWS
 from _race_report import (
     LANGGRAPH,
     ROWS,
@@ -59,10 +65,12 @@ from _race_report import (
     Results,
     render_rows,
     render_section,
+    versions,
     write_section,
 )
 from _race_servers import Server, langgraph_server, runyard_server
 from _report import json_option
+from _shared_services import redis_option
 
 Clients = dict[str, tuple[Client, Server]]
 
@@ -172,11 +180,30 @@ def _options(args: argparse.Namespace) -> Options:
     )
 
 
-def _not_run(why: str) -> list[dict[str, str]]:
+def _not_run(rows: Sequence[tuple[str, str]], why: str) -> list[dict[str, str]]:
     return [
         {"what": what, "target": target, "measured": f"not run: {why}", "met": "—"}
-        for what, target in ROWS
+        for what, target in rows
     ]
+
+
+def _race(args: argparse.Namespace, options: Options) -> list[dict[str, str]]:
+    """The race on SQLite and ``memory://``: its rows, its section printed (and written)."""
+    results = run_rounds(options)
+    print(render_section(results))
+    if args.write_docs:
+        write_section(render_section(results))
+    return render_rows(results)
+
+
+def _replica_race(args: argparse.Namespace, options: Options) -> list[dict[str, str]]:
+    """The race on PostgreSQL + Redis (``--postgres``): its rows, its section likewise."""
+    results = _race_replicas.run(options, args.postgres, args.redis)
+    section = _race_replicas.render_section(results, versions(options.venv))
+    print(section)
+    if args.write_docs:
+        _race_replicas.write_section(section)
+    return [row.as_json() for row in _race_replicas.render_rows(results)]
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -191,27 +218,27 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--seconds", type=float, help="seconds per throughput row (15; quick 4)")
     parser.add_argument("--held-runs", type=int, help="runs held for memory (200; quick 100)")
     parser.add_argument("--listeners", type=int, default=1000, help="SSE listeners on one thread")
+    parser.add_argument(
+        "--postgres", help="race two runyard replicas on this PostgreSQL server + Redis instead"
+    )
+    parser.add_argument("--redis", default=redis_option(), help="Redis URL (default: a free db)")
     args = parser.parse_args(argv)
     options = _options(args)
+    race, names = (_replica_race, REPLICA_ROWS) if args.postgres else (_race, ROWS)
     langgraph = options.venv / "bin" / "langgraph"
     if not langgraph.exists():
         why = f"no LangGraph Server at {langgraph} (see the script's docstring to set it up)"
-        rows = _not_run(why)
+        rows = _not_run(names, why)
         print(why, file=sys.stderr)
     else:
         try:
-            results = run_rounds(options)
+            rows = race(args, options)
         except (RuntimeError, AssertionError, OSError) as error:
             # A server that failed or answered wrongly: the rows say so, make bench goes on.
             traceback.print_exc()
             cause = f" ({error.__cause__})" if error.__cause__ else ""
             why = (str(error).splitlines() or [type(error).__name__])[0] + cause
-            rows = _not_run(why)
-        else:
-            rows = render_rows(results)
-            print(render_section(results))
-            if args.write_docs:
-                write_section(render_section(results))
+            rows = _not_run(names, why)
     if args.json:
         args.json.write_text(json.dumps(rows, indent=2) + "\n")
     elif not args.write_docs:
