@@ -18,9 +18,11 @@ from _report import cpu_name
 from _report import write_section as write_between
 
 __all__ = [
+    "GRAPH_APP",
     "LANGGRAPH",
     "ROWS",
     "RUNYARD",
+    "RUNYARD_GRAPH",
     "RUNYARD_MEMORY",
     "SYSTEMS",
     "Results",
@@ -33,9 +35,13 @@ __all__ = [
 START = "<!-- service_vs_langgraph:start -->"
 END = "<!-- service_vs_langgraph:end -->"
 RUNYARD, RUNYARD_MEMORY, LANGGRAPH = "runyard", "runyard, memory://", "LangGraph Server"
-SYSTEMS = (RUNYARD, RUNYARD_MEMORY, LANGGRAPH)
+RUNYARD_GRAPH = "runyard, same graph"
+SYSTEMS = (RUNYARD, RUNYARD_MEMORY, RUNYARD_GRAPH, LANGGRAPH)
 """runyard on its default embedded store (SQLite, the one the targets are held to), on its
-in-memory store (the like of LangGraph's in-memory runtime), and LangGraph Server."""
+in-memory store (the like of LangGraph's in-memory runtime), on SQLite serving LangGraph
+Server's own graph (``GRAPH_APP``), and LangGraph Server."""
+GRAPH_APP = "service_race_app:create_graph"
+GRAPH_TARGET = 3.0  # runyard's runs per second over LangGraph's, both on LangGraph's graph
 _TIMES = "\N{MULTIPLICATION SIGN}"
 THROUGHPUT_TARGET = 5.0  # runyard's runs per second over LangGraph's
 MEMORY_TARGET = 5.0  # LangGraph's memory per active run over runyard's
@@ -53,6 +59,16 @@ ROWS: tuple[tuple[str, str], ...] = (
         "—",
     ),
     ("service race: server CPU per run (10 threads)", "—"),
+    (
+        "service race on the same graph (LangGraph Server's create_agent graph, served by "
+        "runyard as a graph: agent): runs/s, 1 / 10 / 100 threads",
+        f"≥ 3{_TIMES} LangGraph's at each",
+    ),
+    (
+        "service race on the same graph: POST → first event p50 / p99 (1 / 10 / 100 threads), "
+        "memory per active run",
+        "—",
+    ),
 )
 _PACKAGES = ("pydantic-ai-slim", "fastapi", "uvicorn")
 _PEER_PACKAGES = ("langgraph-api", "langgraph-runtime-inmem", "langgraph", "langchain", "uvicorn")
@@ -160,7 +176,31 @@ def render_rows(results: Results) -> list[dict[str, str]]:
     }
     measured = ", ".join(f"{name} {cpu[name]:.1f} ms" for name in SYSTEMS)
     rows.append(_row(*ROWS[6], measured, "—"))
+    rows.extend(_same_graph_rows(results, load, kib))
     return rows
+
+
+def _same_graph_rows(results: Results, load: str, kib: dict[str, float]) -> list[dict[str, str]]:
+    """The race on LangGraph Server's own graph: runyard serving it against LangGraph Server."""
+    ratios, rates = [], []
+    for threads in results.options.concurrency:
+        rate = _rates(results, threads)
+        ratios.append(rate[RUNYARD_GRAPH] / rate[LANGGRAPH])
+        rates.append(f"{rate[RUNYARD_GRAPH]:.1f} vs {rate[LANGGRAPH]:.1f}/s")
+    measured = (
+        f"{'; '.join(rates)}: " + " / ".join(f"{r:.1f}{_TIMES}" for r in ratios) + f" ({load})"
+    )
+    met = _yes(all(r >= GRAPH_TARGET for r in ratios))
+    latency = ", ".join(
+        f"{results.median(lambda r, t=t: r.throughput[(RUNYARD_GRAPH, t)].latency_ms('first_event', 50)):.0f}"
+        f" / {results.median(lambda r, t=t: r.throughput[(RUNYARD_GRAPH, t)].latency_ms('first_event', 99)):.0f}"
+        for t in results.options.concurrency
+    )
+    shown = (
+        f"{latency} ms; {kib[RUNYARD_GRAPH]:.0f} KiB per run vs LangGraph Server's "
+        f"{kib[LANGGRAPH]:.0f} KiB"
+    )
+    return [_row(*ROWS[7], measured, met), _row(*ROWS[8], shown, "—")]
 
 
 def _row(what: str, target: str, measured: str, met: str) -> dict[str, str]:
@@ -219,7 +259,11 @@ script reports "not run" and exits 0.
   embedded store. runyard: its HTTP app (`create_app`, what `runyard serve` runs) under uvicorn,
   one worker, a SQLite file, no Redis, titles off (`benchmarks/service_race_app.py`); the
   targets are held to this one. **runyard, memory://** is the same app on runyard's in-memory
-  store, the like of LangGraph's in-memory runtime, to show what the store costs. LangGraph
+  store, the like of LangGraph's in-memory runtime, to show what the store costs. **runyard,
+  same graph** is the app on SQLite serving LangGraph Server's own graph,
+  `benchmarks/langgraph_peer/graph.py`, as a catalog's `graph:` agent runs it (`GraphAgent`:
+  the LangChain fake chat model and LangGraph's own tool node, inside runyard's run), so the
+  two servers race on one graph (target: 3 times LangGraph Server's runs/s). LangGraph
   Server: `langgraph dev --no-reload` (the in-memory runtime of `langgraph-api`: the server that
   runs without a licence key or Docker; its production runtime needs both) serving
   `benchmarks/langgraph_peer/graph.py`, file persistence off, analytics and version check off,

@@ -94,9 +94,11 @@ def runyard_server(
     name: str = "runyard",
     shared: Shared | None = None,
     role: str = "all",
+    factory: str = "service_race_app:create",
 ) -> Iterator[Server]:
-    """runyard's HTTP app with the race agent, on ``folder/runyard.db`` (or ``memory://``, or
-    the ``shared`` PostgreSQL database and Redis, in ``role``)."""
+    """runyard's HTTP app with the race agent (``factory``: another app of
+    ``service_race_app``), on ``folder/runyard.db`` (or ``memory://``, or the ``shared``
+    PostgreSQL database and Redis, in ``role``)."""
     port = free_port()
     database = "memory://" if in_memory else f"sqlite:///{folder / 'runyard.db'}"
     source = os.environ.get("PYTHONPATH", "")
@@ -110,7 +112,7 @@ def runyard_server(
         RELEASE_DIR: str(release_dir),
     }
     command = [
-        sys.executable, "-m", "uvicorn", "--factory", "service_race_app:create",
+        sys.executable, "-m", "uvicorn", "--factory", factory,
         "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning",
         "--no-access-log", "--backlog", "4096",
     ]  # fmt: skip

@@ -241,6 +241,14 @@ BENCHMARKS = (
         quick=("--deltas", "5000", "--repeats", "5"),
     ),
     Benchmark(
+        "graph-overhead",
+        "graph_overhead.py",
+        "runyard around a LangGraph graph: CPU per run over the graph's own",
+        "≤ 2 ms",
+        timeout=180,
+        quick=("--runs", "100", "--repeats", "3"),
+    ),
+    Benchmark(
         "sse-path-cpu",
         "sse_path_cpu.py",
         "CPU per text delta of the event log and SSE code, in one process",

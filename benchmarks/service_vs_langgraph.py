@@ -3,13 +3,14 @@
     python benchmarks/service_vs_langgraph.py [--quick] [--json PATH] [--write-docs]
         [--langgraph-venv /tmp/lg-venv] [--rounds N] [--seconds S] [--postgres URL [--redis URL]]
 
-Three servers run as their own processes on loopback ports, started by this script: runyard's
+Four servers run as their own processes on loopback ports, started by this script: runyard's
 HTTP app (``service_race_app.py``) under uvicorn on its default embedded store, a SQLite file
 (the targets are held to this one), the same app on its in-memory store ``memory://`` (the like
-of LangGraph's), and LangGraph Server as ``langgraph dev`` (its in-memory runtime) serving
-``langgraph_peer/graph.py``. All serve the same agent: one async tool ``add`` on a zero-latency
-fake chat model that calls ``add(1, 2)`` and then streams "The sum is 3." as four deltas. Every
-streamed run's text is checked.
+of LangGraph's), the same app on SQLite serving LangGraph Server's own graph as a ``graph:``
+agent (the race on the same graph), and LangGraph Server as ``langgraph dev`` (its in-memory
+runtime) serving ``langgraph_peer/graph.py``. All serve the same agent: one async tool ``add`` on
+a zero-latency fake chat model that calls ``add(1, 2)`` and then streams "The sum is 3." as four
+deltas. Every streamed run's text is checked.
 
 LangGraph Server lives in its own virtual environment, never in the project's. Set it up once
 (offline-capable from a PyPI mirror; about a minute):
@@ -58,8 +59,10 @@ from _race_clients import Client, LangGraphClient, RunyardClient
 from _race_measures import Options, Round, fanout, held_memory, throughput
 from _race_replicas import ROWS as REPLICA_ROWS
 from _race_report import (
+    GRAPH_APP,
     LANGGRAPH,
     ROWS,
+    RUNYARD_GRAPH,
     RUNYARD_MEMORY,
     SYSTEMS,
     Results,
@@ -140,7 +143,7 @@ def _servers(index: int, options: Options) -> Iterator[Clients]:
     with tempfile.TemporaryDirectory(prefix="service-race-") as scratch, ExitStack() as stack:
         root = Path(scratch)
         releases = root / "held"
-        homes = [root / n for n in ("sqlite", "memory", "langgraph")]
+        homes = [root / n for n in ("sqlite", "memory", "graph", "langgraph")]
         for folder in (releases, *homes):
             folder.mkdir()
         os.environ[RELEASE_DIR] = str(releases)
@@ -148,7 +151,8 @@ def _servers(index: int, options: Options) -> Iterator[Clients]:
         starts = [
             partial(runyard_server, homes[0], releases),
             partial(runyard_server, homes[1], releases, in_memory=True, name=RUNYARD_MEMORY),
-            partial(langgraph_server, options.venv, homes[2], releases, jobs),
+            partial(runyard_server, homes[2], releases, name=RUNYARD_GRAPH, factory=GRAPH_APP),
+            partial(langgraph_server, options.venv, homes[3], releases, jobs),
         ]
         _say(f"round {index + 1}: starting the servers")
         shift = index % len(starts)
