@@ -106,16 +106,20 @@ class GraphRuntime(AgentRuntime):
             "recursion_limit": 2 * self.max_iterations + 1,
         }
         before = self.usage
+
+        def progress() -> AgentState:
+            self.usage = before + stream.usage
+            self._graph_state = GraphState(checkpoints=export_checkpoints(saver, self.run_id))
+            return self.snapshot()
+
         parts = graph.astream(graph_input, config, stream_mode=_STREAM_MODES, subgraphs=True)
         try:
             async for namespace, mode, data in parts:
                 if await stream.take(namespace, mode, data) and self.journal is not None:
-                    # A super-step of the graph ended: its checkpoint is the run's progress.
-                    self.usage = before + stream.usage
-                    self._graph_state = GraphState(
-                        checkpoints=export_checkpoints(saver, self.run_id)
-                    )
-                    await self.journal.record([], state=self.snapshot())
+                    # A super-step of the graph ended: its checkpoint is the run's progress,
+                    # journaled with the next tool call (a run that calls none has nothing a
+                    # takeover must not repeat: it starts over).
+                    tools.progress = progress
         except GraphRecursionError as exc:
             raise MaxIterationsError(self.max_iterations) from exc
         finally:

@@ -10,15 +10,16 @@ A call that suspends (an approval gate, a tool's ``Suspend``) becomes LangGraph'
 (``Command(resume=...)``) is the tool's ``resume_data`` when it runs again.
 
 The journal makes calls once-only across a crash as in runyard's loop: a call is recorded as
-started before it runs and with its outcome once settled; a run taken over replays a settled
-call's outcome instead of running it again, and a call that started but never settled runs
-again only when its tool is ``retry_safe``. LangGraph re-runs a super-step's unfinished tasks
-after a crash; this is what keeps their tools from running twice.
+started before it runs — with the run's progress checkpoint, the graph's last super-step, in the
+same write — and with its outcome once settled; a run taken over replays a settled call's
+outcome instead of running it again, and a call that started but never settled runs again only
+when its tool is ``retry_safe``. LangGraph re-runs a super-step's unfinished tasks after a
+crash; this is what keeps their tools from running twice.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,6 +34,7 @@ from runyard.messages import ToolCallPart
 from runyard.models import FileReader
 from runyard.runtime.graph.messages import tool_output
 from runyard.runtime.journal import INTERRUPTED_TOOL_ERROR, JournalCall
+from runyard.runtime.state import AgentState
 from runyard.runtime.tool_runner import ToolOutcome, ToolRunner
 from runyard.tools import IS_FROM_TOOLKIT, SOURCE_NODE_NAME, Tool
 
@@ -53,6 +55,10 @@ class GraphToolRun:
     journaled: Mapping[str, JournalCall] = field(default_factory=dict)
     files: FileReader | None = None
     """Where the run reads the stored files its messages name, for its model calls."""
+    progress: Callable[[], AgentState] | None = None
+    """The run's progress checkpoint since the graph's last super-step, not journaled yet: it
+    goes with the next call's ``started`` row, in one write (as runyard's loop journals a
+    step's checkpoint with its calls)."""
     outcomes: dict[str, ToolOutcome] = field(default_factory=dict)
     """Every call settled in this segment, by id: what its tool result reports."""
 
@@ -77,7 +83,11 @@ class GraphToolRun:
     async def _run(self, call: ToolCallPart) -> ToolOutcome:
         runner = self.runner
         if runner.journal is not None:
-            await runner.journal.record([JournalCall(call.tool_call_id, call.tool_name, False)])
+            progress, self.progress = self.progress, None
+            await runner.journal.record(
+                [JournalCall(call.tool_call_id, call.tool_name, False)],
+                state=progress() if progress is not None else None,
+            )
         outcome = await runner.execute(call)
         while outcome.kind == "suspended":
             if outcome.nested is not None:
