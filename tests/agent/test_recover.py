@@ -16,29 +16,11 @@ import pytest
 from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart, ToolReturnPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
+from counting_tool import Counter
 from runyard.agent import Agent
 from runyard.runtime import INTERRUPTED_TOOL_ERROR, InMemoryRunJournal, RunStatus
 from runyard.testing import ToolCall, Turn, scripted_model, text
 from runyard.tools import Tool
-
-
-class Counter:
-    """A tool's executions: ``started`` counts every call that began, ``done`` those that
-    returned; ``hang`` makes the next calls block until cancelled (the process "dies")."""
-
-    def __init__(self) -> None:
-        self.started = 0
-        self.done = 0
-        self.hang = False
-        self.blocked = asyncio.Event()
-
-    async def run(self, item: str) -> str:
-        self.started += 1
-        if self.hang:
-            self.blocked.set()
-            await asyncio.sleep(3600)
-        self.done += 1
-        return f"did {item}"
 
 
 def _tools(counters: dict[str, Counter], *, retry_safe: bool) -> list[Tool]:

@@ -9,16 +9,14 @@ from __future__ import annotations
 
 import os
 import re
-import signal
 import subprocess
-import sys
 from collections.abc import Iterator
 
 import pytest
+from serve_process import run_chat, serving
 
 pytestmark = pytest.mark.slow
 
-_URL = re.compile(r"serving (http://127\.0\.0\.1:\d+)")
 _AGENT = """\
 kind: agent
 id: helper
@@ -45,43 +43,14 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, dict
         RUNYARD_REDIS_URL="",
         PYTHONUNBUFFERED="1",
     )
-    with (tmp_path / "serve.log").open("w") as log:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "runyard", "serve", "--port", "0"],
-            env=env,
-            cwd=tmp_path,
-            stdout=subprocess.PIPE,
-            stderr=log,
-            text=True,
-        )
-    try:
-        assert process.stdout is not None
-        banner = ""
-        for line in process.stdout:
-            banner += line
-            if "Press Ctrl-C to stop." in line:
-                break
-        found = _URL.search(banner)
-        assert found is not None, banner + (tmp_path / "serve.log").read_text()
-        yield found.group(1), env
-    finally:
-        process.send_signal(signal.SIGINT)
-        process.communicate(timeout=30)
-    assert process.returncode == 0, (tmp_path / "serve.log").read_text()
+    with serving(tmp_path, env) as (url, _):
+        yield url, env
 
 
 def _chat(
     server: tuple[str, dict[str, str]], *args: str, stdin: str = ""
 ) -> subprocess.CompletedProcess[str]:
-    url, env = server
-    return subprocess.run(
-        [sys.executable, "-m", "runyard", "chat", "--url", url, *args],
-        env=env,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    return run_chat(*server, *args, stdin=stdin)
 
 
 def test_the_reply_streams(server: tuple[str, dict[str, str]]) -> None:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import re
-import signal
 import subprocess
 import sys
 import time
@@ -18,10 +17,9 @@ from pathlib import Path
 import httpx
 import pytest
 from pseudo_terminal import on_a_terminal
+from serve_process import run_chat, serving
 
 pytestmark = pytest.mark.slow
-
-_URL = re.compile(r"serving (http://127\.0\.0\.1:\d+)")
 
 
 def _env(tmp_path: Path) -> dict[str, str]:
@@ -40,51 +38,15 @@ def _env(tmp_path: Path) -> dict[str, str]:
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, dict[str, str]]]:
     tmp_path = tmp_path_factory.mktemp("serve")
     env = _env(tmp_path)
-    with (tmp_path / "serve.log").open("w") as log:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "runyard", "serve", "--port", "0"],
-            env=env,
-            cwd=tmp_path,
-            stdout=subprocess.PIPE,
-            stderr=log,
-            text=True,
-        )
-    try:
-        banner = _banner(process)
-        found = _URL.search(banner)
-        assert found is not None, banner + (tmp_path / "serve.log").read_text()
+    with serving(tmp_path, env) as (url, banner):
         env["RUNYARD_TEST_BANNER"] = banner
-        yield found.group(1), env
-    finally:
-        process.send_signal(signal.SIGINT)
-        rest, _ = process.communicate(timeout=30)
-    assert process.returncode == 0, (tmp_path / "serve.log").read_text()
-    assert "runyard stopped." in rest
-
-
-def _banner(process: subprocess.Popen[str]) -> str:
-    """The start-up report, read line by line until its last line (or the end of output)."""
-    assert process.stdout is not None
-    lines: list[str] = []
-    for line in process.stdout:
-        lines.append(line)
-        if "Press Ctrl-C to stop." in line:
-            break
-    return "".join(lines)
+        yield url, env
 
 
 def _chat(
     server: tuple[str, dict[str, str]], *args: str, stdin: str = ""
 ) -> subprocess.CompletedProcess[str]:
-    url, env = server
-    return subprocess.run(
-        [sys.executable, "-m", "runyard", "chat", "--url", url, *args],
-        env=env,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    return run_chat(*server, *args, stdin=stdin)
 
 
 def test_serve_reports_where_it_listens_and_that_it_uses_the_demo_model(

@@ -19,6 +19,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from runyard.runtime.title import TITLE_INSTRUCTIONS
 from runyard.testing import call, scripted_model, text
 from sqlite_databases import MigratedSqlite
+from streamed_pieces import pieces_model
 
 REDACTING_MODEL = "openai:gpt-4o-mini"
 POLICY_MODEL = "anthropic:claude-sonnet-4-5"
@@ -57,19 +58,6 @@ ANSWER = (
     "Write to [EMAIL] or call [PHONE], please."
     " We answer every message within a day or two, weekends included."
 )
-
-
-def pieces_model(*pieces: str) -> FunctionModel:
-    """Streams exactly ``pieces``: the e-mail address is split across two deltas."""
-
-    async def respond(_: list[pai.ModelMessage], __: AgentInfo) -> pai.ModelResponse:
-        return pai.ModelResponse(parts=[pai.TextPart("".join(pieces))])
-
-    async def stream(_: list[pai.ModelMessage], __: AgentInfo) -> AsyncIterator[str]:
-        for piece in pieces:
-            yield piece
-
-    return FunctionModel(respond, stream_function=stream)
 
 
 @pytest.fixture

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
 from pydantic_ai import messages as pai
 from pydantic_ai.models.function import AgentInfo, FunctionModel
@@ -13,19 +11,7 @@ from runyard.runtime.middleware import Redactor
 from runyard.runtime.middleware.pii_redaction import BUILTIN_PII_PATTERNS
 from runyard.testing import Turn, call, scripted_model, text
 from runyard.tools import tool
-
-
-def pieces_model(*pieces: str) -> FunctionModel:
-    """A model that streams exactly ``pieces`` (and answers them joined when not streamed)."""
-
-    async def respond(_: list[pai.ModelMessage], __: AgentInfo) -> pai.ModelResponse:
-        return pai.ModelResponse(parts=[pai.TextPart("".join(pieces))])
-
-    async def stream(_: list[pai.ModelMessage], __: AgentInfo) -> AsyncIterator[str]:
-        for piece in pieces:
-            yield piece
-
-    return FunctionModel(respond, stream_function=stream)
+from streamed_pieces import pieces_model
 
 
 @pytest.mark.parametrize(

@@ -18,6 +18,7 @@ from langgraph.types import interrupt
 from pydantic_ai.messages import ModelMessage, ToolReturnPart
 from typing_extensions import TypedDict
 
+from counting_tool import Counter
 from runyard.agent.graph_agent import GraphAgent
 from runyard.runtime import (
     INTERRUPTED_TOOL_ERROR,
@@ -45,24 +46,6 @@ def _tool_results(model: ScriptedModel) -> list[Any]:
     return [
         p.content for m in last for p in getattr(m, "parts", []) if isinstance(p, ToolReturnPart)
     ]
-
-
-class Counter:
-    """A tool's executions; ``hang`` blocks the next ones until cancelled (the process dies)."""
-
-    def __init__(self) -> None:
-        self.started = 0
-        self.done = 0
-        self.hang = False
-        self.blocked = asyncio.Event()
-
-    async def run(self, item: str) -> str:
-        self.started += 1
-        if self.hang:
-            self.blocked.set()
-            await asyncio.sleep(3600)
-        self.done += 1
-        return f"did {item}"
 
 
 async def test_a_create_agent_run_streams_calls_runyard_tools_and_counts_usage() -> None:

@@ -4,12 +4,9 @@ policy gates a tool call with an interrupt."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
-from pydantic_ai import messages as pai
 from pydantic_ai.models import Model
-from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from runyard import PiiRedaction
 from runyard.agent.graph_agent import GraphAgent
@@ -17,6 +14,7 @@ from runyard.runtime.graph import AgentGraph, RunyardChatModel
 from runyard.runtime.middleware import ApprovalPolicy
 from runyard.testing import call, scripted_model, text
 from runyard.tools import Tool, tool
+from streamed_pieces import pieces_model
 
 
 def _langchain_agent(model: Model, tools: list[Tool], middleware: list[Any]) -> GraphAgent:
@@ -24,19 +22,8 @@ def _langchain_agent(model: Model, tools: list[Tool], middleware: list[Any]) -> 
     return GraphAgent("lc", model, graph, tools=tools, middleware=middleware)
 
 
-def _pieces_model(*pieces: str) -> FunctionModel:
-    async def respond(_: list[pai.ModelMessage], __: AgentInfo) -> pai.ModelResponse:
-        return pai.ModelResponse(parts=[pai.TextPart("".join(pieces))])
-
-    async def stream(_: list[pai.ModelMessage], __: AgentInfo) -> AsyncIterator[str]:
-        for piece in pieces:
-            yield piece
-
-    return FunctionModel(respond, stream_function=stream)
-
-
 async def test_an_email_split_across_deltas_never_streams_and_the_record_matches() -> None:
-    model = _pieces_model("Write to ali", "ce@exam", "ple.com", " or call +1 555 ", "123 4567.")
+    model = pieces_model("Write to ali", "ce@exam", "ple.com", " or call +1 555 ", "123 4567.")
     agent = _langchain_agent(model, [], [PiiRedaction(hold_chars=24)])
 
     stream = await agent.stream("contact?")
