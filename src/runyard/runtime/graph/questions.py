@@ -27,6 +27,7 @@ from pydantic_core import to_jsonable_python
 from runyard.errors import ResumeDataError
 from runyard.runtime.graph.tools import QUESTION_MARK
 from runyard.runtime.state import PendingToolCall
+from runyard.tools import APPROVAL_RESUME
 
 __all__ = ["GRAPH_QUESTION", "INTERRUPT_TOOL", "graph_answer", "is_graph_question", "question_of"]
 
@@ -37,14 +38,12 @@ GRAPH_QUESTION = "langgraph"
 """The payload key of a question the graph asked itself, naming its kind."""
 
 _APPROVAL_ANSWER = {
-    "type": "object",
+    **APPROVAL_RESUME.json_schema,
     "properties": {
-        "approved": {"type": "boolean"},
-        "reason": {"type": "string"},
-        "args": {"type": "object"},
+        **APPROVAL_RESUME.json_schema["properties"],
+        # the person answers in the tool's place (LangChain's "respond" decision)
         "userInput": {"type": "string"},
     },
-    "required": ["approved"],
 }
 
 
