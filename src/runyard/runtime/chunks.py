@@ -13,12 +13,15 @@ from runyard.tools import ToolEvent
 
 __all__ = [
     "ChunkSink",
+    "CustomDataChunk",
     "ErrorChunk",
     "FinishChunk",
     "MessageChunk",
     "ModelFallbackChunk",
     "ReasoningDeltaChunk",
     "StreamChunk",
+    "SubAgentChunk",
+    "SubAgentEndChunk",
     "TextDeltaChunk",
     "ToolCallDeltaChunk",
     "ToolCallSuspendedChunk",
@@ -121,6 +124,42 @@ class ModelFallbackChunk:
 
 
 @dataclass(frozen=True, slots=True)
+class CustomDataChunk:
+    """Data the agent's own code wrote on the run's stream outside any tool call (a LangGraph
+    node's ``get_stream_writer()``): a text is a status line, anything else JSON data."""
+
+    type: ClassVar[Literal["custom-data"]] = "custom-data"
+    data: Any
+
+
+@dataclass(frozen=True, slots=True)
+class SubAgentChunk:
+    """A chunk of a sub-agent working inside the run's own loop (a LangGraph subgraph), shown
+    as the child ``agent_id`` in the activity tree; ``role`` says what it is. Its first chunk
+    starts it, a ``SubAgentEndChunk`` ends it; a sub-agent's own sub-agents nest in ``chunk``.
+
+    A sub-agent runyard runs as a tool call (``as_tool``, ``delegate``) has no need of it: the
+    service maps that agent's own stream. A subgraph has no stream of its own: its chunks come
+    in the run's stream, and only this wrapper says whose they are.
+    """
+
+    type: ClassVar[Literal["sub-agent"]] = "sub-agent"
+    agent_id: str
+    role: str
+    chunk: StreamChunk
+
+
+@dataclass(frozen=True, slots=True)
+class SubAgentEndChunk:
+    """The sub-agent ``agent_id`` finished; ``result`` is the text of its last answer."""
+
+    type: ClassVar[Literal["sub-agent-end"]] = "sub-agent-end"
+    agent_id: str
+    role: str
+    result: str
+
+
+@dataclass(frozen=True, slots=True)
 class FinishChunk:
     """Always the last chunk of a run segment, carrying how it ended.
 
@@ -165,6 +204,9 @@ StreamChunk = (
     | ToolEventChunk
     | ToolResultChunk
     | ToolCallSuspendedChunk
+    | CustomDataChunk
+    | SubAgentChunk
+    | SubAgentEndChunk
     | FinishChunk
     | ErrorChunk
 )

@@ -119,13 +119,18 @@ def _parts(blocks: Iterable[Any]) -> list[MessagePart]:
 
 
 def _content_value(message: ToolMessage) -> Any:
+    """A tool's output from its message: JSON text as its value; blocks as runyard's parts
+    (the texts as strings), as a runyard tool answers with an image or a file."""
     content = message.content
     if isinstance(content, str):
         try:
             return json.loads(content)
         except ValueError:
             return content
-    return content
+    parts = _parts(message.content_blocks)
+    if all(isinstance(p, TextPart) for p in parts):
+        return "".join(p.text for p in parts if isinstance(p, TextPart))
+    return [p.text if isinstance(p, TextPart) else p for p in parts]
 
 
 def _id(message: BaseMessage) -> dict[str, Any]:

@@ -33,7 +33,7 @@ from runyard.tools import Tool
 
 __all__ = ["GraphRuntime", "GraphSource"]
 
-_STREAM_MODES: list[StreamMode] = ["messages", "updates"]
+_STREAM_MODES: list[StreamMode] = ["messages", "updates", "custom"]
 
 
 class GraphSource(Protocol):

@@ -4,6 +4,10 @@ Suspensions are not mapped here: a ``confirmation-request`` needs a stored confi
 which the run driver creates. Tools report events of their own through their typed channel
 (``ToolContext.emit``): the service's tools (``delegate``, ``plan``) send ``WireToolEvent``s,
 which pass through unchanged and in stream order; a ``ToolProgress`` becomes a ``status`` line.
+The agent's own data (``CustomDataChunk``: a LangGraph node's stream writer) is a ``status``
+line when it is text, else a ``content`` event with a JSON block. A sub-agent inside the run's
+own loop (``SubAgentChunk``: a LangGraph subgraph) is a child agent: ``agent-spawned`` under this
+mapper's agent at its first chunk, its chunks mapped under its id, ``agent-completed`` at its end.
 A tool event with no wire form is a programming error: ``UnmappedToolEventWarning`` says so
 (the test suite turns warnings into errors; a server shows it once per tool and event type) and
 the event is not shown.
@@ -15,9 +19,13 @@ import warnings
 from dataclasses import dataclass
 
 from runyard.errors import RunAbortedError
-from runyard.messages import AgentMessage, tool_blocks, whole_blocks
+from runyard.messages import AgentMessage, JsonPart, tool_blocks, whole_blocks
 from runyard.models import ModelProviderError
 from runyard.protocol import (
+    AgentCompletedEvent,
+    AgentCompletedPayload,
+    AgentSpawnedEvent,
+    AgentSpawnedPayload,
     ContentEvent,
     ContentPayload,
     ErrorEvent,
@@ -37,11 +45,14 @@ from runyard.protocol import (
     WireEvent,
 )
 from runyard.runtime import (
+    CustomDataChunk,
     ErrorChunk,
     MessageChunk,
     ModelFallbackChunk,
     ReasoningDeltaChunk,
     StreamChunk,
+    SubAgentChunk,
+    SubAgentEndChunk,
     TextDeltaChunk,
     ToolEventChunk,
     ToolResultChunk,
@@ -51,6 +62,9 @@ from runyard.tools import ToolEvent, ToolProgress
 __all__ = ["CANCELLED_TOOL_ERROR", "ChunkMapper", "UnmappedToolEventWarning", "WireToolEvent"]
 
 CANCELLED_TOOL_ERROR = "Cancelled by user"
+
+SUBGRAPH_KIND = "subgraph"
+"""The ``kind`` of a sub-agent that is a subgraph of the agent's own graph."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +91,8 @@ class ChunkMapper:
         self.agent_id = agent_id
         self.open_calls: dict[str, str] = {}
         """Tool calls announced with ``tool-call`` that have no result yet (id → tool name)."""
+        self._children: dict[str, tuple[str, ChunkMapper]] = {}
+        """The sub-agents running inside the run's loop: id → (role, their mapper)."""
 
     def map(self, chunk: StreamChunk) -> list[WireEvent]:
         """The wire events for one chunk (often none)."""
@@ -101,6 +117,10 @@ class ChunkMapper:
             return self._tool_event(chunk)
         if isinstance(chunk, ModelFallbackChunk):
             return [self._fallback(chunk)]
+        if isinstance(chunk, CustomDataChunk):
+            return [self._custom(chunk)]
+        if isinstance(chunk, SubAgentChunk | SubAgentEndChunk):
+            return self._sub_agent(chunk)
         if isinstance(chunk, ErrorChunk) and not isinstance(chunk.error, RunAbortedError):
             return [self._error(chunk.error)]
         return []
@@ -117,7 +137,36 @@ class ChunkMapper:
             for call_id in self.open_calls
         ]
         self.open_calls.clear()
+        for agent_id, (role, child) in self._children.items():
+            events.extend(child.cancel_open_calls(error))
+            ended = (
+                AgentCompletedPayload(role=role, result="", status="cancelled")
+                if error == CANCELLED_TOOL_ERROR
+                else AgentCompletedPayload(role=role, result="", error=error)
+            )
+            events.append(AgentCompletedEvent(run_id=self.run_id, agent_id=agent_id, payload=ended))
+        self._children.clear()
         return events
+
+    def _child(self, agent_id: str, role: str) -> tuple[list[WireEvent], ChunkMapper]:
+        """The mapper of sub-agent ``agent_id``, with its ``agent-spawned`` when it is new."""
+        known = self._children.get(agent_id)
+        if known is not None:
+            return [], known[1]
+        child = ChunkMapper(self.run_id, agent_id)
+        self._children[agent_id] = (role, child)
+        payload = AgentSpawnedPayload(parent_id=self.agent_id, role=role, kind=SUBGRAPH_KIND)
+        return [AgentSpawnedEvent(run_id=self.run_id, agent_id=agent_id, payload=payload)], child
+
+    def _sub_agent(self, chunk: SubAgentChunk | SubAgentEndChunk) -> list[WireEvent]:
+        """A sub-agent's chunk under its own id, or its end."""
+        spawned, child = self._child(chunk.agent_id, chunk.role)
+        if isinstance(chunk, SubAgentChunk):
+            return [*spawned, *child.map(chunk.chunk)]
+        del self._children[chunk.agent_id]
+        payload = AgentCompletedPayload(role=chunk.role, result=chunk.result)
+        ended = AgentCompletedEvent(run_id=self.run_id, agent_id=chunk.agent_id, payload=payload)
+        return [*spawned, *child.cancel_open_calls("The subgraph ended before its call"), ended]
 
     def _message(self, chunk: MessageChunk) -> list[WireEvent]:
         """A model's turn: its content blocks (text and reasoning streamed as deltas already),
@@ -178,6 +227,14 @@ class ChunkMapper:
             stacklevel=2,
         )
         return []
+
+    def _custom(self, chunk: CustomDataChunk) -> WireEvent:
+        """The agent's own data: a text is a status line, other data a JSON block."""
+        run, agent, data = self.run_id, self.agent_id, chunk.data
+        if isinstance(data, str):
+            return StatusEvent(run_id=run, agent_id=agent, payload=StatusPayload(message=data))
+        content = ContentPayload(blocks=[JsonPart(data=data)])
+        return ContentEvent(run_id=run, agent_id=agent, payload=content)
 
     def _fallback(self, chunk: ModelFallbackChunk) -> WireEvent:
         """A status line naming the model that serves the call now; the provider's error text
