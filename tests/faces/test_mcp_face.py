@@ -11,28 +11,23 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
-import httpx2
 import pytest
 from faces_server import PLAN_AND_DELEGATE, running, serving, thread_events
-from mcp import Client
-from mcp.client.session import ClientRequestContext
-from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp.types import (
     CallToolResult,
-    ElicitRequestParams,
     ElicitResult,
     EmbeddedResource,
     ImageContent,
     InputRequiredResult,
     TextContent,
 )
+from mcp_client import approving, connected, text
 
 from runyard.models.demo_script import demo_png
 from runyard.service.api_keys import issue_api_key
@@ -95,21 +90,6 @@ async def _issue_keys(url: str) -> dict[str, str]:
         await store.close()
 
 
-@asynccontextmanager
-async def connected(
-    base: str, mode: str = "auto", key: str | None = None, **options: Any
-) -> AsyncIterator[Client]:
-    headers = {} if key is None else {"Authorization": f"Bearer {key}"}
-    async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=None)) as http:
-        transport = streamable_http_client(f"{base}/mcp", http_client=http)
-        async with Client(transport, mode=mode, cache=None, **options) as client:
-            yield client
-
-
-def text(result: CallToolResult) -> str:
-    return "".join(block.text for block in result.content if isinstance(block, TextContent))
-
-
 async def logged(base: str, result: CallToolResult) -> list[dict[str, Any]]:
     about = result.structured_content or {}
     return await asyncio.to_thread(thread_events, base, about["threadId"], about["runId"])
@@ -149,16 +129,6 @@ async def test_the_agents_are_tools_and_a_call_runs_one(base: str, mode: str) ->
         "tool-result",
         "run-finish",
     ]
-
-
-def approving(action: str, asked: list[str]) -> Any:
-    """An elicitation callback that answers every question with ``action``."""
-
-    async def answer(context: ClientRequestContext, params: ElicitRequestParams) -> ElicitResult:
-        asked.append(params.message)
-        return ElicitResult(action=action, content={} if action == "accept" else None)
-
-    return answer
 
 
 async def test_sub_agents_and_the_task_list_are_progress_notes(base: str) -> None:
