@@ -1,7 +1,6 @@
-"""LangGraph agents through every streaming face, each driven by its own client: a catalog's
-``runtime: langchain`` agent (``create_agent`` over runyard's demo model, scripted by the message
-as every face test's assistant is) streams text, runs a tool and asks for an approval; a custom
-``graph:`` (a file beside the catalog) streams a LangChain model's text, writes a status line and
+"""LangGraph agents through every streaming face, each driven by its own client (the catalog:
+``langgraph_catalog``): the ``runtime: langchain`` agent streams text, runs a tool and asks for
+an approval; the custom ``graph:`` streams a LangChain model's text, writes a status line and
 hands a subgraph's answer — text and an image — back to the top. The ``openai`` package, AG-UI's
 ``HttpAgent`` and event types, the ``ai`` package's chat and the ``mcp`` client see what they
 see for a runyard agent; the thread's ``/v1`` log has the same runs.
@@ -12,7 +11,6 @@ they drive runyard's own.
 
 from __future__ import annotations
 
-import base64
 from collections.abc import Iterator
 from typing import Any
 
@@ -25,80 +23,17 @@ from mcp.types import ImageContent, TextContent
 from mcp_client import approving, connected, text
 from pydantic import TypeAdapter
 
-from runyard.models.demo_script import demo_png
-
-CATALOG = """\
-kind: agent
-id: assistant
-runtime: langchain
-model: runyard:demo
-instructions: Answer briefly.
-tools: [calculator, save_note]
----
-kind: agent
-id: researcher
-description: A graph of one's own, with a subgraph.
-graph: ./graphs.py:graph
----
-kind: routing
-default_agent: assistant
-"""
-
-GRAPHS = '''\
-"""A parent graph that answers with a LangChain model, then hands over to a subgraph."""
-
-import base64
-
-from langchain_core.language_models import GenericFakeChatModel
-from langchain_core.messages import AIMessage
-from langgraph.config import get_stream_writer
-from langgraph.graph import END, START, MessagesState, StateGraph
-
-from runyard.models.demo_script import demo_png
-
-
-def chain(*nodes):
-    builder = StateGraph(MessagesState)
-    previous = START
-    for name, node in nodes:
-        builder.add_node(name, node)
-        builder.add_edge(previous, name)
-        previous = name
-    builder.add_edge(previous, END)
-    return builder.compile()
-
-
-async def look(state):
-    asked = state["messages"][-1].text
-    model = GenericFakeChatModel(messages=iter([AIMessage(f"Looking into {asked}. ")]))
-    return {"messages": [await model.ainvoke(state["messages"])]}
-
-
-def read(state):
-    get_stream_writer()("Reading sources")
-    png = base64.b64encode(demo_png()).decode()
-    found = [{"type": "text", "text": "Found it."}, {"type": "image", "base64": png, "mime_type": "image/png"}]
-    return {"messages": [AIMessage(content=found)]}
-
-
-graph = chain(("look", look), ("reader", chain(("read", read))))
-'''
+from langgraph_catalog import ANSWER, PNG, write_langgraph_catalog
 
 CALC = '/tool calculator {"expression": "2+3*4"}'
 NOTE = '/tool save_note {"text": "milk"}'
-ANSWER = "Looking into the capital. Found it."
-PNG = base64.b64encode(demo_png()).decode()
 EVENT = TypeAdapter(Event)
 
 
 @pytest.fixture(scope="module")
 def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     tmp = tmp_path_factory.mktemp("langgraph")
-    catalog = tmp / "agents"
-    catalog.mkdir()
-    (catalog / "agents.yaml").write_text(CATALOG)
-    (catalog / "graphs.py").write_text(GRAPHS)
-    with serving(tmp, catalog_dir=str(catalog)) as url:
+    with serving(tmp, catalog_dir=write_langgraph_catalog(tmp / "agents")) as url:
         yield url
 
 

@@ -1,4 +1,4 @@
-"""A catalog's ``runtime: langchain`` agent over gRPC, through the generated client: its
+"""A catalog's ``runtime: langchain`` agent (``langgraph_catalog``) over gRPC, through the generated client: its
 streamed text as tokens, a tool call, an image the model made as a typed ``ContentEvent``, and
 an approval answered with ``Confirm`` that lets the stream go on."""
 
@@ -10,18 +10,10 @@ import pytest
 from google.protobuf import struct_pb2
 from grpc_harness import ALICE, grpc_served, kinds, streamed
 
+from langgraph_catalog import write_langgraph_catalog
 from runyard.grpc.v1 import inference_pb2 as pb
 from runyard.models.demo_script import demo_png
 from sqlite_databases import MigratedSqlite
-
-CATALOG = """\
-kind: agent
-id: lc
-runtime: langchain
-model: runyard:demo
-instructions: Answer briefly.
-tools: [calculator, save_note]
-"""
 
 
 @pytest.fixture
@@ -31,14 +23,12 @@ def url(tmp_path: Path, migrated_sqlite: MigratedSqlite) -> str:
 
 @pytest.fixture
 def catalog(tmp_path: Path) -> str:
-    (tmp_path / "agents").mkdir()
-    (tmp_path / "agents" / "agents.yaml").write_text(CATALOG)
-    return str(tmp_path / "agents")
+    return write_langgraph_catalog(tmp_path / "agents")
 
 
 def _request(thread_id: str, message: str = "", after_event_id: int = 0) -> pb.InvokeRequest:
     return pb.InvokeRequest(
-        thread_id=thread_id, message=message, agent_id="lc", after_event_id=after_event_id
+        thread_id=thread_id, message=message, agent_id="assistant", after_event_id=after_event_id
     )
 
 
