@@ -2,7 +2,8 @@
 ``runtime: langchain`` agent (``create_agent`` over runyard's demo model, scripted by the message
 as every face test's assistant is) with a tool and a tool that asks for approval; ``researcher``
 is a custom ``graph:`` in a file beside the catalog that streams a LangChain model's text, then
-hands over to a subgraph that writes a status line and answers with text and an image.
+hands over to a subgraph that writes a status line and answers with text and an image;
+``plain`` is ``assistant`` on runyard's own loop, to compare with.
 """
 
 from __future__ import annotations
@@ -26,6 +27,13 @@ kind: agent
 id: researcher
 description: A graph of one's own, with a subgraph.
 graph: ./graphs.py:graph
+---
+kind: agent
+id: plain
+description: The same agent on runyard's own loop, to compare with.
+model: runyard:demo
+instructions: Answer briefly.
+tools: [calculator, save_note]
 ---
 kind: routing
 default_agent: assistant

@@ -125,6 +125,21 @@ def test_openai_streams_a_langchain_agents_tool_call_and_answers_its_approval(
     assert logged[-1]["payload"]["usage"]["totalTokens"] > 0
 
 
+def test_a_langchain_agents_run_finish_counts_usage_and_cost_as_runyards_loop_does(
+    client: openai.OpenAI, base: str
+) -> None:
+    finishes = []
+    for agent in ("assistant", "plain"):
+        done = _extension(client.chat.completions.create(model=agent, messages=_user(CALC)))
+        finishes.append(thread_events(base, done["threadId"], done["runId"])[-1]["payload"])
+
+    langchain, runyard = finishes
+    assert langchain == runyard  # the same model calls, counted and priced the same
+    assert langchain["usage"]["totalTokens"] > 0
+    assert langchain["usage"]["cost"] == 0  # the demo model's price
+    assert langchain["usage"]["models"] == ["runyard:demo"]
+
+
 def test_openai_streams_a_custom_graphs_answer_and_its_image(
     client: openai.OpenAI, base: str
 ) -> None:
@@ -251,7 +266,7 @@ async def test_mcp_calls_a_langchain_agent_with_a_tool_and_an_elicited_approval(
         calculated = await client.call_tool("assistant", {"message": CALC})
         approved = await client.call_tool("assistant", {"message": NOTE})
 
-    assert names == {"assistant", "researcher"}
+    assert names == {"assistant", "researcher", "plain"}
     assert not calculated.is_error, text(calculated)
     assert "14" in text(calculated)
     assert not approved.is_error, text(approved)
