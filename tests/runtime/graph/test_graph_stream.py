@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from langchain.agents import create_agent
 from langchain_core.language_models import FakeMessagesListChatModel, GenericFakeChatModel
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.tools import tool as langchain_tool
@@ -30,11 +31,13 @@ from runyard.runtime import (
     StreamChunk,
     SubAgentChunk,
     TextDeltaChunk,
+    ToolExecutionStartChunk,
     ToolResultChunk,
 )
 from runyard.runtime.graph import CustomGraph, RunyardChatModel
 from runyard.service.event_log.chunks import ChunkMapper
-from runyard.testing import TurnUsage, scripted_model, text
+from runyard.testing import TurnUsage, call, scripted_model, text
+from runyard.tools import ToolContext, tool
 
 PNG = "iVBORw0KGgo="
 PDF = "JVBERi0xLjQK"
@@ -291,6 +294,33 @@ async def test_a_subgraphs_tool_calls_and_questions_stay_under_its_agent_across_
     ]
     (node,) = _tree(first + second).children  # the resumed subgraph is the same child
     assert node.status == "completed"
+
+
+async def test_a_runyard_tool_in_a_subgraph_runs_and_reports_under_its_agent() -> None:
+    @tool
+    async def look(query: str, ctx: ToolContext) -> str:
+        """Look something up."""
+        ctx.progress(f"Looking up {query}")
+        return "found"
+
+    model = scripted_model([call("look", {"query": "x"}, id="c1"), text("Seen.")])
+
+    def factory(tools: list[Any]) -> Any:
+        return _graph(("helper", create_agent(RunyardChatModel(model=model), tools)))
+
+    agent = GraphAgent("g", model, CustomGraph(factory, "g"), tools=[look])
+    chunks, events = await _drain(await agent.stream("hi"))
+
+    (child,) = {e.agent_id for e in events if e.agent_id != MAIN}
+    assert [c for c in chunks if isinstance(c, ToolExecutionStartChunk)] == []  # all wrapped
+    assert [(t, a) for t, a, _ in _seen(events) if t != "text"] == [
+        ("agent-spawned", child),
+        ("tool-call", child),
+        ("status", child),
+        ("tool-result", child),
+        ("agent-completed", child),
+    ]
+    assert ("text", MAIN, "Seen.") in _seen(events)
 
 
 async def test_a_cancelled_run_closes_its_subgraphs_and_their_calls() -> None:

@@ -9,9 +9,12 @@ returns the whole list) is not taken again. A node's message that no chat model 
 node wrote it itself) gives its text and reasoning as one delta each; its other content blocks
 (images, files, JSON, citations) go in its ``message`` chunk, a tool's in its ``tool-result``.
 
-``custom`` parts (``get_stream_writer()`` in a node or tool) are ``CustomDataChunk``s: the
-protocol has no event for an application's own data, so a text becomes a ``status`` line (what
-such writes mostly are: "Searching…") and anything else a ``content`` event with a JSON block.
+A runyard tool's own chunks (its call's start, its events) are written on the graph's stream
+as ``custom`` parts (``GraphToolRun``), so they keep their place among the graph's parts and
+come from the subgraph that made the call. Other ``custom`` parts (``get_stream_writer()`` in a
+node or a LangChain tool) are ``CustomDataChunk``s: the protocol has no event for an
+application's own data, so a text becomes a ``status`` line (what such writes mostly are:
+"Searching…") and anything else a ``content`` event with a JSON block.
 
 A subgraph is a sub-agent: the parts of namespace ``("node:<task>", …)`` come as
 ``SubAgentChunk``s of the child agent ``node:<task>`` (LangGraph's own namespace, unique in the
@@ -48,6 +51,7 @@ from runyard.runtime.control import RunControl
 from runyard.runtime.graph.chat_model import RUNYARD_USAGE
 from runyard.runtime.graph.messages import from_langchain
 from runyard.runtime.graph.questions import question_of
+from runyard.runtime.graph.tools import ToolRunChunk
 from runyard.runtime.message_list import AgentMessageList
 from runyard.runtime.state import PendingToolCall
 
@@ -82,7 +86,7 @@ class GraphStream:
         self._control.check()
         where: Namespace = tuple(namespace)
         if mode == "custom":
-            await self._send(where, CustomDataChunk(to_jsonable_python(data, fallback=str)))
+            await self._send(where, _custom(data))
             return False
         if mode == "messages":
             message, _ = data
@@ -192,6 +196,13 @@ def _messages(update: Any) -> Iterable[BaseMessage]:
     if isinstance(found, list | tuple):
         return [m for m in found if isinstance(m, BaseMessage)]
     return ()
+
+
+def _custom(data: Any) -> StreamChunk:
+    """A ``custom`` part's chunk: a runyard tool call's own, or data the graph wrote."""
+    if isinstance(data, ToolRunChunk):
+        return data.chunk
+    return CustomDataChunk(to_jsonable_python(data, fallback=str))
 
 
 def _role(step: str) -> str:

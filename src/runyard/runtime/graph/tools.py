@@ -19,6 +19,7 @@ crash; this is what keeps their tools from running twice.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -27,18 +28,27 @@ from typing import Any
 from langchain_core.messages import ToolMessage
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
+from langgraph.config import get_stream_writer
 from langgraph.types import interrupt
 from pydantic import PrivateAttr
 
 from runyard.messages import ToolCallPart
 from runyard.models import FileReader
+from runyard.runtime.chunks import StreamChunk
 from runyard.runtime.graph.messages import tool_output
 from runyard.runtime.journal import INTERRUPTED_TOOL_ERROR, JournalCall
 from runyard.runtime.state import AgentState
 from runyard.runtime.tool_runner import ToolOutcome, ToolRunner
 from runyard.tools import IS_FROM_TOOLKIT, SOURCE_NODE_NAME, Tool
 
-__all__ = ["QUESTION_MARK", "GraphToolRun", "RunyardTool", "current_files", "langchain_tools"]
+__all__ = [
+    "QUESTION_MARK",
+    "GraphToolRun",
+    "RunyardTool",
+    "ToolRunChunk",
+    "current_files",
+    "langchain_tools",
+]
 
 QUESTION_MARK = "runyard_question"
 """The key that marks an interrupt's value as a runyard tool call's question."""
@@ -70,7 +80,7 @@ class GraphToolRun:
         call = ToolCallPart(tool_call_id=call_id, tool_name=tool.name, args=args)
         outcome = self._replayed(tool, call)
         if outcome is None:
-            outcome = await self._run(call)
+            outcome = await self._run(call, self._runner_in_graph())
         self.outcomes[call_id] = outcome
         return ToolMessage(
             tool_output(outcome.output),
@@ -80,8 +90,19 @@ class GraphToolRun:
             artifact=outcome.output,
         )
 
-    async def _run(self, call: ToolCallPart) -> ToolOutcome:
-        runner = self.runner
+    def _runner_in_graph(self) -> ToolRunner:
+        """The run's runner for a call the graph's task makes, its chunks (the call's start, its
+        events) written on the graph's own stream: so they keep their place among the graph's
+        parts, and come from the subgraph that made the call (``GraphStream`` takes them)."""
+        try:
+            write = get_stream_writer()
+        except RuntimeError:  # not inside a graph's task
+            return self.runner
+        runner = copy.copy(self.runner)
+        runner.sink = _GraphStreamSink(write)
+        return runner
+
+    async def _run(self, call: ToolCallPart, runner: ToolRunner) -> ToolOutcome:
         if runner.journal is not None:
             progress, self.progress = self.progress, None
             await runner.journal.record(
@@ -118,6 +139,26 @@ class GraphToolRun:
         if tool.retry_safe:
             return None
         return ToolOutcome(call, "error", output=INTERRUPTED_TOOL_ERROR.format(name=tool.name))
+
+
+@dataclass(frozen=True, slots=True)
+class ToolRunChunk:
+    """A runyard tool call's chunk, written on the graph's stream (a ``custom`` part)."""
+
+    chunk: StreamChunk
+
+
+class _GraphStreamSink:
+    """A sink that writes each chunk on the graph's stream, where the task's writer puts it."""
+
+    def __init__(self, write: Callable[[Any], None]) -> None:
+        self._write = write
+
+    async def send(self, chunk: StreamChunk) -> None:
+        self._write(ToolRunChunk(chunk))
+
+    def send_nowait(self, chunk: StreamChunk) -> None:
+        self._write(ToolRunChunk(chunk))
 
 
 def current_files() -> FileReader | None:
