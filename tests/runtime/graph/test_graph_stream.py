@@ -22,14 +22,12 @@ from langgraph.types import interrupt
 
 from local_openai_server import local_openai_server
 from runyard.agent.graph_agent import GraphAgent
-from runyard.messages import AgentMessage, ImagePart, ToolCallPart
+from runyard.messages import ImagePart
 from runyard.protocol import AgentTreeBuilder, RunStartEvent, RunStartPayload, WireEvent
 from runyard.runtime import (
     FinishChunk,
     InMemoryCheckpointStore,
-    MessageChunk,
     StreamChunk,
-    SubAgentChunk,
     TextDeltaChunk,
     ToolExecutionStartChunk,
     ToolResultChunk,
@@ -321,18 +319,6 @@ async def test_a_runyard_tool_in_a_subgraph_runs_and_reports_under_its_agent() -
         ("agent-completed", child),
     ]
     assert ("text", MAIN, "Seen.") in _seen(events)
-
-
-async def test_a_cancelled_run_closes_its_subgraphs_and_their_calls() -> None:
-    mapper = ChunkMapper("run", MAIN)
-    asked = AgentMessage(
-        role="assistant", parts=[ToolCallPart(tool_call_id="c1", tool_name="look", args={})]
-    )
-    mapper.map(SubAgentChunk("inner:1", "inner", MessageChunk(asked)))
-
-    closed = [(e.type, e.agent_id) for e in mapper.cancel_open_calls()]
-
-    assert closed == [("tool-error", "inner:1"), ("agent-completed", "inner:1")]
 
 
 async def test_a_graphs_usage_counts_runyards_cost_and_a_foreign_models_tokens() -> None:
