@@ -184,6 +184,28 @@ async def test_a_tool_message_with_an_image_and_a_file_gives_its_calls_content()
     ]
 
 
+async def test_a_langchain_tools_artifact_stays_out_and_its_content_blocks_come_through() -> None:
+    @langchain_tool(response_format="content_and_artifact")
+    def shoot(subject: str) -> tuple[list[str | dict[str, Any]], dict[str, Any]]:
+        """Take a picture."""
+        picture = {"type": "image", "base64": PNG, "mime_type": "image/png"}
+        return [{"type": "text", "text": f"A {subject}."}, picture], {"raw": "kept from the model"}
+
+    def asks(state: MessagesState) -> dict[str, Any]:
+        called = {"id": "c1", "name": "shoot", "args": {"subject": "cat"}}
+        return {"messages": [AIMessage("", tool_calls=[called])]}
+
+    chunks, events = await _run(_graph(("asks", asks), ("tools", ToolNode([shoot]))))
+
+    (result,) = [c for c in chunks if isinstance(c, ToolResultChunk)]
+    assert result.output == ["A cat.", ImagePart(mime_type="image/png", base64=PNG)]
+    image = {"type": "image", "mime_type": "image/png", "base64": PNG}
+    assert _seen(events)[1:] == [
+        ("content", MAIN, {"blocks": [image], "toolCallId": "c1"}),
+        ("tool-result", MAIN, {"toolCallId": "c1", "result": ["A cat.", image]}),
+    ]
+
+
 async def test_stream_writes_of_a_node_and_a_tool_are_status_lines_or_json_content() -> None:
     @langchain_tool
     def look(query: str) -> str:

@@ -31,7 +31,12 @@ from runyard.messages import (
     to_langchain_blocks,
 )
 
-__all__ = ["from_langchain", "to_langchain", "tool_output"]
+__all__ = ["RUNYARD_OUTPUT", "from_langchain", "to_langchain", "tool_message"]
+
+RUNYARD_OUTPUT = "runyard_output"
+"""The ``response_metadata`` mark of a ``ToolMessage`` runyard wrote: its ``artifact`` is the
+tool's output, what runyard gives the model. Another tool's artifact is data LangChain keeps
+from the model: its result is its content (its blocks as parts, never dropped)."""
 
 
 def to_langchain(messages: Iterable[AgentMessage], instructions: str = "") -> list[BaseMessage]:
@@ -45,7 +50,8 @@ def to_langchain(messages: Iterable[AgentMessage], instructions: str = "") -> li
 def from_langchain(message: BaseMessage) -> AgentMessage | None:
     """runyard's message for a LangChain one (None for a kind a thread does not keep)."""
     if isinstance(message, ToolMessage):
-        result = message.artifact if message.artifact is not None else _content_value(message)
+        ours = message.response_metadata.get(RUNYARD_OUTPUT)
+        result = message.artifact if ours else _content_value(message)
         part = ToolResultPart(
             tool_call_id=message.tool_call_id,
             tool_name=message.name or "",
@@ -67,9 +73,20 @@ def from_langchain(message: BaseMessage) -> AgentMessage | None:
     return AgentMessage(role=role, parts=parts, **_id(message))
 
 
-def tool_output(output: Any) -> str:
-    """What a tool's output reads as in a ``ToolMessage``'s content: text as it is, else JSON."""
-    return output if isinstance(output, str) else json.dumps(output, default=str)
+def tool_message(
+    call_id: str, name: str, output: Any, *, is_error: bool, id: str | None = None
+) -> ToolMessage:
+    """A runyard tool's result as a ``ToolMessage``: its content the output as text (text as
+    it is, else JSON), its ``artifact`` the output itself, marked as runyard's."""
+    return ToolMessage(
+        output if isinstance(output, str) else json.dumps(output, default=str),
+        tool_call_id=call_id,
+        name=name,
+        status="error" if is_error else "success",
+        artifact=output,
+        response_metadata={RUNYARD_OUTPUT: True},
+        id=id,
+    )
 
 
 _ROLES = {"human": "user", "ai": "assistant", "system": "system"}
@@ -78,14 +95,7 @@ _ROLES = {"human": "user", "ai": "assistant", "system": "system"}
 def _to_langchain(message: AgentMessage) -> list[BaseMessage]:
     if message.role == "tool":
         return [
-            ToolMessage(
-                tool_output(r.result),
-                tool_call_id=r.tool_call_id,
-                name=r.tool_name,
-                status="error" if r.is_error else "success",
-                artifact=r.result,
-                id=message.id,
-            )
+            tool_message(r.tool_call_id, r.tool_name, r.result, is_error=r.is_error, id=message.id)
             for r in message.tool_results
         ]
     content = _content([p for p in message.parts if not isinstance(p, ToolCallPart)])

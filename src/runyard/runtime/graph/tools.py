@@ -35,7 +35,7 @@ from pydantic import PrivateAttr
 from runyard.messages import ToolCallPart
 from runyard.models import FileReader
 from runyard.runtime.chunks import StreamChunk
-from runyard.runtime.graph.messages import tool_output
+from runyard.runtime.graph.messages import tool_message
 from runyard.runtime.journal import INTERRUPTED_TOOL_ERROR, JournalCall
 from runyard.runtime.state import AgentState
 from runyard.runtime.tool_runner import ToolOutcome, ToolRunner
@@ -82,13 +82,7 @@ class GraphToolRun:
         if outcome is None:
             outcome = await self._run(call, self._runner_in_graph())
         self.outcomes[call_id] = outcome
-        return ToolMessage(
-            tool_output(outcome.output),
-            tool_call_id=call_id,
-            name=tool.name,
-            status="error" if outcome.kind == "error" else "success",
-            artifact=outcome.output,
-        )
+        return tool_message(call_id, tool.name, outcome.output, is_error=outcome.kind == "error")
 
     def _runner_in_graph(self) -> ToolRunner:
         """The run's runner for a call the graph's task makes, its chunks (the call's start, its
