@@ -8,17 +8,18 @@ Real LangGraph and LangChain throughout; the graphs' models are LangChain's own 
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from langchain.agents import create_agent
 from langchain_core.language_models import FakeMessagesListChatModel, GenericFakeChatModel
-from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langchain_core.tools import tool as langchain_tool
 from langchain_openai import ChatOpenAI
 from langgraph.config import get_stream_writer
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode
-from langgraph.types import interrupt
+from langgraph.types import Send, interrupt
 
 from local_openai_server import local_openai_server
 from runyard.agent.graph_agent import GraphAgent
@@ -28,6 +29,7 @@ from runyard.runtime import (
     FinishChunk,
     InMemoryCheckpointStore,
     StreamChunk,
+    SubAgentEndChunk,
     TextDeltaChunk,
     ToolExecutionStartChunk,
     ToolResultChunk,
@@ -276,6 +278,42 @@ async def test_a_subgraph_is_a_child_agent_and_the_answer_it_hands_back_is_its_p
         "Paris is the capital.",
     )
     assert tree.text_content == "Let me ask.Paris is the capital."
+
+
+async def test_subgraphs_sent_in_parallel_each_end_when_their_own_task_does() -> None:
+    quick_ended = asyncio.Event()
+
+    async def work(state: MessagesState) -> dict[str, Any]:
+        topic = state["messages"][-1].text
+        get_stream_writer()(f"started {topic}")
+        if topic == "slow":  # still working when the quick one has ended
+            await quick_ended.wait()
+        return {"messages": [AIMessage(f"done {topic}")]}
+
+    def fan_out(state: MessagesState) -> list[Send]:
+        return [Send("worker", {"messages": [HumanMessage(t)]}) for t in ("slow", "quick")]
+
+    builder = StateGraph(MessagesState)
+    builder.add_node("worker", _graph(("work", work)))
+    builder.add_conditional_edges(START, fan_out)
+    builder.add_edge("worker", END)
+    agent = GraphAgent("g", scripted_model([]), CustomGraph(builder.compile(), "g"))
+
+    mapper = ChunkMapper("run", MAIN)
+    events: list[WireEvent] = []
+    async for chunk in await agent.stream("hi"):
+        events.extend(mapper.map(chunk))
+        if isinstance(chunk, SubAgentEndChunk):
+            quick_ended.set()
+
+    by_agent: dict[str, list[str]] = {}
+    for type_, agent_id, what in _seen(events):
+        if agent_id != MAIN:
+            by_agent.setdefault(agent_id, []).append(what if type_ == "text" else type_)
+    assert sorted(by_agent.values()) == [
+        ["agent-spawned", "status", "done quick", "agent-completed"],
+        ["agent-spawned", "status", "done slow", "agent-completed"],
+    ]
 
 
 async def test_a_subgraphs_tool_calls_and_questions_stay_under_its_agent_across_a_resume() -> None:

@@ -4,10 +4,11 @@ It is an ``AgentRuntime`` whose loop is a LangGraph graph: the run's start (memo
 context, the user's message), its endings (success, suspended, failed, cancelled), its
 checkpoints, memory saving, telemetry span and chunks are the runtime's own, so the service,
 the event log and every face treat a LangGraph agent's run as any other. What differs is the
-loop: the graph is streamed (``messages``, ``updates``, ``custom``, subgraphs included) and
-each part becomes the chunks runyard's loop would have sent (``GraphStream``); the graph's
-checkpoints travel in the run's state (``runtime.graph.checkpoint``), so an interrupt suspends
-the run durably and an answer — or a takeover after a crash — carries the graph on from there.
+loop: the graph is streamed (``messages``, ``updates``, ``custom``, ``tasks``, subgraphs
+included) and each part becomes the chunks runyard's loop would have sent (``GraphStream``); the
+graph's checkpoints travel in the run's state (``runtime.graph.checkpoint``), so an interrupt
+suspends the run durably and an answer — or a takeover after a crash — carries the graph on
+from there.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from runyard.tools import Tool
 
 __all__ = ["GraphRuntime", "GraphSource"]
 
-_STREAM_MODES: list[StreamMode] = ["messages", "updates", "custom"]
+_STREAM_MODES: list[StreamMode] = ["messages", "updates", "custom", "tasks"]
 
 
 class GraphSource(Protocol):

@@ -20,9 +20,10 @@ A subgraph is a sub-agent: the parts of namespace ``("node:<task>", …)`` come 
 ``SubAgentChunk``s of the child agent ``node:<task>`` (LangGraph's own namespace, unique in the
 run and the same again when a resume carries the subgraph on), nested as subgraphs nest. It ends
 (``SubAgentEndChunk``, its last answer's text as result) when its node's update reaches its
-parent; the answers it hands back in that update are its parent's too, so the parent shows them
-again (their text as one delta, their blocks, not their tool calls) — a graph whose answer a
-subgraph writes still answers at the top, where the faces read it.
+parent — or, when that node runs several at once (``Send``), when its own task ends (a
+``tasks`` part names it). The answers it hands back in that update are its parent's too, so
+the parent shows them again (their text as one delta, their blocks, not their tool calls): a
+graph whose answer a subgraph writes still answers at the top, where the faces read it.
 """
 
 from __future__ import annotations
@@ -88,16 +89,31 @@ class GraphStream:
         if mode == "custom":
             await self._send(where, _custom(data))
             return False
+        if mode == "tasks":
+            await self._task(where, data)
+            return False
         if mode == "messages":
             message, _ = data
             if isinstance(message, AIMessageChunk):
                 await self._deltas(where, message)
             return False
+        return await self._updates(where, data)
+
+    async def _task(self, where: Namespace, data: dict[str, Any]) -> None:
+        """A task started, was interrupted, or ended (a result, no interrupts): a subgraph it
+        ran has ended only then."""
+        ended = (*where, f"{data['name']}:{data['id']}")
+        if "result" in data and not data.get("interrupts") and ended in self._running:
+            await self._end(ended)
+
+    async def _updates(self, where: Namespace, data: dict[str, Any]) -> bool:
         if "__interrupt__" in data:
             self.questions.extend(question_of(i) for i in data["__interrupt__"])
             return False
         for node, update in data.items():
-            await self._end_subgraphs(where, node)
+            running = self._children(where, node)
+            if len(running) == 1:  # several (sent in parallel) end with their tasks
+                await self._end(running[0])
             for message in _messages(update):
                 await self._took(where, message)
         return not where
@@ -170,20 +186,31 @@ class GraphStream:
         if parts:
             await self._answer(where, converted.model_copy(update={"parts": parts}), whole=True)
 
-    async def _end_subgraphs(self, where: Namespace, node: str) -> None:
-        """``node`` of the graph at ``where`` finished: the subgraphs it ran have ended (the
-        deepest first)."""
-        ended = [
+    def _children(self, where: Namespace, node: str) -> list[Namespace]:
+        """The subgraphs running right under the graph at ``where`` that ``node`` runs."""
+        return [
             running
             for running in self._running
-            if len(running) > len(where)
+            if len(running) == len(where) + 1
             and running[: len(where)] == where
-            and _role(running[len(where)]) == node
+            and _role(running[-1]) == node
         ]
-        for running in sorted(ended, key=len, reverse=True):
+
+    async def _end(self, ended: Namespace) -> None:
+        """The subgraph at ``ended`` has ended, and any still running inside it (the deepest
+        first)."""
+        inside = [running for running in self._running if running[: len(ended)] == ended]
+        for running in sorted(inside, key=len, reverse=True):
             result = self._running.pop(running)
             step = running[-1]
             await self._send(running[:-1], SubAgentEndChunk(step, _role(step), result))
+
+
+def _custom(data: Any) -> StreamChunk:
+    """A ``custom`` part's chunk: a runyard tool call's own, or data the graph wrote."""
+    if isinstance(data, ToolRunChunk):
+        return data.chunk
+    return CustomDataChunk(to_jsonable_python(data, fallback=str))
 
 
 def _messages(update: Any) -> Iterable[BaseMessage]:
@@ -196,13 +223,6 @@ def _messages(update: Any) -> Iterable[BaseMessage]:
     if isinstance(found, list | tuple):
         return [m for m in found if isinstance(m, BaseMessage)]
     return ()
-
-
-def _custom(data: Any) -> StreamChunk:
-    """A ``custom`` part's chunk: a runyard tool call's own, or data the graph wrote."""
-    if isinstance(data, ToolRunChunk):
-        return data.chunk
-    return CustomDataChunk(to_jsonable_python(data, fallback=str))
 
 
 def _role(step: str) -> str:
