@@ -81,3 +81,19 @@ async def test_a_client_that_refuses_fails_the_call_with_its_reason(
     (failed,) = [e for e in done if e["type"] == "tool-error"]
     assert "not shared" in failed["payload"]["error"]
     assert "read file" in json.dumps(failed)
+
+
+async def test_a_face_says_the_run_waits_for_its_client_not_for_an_approval(
+    any_backend_url: str, catalog: Path
+) -> None:
+    async with running_app(any_backend_url, settings={"catalog_dir": str(catalog)}) as app:
+        async with asgi_client(app) as client:
+            answered = await client.post(
+                "/openai/v1/chat/completions",
+                json={"model": "reader", "messages": [{"role": "user", "content": READ}]},
+            )
+    assert answered.status_code == 200, answered.text
+    body = answered.json()
+    assert body["x_runyard"]["status"] == "awaiting_client"
+    assert "approvals" not in body["x_runyard"]
+    assert "filesystem-request" in body["choices"][0]["message"]["content"]

@@ -18,6 +18,7 @@ __all__ = [
     "EventMapper",
     "face_frames",
     "face_values",
+    "awaiting_client",
     "going_away",
     "streamed",
     "taken_over_message",
@@ -112,6 +113,16 @@ async def _mapped(
             sent = item[0]
         if mapped:
             yield mapped
+
+
+def awaiting_client(thread_id: str) -> str:
+    """What a face tells its client when the run waits on nobody it can ask: only on a
+    ``filesystem-request``, which the client driving the thread over /v1 answers."""
+    return (
+        "the run waits for the client driving this thread to answer a file request "
+        f"(filesystem-request on GET /v1/events/{thread_id}; the answer goes to "
+        "POST /v1/confirm/{requestId})"
+    )
 
 
 def taken_over_message(thread_id: str, after_event_id: int) -> str:

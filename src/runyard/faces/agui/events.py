@@ -24,7 +24,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from runyard.faces.face_events import going_away, taken_over_message
+from runyard.faces.face_events import awaiting_client, going_away, taken_over_message
 from runyard.protocol import (
     AgentCompletedEvent,
     AgentSpawnedEvent,
@@ -124,6 +124,8 @@ class AguiEvents:
                 *ending,
                 self._finished(outcome={"type": "interrupt", "interrupts": interrupts}),
             ]
+        if pause.status == "suspended":  # on a file request only: no person can answer it
+            return [*ending, _run_error(awaiting_client(self.thread_id), "awaiting_client")]
         return [*ending, _run_error(pause.reason or "the run ended unfinished", "run_failed")]
 
     def stopped(self, last_event_id: int) -> list[Event]:

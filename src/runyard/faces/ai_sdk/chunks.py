@@ -16,6 +16,7 @@ mapping of the Vercel AI SDK face. The run is one assistant message.
 | ``status`` | transient ``data-status`` |
 | ``run-finish`` completed | ``finish-step``, ``finish`` (``stop``; ``messageMetadata.usage``) |
 | suspended for approval | ``finish-step``, ``finish`` (``tool-calls``; ``messageMetadata.awaitingApproval``) |
+| suspended on a file request only | ``finish-step``, ``finish`` (``tool-calls``; ``messageMetadata.awaitingClient``) |
 | ``run-finish`` cancelled | ``abort`` |
 | ``run-finish`` error, a run closed unfinished | ``error``, ``finish`` (``error``) |
 | (the stream ends) | ``[DONE]`` |
@@ -122,7 +123,13 @@ class UiMessageChunks:
     def paused(self, pause: RunPause, waiting: list[ConfirmationRequestPayload]) -> list[Chunk]:
         closed = self._close()
         if pause.status == "suspended":
-            metadata = {**self.metadata, "awaitingApproval": [q.request_id for q in waiting]}
+            # On a file request only, no person can answer: the client driving the thread does.
+            awaiting = (
+                {"awaitingApproval": [q.request_id for q in waiting]}
+                if waiting
+                else {"awaitingClient": True}
+            )
+            metadata = {**self.metadata, **awaiting}
             return [*closed, *self._finished("tool-calls", metadata)]
         if pause.status == "cancelled":
             return [*closed, _abort(pause.reason)]

@@ -11,6 +11,7 @@ one body folds the same chunks (``completion``), so the two cannot drift.
 | ``tool-call``, ``tool-result``, sub-agents, tasks | nothing: the tools ran on the server (follow them on ``/v1/events/{threadId}``) |
 | ``run-finish`` completed | ``finish_reason`` ``stop``, ``x_runyard`` (status ``completed``); then, when asked, the ``usage`` chunk (no ``choices``) |
 | suspended for approval | ``delta.content`` naming each tool call that waits, ``finish_reason`` ``stop``, ``x_runyard`` (status ``awaiting_approval``, ``approvals``) |
+| suspended on a file request only | ``delta.content`` saying so, ``finish_reason`` ``stop``, ``x_runyard`` status ``awaiting_client`` |
 | ``run-finish`` cancelled | ``finish_reason`` ``stop``, ``x_runyard`` (status ``cancelled``) |
 | ``run-finish`` error, a run closed unfinished, the server going away | ``{"error": {...}}`` (the ``openai`` client raises ``APIError``) |
 | (the stream ends) | ``[DONE]`` |
@@ -23,7 +24,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from runyard.faces.face_events import going_away, taken_over_message
+from runyard.faces.face_events import awaiting_client, going_away, taken_over_message
 from runyard.faces.openai.content_parts import answer_content
 from runyard.protocol import (
     ConfirmationRequestPayload,
@@ -116,6 +117,9 @@ class CompletionChunks:
         return finished
 
     def _awaiting(self, waiting: list[ConfirmationRequestPayload]) -> list[Chunk]:
+        if not waiting:
+            said = self._chunk({"content": awaiting_client(self.followed["threadId"])})
+            return [said, self._finished("awaiting_client")]
         lines = [
             f"- {q.tool_name}({json.dumps(q.args)}): requestId {q.request_id}" for q in waiting
         ]

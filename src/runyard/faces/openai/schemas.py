@@ -81,6 +81,6 @@ class ChatCompletion(BaseModel):
     )
     x_runyard: dict[str, Any] = Field(
         description="`threadId`, `runId`, `status` (`completed`, `awaiting_approval`, "
-        "`cancelled`), `approvals` while awaiting (each `requestId`, `toolCallId`, `toolName`, "
+        "`awaiting_client`: on a file request only, `cancelled`), `approvals` while awaiting (each `requestId`, `toolCallId`, `toolName`, "
         "`args`, `message`: the question, `confirmUrl`), `output` for an agent with an `output_schema` (docs/faces.md)"
     )

@@ -21,7 +21,13 @@ from collections.abc import AsyncGenerator, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
-from runyard.protocol import ConfirmationRequestEvent, RunFinishEvent, WireEvent, parse_event
+from runyard.protocol import (
+    ConfirmationRequestEvent,
+    FilesystemRequestEvent,
+    RunFinishEvent,
+    WireEvent,
+    parse_event,
+)
 from runyard.service.event_log import EventLog, LiveEvent
 from runyard.service.runs.log_scan import newest_event
 from runyard.storage import RunRecord, Store
@@ -101,7 +107,8 @@ async def follow_run(
                 yield live.id, event
                 if isinstance(event, RunFinishEvent):
                     return
-                asked = isinstance(event, ConfirmationRequestEvent)
+                # A question for a person, or a file request for the client: either suspends.
+                asked = isinstance(event, ConfirmationRequestEvent | FilesystemRequestEvent)
 
 
 async def _next(
