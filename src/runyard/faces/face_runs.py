@@ -75,10 +75,11 @@ async def start_run(
     version: str | None = None,
     *,
     entry: RunEntry,
+    message_id: str | None = None,
 ) -> FaceRun:
     """Start a run of ``agent_id`` (at ``version``, None: the one served) for ``message`` (its
     text, or text and content blocks) on the thread (errors as ``/v1/chat``); ``entry`` names
-    the face."""
+    the face, ``message_id`` the user message (None: a new id)."""
     given = message if isinstance(message, UserInput) else UserInput(message)
     key = owner.thread_key(thread_id)
     cursor = await parts.store.last_event_id(key)
@@ -91,6 +92,7 @@ async def start_run(
         content=given.content,
         content_field=given.field,
         entry=entry,
+        message_id=message_id,
     )
     return FaceRun(parts, owner, thread_id, FollowedRun(key, run_id, cursor))
 

@@ -1,0 +1,46 @@
+"""LangGraph Server's error body, ``{"detail": ...}``, for every error under ``/langgraph``:
+``langgraph_error`` reshapes runyard's own error body (the app's error handlers call it for this
+face's paths), so ``langgraph_sdk`` raises the exception it raises for LangGraph Server's own
+answers (``NotFoundError``, ``ConflictError``, ``UnprocessableEntityError``, ...) with the
+message in ``detail``; ``code`` (runyard's) and ``param`` (the field at fault) ride beside it,
+where the SDK's ``APIError`` reads them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+__all__ = ["LangGraphErrorBody", "langgraph_error", "langgraph_error_responses"]
+
+
+class LangGraphErrorBody(BaseModel):
+    """What went wrong, as LangGraph Server says it, with runyard's code and field."""
+
+    detail: str
+    code: str = Field(description="runyard's error code (`thread_not_found`, `run_active`, ...)")
+    param: str | None = Field(
+        default=None, description="the request field at fault, dotted (`command.resume`)"
+    )
+
+
+def langgraph_error(status: int, body: dict[str, Any]) -> dict[str, Any]:
+    """runyard's error ``body`` (``{"error": {"code", "message", "field"?, "fields"?}}``) of
+    ``status``, as LangGraph Server's ``{"detail"}`` with runyard's ``code`` and ``param``."""
+    error = body["error"]
+    fields = error.get("fields") or []
+    field = fields[0]["field"] if fields else error.get("field")
+    param = field.removeprefix("body.") if isinstance(field, str) else None
+    return {"detail": error["message"], "code": error["code"], "param": param}
+
+
+def langgraph_error_responses(
+    errors: Callable[..., dict[int | str, dict[str, Any]]], *statuses: int
+) -> dict[int | str, dict[str, Any]]:
+    """The OpenAPI ``responses`` of ``statuses`` (as the app describes them, ``errors``), each
+    with this body."""
+    return {
+        status: {**response, "model": LangGraphErrorBody}
+        for status, response in errors(*statuses).items()
+    }

@@ -1,0 +1,153 @@
+"""``/langgraph/threads/{thread_id}/state`` and ``/history``: a thread's LangGraph state now
+or at a checkpoint (a position of its log), and its history, read by ``thread_state``.
+
+``update_state`` is refused (422 naming ``values``): a runyard agent's state is its thread's
+event log and memory, written only by its runs.
+"""
+
+# Without ``from __future__ import annotations``: FastAPI reads the parameters' annotations,
+# which name dependencies built inside ``state_routes``.
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Path, Query
+from pydantic import BaseModel, ConfigDict, Field
+
+from runyard.faces.invalid_body import invalid_field
+from runyard.faces.langgraph.thread_state import folded, thread_state, waiting_questions
+from runyard.faces.langgraph.threads import ThreadId
+from runyard.faces.wiring import FaceWiring
+from runyard.service import Owner, ServiceParts, Threads
+
+__all__ = ["read_state", "state_routes"]
+
+CheckpointId = Annotated[
+    str,
+    Path(pattern=r"^[0-9]{1,18}$", description="a `checkpoint_id`: a log position of the thread"),
+]
+NoSubgraphs = Annotated[str | None, Query(description="accepted: there are no subgraphs")]
+
+
+class StateUpdate(BaseModel):
+    """``threads.update_state`` (refused)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    values: Any = None
+    as_node: str | None = None
+
+
+class HistoryQuery(BaseModel):
+    """``threads.get_history``."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    limit: int = Field(default=10, ge=1, le=1000)
+    before: str | dict[str, Any] | None = None
+    metadata: dict[str, Any] | None = None
+    checkpoint: dict[str, Any] | None = None
+
+
+class CheckpointQuery(BaseModel):
+    """``threads.get_state(checkpoint=...)``."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    checkpoint: dict[str, Any]
+    subgraphs: bool = False
+
+
+async def read_state(
+    parts: ServiceParts, owner: Owner, thread_id: str, checkpoint: int | None = None
+) -> dict[str, Any]:
+    """The thread's state now, or at ``checkpoint`` (a log position)."""
+    thread = await Threads(parts.events, parts.store).get(owner, thread_id)
+    values, events = await folded(parts, owner, thread, checkpoint)
+    at = events[-1][0] if events else 0
+    if checkpoint is not None:
+        return thread_state(thread_id, values, at, None, ())
+    status = await parts.runs.status(owner, thread_id)
+    questions = await waiting_questions(parts, thread.id)
+    return thread_state(thread_id, values, at, status, questions)
+
+
+def _checkpoint_id(given: str | dict[str, Any] | None, field: str) -> int | None:
+    """A ``checkpoint_id`` given bare or in a checkpoint object; 422 naming ``field``."""
+    value = given.get("checkpoint_id") if isinstance(given, dict) else given
+    if value is None:
+        return None
+    if isinstance(value, str) and value.isdigit() and len(value) <= 18:
+        return int(value)
+    raise invalid_field(field, "must be a checkpoint_id this thread's state gave")
+
+
+async def _history(
+    parts: ServiceParts, owner: Owner, thread_id: str, body: HistoryQuery
+) -> list[dict[str, Any]]:
+    """The state now, then at the end of each earlier run, newest first."""
+    before = _checkpoint_id(body.before, "before")
+    thread = await Threads(parts.events, parts.store).get(owner, thread_id)
+    _, events = await folded(parts, owner, thread)
+    ends = sorted({event_id for event_id, e in events if e.type == "run-finish"})
+    if events and events[-1][0] not in ends:
+        ends.append(events[-1][0])
+    chosen = [at for at in reversed(ends) if before is None or at < before][: body.limit]
+    newest = events[-1][0] if events else None
+    return [
+        await read_state(parts, owner, thread_id, None if at == newest else at) for at in chosen
+    ]
+
+
+def state_routes(api: APIRouter, wiring: FaceWiring) -> None:
+    """Add the state and history routes to ``api``."""
+    parts_dep = Annotated[ServiceParts, Depends(wiring.parts)]
+    owner_dep = Annotated[Owner, Depends(wiring.owner)]
+    errors = wiring.errors(400, 401, 404, 422, 503)
+
+    @api.get("/threads/{thread_id}/state", responses=errors)
+    async def get_state(
+        thread_id: ThreadId, parts: parts_dep, owner: owner_dep, subgraphs: NoSubgraphs = None
+    ) -> dict[str, Any]:
+        """The thread's state: ``values``, ``next`` (``["tools"]`` while an approval waits),
+        ``tasks`` and ``interrupts`` (the waiting questions), ``checkpoint``."""
+        return await read_state(parts, owner, thread_id)
+
+    @api.get("/threads/{thread_id}/state/{checkpoint_id}", responses=errors)
+    async def get_state_at(
+        thread_id: ThreadId,
+        checkpoint_id: CheckpointId,
+        parts: parts_dep,
+        owner: owner_dep,
+        subgraphs: NoSubgraphs = None,
+    ) -> dict[str, Any]:
+        """The thread's state at ``checkpoint_id`` (its log up to that event)."""
+        return await read_state(parts, owner, thread_id, int(checkpoint_id))
+
+    @api.post("/threads/{thread_id}/state/checkpoint", responses=errors)
+    async def get_state_at_checkpoint(
+        thread_id: ThreadId, body: CheckpointQuery, parts: parts_dep, owner: owner_dep
+    ) -> dict[str, Any]:
+        """The thread's state at ``checkpoint.checkpoint_id``."""
+        at = _checkpoint_id(body.checkpoint, "checkpoint.checkpoint_id")
+        return await read_state(parts, owner, thread_id, at)
+
+    @api.post("/threads/{thread_id}/state", responses=errors)
+    async def update_state(
+        thread_id: ThreadId, body: StateUpdate, parts: parts_dep, owner: owner_dep
+    ) -> dict[str, Any]:
+        """Refused (422 naming ``values``): a runyard agent's state is written by its runs."""
+        await Threads(parts.events, parts.store).get(owner, thread_id)
+        raise invalid_field(
+            "values",
+            "refused: a runyard agent's state is its thread's log and memory, written only by "
+            "its runs; send a message with runs.create, or answer an interrupt with "
+            'command={"resume": ...}',
+        )
+
+    @api.post("/threads/{thread_id}/history", responses=errors)
+    async def get_history(
+        thread_id: ThreadId, body: HistoryQuery, parts: parts_dep, owner: owner_dep
+    ) -> list[dict[str, Any]]:
+        """The thread's states, newest first: now, then at the end of each earlier run
+        (``before`` a ``checkpoint_id``, at most ``limit``)."""
+        return await _history(parts, owner, thread_id, body)
