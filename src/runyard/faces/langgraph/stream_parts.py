@@ -4,7 +4,7 @@ LangGraph face. Each part is an SSE event named as LangGraph names it, ``metadat
 
 | runyard | ``values`` | ``updates`` | ``messages-tuple`` (event ``messages``) | ``messages`` | ``events`` |
 |---|---|---|---|---|---|
-| ``run-start`` (the user message) | the state | ``{"__start__": {"messages": [human]}}`` | | | ``on_chain_start`` |
+| ``run-start`` (the user message) | the state | | | | ``on_chain_start`` |
 | orchestrator ``text-delta`` / ``reasoning-delta`` | | | ``[AIMessageChunk, metadata]`` | ``messages/metadata`` once, ``messages/partial`` | ``on_chat_model_stream`` |
 | a model turn ends (a tool ran, the run ended or waits) | the state | ``{"model": {"messages": [ai]}}`` | its ``tool_calls`` as a last chunk | ``messages/complete`` | ``on_chat_model_end`` |
 | ``tool-call`` | | | | | ``on_tool_start`` |
@@ -136,11 +136,11 @@ class StreamParts:
     def _change(self, change: Step | Delta) -> list[Part]:
         if isinstance(change, Delta):
             return self._delta(change)
+        if change.node == "__start__":
+            return []  # the input is in the next `values`; LangGraph sends no update for it
         parts: list[Part] = []
         if "updates" in self.modes:
             parts.append(Part("updates", {change.node: {"messages": change.messages}}))
-        if change.node == "__start__":
-            return parts
         for message in change.messages:
             parts += self._complete(change.node, message)
         return parts
