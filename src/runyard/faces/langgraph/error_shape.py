@@ -29,10 +29,13 @@ def langgraph_error(status: int, body: dict[str, Any]) -> dict[str, Any]:
     """runyard's error ``body`` (``{"error": {"code", "message", "field"?, "fields"?}}``) of
     ``status``, as LangGraph Server's ``{"detail"}`` with runyard's ``code`` and ``param``."""
     error = body["error"]
-    fields = error.get("fields") or []
+    fields = [
+        {**f, "field": str(f["field"]).removeprefix("body.")} for f in error.get("fields") or []
+    ]
     field = fields[0]["field"] if fields else error.get("field")
-    param = field.removeprefix("body.") if isinstance(field, str) else None
-    return {"detail": error["message"], "code": error["code"], "param": param}
+    detail = "; ".join(f"{f['field']}: {f['message']}" for f in fields) or error["message"]
+    param = field if isinstance(field, str) else None
+    return {"detail": detail, "code": error["code"], "param": param}
 
 
 def langgraph_error_responses(

@@ -62,13 +62,21 @@ async def _run_ids(parts: ServiceParts, thread_key: str) -> list[str]:
     return list(dict.fromkeys(reversed(started)))
 
 
-async def _followed(
-    parts: ServiceParts, owner: Owner, thread_id: str, run_id: str, after: str | None
-) -> FaceRun:
-    """The run followed from ``after`` (a log id), else from the thread's log end now."""
+async def _rejoined(
+    parts: ServiceParts,
+    owner: Owner,
+    thread_id: str,
+    run_id: str,
+    after: str | None,
+    modes: list[str],
+) -> tuple[FaceRun, StreamParts]:
+    """The run followed from ``after`` (a log id), else from the thread's log end now, and its
+    mapping onto ``modes`` from there."""
     record = await owned_run(parts, owner, thread_id, run_id)
     cursor = int(after) if after is not None else await parts.store.last_event_id(record.thread_id)
-    return FaceRun(parts, owner, thread_id, FollowedRun(record.thread_id, run_id, cursor))
+    run = FaceRun(parts, owner, thread_id, FollowedRun(record.thread_id, run_id, cursor))
+    values = await stream_values(parts, owner, thread_id, cursor)
+    return run, StreamParts(run_id, thread_id, record.agent_id or "", modes, values)
 
 
 def _modes(given: list[str] | None) -> list[str]:
@@ -114,9 +122,7 @@ def run_read_routes(api: APIRouter, wiring: FaceWiring) -> None:
         thread_id: ThreadId, run_id: RunId, request: Request, parts: parts_dep, owner: owner_dep
     ) -> Any:
         """Wait for the run to end or wait: the thread's values, as ``runs.wait`` answers."""
-        run = await _followed(parts, owner, thread_id, run_id, None)
-        values = await stream_values(parts, owner, thread_id, run.followed.cursor)
-        mapped = StreamParts(run_id, thread_id, "", ["values"], values)
+        run, mapped = await _rejoined(parts, owner, thread_id, run_id, None, ["values"])
         return run_waited(run, mapped, wiring.stream(request), cancel_on_leave=False)
 
     @api.get("/threads/{thread_id}/runs/{run_id}/stream", **rejoin)
@@ -132,9 +138,7 @@ def run_read_routes(api: APIRouter, wiring: FaceWiring) -> None:
     ) -> Any:
         """Follow the run's stream (again), after ``Last-Event-ID`` when given."""
         modes = _modes(stream_mode)
-        run = await _followed(parts, owner, thread_id, run_id, last_event_id)
-        values = await stream_values(parts, owner, thread_id, run.followed.cursor)
-        mapped = StreamParts(run_id, thread_id, "", modes, values)
+        run, mapped = await _rejoined(parts, owner, thread_id, run_id, last_event_id, modes)
         return run_stream(run, mapped, wiring.stream(request), cancel_on_disconnect)
 
     @api.post("/threads/{thread_id}/runs/{run_id}/cancel", response_model=None, responses=errors)

@@ -97,14 +97,12 @@ class StreamParts:
     def event(self, event: WireEvent) -> list[Part]:
         changes = self.values.apply(event)
         parts = [part for change in changes for part in self._change(change)]
-        if any(isinstance(c, Step) for c in changes) and "values" in self.modes:
-            parts.append(Part("values", self.values.values()))
+        if isinstance(event, RunFinishEvent):  # the chain ends after its last step
+            return [*parts, *self._lifecycle(event), *self._custom(event)]
         return [*self._lifecycle(event), *parts, *self._custom(event)]
 
     def paused(self, pause: RunPause, waiting: list[ConfirmationRequestPayload]) -> list[Part]:
         parts = [part for change in self.values.close() for part in self._change(change)]
-        if parts and "values" in self.modes:
-            parts.append(Part("values", self.values.values()))
         if pause.status == "suspended" and waiting:
             interrupts = {"__interrupt__": [interrupt(q) for q in waiting]}
             parts += [Part(m, interrupts) for m in ("values", "updates") if m in self.modes]
@@ -136,13 +134,14 @@ class StreamParts:
     def _change(self, change: Step | Delta) -> list[Part]:
         if isinstance(change, Delta):
             return self._delta(change)
-        if change.node == "__start__":
-            return []  # the input is in the next `values`; LangGraph sends no update for it
         parts: list[Part] = []
-        if "updates" in self.modes:
+        if "updates" in self.modes and change.node != "__start__":  # LangGraph sends none
             parts.append(Part("updates", {change.node: {"messages": change.messages}}))
-        for message in change.messages:
-            parts += self._complete(change.node, message)
+        if change.node != "__start__":
+            for message in change.messages:
+                parts += self._complete(change.node, message)
+        if "values" in self.modes:
+            parts.append(Part("values", self.values.values_upto(change.messages[-1])))
         return parts
 
     def _delta(self, delta: Delta) -> list[Part]:

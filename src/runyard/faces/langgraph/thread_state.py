@@ -82,7 +82,6 @@ async def folded(
     values = ThreadValues(users)
     for _, event in events:
         values.apply(event)
-    values.close()
     return values, events
 
 

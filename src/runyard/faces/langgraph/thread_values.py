@@ -110,6 +110,12 @@ class ThreadValues:
             state["structured_response"] = self.structured
         return state
 
+    def values_upto(self, message: Message) -> dict[str, Any]:
+        """The state as it was once ``message`` (one of the thread's) was added: what a step
+        that ended with it shows, when one event ended two steps."""
+        at = next(i for i, m in enumerate(self.messages) if m is message)
+        return {**self.values(), "messages": self.messages[: at + 1]}
+
     def open_message(self) -> Message | None:
         """The ``ai`` message of the model turn being folded."""
         return None if self._turn is None else self._turn.message
