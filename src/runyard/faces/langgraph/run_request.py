@@ -140,6 +140,7 @@ class RunCreate(BaseModel):
 
     def refuse_unsupported(self) -> None:
         """422 naming the first field runyard cannot honour."""
+        self.modes()
         for name, refusal in _REFUSED_FIELDS.items():
             if getattr(self, name):
                 raise invalid_field(name, refusal)

@@ -1,6 +1,6 @@
 """``/langgraph/threads/{thread_id}/runs``: runs started the LangGraph way — ``runs.stream``,
 ``runs.wait``, ``runs.create`` (in the background) — and their stateless twins under
-``/langgraph/runs`` (a new thread each). The run is an ordinary runyard run
+``/langgraph/runs`` (a new thread each, kept as any thread). The run is an ordinary runyard run
 (``open_run``); reading, joining and cancelling it: ``run_reads``.
 
 ``on_disconnect`` ``cancel`` cancels the run when the client leaves before its end; the default,
@@ -95,6 +95,13 @@ def run_routes(api: APIRouter, wiring: FaceWiring) -> None:
         thread_id: ThreadId, body: RunCreate, parts: parts_dep, owner: owner_dep
     ) -> Any:
         """Start the run (or resume it) in the background: the ``Run``, at once."""
+        opened = await open_run(parts, owner, thread_id, body)
+        return _created(parts, thread_id, await _record(parts, opened))
+
+    @api.post("/runs", response_model=None, responses=errors)
+    async def create_stateless(body: RunCreate, parts: parts_dep, owner: owner_dep) -> Any:
+        """``runs.create`` without a thread: the run gets a new one."""
+        thread_id = str(uuid.uuid4())
         opened = await open_run(parts, owner, thread_id, body)
         return _created(parts, thread_id, await _record(parts, opened))
 
