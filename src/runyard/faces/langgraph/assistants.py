@@ -13,9 +13,11 @@ files or ``/v1/admin``), so those routes are not served.
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Path, Query
+from fastapi import APIRouter, Depends, Query
 from pydantic import BaseModel, ConfigDict, Field
 
+from runyard.faces.langgraph.error_shape import langgraph_errors
+from runyard.faces.langgraph.path_ids import AssistantId
 from runyard.faces.langgraph.refusals import AssistantNotFound
 from runyard.faces.langgraph.thread_state import iso_time
 from runyard.faces.wiring import FaceWiring
@@ -23,14 +25,6 @@ from runyard.service import Owner, ServedAgent, ServiceParts
 
 __all__ = ["assistant_routes"]
 
-AssistantId = Annotated[
-    str,
-    Path(
-        pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}(@[0-9a-f]{64})?$",
-        description="the agent's catalog id, or `agent@<version>`",
-        examples=["assistant"],
-    ),
-]
 
 _MESSAGES_STATE: dict[str, Any] = {
     "title": "AgentState",
@@ -49,7 +43,7 @@ _MESSAGES_STATE: dict[str, Any] = {
 class AssistantSearch(BaseModel):
     """``assistants.search`` / ``count``."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", strict=True)
 
     metadata: dict[str, Any] | None = None
     graph_id: str | None = None
@@ -127,7 +121,7 @@ def assistant_routes(api: APIRouter, wiring: FaceWiring) -> None:
     """Add the assistant routes to ``api``."""
     parts_dep = Annotated[ServiceParts, Depends(wiring.parts)]
     owner_dep = Annotated[Owner, Depends(wiring.owner)]
-    errors = wiring.errors(400, 401, 404, 422, 503)
+    errors = langgraph_errors(wiring.errors)(400, 401, 404, 422, 503)
 
     @api.post("/assistants/search", responses=errors)
     async def search_assistants(
@@ -150,7 +144,7 @@ def assistant_routes(api: APIRouter, wiring: FaceWiring) -> None:
         """How many of the caller's agents match (``search``'s filters)."""
         return sum(_matches(a, body) for a in parts.agents.served(owner.tenant_id))
 
-    @api.get("/assistants/{assistant_id}", responses=errors)
+    @api.get("/assistants/{assistant_id:langgraph_name}", responses=errors)
     async def get_assistant(
         assistant_id: AssistantId, parts: parts_dep, owner: owner_dep
     ) -> dict[str, Any]:
@@ -158,7 +152,7 @@ def assistant_routes(api: APIRouter, wiring: FaceWiring) -> None:
         version = assistant_id.partition("@")[2] or None
         return assistant_body(served_agent(parts, owner, assistant_id), version)
 
-    @api.get("/assistants/{assistant_id}/graph", responses=errors)
+    @api.get("/assistants/{assistant_id:langgraph_name}/graph", responses=errors)
     async def get_graph(
         assistant_id: AssistantId,
         parts: parts_dep,
@@ -168,7 +162,7 @@ def assistant_routes(api: APIRouter, wiring: FaceWiring) -> None:
         """The agent's graph: ``create_agent``'s nodes and edges."""
         return graph(served_agent(parts, owner, assistant_id))
 
-    @api.get("/assistants/{assistant_id}/schemas", responses=errors)
+    @api.get("/assistants/{assistant_id:langgraph_name}/schemas", responses=errors)
     async def get_schemas(
         assistant_id: AssistantId, parts: parts_dep, owner: owner_dep
     ) -> dict[str, Any]:
@@ -184,7 +178,7 @@ def assistant_routes(api: APIRouter, wiring: FaceWiring) -> None:
             "context_schema": None,
         }
 
-    @api.get("/assistants/{assistant_id}/subgraphs", responses=errors)
+    @api.get("/assistants/{assistant_id:langgraph_name}/subgraphs", responses=errors)
     async def get_subgraphs(
         assistant_id: AssistantId,
         parts: parts_dep,

@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-__all__ = ["LangGraphErrorBody", "langgraph_error", "langgraph_error_responses"]
+__all__ = ["ErrorResponses", "LangGraphErrorBody", "langgraph_error", "langgraph_errors"]
 
 
 class LangGraphErrorBody(BaseModel):
@@ -38,12 +38,21 @@ def langgraph_error(status: int, body: dict[str, Any]) -> dict[str, Any]:
     return {"detail": detail, "code": error["code"], "param": param}
 
 
-def langgraph_error_responses(
-    errors: Callable[..., dict[int | str, dict[str, Any]]], *statuses: int
-) -> dict[int | str, dict[str, Any]]:
-    """The OpenAPI ``responses`` of ``statuses`` (as the app describes them, ``errors``), each
-    with this body."""
-    return {
-        status: {**response, "model": LangGraphErrorBody}
-        for status, response in errors(*statuses).items()
-    }
+ErrorResponses = Callable[..., dict[int | str, dict[str, Any]]]
+"""The OpenAPI ``responses`` of the given error statuses (``FaceWiring.errors``)."""
+
+
+def langgraph_errors(errors: ErrorResponses) -> ErrorResponses:
+    """``errors`` (the app's) with this body, as the face's routes answer them: the statuses
+    asked for, a 500 (a bug), and the 413 the app's body limit answers before any route, in
+    runyard's own body."""
+
+    def shaped(*statuses: int) -> dict[int | str, dict[str, Any]]:
+        described: dict[int | str, dict[str, Any]] = {
+            status: {**response, "model": LangGraphErrorBody}
+            for status, response in errors(*statuses).items()
+        }
+        bug = {"model": LangGraphErrorBody, "description": "a bug: an exception nobody mapped"}
+        return {**described, **errors(413), 500: bug}
+
+    return shaped

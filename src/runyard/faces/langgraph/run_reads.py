@@ -1,4 +1,4 @@
-"""``/langgraph/threads/{thread_id}/runs/{run_id}``: a run's ``Run`` object, the thread's runs,
+"""``/langgraph/threads/{thread_id}/runs/{run_id:langgraph_run}``: a run's ``Run`` object, the thread's runs,
 ``runs.join`` (its outcome once it ends or waits), ``runs.join_stream`` (its stream again, from
 ``Last-Event-ID`` when given, else from now) and ``runs.cancel``.
 
@@ -12,26 +12,24 @@ user's, is 404. ``cancel`` cancels the thread's open run, as ``POST /v1/chat/{th
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Header, Path, Query, Request
+from fastapi import APIRouter, Depends, Header, Query, Request
 
 from runyard.faces.face_runs import FaceRun
 from runyard.faces.face_stream import stream_operation
 from runyard.faces.invalid_body import invalid_field
+from runyard.faces.langgraph.error_shape import langgraph_errors
+from runyard.faces.langgraph.path_ids import RunId, ThreadId
 from runyard.faces.langgraph.refusals import RunNotFound
 from runyard.faces.langgraph.run_answers import run_body, run_stream, run_waited
 from runyard.faces.langgraph.run_request import STREAM_MODES
 from runyard.faces.langgraph.run_start import stream_values
 from runyard.faces.langgraph.stream_parts import StreamParts
-from runyard.faces.langgraph.threads import ThreadId
 from runyard.faces.wiring import FaceWiring
 from runyard.service import FollowedRun, Owner, ServiceParts, Threads
 from runyard.storage import RunRecord
 
 __all__ = ["run_read_routes"]
 
-RunId = Annotated[
-    str, Path(pattern=r"^[A-Za-z0-9._:-]{1,128}$", description="the run, as runyard named it")
-]
 LastEventId = Annotated[
     str | None,
     Header(
@@ -92,10 +90,12 @@ def run_read_routes(api: APIRouter, wiring: FaceWiring) -> None:
     """Add the routes that read, join and cancel runs to ``api``."""
     parts_dep = Annotated[ServiceParts, Depends(wiring.parts)]
     owner_dep = Annotated[Owner, Depends(wiring.owner)]
-    errors = wiring.errors(400, 401, 404, 409, 422, 503)
-    rejoin = stream_operation(wiring.errors, _REJOIN, "one LangGraph stream part (JSON)")
+    errors = langgraph_errors(wiring.errors)(400, 401, 404, 409, 422, 503)
+    rejoin = stream_operation(
+        langgraph_errors(wiring.errors), _REJOIN, "one LangGraph stream part (JSON)"
+    )
 
-    @api.get("/threads/{thread_id}/runs", responses=errors)
+    @api.get("/threads/{thread_id:langgraph_name}/runs", responses=errors)
     async def list_runs(
         thread_id: ThreadId,
         parts: parts_dep,
@@ -109,7 +109,7 @@ def run_read_routes(api: APIRouter, wiring: FaceWiring) -> None:
         records = [await parts.store.get_run(run_id) for run_id in ids]
         return [run_body(thread_id, r) for r in records if r is not None]
 
-    @api.get("/threads/{thread_id}/runs/{run_id}", responses=errors)
+    @api.get("/threads/{thread_id:langgraph_name}/runs/{run_id:langgraph_run}", responses=errors)
     async def get_run(
         thread_id: ThreadId, run_id: RunId, parts: parts_dep, owner: owner_dep
     ) -> dict[str, Any]:
@@ -117,7 +117,11 @@ def run_read_routes(api: APIRouter, wiring: FaceWiring) -> None:
         answer, or cancelled), ``success`` or ``error``."""
         return run_body(thread_id, await owned_run(parts, owner, thread_id, run_id))
 
-    @api.get("/threads/{thread_id}/runs/{run_id}/join", response_model=None, responses=errors)
+    @api.get(
+        "/threads/{thread_id:langgraph_name}/runs/{run_id:langgraph_run}/join",
+        response_model=None,
+        responses=errors,
+    )
     async def join_run(
         thread_id: ThreadId, run_id: RunId, request: Request, parts: parts_dep, owner: owner_dep
     ) -> Any:
@@ -125,7 +129,7 @@ def run_read_routes(api: APIRouter, wiring: FaceWiring) -> None:
         run, mapped = await _rejoined(parts, owner, thread_id, run_id, None, ["values"])
         return run_waited(run, mapped, wiring.stream(request), cancel_on_leave=False)
 
-    @api.get("/threads/{thread_id}/runs/{run_id}/stream", **rejoin)
+    @api.get("/threads/{thread_id:langgraph_name}/runs/{run_id:langgraph_run}/stream", **rejoin)
     async def join_stream(
         thread_id: ThreadId,
         run_id: RunId,
@@ -141,7 +145,11 @@ def run_read_routes(api: APIRouter, wiring: FaceWiring) -> None:
         run, mapped = await _rejoined(parts, owner, thread_id, run_id, last_event_id, modes)
         return run_stream(run, mapped, wiring.stream(request), cancel_on_disconnect)
 
-    @api.post("/threads/{thread_id}/runs/{run_id}/cancel", response_model=None, responses=errors)
+    @api.post(
+        "/threads/{thread_id:langgraph_name}/runs/{run_id:langgraph_run}/cancel",
+        response_model=None,
+        responses=errors,
+    )
     async def cancel_run(
         thread_id: ThreadId,
         run_id: RunId,

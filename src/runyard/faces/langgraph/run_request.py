@@ -78,7 +78,7 @@ AssistantRef = Field(
 class Command(BaseModel):
     """LangGraph's ``Command``: of it runyard takes ``resume``."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     resume: Any = None
     update: Any = None
@@ -88,7 +88,7 @@ class Command(BaseModel):
 class RunCreate(BaseModel):
     """A run request."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", strict=True)
 
     assistant_id: str = AssistantRef
     input: dict[str, Any] | None = Field(

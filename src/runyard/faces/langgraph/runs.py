@@ -17,11 +17,12 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
 
 from runyard.faces.face_stream import stream_operation
+from runyard.faces.langgraph.error_shape import langgraph_errors
+from runyard.faces.langgraph.path_ids import ThreadId
 from runyard.faces.langgraph.run_answers import run_body, run_headers, run_stream, run_waited
 from runyard.faces.langgraph.run_request import RunCreate
 from runyard.faces.langgraph.run_start import OpenedRun, open_run
 from runyard.faces.langgraph.stream_parts import StreamParts
-from runyard.faces.langgraph.threads import ThreadId
 from runyard.faces.wiring import FaceWiring
 from runyard.service import Owner, ServiceParts
 from runyard.storage import RunRecord
@@ -41,8 +42,8 @@ def run_routes(api: APIRouter, wiring: FaceWiring) -> None:
     """Add the routes that start runs to ``api``."""
     parts_dep = Annotated[ServiceParts, Depends(wiring.parts)]
     owner_dep = Annotated[Owner, Depends(wiring.owner)]
-    errors = wiring.errors(400, 401, 404, 409, 410, 422, 429, 503)
-    streaming = stream_operation(wiring.errors, _STREAM, _FRAME)
+    errors = langgraph_errors(wiring.errors)(400, 401, 404, 409, 410, 422, 429, 503)
+    streaming = stream_operation(langgraph_errors(wiring.errors), _STREAM, _FRAME)
 
     async def stream(
         thread_id: str, body: RunCreate, request: Request, parts: ServiceParts, owner: Owner
@@ -61,7 +62,7 @@ def run_routes(api: APIRouter, wiring: FaceWiring) -> None:
         leave = body.on_disconnect == "cancel"
         return run_waited(opened.run, mapped, wiring.stream(request), leave)
 
-    @api.post("/threads/{thread_id}/runs/stream", **streaming)
+    @api.post("/threads/{thread_id:langgraph_name}/runs/stream", **streaming)
     async def stream_run(
         thread_id: ThreadId, body: RunCreate, request: Request, parts: parts_dep, owner: owner_dep
     ) -> Any:
@@ -75,7 +76,9 @@ def run_routes(api: APIRouter, wiring: FaceWiring) -> None:
         """``runs.stream`` without a thread: the run gets a new one (kept, as any thread)."""
         return await stream(str(uuid.uuid4()), body, request, parts, owner)
 
-    @api.post("/threads/{thread_id}/runs/wait", response_model=None, responses=errors)
+    @api.post(
+        "/threads/{thread_id:langgraph_name}/runs/wait", response_model=None, responses=errors
+    )
     async def wait_run(
         thread_id: ThreadId, body: RunCreate, request: Request, parts: parts_dep, owner: owner_dep
     ) -> Any:
@@ -90,7 +93,7 @@ def run_routes(api: APIRouter, wiring: FaceWiring) -> None:
         """``runs.wait`` without a thread: the run gets a new one."""
         return await wait(str(uuid.uuid4()), body, request, parts, owner)
 
-    @api.post("/threads/{thread_id}/runs", response_model=None, responses=errors)
+    @api.post("/threads/{thread_id:langgraph_name}/runs", response_model=None, responses=errors)
     async def create_run(
         thread_id: ThreadId, body: RunCreate, parts: parts_dep, owner: owner_dep
     ) -> Any:

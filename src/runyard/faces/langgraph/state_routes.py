@@ -10,28 +10,25 @@ event log and memory, written only by its runs.
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Path, Query
+from fastapi import APIRouter, Depends, Query
 from pydantic import BaseModel, ConfigDict, Field
 
 from runyard.faces.invalid_body import invalid_field
+from runyard.faces.langgraph.error_shape import langgraph_errors
+from runyard.faces.langgraph.path_ids import CheckpointId, ThreadId
 from runyard.faces.langgraph.thread_state import folded, thread_state, waiting_questions
-from runyard.faces.langgraph.threads import ThreadId
 from runyard.faces.wiring import FaceWiring
 from runyard.service import Owner, ServiceParts, Threads
 
 __all__ = ["read_state", "state_routes"]
 
-CheckpointId = Annotated[
-    str,
-    Path(pattern=r"^[0-9]{1,18}$", description="a `checkpoint_id`: a log position of the thread"),
-]
 NoSubgraphs = Annotated[str | None, Query(description="accepted: there are no subgraphs")]
 
 
 class StateUpdate(BaseModel):
     """``threads.update_state`` (refused)."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", strict=True)
 
     values: Any = None
     as_node: str | None = None
@@ -40,7 +37,7 @@ class StateUpdate(BaseModel):
 class HistoryQuery(BaseModel):
     """``threads.get_history``."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", strict=True)
 
     limit: int = Field(default=10, ge=1, le=1000)
     before: str | dict[str, Any] | None = None
@@ -51,7 +48,7 @@ class HistoryQuery(BaseModel):
 class CheckpointQuery(BaseModel):
     """``threads.get_state(checkpoint=...)``."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", strict=True)
 
     checkpoint: dict[str, Any]
     subgraphs: bool = False
@@ -102,9 +99,9 @@ def state_routes(api: APIRouter, wiring: FaceWiring) -> None:
     """Add the state and history routes to ``api``."""
     parts_dep = Annotated[ServiceParts, Depends(wiring.parts)]
     owner_dep = Annotated[Owner, Depends(wiring.owner)]
-    errors = wiring.errors(400, 401, 404, 422, 503)
+    errors = langgraph_errors(wiring.errors)(400, 401, 404, 422, 503)
 
-    @api.get("/threads/{thread_id}/state", responses=errors)
+    @api.get("/threads/{thread_id:langgraph_name}/state", responses=errors)
     async def get_state(
         thread_id: ThreadId, parts: parts_dep, owner: owner_dep, subgraphs: NoSubgraphs = None
     ) -> dict[str, Any]:
@@ -112,7 +109,10 @@ def state_routes(api: APIRouter, wiring: FaceWiring) -> None:
         ``tasks`` and ``interrupts`` (the waiting questions), ``checkpoint``."""
         return await read_state(parts, owner, thread_id)
 
-    @api.get("/threads/{thread_id}/state/{checkpoint_id}", responses=errors)
+    @api.get(
+        "/threads/{thread_id:langgraph_name}/state/{checkpoint_id:langgraph_checkpoint}",
+        responses=errors,
+    )
     async def get_state_at(
         thread_id: ThreadId,
         checkpoint_id: CheckpointId,
@@ -123,7 +123,7 @@ def state_routes(api: APIRouter, wiring: FaceWiring) -> None:
         """The thread's state at ``checkpoint_id`` (its log up to that event)."""
         return await read_state(parts, owner, thread_id, int(checkpoint_id))
 
-    @api.post("/threads/{thread_id}/state/checkpoint", responses=errors)
+    @api.post("/threads/{thread_id:langgraph_name}/state/checkpoint", responses=errors)
     async def get_state_at_checkpoint(
         thread_id: ThreadId, body: CheckpointQuery, parts: parts_dep, owner: owner_dep
     ) -> dict[str, Any]:
@@ -131,7 +131,7 @@ def state_routes(api: APIRouter, wiring: FaceWiring) -> None:
         at = _checkpoint_id(body.checkpoint, "checkpoint.checkpoint_id")
         return await read_state(parts, owner, thread_id, at)
 
-    @api.post("/threads/{thread_id}/state", responses=errors)
+    @api.post("/threads/{thread_id:langgraph_name}/state", responses=errors)
     async def update_state(
         thread_id: ThreadId, body: StateUpdate, parts: parts_dep, owner: owner_dep
     ) -> dict[str, Any]:
@@ -144,7 +144,7 @@ def state_routes(api: APIRouter, wiring: FaceWiring) -> None:
             'command={"resume": ...}',
         )
 
-    @api.post("/threads/{thread_id}/history", responses=errors)
+    @api.post("/threads/{thread_id:langgraph_name}/history", responses=errors)
     async def get_history(
         thread_id: ThreadId, body: HistoryQuery, parts: parts_dep, owner: owner_dep
     ) -> list[dict[str, Any]]:

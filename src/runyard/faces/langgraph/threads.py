@@ -12,11 +12,13 @@ by its runs, and kept until deleted.
 import uuid
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Path
+from fastapi import APIRouter, Depends
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.responses import Response
 
 from runyard.faces.invalid_body import invalid_field
+from runyard.faces.langgraph.error_shape import langgraph_errors
+from runyard.faces.langgraph.path_ids import ThreadId
 from runyard.faces.langgraph.refusals import ThreadExists
 from runyard.faces.langgraph.thread_state import (
     METADATA_KEY,
@@ -29,22 +31,13 @@ from runyard.ids import THREAD_ID_PATTERN
 from runyard.service import Owner, ServiceParts, Threads
 from runyard.storage import Thread
 
-__all__ = ["ThreadId", "thread_routes"]
-
-ThreadId = Annotated[
-    str,
-    Path(
-        pattern=THREAD_ID_PATTERN,
-        description="the thread, as the client named it (per user, as on /v1)",
-        examples=["t1"],
-    ),
-]
+__all__ = ["thread_routes"]
 
 
 class ThreadCreate(BaseModel):
     """``threads.create``."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", strict=True)
 
     thread_id: str | None = Field(default=None, pattern=THREAD_ID_PATTERN)
     metadata: dict[str, Any] | None = None
@@ -56,7 +49,7 @@ class ThreadCreate(BaseModel):
 class ThreadPatch(BaseModel):
     """``threads.update``: its metadata (merged)."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", strict=True)
 
     metadata: dict[str, Any] = Field(default_factory=dict)
     ttl: dict[str, Any] | None = None
@@ -65,7 +58,7 @@ class ThreadPatch(BaseModel):
 class ThreadSearch(BaseModel):
     """``threads.search`` / ``count``."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", strict=True)
 
     metadata: dict[str, Any] | None = None
     ids: list[str] | None = None
@@ -96,7 +89,7 @@ def thread_routes(api: APIRouter, wiring: FaceWiring) -> None:
     """Add the thread routes to ``api``."""
     parts_dep = Annotated[ServiceParts, Depends(wiring.parts)]
     owner_dep = Annotated[Owner, Depends(wiring.owner)]
-    errors = wiring.errors(400, 401, 404, 409, 422, 503)
+    errors = langgraph_errors(wiring.errors)(400, 401, 404, 409, 422, 503)
 
     @api.post("/threads", responses=errors)
     async def create_thread(
@@ -106,19 +99,19 @@ def thread_routes(api: APIRouter, wiring: FaceWiring) -> None:
         caller has it already, unless ``if_exists`` is ``do_nothing``."""
         return await _create(parts, owner, body)
 
-    @api.get("/threads/{thread_id}", responses=errors)
+    @api.get("/threads/{thread_id:langgraph_name}", responses=errors)
     async def get_thread(thread_id: ThreadId, parts: parts_dep, owner: owner_dep) -> dict[str, Any]:
         """The thread with its values (``{"messages": [...]}``) and ``status``."""
         return await read_thread(parts, owner, thread_id)
 
-    @api.patch("/threads/{thread_id}", responses=errors)
+    @api.patch("/threads/{thread_id:langgraph_name}", responses=errors)
     async def update_thread(
         thread_id: ThreadId, body: ThreadPatch, parts: parts_dep, owner: owner_dep
     ) -> dict[str, Any]:
         """Merge ``metadata`` into the thread's."""
         return await _update(parts, owner, thread_id, body)
 
-    @api.delete("/threads/{thread_id}", status_code=204, responses=errors)
+    @api.delete("/threads/{thread_id:langgraph_name}", status_code=204, responses=errors)
     async def delete_thread(thread_id: ThreadId, parts: parts_dep, owner: owner_dep) -> Response:
         """Cancel the thread's run, then delete the thread with its messages and events (as
         ``DELETE /v1/threads/{threadId}``)."""

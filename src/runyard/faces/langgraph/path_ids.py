@@ -1,0 +1,66 @@
+"""The ids in the LangGraph face's paths, and the path convertors that keep them off the literal
+segments LangGraph Server's API puts at the same place (``/threads/search`` is not the thread
+``search``, ``/runs/stream`` not the run ``stream``).
+
+Without them, ``GET /langgraph/threads/search`` would be routed to ``threads.get`` of a thread
+named ``search``, and a 405 would advertise methods the document does not give that path. A
+thread or assistant named ``search`` or ``count``, or a run named ``stream`` or ``wait``, is
+therefore not reachable here (LangGraph's own ids are UUIDs; runyard's run ids ``run_…``).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Path
+from starlette.convertors import Convertor, register_url_convertor
+
+from runyard.ids import THREAD_ID_PATTERN
+
+__all__ = ["AssistantId", "CheckpointId", "RunId", "ThreadId"]
+
+
+class _Segment(Convertor[str]):
+    """One path segment but the literal names of sibling routes."""
+
+    def __init__(self, regex: str) -> None:
+        self.regex = regex
+
+    def convert(self, value: str) -> str:
+        return value
+
+    def to_string(self, value: str) -> str:
+        return value
+
+
+register_url_convertor("langgraph_name", _Segment(r"(?!(?:search|count)(?:/|$))[^/]+"))
+register_url_convertor("langgraph_run", _Segment(r"(?!(?:stream|wait)(?:/|$))[^/]+"))
+register_url_convertor("langgraph_checkpoint", _Segment(r"[0-9]+"))
+
+AssistantId = Annotated[
+    str,
+    Path(
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}(@[0-9a-f]{64})?$",
+        description="the agent's catalog id, or `agent@<version>`",
+        examples=["assistant"],
+    ),
+]
+"""In a path as ``{assistant_id:langgraph_name}``."""
+ThreadId = Annotated[
+    str,
+    Path(
+        pattern=THREAD_ID_PATTERN,
+        description="the thread, as the client named it (per user, as on /v1)",
+        examples=["t1"],
+    ),
+]
+"""In a path as ``{thread_id:langgraph_name}``."""
+RunId = Annotated[
+    str, Path(pattern=r"^[A-Za-z0-9._:-]{1,128}$", description="the run, as runyard named it")
+]
+"""In a path as ``{run_id:langgraph_run}``."""
+CheckpointId = Annotated[
+    str,
+    Path(pattern=r"^[0-9]{1,18}$", description="a `checkpoint_id`: a log position of the thread"),
+]
+"""In a path as ``{checkpoint_id:langgraph_checkpoint}``."""
