@@ -1,8 +1,8 @@
 """The LangGraph face's runs through ``langgraph_sdk``'s async client on a real server: every
 stream mode named as LangGraph names it (``metadata`` first, ``end`` last), an approval that
 interrupts the run and ``command.resume`` that carries it on (approved, rejected with a message,
-an edit refused), a cancelled run, and a stream rejoined after ``Last-Event-ID``. The runs are
-ordinary runyard runs, on the thread's ``/v1`` event log."""
+the call's arguments edited), a cancelled run, and a stream rejoined after ``Last-Event-ID``.
+The runs are ordinary runyard runs, on the thread's ``/v1`` event log."""
 
 from __future__ import annotations
 
@@ -154,7 +154,8 @@ async def test_an_approval_interrupts_and_command_resume_approves_it(
     (waiting,) = interrupts[0]
     request = waiting["value"]["action_requests"][0]
     assert (request["name"], request["args"]) == ("save_note", {"text": "milk"})
-    assert waiting["value"]["review_configs"][0]["allowed_decisions"] == ["approve", "reject"]
+    decisions = waiting["value"]["review_configs"][0]["allowed_decisions"]
+    assert decisions == ["approve", "edit", "reject"]
     assert waiting["id"] == waiting["value"]["runyard"]["requestId"]
     state = await client.threads.get_state(thread_id)
     assert state["next"] == ["tools"]
@@ -194,12 +195,26 @@ async def test_a_rejection_with_a_message_denies_the_call(client: LangGraphClien
     assert "not today" in tool["content"]
 
 
-async def test_an_edit_or_a_resume_that_fits_no_answer_is_a_422_naming_it(
-    client: LangGraphClient,
-) -> None:
+async def test_an_edit_runs_the_call_on_the_edited_arguments(client: LangGraphClient) -> None:
     thread_id = (await client.threads.create())["thread_id"]
     await client.runs.wait(thread_id, "assistant", input=said(NOTE))
-    edit = {"decisions": [{"type": "edit", "edited_action": {"name": "save_note", "args": {}}}]}
+    edited = {"name": "save_note", "args": {"text": "oat milk"}}
+
+    answered = await client.runs.wait(
+        thread_id,
+        "assistant",
+        command={"resume": {"decisions": [{"type": "edit", "edited_action": edited}]}},
+    )
+
+    tool = [m for m in answered["messages"] if m["type"] == "tool"][-1]
+    assert (tool["status"], json.loads(tool["content"])["text"]) == ("success", "oat milk")
+
+
+async def test_a_resume_that_fits_no_answer_is_a_422_naming_it(client: LangGraphClient) -> None:
+    thread_id = (await client.threads.create())["thread_id"]
+    await client.runs.wait(thread_id, "assistant", input=said(NOTE))
+    other_tool = {"name": "calculator", "args": {"expression": "1"}}
+    edit = {"decisions": [{"type": "edit", "edited_action": other_tool}]}
 
     # runs.create: the SDK's runs.wait raises httpx's own error, for LangGraph Server too
     with pytest.raises(UnprocessableEntityError) as edited:
@@ -207,8 +222,8 @@ async def test_an_edit_or_a_resume_that_fits_no_answer_is_a_422_naming_it(
     with pytest.raises(UnprocessableEntityError) as nonsense:
         await client.runs.create(thread_id, "assistant", command={"resume": "maybe"})
 
-    assert edited.value.param == "command.resume.decisions.0.type"
-    assert edited.value.message.startswith("command.resume.decisions.0.type: `edit` is refused")
+    assert edited.value.param == "command.resume.decisions.0.edited_action.name"
+    assert "not which tool runs" in edited.value.message
     assert nonsense.value.param == "command.resume"
     assert (await client.threads.get_state(thread_id))["next"] == ["tools"]
 

@@ -21,10 +21,9 @@ __all__ = ["AssistantId", "CheckpointId", "RunId", "ThreadId"]
 
 
 class _Segment(Convertor[str]):
-    """One path segment but the literal names of sibling routes."""
+    """One path segment, taken as it is."""
 
-    def __init__(self, regex: str) -> None:
-        self.regex = regex
+    regex = "[^/]+"
 
     def convert(self, value: str) -> str:
         return value
@@ -33,9 +32,27 @@ class _Segment(Convertor[str]):
         return value
 
 
-register_url_convertor("langgraph_name", _Segment(r"(?!(?:search|count)(?:/|$))[^/]+"))
-register_url_convertor("langgraph_run", _Segment(r"(?!(?:stream|wait)(?:/|$))[^/]+"))
-register_url_convertor("langgraph_checkpoint", _Segment(r"[0-9]+"))
+class _Name(_Segment):
+    """An assistant or thread id: not ``search`` or ``count``."""
+
+    regex = r"(?!(?:search|count)(?:/|$))[^/]+"
+
+
+class _Run(_Segment):
+    """A run id: not ``stream`` or ``wait``."""
+
+    regex = r"(?!(?:stream|wait)(?:/|$))[^/]+"
+
+
+class _Checkpoint(_Segment):
+    """A checkpoint id: digits, so not ``checkpoint``."""
+
+    regex = "[0-9]+"
+
+
+register_url_convertor("langgraph_name", _Name())
+register_url_convertor("langgraph_run", _Run())
+register_url_convertor("langgraph_checkpoint", _Checkpoint())
 
 AssistantId = Annotated[
     str,

@@ -9,11 +9,14 @@ A value answers the one waiting question; with several waiting, resume with
 | ``true`` / ``false``, ``"approve"`` / ``"reject"`` | ``{"approved": true}`` / ``{"approved": false}`` |
 | ``{"decisions": [{"type": "approve"}]}`` (LangChain's ``HumanInTheLoopMiddleware``) | ``{"approved": true}`` |
 | ``{"type": "reject", "message": "why"}`` | ``{"approved": false, "reason": "why"}`` |
+| ``{"type": "edit", "edited_action": {"name", "args"}}`` | ``{"approved": true, "args": {...}}``: the call runs on the edited arguments, checked as the model's are |
 | ``{"type": "respond", "message": "text"}``, or a string, for a question asking for text | ``{"approved": true, "userInput": "text"}`` |
 | ``{"approved": ..., ...}`` | as ``POST /v1/confirm`` takes it, passed on |
 
-``{"type": "edit", ...}`` is refused (422): a runyard tool's approval runs or denies the call the
-model made, it cannot change its arguments. Anything else is 422 naming ``command.resume``.
+A question a LangGraph agent's graph asked with ``interrupt()`` takes any value: ``{"approved":
+true, "value": ...}`` resumes the graph with it. A batched human-in-the-loop question (several
+calls of one model turn) takes ``{"decisions": [...]}``, one per call, passed on to the graph.
+Anything else is 422 naming ``command.resume``.
 """
 
 from __future__ import annotations
@@ -25,7 +28,12 @@ from runyard.faces.face_runs import Answer
 from runyard.faces.invalid_body import invalid_field
 from runyard.protocol import ConfirmationRequestPayload
 
-__all__ = ["resume_answers"]
+__all__ = ["GRAPH_INTERRUPT", "resume_answers"]
+
+GRAPH_INTERRUPT = "interrupt"
+"""The tool name of a question a LangGraph agent's graph asked with ``interrupt()`` (a batch of
+its human-in-the-loop calls too): ``runyard.runtime.graph``'s, which the face does not import
+(it needs the ``langgraph`` extra)."""
 
 _FIELD = "command.resume"
 
@@ -59,28 +67,39 @@ def _answer(question: ConfirmationRequestPayload, value: Any, path: str) -> Answ
 
 
 def _decided(question: ConfirmationRequestPayload, value: Any, path: str) -> dict[str, Any]:
+    if question.tool_name == GRAPH_INTERRUPT and (question.input_type or "") == "text":
+        # the graph's own interrupt(): its answer is whatever the client resumes with
+        text = {"userInput": value} if isinstance(value, str) else {"value": value}
+        return {"approved": True, **text}
     asks_text = (question.input_type or "approval") == "text"
-    if isinstance(value, bool):
-        return {"approved": value}
-    if isinstance(value, str):
-        if asks_text:
-            return {"approved": True, "userInput": value}
-        if value in ("approve", "reject"):
-            return {"approved": value == "approve"}
-        raise invalid_field(path, "must be `approve`, `reject`, a boolean or a decision")
     if not isinstance(value, dict):
-        raise invalid_field(path, "must be a boolean, a string or a decision object")
+        return _plain(value, asks_text, path)
     if isinstance(value.get("approved"), bool):
         return value
     decisions = value.get("decisions")
     if isinstance(decisions, list):
+        if question.tool_name == GRAPH_INTERRUPT and len(decisions) > 1:
+            return {"approved": True, "decisions": decisions}  # a batch: the graph reads them
         if len(decisions) != 1:
             raise invalid_field(f"{path}.decisions", "must hold one decision per interrupt")
         return _decided(question, decisions[0], f"{path}.decisions.0")
-    return _decision(value, asks_text, path)
+    return _decision(question, value, asks_text, path)
 
 
-def _decision(value: dict[str, Any], asks_text: bool, path: str) -> dict[str, Any]:
+def _plain(value: Any, asks_text: bool, path: str) -> dict[str, Any]:
+    """The answer a boolean or a string gives."""
+    if isinstance(value, bool):
+        return {"approved": value}
+    if isinstance(value, str) and asks_text:
+        return {"approved": True, "userInput": value}
+    if value in ("approve", "reject"):
+        return {"approved": value == "approve"}
+    raise invalid_field(path, "must be `approve`, `reject`, a boolean or a decision object")
+
+
+def _decision(
+    question: ConfirmationRequestPayload, value: dict[str, Any], asks_text: bool, path: str
+) -> dict[str, Any]:
     kind, message = value.get("type"), value.get("message")
     if message is not None and not isinstance(message, str):
         raise invalid_field(f"{path}.message", "must be a string")
@@ -88,13 +107,22 @@ def _decision(value: dict[str, Any], asks_text: bool, path: str) -> dict[str, An
         return {"approved": True}
     if kind == "reject":
         return {"approved": False, **({"reason": message} if message else {})}
-    if kind == "respond" and asks_text and message:
+    if kind == "respond" and message:
         return {"approved": True, "userInput": message}
     if kind == "edit":
+        return {"approved": True, "args": _edited(question, value.get("edited_action"), path)}
+    raise invalid_field(f"{path}.type", "must be `approve`, `edit`, `reject` or `respond`")
+
+
+def _edited(question: ConfirmationRequestPayload, action: Any, path: str) -> dict[str, Any]:
+    """The arguments of an ``edit`` decision's ``edited_action``, for the call it edits."""
+    where = f"{path}.edited_action"
+    if not isinstance(action, dict) or not isinstance(action.get("args"), dict):
+        raise invalid_field(where, 'must be {"name": ..., "args": {...}}')
+    if action.get("name", question.tool_name) != question.tool_name:
         raise invalid_field(
-            f"{path}.type",
-            "`edit` is refused: a runyard approval runs or denies the call as the model made "
-            "it; it cannot change the arguments (reject with a message saying what to do "
-            "instead)",
+            f"{where}.name",
+            f"an edit changes the arguments of {question.tool_name!r}, not which tool runs",
         )
-    raise invalid_field(f"{path}.type", "must be `approve`, `reject` or (for text) `respond`")
+    args: dict[str, Any] = action["args"]
+    return args

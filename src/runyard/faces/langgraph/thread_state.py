@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from runyard.faces.langgraph.resume import GRAPH_INTERRUPT
 from runyard.faces.langgraph.thread_values import Message, ThreadValues, human_message
 from runyard.messages import AgentMessage, TextPart, to_langchain_blocks
 from runyard.protocol import ConfirmationRequestPayload, RunStartEvent, WireEvent, parse_event
@@ -41,16 +42,30 @@ def iso_time(epoch_ms: int) -> str:
 
 
 def interrupt(question: ConfirmationRequestPayload) -> dict[str, Any]:
-    """One waiting question as an ``Interrupt``: its value in the shape LangChain's
-    ``HumanInTheLoopMiddleware`` interrupts with (``action_requests``, ``review_configs``),
-    runyard's own question under ``runyard``; its ``id`` the question's ``requestId``."""
+    """One waiting question as an ``Interrupt`` (its ``id`` the question's ``requestId``): what
+    a LangGraph agent's graph passed to ``interrupt()``, as it passed it; any other question in
+    the shape LangChain's ``HumanInTheLoopMiddleware`` interrupts with (``action_requests``,
+    ``review_configs``), runyard's own question beside them under ``runyard``."""
+    args = question.args
+    if question.tool_name == GRAPH_INTERRUPT and (question.input_type or "") == "text":
+        return {
+            "value": args["value"] if list(args) == ["value"] else args,
+            "id": question.request_id,
+        }
+    batch = args.get("actions") if question.tool_name == GRAPH_INTERRUPT else None
+    actions = (
+        batch
+        if isinstance(batch, list)
+        else [{"name": question.tool_name, "args": args, "description": question.message}]
+    )
     kind = question.input_type or "approval"
-    decisions = ["approve", "reject"] if kind == "approval" else ["respond", "reject"]
+    decisions = ["approve", "edit", "reject"] if kind == "approval" else ["respond", "reject"]
     value = {
-        "action_requests": [
-            {"name": question.tool_name, "args": question.args, "description": question.message}
+        "action_requests": actions,
+        "review_configs": [
+            {"action_name": action.get("name"), "allowed_decisions": decisions}
+            for action in actions
         ],
-        "review_configs": [{"action_name": question.tool_name, "allowed_decisions": decisions}],
         "runyard": question.model_dump(mode="json"),
     }
     return {"value": value, "id": question.request_id}
