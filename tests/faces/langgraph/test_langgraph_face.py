@@ -8,6 +8,7 @@ thread, what runyard refuses (each a 4xx naming the field, in LangGraph Server's
 from __future__ import annotations
 
 import asyncio
+import base64
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,7 @@ from langgraph_sdk.errors import (
 )
 
 from faces.faces_server import serving, thread_events
+from runyard.models.demo_script import demo_png
 from runyard.service.api_keys import issue_api_key
 from runyard.storage import open_store
 
@@ -295,3 +297,40 @@ def test_api_keys_are_v1s_sent_as_the_sdks_api_key(tmp_path: Path) -> None:
     assert [m["type"] for m in values["messages"]] == ["human", "ai"]
     assert refused.value.body["code"] == "unauthenticated"
     assert [t["id"] for t in listed.json()["threads"]] == [thread_id]
+
+
+PNG = base64.b64encode(demo_png()).decode()
+
+
+def test_an_image_block_reaches_the_model_and_stays_in_the_human_message(
+    client: SyncLangGraphClient,
+) -> None:
+    thread_id = client.threads.create()["thread_id"]
+    content = [
+        {"type": "text", "text": "What is this?\n/image"},
+        {"type": "image", "base64": PNG, "mime_type": "image/png"},
+    ]
+
+    values = client.runs.wait(
+        thread_id, "assistant", input={"messages": [{"role": "user", "content": content}]}
+    )
+
+    human, answer = values["messages"]
+    assert [b["type"] for b in human["content"]] == ["text", "image"]
+    assert human["content"][1]["base64"] == PNG
+    assert answer["content"].startswith('You said: "What is this?" and attached: an image')
+    assert client.threads.get_state(thread_id)["values"]["messages"][0] == human
+
+
+def test_a_content_block_runyard_cannot_take_is_refused_naming_it(
+    client: SyncLangGraphClient,
+) -> None:
+    thread_id = client.threads.create()["thread_id"]
+    content = [{"type": "text", "text": "hi"}, {"type": "hologram"}]
+
+    with pytest.raises(UnprocessableEntityError) as refused:
+        client.runs.create(
+            thread_id, "assistant", input={"messages": [{"role": "user", "content": content}]}
+        )
+
+    assert refused.value.param == "input.messages.0.content.1"
