@@ -17,15 +17,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from runyard.faces.face_runs import FaceRun, answer_run, start_run
+from runyard.faces.face_runs import FaceRun, answer_run, pending_questions, start_run
 from runyard.faces.langgraph.refusals import NotQueued
 from runyard.faces.langgraph.resume import resume_answers
 from runyard.faces.langgraph.run_request import RunCreate
-from runyard.faces.langgraph.thread_state import folded, human, waiting_questions
+from runyard.faces.langgraph.thread_state import folded, human
 from runyard.faces.langgraph.thread_values import ThreadValues
 from runyard.ids import new_id
 from runyard.messages import AgentMessage, TextPart
-from runyard.service import Owner, ServiceParts, Threads
+from runyard.service import Owner, ServiceParts, ThreadNotFound, Threads
 
 __all__ = ["OpenedRun", "open_run", "stream_values"]
 
@@ -45,7 +45,7 @@ async def open_run(parts: ServiceParts, owner: Owner, thread_id: str, body: RunC
     if body.if_not_exists == "reject" or body.resumes():
         await threads.get(owner, thread_id)
     if body.resumes():
-        waiting = await waiting_questions(parts, owner.thread_key(thread_id))
+        waiting = await pending_questions(parts, owner.thread_key(thread_id))
         answers = resume_answers(body.command.resume if body.command else None, waiting)
         run = await answer_run(parts, owner, thread_id, answers)
         return OpenedRun(run, await stream_values(parts, owner, thread_id, run.followed.cursor))
@@ -82,21 +82,14 @@ async def stream_values(
 
 async def _make_room(parts: ServiceParts, owner: Owner, thread_id: str, body: RunCreate) -> None:
     """Apply ``multitask_strategy`` to the thread's open run, if any."""
-    status = (
-        await parts.runs.status(owner, thread_id)
-        if await _exists(parts, owner, thread_id)
-        else None
-    )
-    if status is None or not (status.has_active_run or status.is_suspended):
+    try:
+        status = await parts.runs.status(owner, thread_id)
+    except ThreadNotFound:
+        return  # a new thread: nothing runs on it
+    if not (status.has_active_run or status.is_suspended):
         return
     if body.multitask_strategy == "interrupt":
         await parts.runs.cancel(owner, thread_id)
     elif body.multitask_strategy == "enqueue":
         raise NotQueued(thread_id)
     # reject: starting the run answers RunActive, as /v1 does
-
-
-async def _exists(parts: ServiceParts, owner: Owner, thread_id: str) -> bool:
-    key = owner.thread_key(thread_id)
-    found = await parts.store.get_thread(key, tenant_id=owner.tenant_id, resource_id=owner.user_id)
-    return found is not None

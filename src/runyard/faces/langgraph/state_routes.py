@@ -13,10 +13,11 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query
 from pydantic import BaseModel, ConfigDict, Field
 
+from runyard.faces.face_runs import pending_questions
 from runyard.faces.invalid_body import invalid_field
 from runyard.faces.langgraph.error_shape import langgraph_errors
 from runyard.faces.langgraph.path_ids import CheckpointId, ThreadId
-from runyard.faces.langgraph.thread_state import folded, thread_state, waiting_questions
+from runyard.faces.langgraph.thread_state import folded, thread_state
 from runyard.faces.wiring import FaceWiring
 from runyard.service import Owner, ServiceParts, Threads
 
@@ -64,7 +65,7 @@ async def read_state(
     if checkpoint is not None:
         return thread_state(thread_id, values, at, None, ())
     status = await parts.runs.status(owner, thread_id)
-    questions = await waiting_questions(parts, thread.id)
+    questions = await pending_questions(parts, thread.id)
     return thread_state(thread_id, values, at, status, questions)
 
 

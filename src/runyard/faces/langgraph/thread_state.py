@@ -18,7 +18,7 @@ from runyard.faces.langgraph.resume import GRAPH_INTERRUPT
 from runyard.faces.langgraph.thread_values import Message, ThreadValues, human_message
 from runyard.messages import AgentMessage, TextPart, to_langchain_blocks
 from runyard.protocol import ConfirmationRequestPayload, RunStartEvent, WireEvent, parse_event
-from runyard.service import Owner, ServiceParts, ThreadStatus, is_filesystem_request
+from runyard.service import Owner, ServiceParts, ThreadStatus
 from runyard.storage import StoredEvent, Thread
 
 __all__ = [
@@ -29,7 +29,6 @@ __all__ = [
     "iso_time",
     "thread_body",
     "thread_state",
-    "waiting_questions",
 ]
 
 METADATA_KEY = "langgraph"
@@ -69,15 +68,6 @@ def interrupt(question: ConfirmationRequestPayload) -> dict[str, Any]:
         "runyard": question.model_dump(mode="json"),
     }
     return {"value": value, "id": question.request_id}
-
-
-async def waiting_questions(
-    parts: ServiceParts, thread_key: str
-) -> list[ConfirmationRequestPayload]:
-    """The thread's questions waiting for a person, oldest first."""
-    waiting = await parts.store.list_pending_confirmations(thread_key)
-    questions = [ConfirmationRequestPayload.model_validate(c.payload) for c in waiting]
-    return [q for q in questions if not is_filesystem_request(q)]
 
 
 async def folded(

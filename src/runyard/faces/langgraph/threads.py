@@ -16,6 +16,7 @@ from fastapi import APIRouter, Depends
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.responses import Response
 
+from runyard.faces.face_runs import pending_questions
 from runyard.faces.invalid_body import invalid_field
 from runyard.faces.langgraph.error_shape import langgraph_errors
 from runyard.faces.langgraph.path_ids import ThreadId
@@ -24,7 +25,6 @@ from runyard.faces.langgraph.thread_state import (
     METADATA_KEY,
     folded,
     thread_body,
-    waiting_questions,
 )
 from runyard.faces.wiring import FaceWiring
 from runyard.ids import THREAD_ID_PATTERN
@@ -76,7 +76,7 @@ async def read_thread(parts: ServiceParts, owner: Owner, thread_id: str) -> dict
     thread = await Threads(parts.events, parts.store).get(owner, thread_id)
     values, _ = await folded(parts, owner, thread)
     status = await parts.runs.status(owner, thread_id)
-    questions = await waiting_questions(parts, thread.id)
+    questions = await pending_questions(parts, thread.id)
     return thread_body(thread_id, thread, status, values, questions)
 
 
