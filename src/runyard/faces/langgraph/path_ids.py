@@ -17,7 +17,22 @@ from starlette.convertors import Convertor, register_url_convertor
 
 from runyard.ids import THREAD_ID_PATTERN
 
-__all__ = ["AssistantId", "CheckpointId", "RunId", "ThreadId"]
+__all__ = [
+    "ASSISTANT_ID_PATTERN",
+    "CHECKPOINT_ID_PATTERN",
+    "RUN_ID_PATTERN",
+    "AssistantId",
+    "CheckpointId",
+    "RunId",
+    "ThreadId",
+]
+
+ASSISTANT_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}(@[0-9a-f]{64})?$"
+"""An agent's catalog id, or ``agent@<version>`` (a 64-hex content hash)."""
+RUN_ID_PATTERN = r"^[A-Za-z0-9._:-]{1,128}$"
+"""A runyard run id (``run_…``)."""
+CHECKPOINT_ID_PATTERN = r"^[0-9]{1,18}$"
+"""A checkpoint: a log position of the thread."""
 
 
 class _Segment(Convertor[str]):
@@ -57,7 +72,7 @@ register_url_convertor("langgraph_checkpoint", _Checkpoint())
 AssistantId = Annotated[
     str,
     Path(
-        pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}(@[0-9a-f]{64})?$",
+        pattern=ASSISTANT_ID_PATTERN,
         description="the agent's catalog id, or `agent@<version>`",
         examples=["assistant"],
     ),
@@ -72,12 +87,12 @@ ThreadId = Annotated[
     ),
 ]
 """In a path as ``{thread_id:langgraph_name}``."""
-RunId = Annotated[
-    str, Path(pattern=r"^[A-Za-z0-9._:-]{1,128}$", description="the run, as runyard named it")
-]
+RunId = Annotated[str, Path(pattern=RUN_ID_PATTERN, description="the run, as runyard named it")]
 """In a path as ``{run_id:langgraph_run}``."""
 CheckpointId = Annotated[
     str,
-    Path(pattern=r"^[0-9]{1,18}$", description="a `checkpoint_id`: a log position of the thread"),
+    Path(
+        pattern=CHECKPOINT_ID_PATTERN, description="a `checkpoint_id`: a log position of the thread"
+    ),
 ]
 """In a path as ``{checkpoint_id:langgraph_checkpoint}``."""

@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from runyard.faces.face_content import UserInput, media_from_url
 from runyard.faces.invalid_body import invalid_field, user_text
+from runyard.faces.langgraph.path_ids import ASSISTANT_ID_PATTERN
 from runyard.messages import (
     ContentBlock,
     ImagePart,
@@ -69,7 +70,7 @@ _ROLLBACK = (
 )
 
 AssistantRef = Field(
-    pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}(@[0-9a-f]{64})?$",
+    pattern=ASSISTANT_ID_PATTERN,
     description="the agent: its catalog id, or `agent@<version>` (a 64-hex content hash)",
     examples=["assistant"],
 )
