@@ -134,6 +134,7 @@ def test_wait_answers_the_values_and_state_and_history_follow_the_log(
     state = client.threads.get_state(thread_id)
     history = client.threads.get_history(thread_id)
     earlier = client.threads.get_state(thread_id, checkpoint_id=history[1]["checkpoint_id"])
+    before = client.threads.get_history(thread_id, before=history[0]["checkpoint"])
 
     assert [m["type"] for m in first["messages"]] == ["human", "ai"]
     assert second["messages"][:2] == first["messages"]
@@ -141,6 +142,7 @@ def test_wait_answers_the_values_and_state_and_history_follow_the_log(
     assert state["next"] == []
     assert [h["values"] for h in history] == [second, first]
     assert earlier["values"] == first
+    assert [h["values"] for h in before] == [first]
     assert client.threads.get(thread_id)["values"] == second
 
 

@@ -17,7 +17,7 @@ from runyard.faces.face_runs import pending_questions
 from runyard.faces.invalid_body import invalid_field
 from runyard.faces.langgraph.error_shape import langgraph_errors
 from runyard.faces.langgraph.path_ids import CheckpointId, ThreadId
-from runyard.faces.langgraph.thread_state import folded, thread_state
+from runyard.faces.langgraph.thread_state import folded, run_ends, thread_state
 from runyard.faces.wiring import FaceWiring
 from runyard.service import Owner, ServiceParts, Threads
 
@@ -63,10 +63,10 @@ async def read_state(
     values, events = await folded(parts, owner, thread, checkpoint)
     at = events[-1][0] if events else 0
     if checkpoint is not None:
-        return thread_state(thread_id, values, at, None, ())
+        return thread_state(thread_id, values.values(), at, None, ())
     status = await parts.runs.status(owner, thread_id)
     questions = await pending_questions(parts, thread.id)
-    return thread_state(thread_id, values, at, status, questions)
+    return thread_state(thread_id, values.values(), at, status, questions)
 
 
 def _checkpoint_id(given: str | dict[str, Any] | None, field: str) -> int | None:
@@ -85,15 +85,21 @@ async def _history(
     """The state now, then at the end of each earlier run, newest first."""
     before = _checkpoint_id(body.before, "before")
     thread = await Threads(parts.events, parts.store).get(owner, thread_id)
-    _, events = await folded(parts, owner, thread)
-    ends = sorted({event_id for event_id, e in events if e.type == "run-finish"})
-    if events and events[-1][0] not in ends:
-        ends.append(events[-1][0])
-    chosen = [at for at in reversed(ends) if before is None or at < before][: body.limit]
-    newest = events[-1][0] if events else None
-    return [
-        await read_state(parts, owner, thread_id, None if at == newest else at) for at in chosen
-    ]
+    ends = await run_ends(parts, owner, thread)
+    if not ends:
+        return []
+    status = await parts.runs.status(owner, thread_id)
+    questions = await pending_questions(parts, thread.id)
+    newest = ends[-1][0]
+    states = []
+    for at, values in reversed(ends):
+        if before is not None and at >= before:
+            continue
+        now = at == newest  # only the newest state has the thread's status and questions
+        states.append(
+            thread_state(thread_id, values, at, status if now else None, questions if now else ())
+        )
+    return states[: body.limit]
 
 
 def state_routes(api: APIRouter, wiring: FaceWiring) -> None:

@@ -17,7 +17,13 @@ from typing import Any
 from runyard.faces.langgraph.resume import GRAPH_INTERRUPT
 from runyard.faces.langgraph.thread_values import Message, ThreadValues, human_message
 from runyard.messages import AgentMessage, TextPart, to_langchain_blocks
-from runyard.protocol import ConfirmationRequestPayload, RunStartEvent, WireEvent, parse_event
+from runyard.protocol import (
+    ConfirmationRequestPayload,
+    RunFinishEvent,
+    RunStartEvent,
+    WireEvent,
+    parse_event,
+)
 from runyard.service import Owner, ServiceParts, ThreadStatus
 from runyard.storage import StoredEvent, Thread
 
@@ -25,6 +31,7 @@ __all__ = [
     "METADATA_KEY",
     "folded",
     "human",
+    "run_ends",
     "interrupt",
     "iso_time",
     "thread_body",
@@ -73,21 +80,45 @@ def interrupt(question: ConfirmationRequestPayload) -> dict[str, Any]:
 async def folded(
     parts: ServiceParts, owner: Owner, thread: Thread, upto: int | None = None
 ) -> tuple[ThreadValues, list[tuple[int, WireEvent]]]:
-    """The thread's log (up to event ``upto``, None: all of it) folded; and the events read,
+    """The thread's log (up to event ``upto``, None: all of it) folded; and the events folded,
     those a takeover said again left out. The fold knows the user message of every run of the
     log, so a stream folding on from ``upto`` has those after it too."""
-    log = await parts.store.read_events(thread.id)
-    every = [(e.id, parse_event(e.data)) for e in _kept(log)]
+    users, every = await _log(parts, owner, thread)
     events = [(event_id, e) for event_id, e in every if upto is None or event_id <= upto]
-    ids = [e.payload.message_id for _, e in every if isinstance(e, RunStartEvent)]
-    found = await parts.store.get_messages_by_ids(
-        thread.id, ids, tenant_id=owner.tenant_id, resource_id=owner.user_id
-    )
-    users = {m.id: human(m) for m in found if isinstance(m, AgentMessage)}
     values = ThreadValues(users)
     for _, event in events:
         values.apply(event)
     return values, events
+
+
+async def run_ends(
+    parts: ServiceParts, owner: Owner, thread: Thread
+) -> list[tuple[int, dict[str, Any]]]:
+    """The thread's values at the end of each run and at the end of its log, with the log id of
+    each, oldest first: its history, folded once."""
+    users, events = await _log(parts, owner, thread)
+    values = ThreadValues(users)
+    ends: list[tuple[int, dict[str, Any]]] = []
+    for event_id, event in events:
+        values.apply(event)
+        if isinstance(event, RunFinishEvent):
+            ends.append((event_id, values.values()))  # a run's messages change no more
+    if events and (not ends or ends[-1][0] != events[-1][0]):
+        ends.append((events[-1][0], values.values()))
+    return ends
+
+
+async def _log(
+    parts: ServiceParts, owner: Owner, thread: Thread
+) -> tuple[dict[str, Message], list[tuple[int, WireEvent]]]:
+    """The user message of each run of the thread, by id, and its log's events."""
+    log = await parts.store.read_events(thread.id)
+    events = [(e.id, parse_event(e.data)) for e in _kept(log)]
+    ids = [e.payload.message_id for _, e in events if isinstance(e, RunStartEvent)]
+    found = await parts.store.get_messages_by_ids(
+        thread.id, ids, tenant_id=owner.tenant_id, resource_id=owner.user_id
+    )
+    return {m.id: human(m) for m in found if isinstance(m, AgentMessage)}, events
 
 
 def _kept(log: Sequence[StoredEvent]) -> list[StoredEvent]:
@@ -110,7 +141,7 @@ def human(message: AgentMessage) -> Message:
 
 def thread_state(
     thread_id: str,
-    values: ThreadValues,
+    values: dict[str, Any],
     checkpoint_id: int,
     status: ThreadStatus | None,
     questions: Sequence[ConfirmationRequestPayload],
@@ -134,7 +165,7 @@ def thread_state(
         for q in (questions if waiting else ())
     ]
     return {
-        "values": values.values(),
+        "values": values,
         "next": ["tools"] if waiting else ["model"] if running else [],
         "tasks": tasks,
         "checkpoint": _checkpoint(thread_id, checkpoint_id),
