@@ -113,8 +113,8 @@ class ThreadValues:
     def values_upto(self, message: Message) -> dict[str, Any]:
         """The state as it was once ``message`` (one of the thread's) was added: what a step
         that ended with it shows, when one event ended two steps."""
-        at = next(i for i, m in enumerate(self.messages) if m is message)
-        return {**self.values(), "messages": self.messages[: at + 1]}
+        after = next(i for i, m in enumerate(reversed(self.messages)) if m is message)
+        return {**self.values(), "messages": self.messages[: len(self.messages) - after]}
 
     def open_message(self) -> Message | None:
         """The ``ai`` message of the model turn being folded."""
