@@ -2,10 +2,10 @@
 log ids a reconnect resumes after), its outcome in one body (``runs.wait``, ``runs.join``), and
 the ``Run`` object.
 
-A stream's response says where to rejoin it, as LangGraph Server does: ``Location`` is the run's
-stream and ``Content-Location`` the run, both relative to the face's base URL (the SDK resolves
-them against the ``url`` it was given, and reconnects with ``Last-Event-ID`` when a stream
-breaks before its ``end``).
+A response says where to rejoin it, as LangGraph Server does: ``Location`` is the run's stream
+(``join`` for ``runs.wait``, whose SDK call reads it again from there) and ``Content-Location``
+the run, both relative to the face's base URL (the SDK resolves them against the ``url`` it was
+given, and reconnects with ``Last-Event-ID`` when a stream breaks before its ``end``).
 """
 
 from __future__ import annotations
@@ -38,10 +38,11 @@ _STATUS = {
 """runyard's run status as LangGraph's (``suspended``: waiting for an interrupt's answer)."""
 
 
-def run_headers(thread_id: str, run_id: str) -> dict[str, str]:
-    """Where the run and its stream are, relative to the face's base URL."""
+def run_headers(thread_id: str, run_id: str, rejoin: str = "stream") -> dict[str, str]:
+    """Where the run is, and where to rejoin it (its ``stream``, or ``join`` for an answer in
+    one body), relative to the face's base URL."""
     where = f"/threads/{thread_id}/runs/{run_id}"
-    return {"Content-Location": where, "Location": f"{where}/stream"}
+    return {"Content-Location": where, "Location": f"{where}/{rejoin}"}
 
 
 def run_body(thread_id: str, record: RunRecord) -> dict[str, Any]:
@@ -110,4 +111,5 @@ def run_waited(
         return 200, values if interrupts is None else {**values, "__interrupt__": interrupts}
 
     left: Callable[[], Awaitable[None]] = run.cancel if cancel_on_leave else _nothing
-    return FaceAnswer(answer, counted, left, run_headers(run.thread_id, run.followed.run_id))
+    headers = run_headers(run.thread_id, run.followed.run_id, "join")
+    return FaceAnswer(answer, counted, left, headers)
