@@ -11,9 +11,10 @@ given, and reconnects with ``Last-Event-ID`` when a stream breaks before its ``e
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from contextlib import AbstractContextManager, aclosing
 from typing import Any
+from urllib.parse import urlencode
 
 from runyard.faces.face_answer import FaceAnswer
 from runyard.faces.face_events import face_batches
@@ -38,11 +39,16 @@ _STATUS = {
 """runyard's run status as LangGraph's (``suspended``: waiting for an interrupt's answer)."""
 
 
-def run_headers(thread_id: str, run_id: str, rejoin: str = "stream") -> dict[str, str]:
-    """Where the run is, and where to rejoin it (its ``stream``, or ``join`` for an answer in
-    one body), relative to the face's base URL."""
+def run_headers(
+    thread_id: str, run_id: str, modes: Sequence[str], rejoin: str = "stream"
+) -> dict[str, str]:
+    """Where the run is, and where to rejoin it (its ``stream`` in the stream ``modes`` asked
+    for, or ``join`` for an answer in one body), relative to the face's base URL. The modes
+    ride in the URL: a rejoin sends no body, and LangGraph Server remembers a run's modes."""
     where = f"/threads/{thread_id}/runs/{run_id}"
-    return {"Content-Location": where, "Location": f"{where}/{rejoin}"}
+    query = urlencode([("stream_mode", mode) for mode in modes])
+    again = f"{where}/stream?{query}" if rejoin == "stream" else f"{where}/{rejoin}"
+    return {"Content-Location": where, "Location": again}
 
 
 def run_body(thread_id: str, record: RunRecord) -> dict[str, Any]:
@@ -78,7 +84,7 @@ def run_stream(
                 yield b"".join(part.frame(at) for part in batch)
 
     left: Callable[[], Awaitable[None]] = run.cancel if cancel_on_leave else _nothing
-    headers = run_headers(run.thread_id, run.followed.run_id)
+    headers = run_headers(run.thread_id, run.followed.run_id, sorted(parts.modes))
     return FaceStream(frames, counted, left, headers)
 
 
@@ -111,5 +117,5 @@ def run_waited(
         return 200, values if interrupts is None else {**values, "__interrupt__": interrupts}
 
     left: Callable[[], Awaitable[None]] = run.cancel if cancel_on_leave else _nothing
-    headers = run_headers(run.thread_id, run.followed.run_id, "join")
+    headers = run_headers(run.thread_id, run.followed.run_id, (), "join")
     return FaceAnswer(answer, counted, left, headers)

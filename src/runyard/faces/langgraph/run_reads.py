@@ -40,7 +40,8 @@ LastEventId = Annotated[
 ]
 _REJOIN = (
     "The run's stream again, as `runs.stream` sends it: after `Last-Event-ID` when given "
-    "(what was missed is sent again), else from now; `end` last"
+    "(what was missed is sent again, without `metadata`, which the client had), else from now "
+    "(`metadata` first); `end` last"
 )
 
 
@@ -74,7 +75,8 @@ async def _rejoined(
     cursor = int(after) if after is not None else await parts.store.last_event_id(record.thread_id)
     run = FaceRun(parts, owner, thread_id, FollowedRun(record.thread_id, run_id, cursor))
     values = await stream_values(parts, owner, thread_id, cursor)
-    return run, StreamParts(run_id, thread_id, record.agent_id or "", modes, values)
+    agent = record.agent_id or ""
+    return run, StreamParts(run_id, thread_id, agent, modes, values, resumed=after is not None)
 
 
 def _modes(given: list[str] | None) -> list[str]:

@@ -99,14 +99,14 @@ def run_routes(api: APIRouter, wiring: FaceWiring) -> None:
     ) -> Any:
         """Start the run (or resume it) in the background: the ``Run``, at once."""
         opened = await open_run(parts, owner, thread_id, body)
-        return _created(thread_id, await _record(parts, opened))
+        return _created(thread_id, await _record(parts, opened), body.modes())
 
     @api.post("/runs", response_model=None, responses=errors)
     async def create_stateless(body: RunCreate, parts: parts_dep, owner: owner_dep) -> Any:
         """``runs.create`` without a thread: the run gets a new one."""
         thread_id = str(uuid.uuid4())
         opened = await open_run(parts, owner, thread_id, body)
-        return _created(thread_id, await _record(parts, opened))
+        return _created(thread_id, await _record(parts, opened), body.modes())
 
 
 async def _record(parts: ServiceParts, opened: OpenedRun) -> RunRecord:
@@ -115,8 +115,8 @@ async def _record(parts: ServiceParts, opened: OpenedRun) -> RunRecord:
     return record
 
 
-def _created(thread_id: str, record: RunRecord) -> JSONResponse:
-    headers = run_headers(thread_id, record.run_id)
+def _created(thread_id: str, record: RunRecord, modes: list[str]) -> JSONResponse:
+    headers = run_headers(thread_id, record.run_id, modes)
     return JSONResponse(run_body(thread_id, record), headers=headers)
 
 

@@ -81,8 +81,12 @@ class StreamParts:
         assistant_id: str,
         modes: Sequence[str],
         values: ThreadValues,
+        *,
+        resumed: bool = False,
     ) -> None:
         self.run_id = run_id
+        self.resumed = resumed
+        """The stream goes on after a ``Last-Event-ID``: its client had the ``metadata``."""
         self.thread_id = thread_id
         self.assistant_id = assistant_id
         self.modes = frozenset(modes)
@@ -92,7 +96,7 @@ class StreamParts:
         """The server went away before the run ended (the stream ends without ``end``)."""
 
     def started(self) -> list[Part]:
-        return [Part("metadata", {"run_id": self.run_id, "attempt": 1})]
+        return [] if self.resumed else [Part("metadata", {"run_id": self.run_id, "attempt": 1})]
 
     def event(self, event: WireEvent) -> list[Part]:
         changes = self.values.apply(event)
