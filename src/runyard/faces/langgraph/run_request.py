@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from runyard.faces.face_content import UserInput, media_from_url
 from runyard.faces.invalid_body import invalid_field, user_text
 from runyard.faces.langgraph.path_ids import ASSISTANT_ID_PATTERN
+from runyard.ids import is_thread_id
 from runyard.messages import (
     ContentBlock,
     ImagePart,
@@ -183,11 +184,12 @@ class RunCreate(BaseModel):
         return UserInput("", blocks, f"body.{path}")
 
     def message_id(self) -> str | None:
-        """The id the client gave its last message (None: runyard makes one)."""
+        """The id the client gave its last message, when it is one runyard keeps (an id's
+        characters, as a thread's); None: runyard makes one."""
         messages = (self.input or {}).get("messages") or []
         last = messages[-1] if isinstance(messages, list) and messages else None
         given = last.get("id") if isinstance(last, dict) else None
-        return given if isinstance(given, str) and 0 < len(given) <= 128 else None
+        return given if isinstance(given, str) and is_thread_id(given) else None
 
 
 def _role_and_content(message: Any, path: str) -> tuple[str, Any]:
