@@ -171,6 +171,7 @@ def test_a_failed_run_waits_into_langgraphs_error(client: SyncLangGraphClient) -
     parts = list(client.runs.stream(thread_id, "assistant", input=said("/fail 400")))
 
     assert answered["__error__"]["error"] == "run_failed"
+    assert client.threads.get(thread_id)["status"] == "error"
     assert [p.event for p in parts][-2:] == ["error", "end"]
     assert parts[-2].data["error"] == "run_failed"
 

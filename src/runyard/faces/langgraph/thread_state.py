@@ -195,8 +195,9 @@ def thread_body(
     questions: Sequence[ConfirmationRequestPayload] = (),
 ) -> dict[str, Any]:
     """A ``Thread``: its id as the client chose it, times, metadata, ``status`` (``busy`` while
-    a run runs, ``interrupted`` while one waits, else ``idle``), and ``values`` when read."""
-    state = "interrupted" if status.is_suspended else "busy" if status.has_active_run else "idle"
+    a run runs, ``interrupted`` while one waits, ``error`` when its last run failed — known when
+    its ``values`` are read —, else ``idle``), and ``values`` when read."""
+    state = _thread_status(status, failed=values is not None and values.failed)
     metadata = thread.metadata.get(METADATA_KEY)
     interrupts = [interrupt(q) for q in questions] if status.is_suspended else []
     return {
@@ -209,3 +210,11 @@ def thread_body(
         "values": values.values() if values is not None else None,
         "interrupts": {q["id"]: [q] for q in interrupts},
     }
+
+
+def _thread_status(status: ThreadStatus, *, failed: bool) -> str:
+    if status.is_suspended:
+        return "interrupted"
+    if status.has_active_run:
+        return "busy"
+    return "error" if failed else "idle"

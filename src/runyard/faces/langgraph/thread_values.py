@@ -101,6 +101,8 @@ class ThreadValues:
         self._tools: dict[str, str] = {}
         self._turns: dict[str, int] = {}
         self.structured: dict[str, Any] | None = None
+        self.failed = False
+        """The last run ended in an error (LangGraph's thread status ``error``)."""
 
     def values(self) -> dict[str, Any]:
         """The state: ``{"messages": [...]}``, and the last run's ``structured_response`` (an
@@ -143,6 +145,7 @@ class ThreadValues:
                 return [*self.close(), self._result(event)]
             case RunFinishEvent():
                 self.structured = event.payload.output
+                self.failed = event.payload.status == "error"
                 return self.close()
             case _:
                 return []
