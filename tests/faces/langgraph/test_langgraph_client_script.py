@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -58,8 +59,9 @@ def test_the_client_script_passes_against_runyard(tmp_path: Path) -> None:
 
 
 @pytest.fixture
-def langgraph_dev() -> Iterator[str]:
-    """``langgraph dev`` on a free port, serving ``lg_dev/graph.py`` as ``agent``."""
+def langgraph_dev(tmp_path: Path) -> Iterator[str]:
+    """``langgraph dev`` on a free port, serving ``lg_dev/graph.py`` as ``agent`` from a copy
+    (it writes its state, ``.langgraph_api/``, beside its ``langgraph.json``)."""
     cli = LANGGRAPH_VENV / "bin" / "langgraph"
     if not cli.exists():
         pytest.skip(f"no LangGraph Server virtualenv at {LANGGRAPH_VENV} (langgraph dev)")
@@ -70,7 +72,7 @@ def langgraph_dev() -> Iterator[str]:
     args = ["dev", "--no-browser", "--no-reload", "--host", "127.0.0.1", "--port", str(port)]
     server = subprocess.Popen(
         [str(cli), *args],
-        cwd=HERE / "lg_dev",
+        cwd=shutil.copytree(HERE / "lg_dev", tmp_path / "lg_dev"),
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
