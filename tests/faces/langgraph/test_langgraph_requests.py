@@ -185,6 +185,7 @@ def test_several_interrupts_take_a_map_or_one_decision_each() -> None:
             "command.resume.edited_action.name",
         ),
         ({"decisions": []}, "command.resume.decisions"),
+        ({"type": "respond", "message": "do it later"}, "command.resume"),
     ],
 )
 def test_a_resume_that_fits_no_answer_is_refused_naming_it(resume: Any, field: str) -> None:

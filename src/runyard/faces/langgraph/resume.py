@@ -107,8 +107,10 @@ def _decision(
         return {"approved": True}
     if kind == "reject":
         return {"approved": False, **({"reason": message} if message else {})}
-    if kind == "respond" and message:
+    if kind == "respond" and asks_text and message:
         return {"approved": True, "userInput": message}
+    if kind == "respond":  # an approval's answer in words would run the call: say so
+        raise invalid_field(path, "`respond` answers a question asking for text, with a message")
     if kind == "edit":
         return {"approved": True, "args": _edited(question, value.get("edited_action"), path)}
     raise invalid_field(f"{path}.type", "must be `approve`, `edit`, `reject` or `respond`")
