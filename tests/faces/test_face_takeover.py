@@ -3,7 +3,8 @@ new server says again what came after the step it resumes from (``run-resumed``)
 
 A streaming face cannot take back text it sent, so a takeover that supersedes something it sent
 ends its stream with an error naming where to follow the run and read its answer; one that
-supersedes nothing it sent goes by unseen. gRPC forwards ``run_resumed`` for its clients to
+supersedes nothing it sent goes by unseen; the LangGraph face's state reads the log without
+what was said again. gRPC forwards ``run_resumed`` for its clients to
 drop what it supersedes, and ``Invoke`` answers with the text as it stands after the drop.
 
 The log is written here as a dead server and its successor would have written it; the faces
@@ -22,12 +23,15 @@ from runyard.faces.agui.events import AguiEvents
 from runyard.faces.ai_sdk.chunks import UiMessageChunks
 from runyard.faces.face_events import EventMapper, face_values
 from runyard.faces.face_runs import FaceRun
+from runyard.faces.langgraph.stream_parts import Part, StreamParts
+from runyard.faces.langgraph.thread_state import folded
+from runyard.faces.langgraph.thread_values import ThreadValues
 from runyard.faces.openai.chunks import DONE, CompletionChunks
 from runyard.grpc.events import stream_events
 from runyard.grpc.invoke_result import InvokeResult
 from runyard.grpc.v1 import inference_pb2 as pb
 from runyard.protocol import parse_event
-from runyard.service import ORCHESTRATOR_ID, EventLog, FollowedRun
+from runyard.service import ORCHESTRATOR_ID, EventLog, FollowedRun, Owner
 from runyard.service.bus import InProcessEventBus
 from runyard.storage import StoredEvent
 from runyard.storage.inmemory import InMemoryStore
@@ -111,8 +115,12 @@ async def test_a_takeover_that_supersedes_nothing_sent_goes_by_unseen() -> None:
             AguiEvents("t1", "agui-run", "r1"),
             lambda v: isinstance(v, dict) and v.get("type") == "RUN_ERROR",
         ),
+        (
+            StreamParts("r1", "t1", "assistant", ["messages-tuple"], ThreadValues({})),
+            lambda v: isinstance(v, Part) and v.event == "error",
+        ),
     ],
-    ids=["ai-sdk", "ag-ui"],
+    ids=["ai-sdk", "ag-ui", "langgraph"],
 )
 async def test_every_streaming_face_ends_its_stream_on_such_a_takeover(
     mapper: EventMapper, is_error: Any
@@ -123,6 +131,24 @@ async def test_every_streaming_face_ends_its_stream_on_such_a_takeover(
     assert len(errors) == 1
     assert "lastEventId=1" in repr(errors[0])
     assert "new" not in repr(values[values.index(errors[0]) :])
+
+
+async def test_a_langgraph_state_read_keeps_what_the_takeover_said_again_once() -> None:
+    store = InMemoryStore()
+    thread = await store.save_thread(THREAD, tenant_id="acme", resource_id="alice")
+    logged = taken_over_after(1)
+    await store.append_events(
+        THREAD, [StoredEvent(THREAD, i, "r1", e["type"], e, i) for i, e in enumerate(logged, 1)]
+    )
+    bus = InProcessEventBus()
+    parts = Parts(store, EventLog(store, bus))
+    try:
+        values, _ = await folded(parts, Owner("acme", "alice"), thread)  # type: ignore[arg-type]
+    finally:
+        await parts.events.close()
+        await bus.close()
+
+    assert [m["content"] for m in values.values()["messages"]] == ["new"]
 
 
 def grpc_events(logged: list[dict[str, Any]]) -> list[pb.StreamEvent]:

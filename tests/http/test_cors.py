@@ -95,4 +95,7 @@ async def test_any_origin_never_gets_credentials(url: str) -> None:
     async with running_app(url, settings={"cors_origins": "*"}) as app, asgi_client(app) as client:
         plain = await client.get("/v1/threads", headers={"Origin": APP})
 
-    assert cors_headers(plain.headers) == {"access-control-allow-origin": "*"}
+    assert cors_headers(plain.headers) == {
+        "access-control-allow-origin": "*",
+        "access-control-expose-headers": "Content-Location, Location",
+    }

@@ -23,6 +23,7 @@ COMMITTED = Path(__file__).resolve().parents[2] / "docs" / "openapi.json"
 REGENERATE = "python -m runyard.http.openapi_export > docs/openapi.json"
 ERROR_BODY = {"$ref": "#/components/schemas/ErrorBody"}
 OPENAI_ERROR_BODY = {"$ref": "#/components/schemas/OpenAIErrorBody"}
+LANGGRAPH_ERROR_BODY = {"$ref": "#/components/schemas/LangGraphErrorBody"}
 OPENAI = "/openai/v1/chat/completions"
 CALC = '/tool calculator {"expression": "2+3*4"}'
 NOTE = '/tool save_note {"text": "milk"}'
@@ -48,10 +49,14 @@ def operations(document: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
 
 
 def body_of(operation: str, status: str) -> dict[str, str]:
-    """runyard's envelope; OpenAI's under /openai/v1, but for the 413 the body limit gives
-    before any route."""
-    face = operation.split(" ")[1].startswith("/openai/v1/") and status != "413"
-    return OPENAI_ERROR_BODY if face else ERROR_BODY
+    """runyard's envelope; OpenAI's under /openai/v1 and LangGraph's under /langgraph, but for
+    the 413 the body limit gives before any route."""
+    path = operation.split(" ")[1]
+    if status == "413":
+        return ERROR_BODY
+    if path.startswith("/openai/v1/"):
+        return OPENAI_ERROR_BODY
+    return LANGGRAPH_ERROR_BODY if path.startswith("/langgraph/") else ERROR_BODY
 
 
 def test_every_error_is_the_envelope_and_headers_carry_their_pattern() -> None:

@@ -42,7 +42,8 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "agents"
 # (http.md, "Text"), which JSON Schema cannot say, so schema-valid data with one is no bug.
 # Hypothesis draws constants from runyard's own source, so any change to the code reshuffles
 # the examples; without this, whether a NUL lands in an accepted field was luck.
-# The faces take foreign protocols' bodies (AG-UI's RunAgentInput, useChat's, OpenAI's chat
+# The faces take foreign protocols' bodies (AG-UI's RunAgentInput, useChat's, LangGraph's run
+# request, OpenAI's chat
 # completion request), whose JSON Schema cannot say what runyard needs of them: that the last
 # message is the user's, with text (or answers approvals). A schema-valid body that breaks that is 422 naming the field, by design.
 FACES_ACCEPT = ["2xx", "3xx", "401", "403", "404", "409", "422", "429", "5xx"]
@@ -56,7 +57,7 @@ CONFIG: dict[str, Any] = {
     "generation": {"max-examples": EXAMPLES_PER_OPERATION, "database": "none", "allow-x00": False},
     "operations": [
         {
-            "include-path-regex": "^/(agui|ai-sdk|openai)/",
+            "include-path-regex": "^/(agui|ai-sdk|openai|langgraph)/",
             "checks": {"positive_data_acceptance": {"expected-statuses": FACES_ACCEPT}},
         },
         {

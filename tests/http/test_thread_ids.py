@@ -14,6 +14,11 @@ import httpx
 import pytest
 from http_harness import asgi_client, asgi_sse, running_app, settled
 
+from runyard.faces.langgraph.path_ids import (
+    ASSISTANT_ID_PATTERN,
+    CHECKPOINT_ID_PATTERN,
+    RUN_ID_PATTERN,
+)
 from runyard.ids import FILE_ID_PATTERN, REQUEST_ID_PATTERN, THREAD_ID_PATTERN
 from runyard.registry import SPEC_ID_PATTERN
 from runyard.service import Owner
@@ -100,7 +105,11 @@ async def test_the_openapi_document_shows_the_id_rule(url: str) -> None:
     rules = {"thread_id": THREAD_ID_PATTERN, "request_id": REQUEST_ID_PATTERN}
     rules["agent_id"] = SPEC_ID_PATTERN
     rules["file_id"] = FILE_ID_PATTERN
-    assert len(patterns) == 16  # the faces add /agui and /ai-sdk; /v1/files has three
+    rules["assistant_id"] = ASSISTANT_ID_PATTERN
+    rules["run_id"] = RUN_ID_PATTERN
+    rules["checkpoint_id"] = CHECKPOINT_ID_PATTERN
+    # the faces add /agui, /ai-sdk and 25 under /langgraph; /v1/files has three
+    assert len(patterns) == 41
     for (_path, _method, name), pattern in patterns.items():
         assert pattern == rules[name]
 

@@ -1,6 +1,8 @@
 """``face_frames``: one run's wire events as a face's stream of frames, through its ``EventMapper``
 — the loop every streaming face shares, so a face is only its mapping. ``face_values`` is the
-same loop before the frames are written: what a face answering in one body folds."""
+same loop before the frames are written: what a face answering in one body folds;
+``face_batches`` gives each batch with the log id of the event it maps, for a face whose frames
+carry ids a client reconnects with (LangGraph's ``Last-Event-ID``)."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from runyard.service import FollowStopped, RunPause, follow_run
 
 __all__ = [
     "EventMapper",
+    "face_batches",
     "face_frames",
     "face_values",
     "awaiting_client",
@@ -83,36 +86,47 @@ async def face_values(
 ) -> AsyncGenerator[list[Any], None]:
     """The mapper's values, batch by batch: ``started``, one batch per
     event, the end, ``ended``."""
-    yield mapper.started()
+    async with aclosing(face_batches(run, mapper, going_away)) as batches:
+        async for _, values in batches:
+            yield values
+
+
+async def face_batches(
+    run: FaceRun, mapper: EventMapper, going_away: asyncio.Event
+) -> AsyncGenerator[tuple[int | None, list[Any]], None]:
+    """``face_values``' batches, each with the log id of the event it maps (None: a batch of no
+    event — the start, a pause, the end)."""
+    yield None, mapper.started()
     parts = run.parts
     try:
         following = follow_run(parts.store, parts.events, run.followed, going_away)
         async with aclosing(following) as items:
-            async for mapped in _mapped(run, mapper, items):
-                yield mapped
+            async for batch in _mapped(run, mapper, items):
+                yield batch
     except FollowStopped as stopped:
-        yield mapper.stopped(stopped.last_event_id)
+        yield None, mapper.stopped(stopped.last_event_id)
     if ended := mapper.ended():
-        yield ended
+        yield None, ended
 
 
 async def _mapped(
     run: FaceRun, mapper: EventMapper, items: AsyncIterator[tuple[int, WireEvent] | RunPause]
-) -> AsyncIterator[list[Any]]:
+) -> AsyncIterator[tuple[int | None, list[Any]]]:
     """The mapper's values of each followed item; a takeover that says again what was sent
     ends them with ``taken_over``."""
     sent = run.followed.cursor
     """The log id of the last event the mapper sent values for."""
     async for item in items:
+        at: int | None = None
         if isinstance(item, RunPause):
             mapped = mapper.paused(item, await run.pending())
         elif isinstance(item[1], RunResumedEvent) and item[1].payload.after_event_id < sent:
-            yield mapper.taken_over(item[1].payload.after_event_id)
+            yield None, mapper.taken_over(item[1].payload.after_event_id)
             return
         elif mapped := mapper.event(item[1]):
-            sent = item[0]
+            sent = at = item[0]
         if mapped:
-            yield mapped
+            yield at, mapped
 
 
 def awaiting_client(thread_id: str) -> str:

@@ -27,7 +27,7 @@ from runyard.service import (
     is_filesystem_request,
 )
 
-__all__ = ["Answer", "FaceRun", "answer_run", "start_run"]
+__all__ = ["Answer", "FaceRun", "answer_run", "pending_questions", "start_run"]
 
 _BUSY_RETRY_SECONDS = 0.05
 _BUSY_PATIENCE_SECONDS = 10.0
@@ -53,17 +53,25 @@ class FaceRun:
     """The questions answered to resume it (``answer_run``): what was asked, of which calls."""
 
     async def pending(self) -> list[ConfirmationRequestPayload]:
-        """The thread's questions still waiting for a person's answer, oldest first (a
-        ``filesystem-request`` waits for the client's machine, not for the face's user)."""
-        waiting = await self.parts.store.list_pending_confirmations(self.followed.thread_key)
-        questions = [ConfirmationRequestPayload.model_validate(c.payload) for c in waiting]
-        return [question for question in questions if not is_filesystem_request(question)]
+        """The thread's questions still waiting for a person's answer (``pending_questions``)."""
+        return await pending_questions(self.parts, self.followed.thread_key)
 
     async def cancel(self) -> None:
         """Cancel the run, as ``POST /v1/chat/{threadId}/cancel`` does (the client went away)."""
         # RunBusy: a confirm crossed the cancel, and the run goes on, as it would for /v1.
         with contextlib.suppress(ServiceError):
             await self.parts.runs.cancel(self.owner, self.thread_id)
+
+
+async def pending_questions(
+    parts: ServiceParts, thread_key: str
+) -> list[ConfirmationRequestPayload]:
+    """The questions of the thread stored under ``thread_key`` still waiting for a person's
+    answer, oldest first (a ``filesystem-request`` waits for the client's machine, not for the
+    face's user)."""
+    waiting = await parts.store.list_pending_confirmations(thread_key)
+    questions = [ConfirmationRequestPayload.model_validate(c.payload) for c in waiting]
+    return [question for question in questions if not is_filesystem_request(question)]
 
 
 async def start_run(
@@ -75,10 +83,11 @@ async def start_run(
     version: str | None = None,
     *,
     entry: RunEntry,
+    message_id: str | None = None,
 ) -> FaceRun:
     """Start a run of ``agent_id`` (at ``version``, None: the one served) for ``message`` (its
     text, or text and content blocks) on the thread (errors as ``/v1/chat``); ``entry`` names
-    the face."""
+    the face, ``message_id`` the user message (None: a new id)."""
     given = message if isinstance(message, UserInput) else UserInput(message)
     key = owner.thread_key(thread_id)
     cursor = await parts.store.last_event_id(key)
@@ -91,6 +100,7 @@ async def start_run(
         content=given.content,
         content_field=given.field,
         entry=entry,
+        message_id=message_id,
     )
     return FaceRun(parts, owner, thread_id, FollowedRun(key, run_id, cursor))
 

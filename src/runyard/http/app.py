@@ -22,7 +22,7 @@ from fastapi import FastAPI
 
 from runyard.agent import Agent
 from runyard.config import Settings
-from runyard.faces import agui, ai_sdk, openai
+from runyard.faces import agui, ai_sdk, langgraph, openai
 from runyard.faces.mcp import McpFace
 from runyard.http.api_docs import install_api_docs
 from runyard.http.body_limit import BodyLimit
@@ -153,8 +153,11 @@ def create_app(
     app.include_router(agui.router(faces))
     app.include_router(ai_sdk.router(faces))
     app.include_router(openai.router(faces))
+    app.include_router(langgraph.router(faces))
     app.include_router(mcp_face.router)
-    install_error_handlers(app, {openai.PREFIX: openai.openai_error})
+    install_error_handlers(
+        app, {openai.PREFIX: openai.openai_error, langgraph.PREFIX: langgraph.langgraph_error}
+    )
     install_api_docs(app)
     install_ui(app)
     install_openapi(app)

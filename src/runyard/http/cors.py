@@ -16,12 +16,30 @@ from starlette.middleware.cors import CORSMiddleware
 from runyard.http.cursor import LAST_EVENT_ID
 from runyard.http.identity import TENANT_HEADER, USER_HEADER
 
-__all__ = ["CORS_HEADERS", "CORS_METHODS", "add_cors", "parse_origins", "socket_origin_allowed"]
+__all__ = [
+    "CORS_EXPOSED",
+    "CORS_HEADERS",
+    "CORS_METHODS",
+    "add_cors",
+    "parse_origins",
+    "socket_origin_allowed",
+]
 
-CORS_METHODS = ("GET", "POST", "DELETE")
-CORS_HEADERS = ("Content-Type", LAST_EVENT_ID, TENANT_HEADER, USER_HEADER, "Authorization")
+CORS_METHODS = ("GET", "POST", "PATCH", "DELETE")
+CORS_HEADERS = (
+    "Content-Type",
+    LAST_EVENT_ID,
+    TENANT_HEADER,
+    USER_HEADER,
+    "Authorization",
+    "X-Api-Key",
+)
 """Request headers a page may send: JSON bodies, the SSE cursor, identity, and the credentials
-an authenticating proxy in front of runyard reads."""
+an authenticating proxy in front of runyard reads (or an API key: ``X-Api-Key`` is the header
+LangGraph's JavaScript SDK sends its ``apiKey`` in)."""
+CORS_EXPOSED = ("Content-Location", "Location")
+"""Response headers a page may read: where the LangGraph face's run and its stream are (the
+SDK's ``onRunCreated``, and its rejoin of a broken stream)."""
 
 
 def parse_origins(setting: str) -> list[str]:
@@ -42,6 +60,7 @@ def add_cors(app: FastAPI, origins: list[str]) -> None:
         allow_origins=origins,
         allow_methods=CORS_METHODS,
         allow_headers=CORS_HEADERS,
+        expose_headers=CORS_EXPOSED,
         allow_credentials="*" not in origins,
         max_age=600,
     )

@@ -5,7 +5,8 @@
 - ``none`` (the default): nobody is authenticated; every request acts for tenant ``default``,
   user ``default``. An identity header is a 400 naming it: a proxy that sets them in front of a
   server left in ``none`` would otherwise merge every user into one, silently.
-- ``keys``: ``Authorization: Bearer <key>``, verified by ``verify_api_key`` on every request (no
+- ``keys``: ``Authorization: Bearer <key>`` (or ``X-Api-Key: <key>``, the header LangGraph's SDKs
+  send their ``api_key`` in), verified by ``verify_api_key`` on every request (no
   cache: a revoked or expired key fails on the next request, on every replica). A missing,
   malformed, unknown, revoked or expired key is one and the same 401, so a caller learns nothing
   of which it was. Identity headers are a 400 here too: the key says who the caller is.
@@ -142,7 +143,7 @@ def _proxy_owner(headers: tuple[tuple[str, str | None], ...]) -> Owner:
 
 
 async def _key_caller(request: HTTPConnection, app: Parts) -> Caller:
-    token = bearer_token(request)
+    token = bearer_token(request) or request.headers.get("x-api-key") or None
     identity = None if token is None else await verify_api_key(app.store, token)
     if identity is None:
         raise ApiError(

@@ -28,10 +28,10 @@ __all__ = [
     "ServedTool",
 ]
 
-RunEntry = Literal["http", "grpc", "temporal", "openai", "agui", "ai-sdk", "mcp"]
+RunEntry = Literal["http", "grpc", "temporal", "openai", "agui", "ai-sdk", "mcp", "langgraph"]
 """How a run came in: ``POST /v1/chat`` (``http``, the web UI's way too), the gRPC surface
 (``grpc``; ``temporal`` when runyard's Temporal activity made the call), or a face
-(``openai``, ``agui``, ``ai-sdk``, ``mcp``)."""
+(``openai``, ``agui``, ``ai-sdk``, ``mcp``, ``langgraph``)."""
 
 RUN_ENTRIES: tuple[RunEntry, ...] = get_args(RunEntry)
 
