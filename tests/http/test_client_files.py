@@ -86,12 +86,12 @@ async def test_a_client_that_refuses_fails_the_call_with_its_reason(
 async def test_a_face_says_the_run_waits_for_its_client_not_for_an_approval(
     any_backend_url: str, catalog: Path
 ) -> None:
-    async with running_app(any_backend_url, settings={"catalog_dir": str(catalog)}) as app:
-        async with asgi_client(app) as client:
-            answered = await client.post(
-                "/openai/v1/chat/completions",
-                json={"model": "reader", "messages": [{"role": "user", "content": READ}]},
-            )
+    settings = {"catalog_dir": str(catalog)}
+    async with running_app(any_backend_url, settings=settings) as app, asgi_client(app) as client:
+        answered = await client.post(
+            "/openai/v1/chat/completions",
+            json={"model": "reader", "messages": [{"role": "user", "content": READ}]},
+        )
     assert answered.status_code == 200, answered.text
     body = answered.json()
     assert body["x_runyard"]["status"] == "awaiting_client"
