@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import (
+    BindParameter,
     ColumnElement,
     Row,
     and_,
@@ -93,17 +94,24 @@ _OPEN = runs.c.status.in_(OPEN_RUN_STATUSES)
 
 # The statements of every run's start and end, built once (``prepared``: docs/storage.md).
 _INSERT_RUN = prepared(insert(runs))
-_LOG_END = prepared(
-    select(func.max(events.c.id)).where(events.c.thread_id == bindparam("p_thread"))
-)
-_SNAPSHOTS_END = prepared(
-    select(func.max(run_snapshots.c.last_event_id)).where(
-        run_snapshots.c.thread_id == bindparam("p_thread")
+_OF_THREAD: BindParameter[str] = bindparam("p_thread")
+_OF_PLAN = plans.c.thread_id == _OF_THREAD
+# What a run's start reads of its thread, in one statement (one round trip, not three): the
+# log's end, the snapshots' end and the plan. The thread is the caller's (claimed before, in
+# the same transaction): no owner join.
+_THREAD_ENDS = prepared(
+    select(
+        select(func.max(events.c.id))
+        .where(events.c.thread_id == _OF_THREAD)
+        .scalar_subquery()
+        .label("log_end"),
+        select(func.max(run_snapshots.c.last_event_id))
+        .where(run_snapshots.c.thread_id == _OF_THREAD)
+        .scalar_subquery()
+        .label("snapshots_end"),
+        select(plans.c.data).where(_OF_PLAN).scalar_subquery().label("plan_data"),
+        select(plans.c.updated_at).where(_OF_PLAN).scalar_subquery().label("plan_updated_at"),
     )
-)
-# The thread is the caller's (claimed before, in the same transaction): no owner join.
-_PLAN = prepared(
-    select(plans.c.data, plans.c.updated_at).where(plans.c.thread_id == bindparam("p_thread"))
 )
 _CLOSE = prepared(
     update(runs)
@@ -205,14 +213,14 @@ class RunsPart(SqlState):
                     if rows:
                         stmt = self._upsert(messages, ["thread_id", "id"], ["created_at", "data"])
                         await conn.execute(stmt, rows)
-                    log_end = int((await conn.execute(_LOG_END, of_thread)).scalar() or 0)
-                    ends = await conn.execute(_SNAPSHOTS_END, of_thread)
-                    snapshots_end = int(ends.scalar() or 0)
-                    plan = (await conn.execute(_PLAN, of_thread)).one_or_none()
+                    ends = (await conn.execute(_THREAD_ENDS, of_thread)).one()
             except IntegrityError as exc:
                 await self._refusal(run_id, thread_id, exc)
             else:
-                kept = None if plan is None else Plan(thread_id, plan.data, plan.updated_at)
+                kept = None
+                if ends.plan_updated_at is not None:  # NOT NULL: a plan row exists
+                    kept = Plan(thread_id, ends.plan_data, ends.plan_updated_at)
+                log_end, snapshots_end = int(ends.log_end or 0), int(ends.snapshots_end or 0)
                 return RunStart(run, thread_of(thread), log_end, snapshots_end, kept)
         raise RunConflict(thread_id)
 
