@@ -12,7 +12,7 @@ from runyard.storage.protocol import Message
 from runyard.storage.records import MessageCursor, Thread
 from runyard.storage.sql.connection import SqlConnection
 from runyard.storage.sql.direct_statements import prepared
-from runyard.storage.sql.engine import read, write
+from runyard.storage.sql.engine import read, read_one, write
 from runyard.storage.sql.files_part import delete_thread_files
 from runyard.storage.sql.schema import (
     embeddings,
@@ -95,10 +95,9 @@ class ConversationsPart(SqlState):
     async def get_thread(
         self, thread_id: str, *, tenant_id: str, resource_id: str
     ) -> Thread | None:
-        async with read(self._engine) as conn:
-            owner = {"p_thread": thread_id, "p_tenant": tenant_id, "p_resource": resource_id}
-            row = (await conn.execute(_THREAD, owner)).one_or_none()
-            return None if row is None else thread_of(row)
+        owner = {"p_thread": thread_id, "p_tenant": tenant_id, "p_resource": resource_id}
+        row = (await read_one(self._engine, _THREAD, owner)).one_or_none()
+        return None if row is None else thread_of(row)
 
     async def list_threads(
         self, *, tenant_id: str, resource_id: str, limit: int | None = None

@@ -10,7 +10,10 @@ Write transactions start with ``BEGIN IMMEDIATE`` so two writers never both read
 fail to upgrade their lock (SQLite's "database is locked" despite the busy timeout).
 
 PostgreSQL: ``read`` and ``write`` take a connection of SQLAlchemy's pool and run the
-transaction and its statements on asyncpg itself (``postgres_statements``). ``schema_write``
+transaction and its statements on asyncpg itself (``postgres_statements``). ``read_one`` and
+``write_one`` run a single statement, which PostgreSQL makes a transaction by itself, without
+BEGIN and COMMIT: a round trip each saved, two of a single statement's three (BEGIN and COMMIT
+were ~13% of a replica's CPU in the service race, docs/benchmarks.md). ``schema_write``
 (migrations, extensions) is SQLAlchemy's own connection on either backend.
 
 Both write JSON columns with ``runyard.json_text``, the writer of the wire codec: compact, NUL
@@ -19,9 +22,11 @@ the other stores too, and the event log keeps the very text clients got live.
 
 ``read`` and ``write`` wait out a database that is briefly away (a restart, a fail-over): taking
 the connection is retried with a bounded backoff, for at most ``RECONNECT_SECONDS`` — well under
-a run's lease, so a driver that still cannot write stops in time for a takeover. Only taking the
-connection (and, on PostgreSQL, its BEGIN) is retried, where nothing was written yet; a connection lost *during* a transaction is
-raised (it may have committed). Either way the caller gets ``DatabaseUnavailable``.
+a run's lease, so a driver that still cannot write stops in time for a takeover. Only what wrote
+nothing yet is retried: taking the connection, on PostgreSQL its BEGIN, ``read_one``'s statement,
+and ``write_one``'s on a connection the driver knew closed before sending it. A connection lost
+*during* a transaction, or under ``write_one``'s sent statement, is raised (it may have
+committed). Either way the caller gets ``DatabaseUnavailable``.
 """
 
 from __future__ import annotations
@@ -29,21 +34,22 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 from weakref import WeakKeyDictionary
 
 from sqlalchemy import event
 from sqlalchemy.engine import URL, Connection
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+from sqlalchemy.sql.base import Executable
 from sqlalchemy.util import await_only
 
 from runyard.json_text import json_text
 from runyard.storage.errors import DatabaseUnavailable, StorageError
 from runyard.storage.sql import inline_sqlite
-from runyard.storage.sql.connection import SqlConnection
+from runyard.storage.sql.connection import SqlConnection, SqlResult
 from runyard.storage.sql.postgres_statements import PostgresConnection, translated
 from runyard.storage.sql.sqlite_pool import BeginMode, SqlitePool
 from runyard.storage.unavailable import connection_failed
@@ -54,8 +60,10 @@ __all__ = [
     "create_engine",
     "dispose",
     "read",
+    "read_one",
     "schema_write",
     "write",
+    "write_one",
 ]
 
 logger = logging.getLogger(__name__)
@@ -72,6 +80,8 @@ in flight, which a busy replica always has, PostgreSQL connections were opened a
 the time, each paying a TLS attempt, authentication and the driver's type introspection (half
 the server's CPU per run in the service race). Ten stay within PostgreSQL's default 100
 connections for a handful of replicas. SQLite's pool keeps all 20 it may open."""
+
+_T = TypeVar("_T")
 
 _sqlite_pools: WeakKeyDictionary[AsyncEngine, SqlitePool] = WeakKeyDictionary()
 
@@ -130,6 +140,45 @@ async def read(engine: AsyncEngine) -> AsyncIterator[SqlConnection]:
         yield conn
 
 
+async def write_one(
+    engine: AsyncEngine, statement: Executable, parameters: Any = None
+) -> SqlResult:
+    """``statement`` (one, or one per row of a list of ``parameters``), committed whole or not
+    at all, as ``write`` would: its rows fetched. On PostgreSQL it is sent without BEGIN and
+    COMMIT around it (a statement, and asyncpg's ``executemany``, is a transaction by itself):
+    one round trip instead of three."""
+    return await _one(engine, statement, parameters, "IMMEDIATE", repeatable=False)
+
+
+async def read_one(engine: AsyncEngine, statement: Executable, parameters: Any = None) -> SqlResult:
+    """``statement``'s rows, as ``read`` would give them (one statement sees one snapshot by
+    itself): on PostgreSQL one round trip instead of three, as ``write_one``."""
+    return await _one(engine, statement, parameters, "DEFERRED", repeatable=True)
+
+
+async def _one(
+    engine: AsyncEngine,
+    statement: Executable,
+    parameters: Any,
+    sqlite_mode: BeginMode,
+    *,
+    repeatable: bool,
+) -> SqlResult:
+    if engine.dialect.driver != "asyncpg":
+        async with _transaction(engine, sqlite_mode) as conn:
+            return cast(SqlResult, await conn.execute(statement, parameters))
+
+    async def execute(driver: Any, adapter: Any) -> SqlResult:
+        return await PostgresConnection(driver, adapter, engine.dialect).execute(
+            statement, parameters
+        )
+
+    async with _unavailable_as_such():
+        conn, _, _, result = await _first_on_pooled(engine, execute, repeatable=repeatable)
+        await conn.close()
+    return result
+
+
 @asynccontextmanager
 async def _transaction(engine: AsyncEngine, sqlite_mode: BeginMode) -> AsyncIterator[SqlConnection]:
     """The direct path of ``engine``'s backend: its SQLite pool, or asyncpg on PostgreSQL; an
@@ -175,9 +224,29 @@ async def _postgres_transaction(engine: AsyncEngine) -> AsyncIterator[PostgresCo
 
 
 async def _begin_postgres(engine: AsyncEngine) -> tuple[AsyncConnection, Any, Any, Any]:
-    """A pooled connection with a transaction begun on it. A connection that answers BEGIN
-    with a lost connection (the database restarted since it was pooled) is dropped and the
-    next one taken, for at most ``RECONNECT_SECONDS``."""
+    """A pooled connection with a transaction begun on it (``_first_on_pooled``: BEGIN writes
+    nothing, so a lost connection is always worth another)."""
+
+    async def begin(driver: Any, adapter: Any) -> Any:
+        try:
+            transaction = driver.transaction()  # raises at once on a connection known closed
+            await transaction.start()
+        except Exception as exc:
+            raise translated(exc, adapter, engine.dialect, "BEGIN", ()) from exc
+        return transaction
+
+    return await _first_on_pooled(engine, begin, repeatable=True)
+
+
+async def _first_on_pooled(
+    engine: AsyncEngine, first: Callable[[Any, Any], Awaitable[_T]], *, repeatable: bool
+) -> tuple[AsyncConnection, Any, Any, _T]:
+    """A pooled connection on which ``first`` (given asyncpg's connection and SQLAlchemy's
+    adapter of it) succeeded, and what it returned. A connection that fails it as lost (the
+    database restarted since it was pooled) is dropped and the next one taken, for at most
+    ``RECONNECT_SECONDS`` — when ``first`` is ``repeatable``, or when the driver knew the
+    connection closed before ``first`` sent anything; a write lost once sent may have committed,
+    and is raised."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + RECONNECT_SECONDS
     while True:
@@ -185,22 +254,20 @@ async def _begin_postgres(engine: AsyncEngine) -> tuple[AsyncConnection, Any, An
         raw = await conn.get_raw_connection()
         driver, adapter = raw.driver_connection, raw.dbapi_connection
         assert driver is not None
+        unsent = driver.is_closed()
         try:
-            transaction = driver.transaction()  # raises at once on a connection known closed
-            await transaction.start()
+            return conn, driver, adapter, await first(driver, adapter)
         except BaseException as exc:
-            if not isinstance(exc, Exception):  # cancelled mid-BEGIN: its state is unknown
+            # Cancelled mid-way, its state is unknown; lost, it is gone. Refused, the database
+            # answered and no transaction is open: the connection serves again.
+            lost = not isinstance(exc, Exception) or connection_failed(exc)
+            if lost:
                 await _drop(conn)
-                await conn.close()
-                raise
-            error = translated(exc, adapter, engine.dialect, "BEGIN", ())
-            await _drop(conn)
             await conn.close()
-            if not connection_failed(error) or loop.time() > deadline:
-                raise error from exc
-            logger.warning("a pooled connection was lost, taking another: %s", error)
-            continue
-        return conn, driver, adapter, transaction
+            again = isinstance(exc, Exception) and (repeatable or unsent)
+            if not lost or not again or loop.time() > deadline:
+                raise
+            logger.warning("a pooled connection was lost, taking another: %s", exc)
 
 
 async def _drop(conn: AsyncConnection) -> None:

@@ -13,7 +13,7 @@ from runyard.ids import now_ms
 from runyard.storage.errors import EventIdConflict
 from runyard.storage.records import LedgerWrite, StoredEvent
 from runyard.storage.sql.direct_statements import prepared
-from runyard.storage.sql.engine import read, write
+from runyard.storage.sql.engine import read_one, write, write_one
 from runyard.storage.sql.grouped_event_inserts import INSERT_EVENTS
 from runyard.storage.sql.schema import events
 from runyard.storage.sql.state import SqlState
@@ -72,6 +72,9 @@ class LogPart(SqlState):
                 # SQLite writes one transaction at a time: share it with other threads' rows.
                 await self._event_rows.insert(rows)
                 return
+            if not ledger:  # one statement (executemany: all rows or none), no BEGIN/COMMIT
+                await write_one(self._engine, INSERT_EVENTS, rows)
+                return
             async with write(self._engine) as conn:
                 now = now_ms()
                 for journaled in ledger:  # fenced first: a stale owner's batch is refused whole
@@ -93,21 +96,18 @@ class LogPart(SqlState):
             .order_by(events.c.id)
             .limit(limit)
         )
-        async with read(self._engine) as conn:
-            return [
-                StoredEvent(r.thread_id, r.id, r.run_id, r.type, r.data, r.created_at)
-                for r in await conn.execute(stmt)
-            ]
+        return [
+            StoredEvent(r.thread_id, r.id, r.run_id, r.type, r.data, r.created_at)
+            for r in await read_one(self._engine, stmt)
+        ]
 
     async def read_event_json(
         self, thread_id: str, *, after_id: int = 0, limit: int | None = None
     ) -> list[tuple[int, str]]:
         stmt = _event_json(self._engine.dialect.name, limited=limit is not None)
         values = {"p_thread": thread_id, "p_after": after_id, "p_limit": limit}
-        async with read(self._engine) as conn:
-            return [(int(i), str(text)) for i, text in await conn.execute(stmt, values)]
+        return [(int(i), str(text)) for i, text in await read_one(self._engine, stmt, values)]
 
     async def last_event_id(self, thread_id: str) -> int:
         stmt = select(func.max(events.c.id)).where(events.c.thread_id == thread_id)
-        async with read(self._engine) as conn:
-            return int((await conn.execute(stmt)).scalar_one() or 0)
+        return int((await read_one(self._engine, stmt)).scalar_one() or 0)

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import (
+    BindParameter,
     ColumnElement,
     Row,
     and_,
@@ -50,7 +51,7 @@ from runyard.storage.run_rules import (
 from runyard.storage.sql.connection import SqlConnection
 from runyard.storage.sql.conversations import message_rows, thread_of
 from runyard.storage.sql.direct_statements import prepared
-from runyard.storage.sql.engine import read, write
+from runyard.storage.sql.engine import read, read_one, write, write_one
 from runyard.storage.sql.grouped_event_inserts import INSERT_EVENTS
 from runyard.storage.sql.log_part import event_rows
 from runyard.storage.sql.schema import (
@@ -93,17 +94,24 @@ _OPEN = runs.c.status.in_(OPEN_RUN_STATUSES)
 
 # The statements of every run's start and end, built once (``prepared``: docs/storage.md).
 _INSERT_RUN = prepared(insert(runs))
-_LOG_END = prepared(
-    select(func.max(events.c.id)).where(events.c.thread_id == bindparam("p_thread"))
-)
-_SNAPSHOTS_END = prepared(
-    select(func.max(run_snapshots.c.last_event_id)).where(
-        run_snapshots.c.thread_id == bindparam("p_thread")
+_OF_THREAD: BindParameter[str] = bindparam("p_thread")
+_OF_PLAN = plans.c.thread_id == _OF_THREAD
+# What a run's start reads of its thread, in one statement (one round trip, not three): the
+# log's end, the snapshots' end and the plan. The thread is the caller's (claimed before, in
+# the same transaction): no owner join.
+_THREAD_ENDS = prepared(
+    select(
+        select(func.max(events.c.id))
+        .where(events.c.thread_id == _OF_THREAD)
+        .scalar_subquery()
+        .label("log_end"),
+        select(func.max(run_snapshots.c.last_event_id))
+        .where(run_snapshots.c.thread_id == _OF_THREAD)
+        .scalar_subquery()
+        .label("snapshots_end"),
+        select(plans.c.data).where(_OF_PLAN).scalar_subquery().label("plan_data"),
+        select(plans.c.updated_at).where(_OF_PLAN).scalar_subquery().label("plan_updated_at"),
     )
-)
-# The thread is the caller's (claimed before, in the same transaction): no owner join.
-_PLAN = prepared(
-    select(plans.c.data, plans.c.updated_at).where(plans.c.thread_id == bindparam("p_thread"))
 )
 _CLOSE = prepared(
     update(runs)
@@ -205,14 +213,14 @@ class RunsPart(SqlState):
                     if rows:
                         stmt = self._upsert(messages, ["thread_id", "id"], ["created_at", "data"])
                         await conn.execute(stmt, rows)
-                    log_end = int((await conn.execute(_LOG_END, of_thread)).scalar() or 0)
-                    ends = await conn.execute(_SNAPSHOTS_END, of_thread)
-                    snapshots_end = int(ends.scalar() or 0)
-                    plan = (await conn.execute(_PLAN, of_thread)).one_or_none()
+                    ends = (await conn.execute(_THREAD_ENDS, of_thread)).one()
             except IntegrityError as exc:
                 await self._refusal(run_id, thread_id, exc)
             else:
-                kept = None if plan is None else Plan(thread_id, plan.data, plan.updated_at)
+                kept = None
+                if ends.plan_updated_at is not None:  # NOT NULL: a plan row exists
+                    kept = Plan(thread_id, ends.plan_data, ends.plan_updated_at)
+                log_end, snapshots_end = int(ends.log_end or 0), int(ends.snapshots_end or 0)
                 return RunStart(run, thread_of(thread), log_end, snapshots_end, kept)
         raise RunConflict(thread_id)
 
@@ -257,22 +265,20 @@ class RunsPart(SqlState):
             raise StorageError(f"run id {run_id!r} is already taken") from exc
 
     async def get_run(self, run_id: str) -> RunRecord | None:
-        async with read(self._engine) as conn:
-            row = (await conn.execute(select(runs).where(runs.c.run_id == run_id))).one_or_none()
+        stmt = select(runs).where(runs.c.run_id == run_id)
+        row = (await read_one(self._engine, stmt)).one_or_none()
         return None if row is None else _run(row)
 
     async def get_active_run(self, thread_id: str) -> RunRecord | None:
         stmt = select(runs).where(runs.c.thread_id == thread_id, _OPEN)
-        async with read(self._engine) as conn:
-            row = (await conn.execute(stmt)).one_or_none()
+        row = (await read_one(self._engine, stmt)).one_or_none()
         return None if row is None else _run(row)
 
     async def list_open_runs(self, *, tenant_id: str | None = None) -> list[RunRecord]:
         stmt = select(runs).where(_OPEN).order_by(runs.c.started_at, runs.c.run_id)
         if tenant_id is not None:
             stmt = stmt.where(runs.c.tenant_id == tenant_id)
-        async with read(self._engine) as conn:
-            return [_run(row) for row in await conn.execute(stmt)]
+        return [_run(row) for row in await read_one(self._engine, stmt)]
 
     async def update_run_status(self, run_id: str, status: RunStatus, *, epoch: int) -> RunRecord:
         check_open_status(status)
@@ -342,13 +348,11 @@ class RunsPart(SqlState):
             .values(lease_expires_at=until)
             .returning(runs.c.run_id)
         )
-        async with write(self._engine) as conn:
-            return sorted(await conn.scalars(stmt))
+        return sorted((await write_one(self._engine, stmt)).scalars())
 
     async def list_expired_runs(self, now: int) -> list[RunRecord]:
         stmt = select(runs).where(_expired(now)).order_by(runs.c.started_at, runs.c.run_id)
-        async with read(self._engine) as conn:
-            return [_run(row) for row in await conn.execute(stmt)]
+        return [_run(row) for row in await read_one(self._engine, stmt)]
 
     async def lease_owners(self, now: int) -> list[str]:
         stmt = (
@@ -356,8 +360,7 @@ class RunsPart(SqlState):
             .distinct()
             .where(runs.c.status == "running", runs.c.lease_expires_at > now)
         )
-        async with read(self._engine) as conn:
-            return [row.lease_owner for row in await conn.execute(stmt)]
+        return [row.lease_owner for row in await read_one(self._engine, stmt)]
 
     async def expire_leases(self, owner: str, now: int) -> list[str]:
         stmt = (
@@ -370,8 +373,7 @@ class RunsPart(SqlState):
             .values(lease_expires_at=now)
             .returning(runs.c.run_id)
         )
-        async with write(self._engine) as conn:
-            return [row.run_id for row in await conn.execute(stmt)]
+        return [row.run_id for row in await write_one(self._engine, stmt)]
 
     async def take_over_expired(
         self, run_id: str, new_owner: str, *, now: int, lease_until: int
@@ -386,8 +388,7 @@ class RunsPart(SqlState):
             .values(cancel_requested_at=requested)
             .returning(runs)
         )
-        async with write(self._engine) as conn:
-            row = (await conn.execute(stmt)).one_or_none()
+        row = (await write_one(self._engine, stmt)).one_or_none()
         return None if row is None else _run(row)
 
     async def list_cancel_requested(self, owner: str) -> list[RunRecord]:
@@ -396,8 +397,7 @@ class RunsPart(SqlState):
             .where(runs.c.lease_owner == owner, _OPEN, runs.c.cancel_requested_at.is_not(None))
             .order_by(runs.c.started_at, runs.c.run_id)
         )
-        async with read(self._engine) as conn:
-            return [_run(row) for row in await conn.execute(stmt)]
+        return [_run(row) for row in await read_one(self._engine, stmt)]
 
     async def release_lease(self, run_id: str, *, epoch: int, now: int) -> bool:
         stmt = (
@@ -406,8 +406,7 @@ class RunsPart(SqlState):
             .values(lease_expires_at=now)
             .returning(runs.c.run_id)
         )
-        async with write(self._engine) as conn:
-            return (await conn.scalar(stmt)) is not None
+        return (await write_one(self._engine, stmt)).scalar_one_or_none() is not None
 
     async def queue_run(
         self, run_id: str, work: QueuedWork, *, epoch: int, request_id: str | None = None
@@ -462,14 +461,12 @@ class RunsPart(SqlState):
             )
             .returning(runs)
         )
-        async with write(self._engine) as conn:
-            row = (await conn.execute(stmt)).one_or_none()
+        row = (await write_one(self._engine, stmt)).one_or_none()
         return None if row is None else _run(row)
 
     async def _fenced_update(self, run_id: str, epoch: int, changes: dict[str, Any]) -> RunRecord:
         """Apply ``changes`` only while the run is open and ``epoch`` is still current."""
-        async with write(self._engine) as conn:
-            row = (await conn.execute(_fenced(run_id, epoch).values(changes))).one_or_none()
+        row = (await write_one(self._engine, _fenced(run_id, epoch).values(changes))).one_or_none()
         if row is None:
             raise await self._why_not(run_id, epoch)
         return _run(row)
