@@ -31,6 +31,7 @@ def wrapped(original: Exception, *, invalidated: bool = False) -> DBAPIError:
     [
         ConnectionRefusedError(111, "Connect call failed"),
         wrapped(DriverError("57P03")),  # the database system is starting up
+        wrapped(DriverError("53300")),  # too many clients already
         wrapped(DriverError("57P01")),  # terminating connection due to administrator command
         wrapped(DriverError("08006")),  # connection failure
         wrapped(Exception("connection is closed"), invalidated=True),

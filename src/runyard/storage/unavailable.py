@@ -19,8 +19,9 @@ from runyard.storage.errors import DatabaseUnavailable
 
 __all__ = ["connection_failed", "database_unavailable"]
 
-_SHUTTING_DOWN_OR_STARTING = frozenset({"57P01", "57P02", "57P03"})
-"""admin_shutdown, crash_shutdown, cannot_connect_now; class 08 is "connection exception"."""
+_SHUTTING_DOWN_OR_STARTING = frozenset({"57P01", "57P02", "57P03", "53300"})
+"""admin_shutdown, crash_shutdown, cannot_connect_now, too_many_connections (the server is
+full: no connection can be made, as when it is away); class 08 is "connection exception"."""
 
 
 def database_unavailable(error: BaseException) -> bool:
