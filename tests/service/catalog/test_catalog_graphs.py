@@ -67,7 +67,8 @@ async def test_a_graph_that_cannot_be_served_is_an_error_on_the_graph_line(
     finally:
         await catalog.aclose()
 
-    assert str(failure.value).startswith(f"{path / 'agents.yaml'}:1: agent 'g': graph: {message}")
+    # Start-up and a reload say it alike: the file, the line of graph, the field.
+    assert str(failure.value).startswith(f"{path / 'agents.yaml'}:4: graph: {message}")
     ((error,),) = errors.values()
     assert (error.file, error.line, error.field) == (str(path / "agents.yaml"), 4, "graph")
     assert error.message.startswith(message)

@@ -220,10 +220,14 @@ class CatalogAgents:
         so a spec the runtime cannot serve fails at start-up."""
         tool_tenants = {tenant for tenant, _ in self.catalog.tools if tenant is not None}
         for entry in self.catalog.agents.values():
-            self._compile(entry, entry.spec.tenant)
-            if entry.spec.tenant is None:
-                for tenant in sorted(tool_tenants):
-                    self._compile(entry, tenant)
+            try:
+                self._compile(entry, entry.spec.tenant)
+                if entry.spec.tenant is None:
+                    for tenant in sorted(tool_tenants):
+                        self._compile(entry, tenant)
+            except ConfigurationError as exc:
+                # Said as a reload says it: the file and line of the field at fault.
+                raise ConfigurationError(str(_compile_error(entry, exc))) from exc
 
     def compile_new(self, catalog: Catalog) -> dict[str, list[CatalogError]]:
         """Compile every agent of ``catalog`` not compiled yet; the errors of those the runtime
