@@ -12,7 +12,7 @@ $(BIN)/python:
 
 # Stamps re-run the install whenever pyproject.toml changes.
 $(VENV)/.installed-serve: pyproject.toml | $(BIN)/python
-	$(PIP) install -e '.[providers]'
+	$(PIP) install -e '.[providers,langgraph]'
 	touch $@
 
 $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python

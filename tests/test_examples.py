@@ -9,9 +9,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-from runyard.service import Owner
+from runyard.config import Settings
+from runyard.registry import load_catalog
+from runyard.runtime import GenerateResult
+from runyard.service import AgentRequest, CatalogAgents, Owner, catalog_tool_names
 from runyard.service.api_keys import KeyIdentity, verify_api_key
-from runyard.storage import open_store
+from runyard.storage import Store, open_store, upgrade
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -68,3 +71,46 @@ async def _verified(url: str, tokens: list[str]) -> list[KeyIdentity]:
         await store.close()
     assert None not in found, tokens
     return [identity for identity in found if identity is not None]
+
+
+async def test_the_example_langgraph_agents_run_offline_and_the_graph_asks_its_question(
+    tmp_path: Path,
+) -> None:
+    url = f"sqlite:///{tmp_path / 'runyard.db'}"
+    await upgrade(url)
+    store = await open_store(url)
+    try:
+        researcher, (asked, painted) = await _examples_langgraph_runs(store)
+    finally:
+        await store.close()
+
+    assert researcher == 'calculator returned {"result": 42}.'
+    (question,) = asked.pending_suspend
+    assert question.payload["message"] == "Which colour should the palette start from?"
+    assert painted.text == "A palette around teal: pale teal, teal, deep teal."
+
+
+async def _examples_langgraph_runs(store: Store) -> tuple[str, tuple[GenerateResult, ...]]:
+    """What ``researcher`` (runtime: langchain) answers a calculator call with, and ``palette``'s
+    (a graph: of its own) question and its answer to teal."""
+    examples = ROOT / "examples" / "agents"
+    load = load_catalog(examples, known_tools=catalog_tool_names())
+    catalog = CatalogAgents(load, store, Settings(), source=str(examples))
+    try:
+        catalog.compile_all()
+        researcher = await catalog.agent(
+            "t", catalog.choose("t", "u", AgentRequest("researcher"), None)
+        )
+        palette = await catalog.agent("t", catalog.choose("t", "u", AgentRequest("palette"), None))
+        calculated = await researcher.generate('/tool calculator {"expression": "6 * 7"}')
+        asked = await palette.generate("a palette, please")
+        (question,) = asked.pending_suspend
+        painted = await palette.resume(
+            "generate",
+            {"approved": True, "userInput": "teal"},
+            run_id=asked.run_id,
+            tool_call_id=question.tool_call_id,
+        )
+    finally:
+        await catalog.aclose()
+    return calculated.text, (asked, painted)

@@ -28,7 +28,7 @@ def test_validate_a_good_catalog_exits_0_with_a_summary() -> None:
     code, output = run("validate", str(EXAMPLES))
 
     assert code == 0, output
-    assert output == f"{EXAMPLES}: valid, 3 agent(s), 2 tool(s), 2 routing(s)\n"
+    assert output == f"{EXAMPLES}: valid, 5 agent(s), 2 tool(s), 2 routing(s)\n"
 
 
 def test_validate_prints_each_error_as_file_line_field_message_and_exits_1(tmp_path: Path) -> None:
@@ -123,6 +123,8 @@ def test_list_shows_every_agent_with_tenant_model_tools_and_version() -> None:
     assert [row.split("│")[1:3] for row in rows] == [
         [" *      ", " assistant  "],
         [" *      ", " bookkeeper "],
+        [" *      ", " palette    "],
+        [" *      ", " researcher "],
         [" acme   ", " bookkeeper "],
     ]
     assert "calculator, list_notes, save_note, plan, delegate" in rows[0]

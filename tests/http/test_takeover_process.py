@@ -15,40 +15,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from counting_tools import PLUGIN
 from http_harness import free_port
 from server_process import client_for, frames_until, install_tool_plugin, server
 
 pytestmark = pytest.mark.slow
-
-PLUGIN = """\
-import asyncio
-from pathlib import Path
-
-from runyard.registry.tools import ToolConfiguration
-from runyard.tools import tool
-
-
-class Counting:
-    def build(self, context, deps, exec_ctx):
-        folder = Path(context.parameters["dir"])
-        name = context.name
-
-        @tool(name=name, description=f"Does {name}.")
-        async def counted(label: str = "") -> str:
-            with (folder / name).open("a") as log:
-                log.write("start\\n")
-            if context.parameters.get("hold") and (folder / "hold").exists():
-                exec_ctx.emit_progress(f"{name} holding")
-                await asyncio.Event().wait()
-            with (folder / name).open("a") as log:
-                log.write("done\\n")
-            return f"{name} done"
-
-        return ToolConfiguration.single(counted, context)
-
-
-FACTORY = Counting()
-"""
 
 CATALOG = """\
 kind: tool

@@ -20,6 +20,8 @@ def test_the_examples_load_with_zero_errors() -> None:
         ("acme", "bookkeeper"),
         (None, "assistant"),
         (None, "bookkeeper"),
+        (None, "palette"),  # LangGraph agents (tests/test_examples.py runs them)
+        (None, "researcher"),
     ]
     assert set(catalog.routing) == {"acme", None}
     rules = catalog.routing[None].spec.rules

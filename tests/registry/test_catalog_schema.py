@@ -43,7 +43,7 @@ def test_every_example_document_validates_and_unknown_fields_do_not() -> None:
         for document in yaml.safe_load_all(path.read_text(encoding="utf-8"))
     ]
 
-    assert len(documents) == 7
+    assert len(documents) == 9
     for document in documents:
         validator.validate(document)
     assert not validator.is_valid({"kind": "agent", "id": "a", "model": "runyard:demo", "x": 1})

@@ -2,8 +2,8 @@
 
 ``install_ledger`` makes the ``ledger`` factory (``ledger_plugin.py``) discoverable as an
 installed ``runyard.tools`` entry point and writes a catalog with two instances of it: ``tally``
-runs at once, ``guarded_tally`` waits for a confirmation. The agent runs on ``runyard:demo``, so
-a message ``/tool tally {"hold_ms": 500}`` makes it call the tool, deterministically.
+runs at once, ``guarded_tally`` waits for a confirmation. The agent (``worker``, and
+``graph_worker``: the same on LangChain's ``create_agent``) runs on ``runyard:demo``, so a message ``/tool tally {"hold_ms": 500}`` makes it call the tool, deterministically.
 ``Ledger`` reads back how often each call started and ended. ``ledger_cluster`` is what every
 scenario runs on: replicas serving that catalog, and their ledger.
 """
@@ -32,6 +32,13 @@ parameters: {{path: "{path}", approval: true}}
 ---
 kind: agent
 id: worker
+model: runyard:demo
+instructions: Run the tally when asked.
+tools: [tally, guarded_tally]
+---
+kind: agent
+id: graph_worker
+runtime: langchain
 model: runyard:demo
 instructions: Run the tally when asked.
 tools: [tally, guarded_tally]

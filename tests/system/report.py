@@ -68,6 +68,41 @@ step it resumes from, and says again what came after. What each client does with
 """
 
 
+LANGGRAPH_TOOLS = """\
+## A LangGraph agent's tools across a crash
+
+A LangGraph agent (`runtime: langchain`, or `graph:`; docs/langgraph.md) keeps the same promise
+for runyard's tools as runyard's own loop, by two mechanisms working together:
+
+- **LangGraph re-runs a super-step's unfinished tasks.** runyard records the graph's checkpoint
+  as the run's progress at the end of each super-step that leaves tool calls to run (a model's
+  response with tool calls): a replica that takes the run over after a crash resumes the graph
+  there, and LangGraph runs that step's tool tasks again — all of them: the tasks that finished
+  before the crash are not kept apart.
+- **runyard's journal decides what each re-run call does.** Every call of a runyard tool (a
+  `RunyardTool`, whatever node calls it) is journaled as started before it runs and with its
+  outcome once settled, under `run_id:tool_call_id`. In the re-run step, a call that **settled**
+  before the crash is **replayed** (its outcome, not the tool); a call that **started and never
+  settled** runs again **only when its tool is `retry_safe`**, and otherwise is reported to the
+  model as interrupted (a tool error) without running; a call that never started runs.
+
+So a tool that is not `retry_safe` runs **at most once** per call, and a `retry_safe` tool at
+least once (twice at most when the crash hit mid-call); a call waiting for an approval runs once,
+when it is answered, on whichever replica takes the answer, after any restart. What is not a
+runyard tool — a node's own Python, a LangChain tool that is not runyard's, a model call — is
+LangGraph's at-least-once: when the step it ran in is re-run, it runs again, and so does
+anything a graph of your own did after the last super-step that left tool calls (a run that dies
+before its first one starts again from its message). Make those idempotent.
+
+Proved by `tests/http/test_graph_agent_process.py` (real `runyard serve` processes on SQLite and
+PostgreSQL: a replica killed with SIGKILL mid-tool, the settled call replayed, the call in
+flight run again only when `retry_safe` and otherwise reported interrupted; suspended runs
+answered after SIGTERM and SIGKILL) and by scenario (a'), which kills replicas running a
+`runtime: langchain` agent's runs mid-tool and mid-stream and counts every tool execution in the
+ledger.
+"""
+
+
 def outcome(entry: dict[str, Any]) -> str:
     if entry["outcome"] == "pending":
         return f"pending: {entry['reason']}"
@@ -166,7 +201,7 @@ def render(document: dict[str, Any], source: str) -> str:
         **document["machine"],
     )
     sections = [*summary(scenarios), *notes(scenarios), *asked_for(scenarios), *rss(scenarios)]
-    return "\n".join([intro, *sections, ACROSS_A_TAKEOVER])
+    return "\n".join([intro, *sections, ACROSS_A_TAKEOVER, LANGGRAPH_TOOLS])
 
 
 def main(source: str, target: str) -> None:

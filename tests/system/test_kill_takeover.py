@@ -1,6 +1,7 @@
 """Scenario (a): kill -9 the replica running several runs, some mid-tool and some mid-stream.
 Every run completes on a survivor, each completed tool call ran exactly once (the ledger
-counts), and clients connected to the survivors see every event exactly once, in order.
+counts), and clients connected to the survivors see every event exactly once, in order. The
+same holds for a LangGraph agent (``graph_worker``, ``runtime: langchain``), at a small size.
 """
 
 from __future__ import annotations
@@ -60,24 +61,25 @@ async def in_flight(victim: Victim, ledger: Ledger) -> None:
         await victim.follower.until(lambda r: len(of_type(r, "text-delta")) >= 5)
 
 
-async def start_victims(target: Replica, runs: int) -> list[Victim]:
-    """``runs`` runs on ``target``, every other one mid-tool."""
+async def start_victims(target: Replica, runs: int, agent: str) -> list[Victim]:
+    """``runs`` runs of ``agent`` on ``target``, every other one mid-tool."""
     victims = []
     async with http() as client:
         for n in range(runs):
             thread = new_thread("kill")
-            run_id = await start_run(
-                client, target.url, thread, MID_TOOL if n % 2 == 0 else MID_STREAM
-            )
+            message = MID_TOOL if n % 2 == 0 else MID_STREAM
+            run_id = await start_run(client, target.url, thread, message, agent)
             victims.append(Victim(run_id, Follower(thread), n % 2 == 0))
     return victims
 
 
-async def kill_round(group: Cluster, ledger: Ledger, index: int, runs: int) -> Round:
-    """Start ``runs`` runs on replica ``index``, kill it mid-flight while clients watch from a
-    survivor until the runs end; restart it."""
+async def kill_round(
+    group: Cluster, ledger: Ledger, index: int, runs: int, agent: str = "worker"
+) -> Round:
+    """Start ``runs`` runs of ``agent`` on replica ``index``, kill it mid-flight while clients
+    watch from a survivor until the runs end; restart it."""
     target, watcher = group.replicas[index], group.other(index)
-    victims = await start_victims(target, runs)
+    victims = await start_victims(target, runs, agent)
     watching = [
         asyncio.create_task(keep_following(v.follower, watcher.url, v.run_id, WITHIN * 3))
         for v in victims
@@ -132,9 +134,24 @@ async def test_kill_9_mid_run_and_mid_tool_every_run_completes_on_a_survivor(
     killable: tuple[Cluster, Ledger], scenario: Scenario
 ) -> None:
     """(a) kill -9 a replica mid-run and mid-tool: runs complete on a survivor, no tool twice"""
-    group, ledger = killable
-    kills, runs = scale(ci=1, full=30), 4
-    rounds = [await kill_round(group, ledger, i % len(group.replicas), runs) for i in range(kills)]
+    await kill_scenario(*killable, scenario, kills=scale(ci=1, full=30), agent="worker")
+
+
+async def test_kill_9_a_langgraph_agents_runs_complete_on_a_survivor(
+    killable: tuple[Cluster, Ledger], scenario: Scenario
+) -> None:
+    """(a') the same for a LangGraph agent (runtime: langchain): no tool twice"""
+    await kill_scenario(*killable, scenario, kills=scale(ci=1, full=5), agent="graph_worker")
+
+
+async def kill_scenario(
+    group: Cluster, ledger: Ledger, scenario: Scenario, *, kills: int, agent: str
+) -> None:
+    """``kills`` rounds of 4 runs of ``agent`` each, the figures, and what must hold."""
+    runs = 4
+    rounds = [
+        await kill_round(group, ledger, i % len(group.replicas), runs, agent) for i in range(kills)
+    ]
     victims = [v for r in rounds for v in r.victims]
     statuses = Counter(status(v) for v in victims)
     completion = [t for r in rounds for t in r.completion()]

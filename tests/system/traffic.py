@@ -34,9 +34,17 @@ async def http(connections: int = 100) -> AsyncIterator[httpx.AsyncClient]:
         yield client
 
 
-async def start_run(client: httpx.AsyncClient, base_url: str, thread: str, message: str) -> str:
-    """POST a message; the run's id. A 409 (the thread's previous run still closing) is retried."""
-    return await chat_start.start_run(client, f"{base_url}/v1/chat/{thread}", message, WITHIN)
+async def start_run(
+    client: httpx.AsyncClient,
+    base_url: str,
+    thread: str,
+    message: str,
+    agent_id: str | None = None,
+) -> str:
+    """POST a message (to ``agent_id``, else the default agent); the run's id. A 409 (the
+    thread's previous run still closing) is retried."""
+    url = f"{base_url}/v1/chat/{thread}"
+    return await chat_start.start_run(client, url, message, WITHIN, agent_id)
 
 
 @asynccontextmanager

@@ -280,6 +280,9 @@ async def test_a_graph_taken_over_replays_a_settled_call_instead_of_running_it()
     run = asyncio.create_task(first.generate("go", journal=journal))
     await _die(run, slow.blocked)
     assert journal.calls["c1"].settled
+    # The progress names the calls its step runs: where the service's takeover resumes.
+    assert journal.state is not None
+    assert set(journal.state.pending_tool_calls) == {"c1", "c2"}
 
     slow.hang = False
     model = scripted_model([text("Both done.")])

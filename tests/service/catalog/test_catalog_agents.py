@@ -296,7 +296,7 @@ async def test_every_version_keeps_its_checkpoints_in_one_store(store: Store) ->
     finally:
         await catalog.aclose()
 
-    assert len(list(catalog.loaded())) == 3
+    assert len(list(catalog.loaded())) == 5
     assert len(stores) == 1
 
 

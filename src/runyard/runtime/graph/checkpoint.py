@@ -1,7 +1,7 @@
 """A graph's LangGraph checkpoints inside runyard's run state.
 
-A run segment gives its graph a fresh ``InMemorySaver``; at each super-step, at a suspension and
-at a takeover's start the latest checkpoint of every namespace (the graph's and its subgraphs')
+A run segment gives its graph a fresh ``InMemorySaver``; at each super-step that leaves tool
+calls to run and at a suspension the latest checkpoint of every namespace (the graph's and its subgraphs')
 with its pending writes is exported into the run's ``AgentState`` (``graph``), which runyard's
 own checkpoint store and journal keep durable, fenced by the run's lease like every other step.
 A later segment — a resume from an answer, or another process taking the run over — imports it

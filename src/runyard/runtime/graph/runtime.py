@@ -22,6 +22,7 @@ from langgraph.pregel import Pregel
 from langgraph.types import Command, StreamMode
 
 from runyard.errors import MaxIterationsError, ResumeError
+from runyard.messages import AgentMessage, AnyMessage, ToolCallPart
 from runyard.runtime.graph.checkpoint import export_checkpoints, import_checkpoints
 from runyard.runtime.graph.messages import to_langchain
 from runyard.runtime.graph.stream import GraphStream
@@ -29,6 +30,7 @@ from runyard.runtime.graph.tools import GraphToolRun
 from runyard.runtime.journal import JournalCall
 from runyard.runtime.loop import AgentRuntime
 from runyard.runtime.middleware import MiddlewareStack
+from runyard.runtime.pending_calls import unexecuted_entry
 from runyard.runtime.state import AgentState, GraphState, PendingToolCall
 from runyard.tools import Tool
 
@@ -111,7 +113,14 @@ class GraphRuntime(AgentRuntime):
         def progress() -> AgentState:
             self.usage = before + stream.usage
             self._graph_state = GraphState(checkpoints=export_checkpoints(saver, self.run_id))
-            return self.snapshot()
+            # The calls the graph's next step runs are pending in it, as in runyard's loop's
+            # progress: a takeover resumes after their tool-call events (``plan_takeover``).
+            opened = _open_calls(self.list.all)
+            self.pending = {c.tool_call_id: unexecuted_entry(c) for c in opened}
+            try:
+                return self.snapshot()
+            finally:
+                self.pending = {}
 
         parts = graph.astream(graph_input, config, stream_mode=_STREAM_MODES, subgraphs=True)
         try:
@@ -133,3 +142,15 @@ class GraphRuntime(AgentRuntime):
             await self._end_suspended({q.tool_call_id: q for q, _ in stream.questions})
             return
         await self._end_success()
+
+
+def _open_calls(messages: list[AnyMessage]) -> list[ToolCallPart]:
+    """The calls of the newest response that made any whose results are not in yet."""
+    answered: set[str] = set()
+    for message in reversed(messages):
+        if not isinstance(message, AgentMessage):
+            continue
+        answered.update(r.tool_call_id for r in message.tool_results)
+        if message.tool_calls:
+            return [c for c in message.tool_calls if c.tool_call_id not in answered]
+    return []

@@ -55,7 +55,12 @@ from runyard.service.catalog.middleware import agent_middleware
 from runyard.service.catalog.secrets import catalog_secrets
 from runyard.service.catalog.state import CatalogState
 from runyard.service.catalog.tools import CatalogTools, ToolBuildError
-from runyard.service.catalog.versions import database_source, stored_entry, stored_version
+from runyard.service.catalog.versions import (
+    database_source,
+    stored_entry,
+    stored_version,
+    version_at_its_file,
+)
 from runyard.service.errors import AgentRequired, AgentVersionUnavailable, UnknownAgent
 from runyard.service.files import StoredBinaries
 from runyard.service.limits import AgentLimits
@@ -215,10 +220,14 @@ class CatalogAgents:
         so a spec the runtime cannot serve fails at start-up."""
         tool_tenants = {tenant for tenant, _ in self.catalog.tools if tenant is not None}
         for entry in self.catalog.agents.values():
-            self._compile(entry, entry.spec.tenant)
-            if entry.spec.tenant is None:
-                for tenant in sorted(tool_tenants):
-                    self._compile(entry, tenant)
+            try:
+                self._compile(entry, entry.spec.tenant)
+                if entry.spec.tenant is None:
+                    for tenant in sorted(tool_tenants):
+                        self._compile(entry, tenant)
+            except ConfigurationError as exc:
+                # Said as a reload says it: the file and line of the field at fault.
+                raise ConfigurationError(str(_compile_error(entry, exc))) from exc
 
     def compile_new(self, catalog: Catalog) -> dict[str, list[CatalogError]]:
         """Compile every agent of ``catalog`` not compiled yet; the errors of those the runtime
@@ -392,7 +401,7 @@ class CatalogAgents:
         if stored is None or stored.agent_id != agent_id or stored.tenant not in (None, tenant):
             raise AgentVersionUnavailable(agent_id, version)
         try:
-            return self._compile(stored_entry(stored), tenant)
+            return self._compile(version_at_its_file(stored), tenant)
         except (ValidationError, ConfigurationError) as exc:
             logger.error("agent %r version %s cannot be built: %s", agent_id, version[:12], exc)
             raise AgentVersionUnavailable(agent_id, version) from exc
@@ -504,6 +513,8 @@ def _compile_error(entry: CatalogEntry[AgentSpec], exc: ConfigurationError) -> C
     message = str(exc).removeprefix(where)
     named = message.split(":", 1)[0].split(" ", 1)[0]
     field = named if named in AgentSpec.model_fields else "id"
+    # The error names its field already: the message need not say it again.
+    message = message.removeprefix(f"{field}: ")
     return CatalogError(entry.source, entry.line_of((field,)), field, message)
 
 

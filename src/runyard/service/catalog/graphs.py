@@ -5,8 +5,11 @@ A ``graph:`` reference is ``package.module:attribute`` (imported as Python impor
 ``./file.py:attribute`` (a file beside the catalog file, as LangGraph Server's
 ``langgraph.json`` names one). The attribute is a compiled graph, a ``StateGraph`` (compiled
 here), or a function returning either (given the agent's tools when it takes ``tools``). An
-import that fails, a missing attribute or something that is no graph is a ``ConfigurationError``
-on the spec's ``graph`` line: the catalog keeps serving its last good version.
+import that fails, a missing attribute, something that is no graph, a factory that raises or
+returns no graph, and the extra not installed are each a ``ConfigurationError`` on the spec's
+``graph`` (or ``runtime``) line: start-up stops, a reload keeps serving the last good version.
+A ``./file.py`` needs a catalog file to be beside: a spec stored through the admin API names a
+module.
 """
 
 from __future__ import annotations
@@ -43,13 +46,12 @@ def graph_agent(
         ) from exc
     source: GraphSource
     if spec.graph is not None:
-        found = _load(spec.graph, entry.source, where)
         try:
-            source = CustomGraph(_graph_or_factory(found, spec.graph, where), spec.graph)
-        except ConfigurationError:
-            raise
-        except Exception as exc:  # the factory itself failed
-            raise ConfigurationError(f"{where}: graph: {spec.graph} failed: {exc}") from exc
+            source = CustomGraph(
+                _graph_or_factory(_load(spec.graph, entry.source), spec.graph), spec.graph
+            )
+        except Exception as exc:  # an import, a lookup or a factory that failed: the spec's fault
+            raise ConfigurationError(f"{where}: graph: {_failure(spec.graph, exc)}") from exc
     else:
         chat = RunyardChatModel(
             model=resolve_model(model_for(spec.model)),
@@ -60,8 +62,21 @@ def graph_agent(
     return partial(GraphAgent, source=source)
 
 
-def _load(reference: str, catalog_file: str, where: str) -> Any:
+def _failure(reference: str, exc: Exception) -> str:
+    if isinstance(exc, ConfigurationError):
+        return str(exc)
+    return f"{reference} failed: {type(exc).__name__}: {exc}"
+
+
+def _load(reference: str, catalog_file: str) -> Any:
     module_name, _, attribute = reference.rpartition(":")
+    if module_name.endswith(".py") and not Path(catalog_file).is_file():
+        # A spec stored through the admin API (or a leader's, on a follower) has no file to
+        # be beside: a path would resolve against whatever directory the process runs in.
+        raise ConfigurationError(
+            f"{module_name} is a file beside a catalog file, and this spec has none "
+            f"({catalog_file}); name a module instead (package.module:attribute)"
+        )
     try:
         module = (
             _module_file(Path(catalog_file).parent / module_name)
@@ -69,11 +84,13 @@ def _load(reference: str, catalog_file: str, where: str) -> Any:
             else importlib.import_module(module_name)
         )
     except Exception as exc:
-        raise ConfigurationError(f"{where}: graph: cannot import {module_name}: {exc}") from exc
+        raise ConfigurationError(
+            f"cannot import {module_name}: {type(exc).__name__}: {exc}"
+        ) from exc
     found: Any = module
     for name in attribute.split("."):
         if not hasattr(found, name):
-            raise ConfigurationError(f"{where}: graph: {module_name} has no {attribute}")
+            raise ConfigurationError(f"{module_name} has no {attribute}")
         found = getattr(found, name)
     return found
 
@@ -95,7 +112,7 @@ def _module_file(path: Path) -> Any:
     return module
 
 
-def _graph_or_factory(found: Any, reference: str, where: str) -> Any:
+def _graph_or_factory(found: Any, reference: str) -> Any:
     from langgraph.graph import StateGraph
     from langgraph.pregel import Pregel
 
@@ -106,6 +123,6 @@ def _graph_or_factory(found: Any, reference: str, where: str) -> Any:
     if callable(found) and not isinstance(found, type):
         return found
     raise ConfigurationError(
-        f"{where}: graph: {reference} is a {type(found).__name__}, not a LangGraph graph "
+        f"{reference} is a {type(found).__name__}, not a LangGraph graph "
         "(a compiled graph, a StateGraph, or a function returning one)"
     )

@@ -13,7 +13,7 @@ from runyard.ids import now_ms
 from runyard.registry import AgentSpec, CatalogEntry, canonical_json
 from runyard.storage import AgentVersion, AgentVersionOrigin
 
-__all__ = ["database_source", "stored_entry", "stored_version"]
+__all__ = ["database_source", "stored_entry", "stored_version", "version_at_its_file"]
 
 
 def database_source(agent_id: str, tenant: str | None) -> str:
@@ -35,3 +35,13 @@ def stored_entry(stored: AgentVersion) -> CatalogEntry[AgentSpec]:
     accepts its spec)."""
     spec = AgentSpec.model_validate(stored.spec)
     return CatalogEntry(spec, database_source(spec.id, spec.tenant), 0, stored.version)
+
+
+def version_at_its_file(stored: AgentVersion) -> CatalogEntry[AgentSpec]:
+    """``stored_entry``, at the file and line it was read from when a file's: a run resumed on
+    an old version after a restart finds a ``graph: ./file.py:attr`` beside that file again."""
+    entry = stored_entry(stored)
+    file, _, line = stored.source.rpartition(":")
+    if stored.origin != "file" or not line.isdigit():
+        return entry
+    return CatalogEntry(entry.spec, file, int(line), stored.version)
