@@ -8,6 +8,7 @@ from typing import get_args
 import pytest
 from http_harness import asgi_client, asgi_sse, running_app, settled
 
+import runyard.faces.langgraph.refusals
 import runyard.service.api_keys  # noqa: F401  (its errors are service errors too)
 from runyard.service import ErrorKind, ServiceError
 from sqlite_databases import MigratedSqlite
@@ -136,6 +137,7 @@ ANSWERS = {
     "AgentRequired": (422, "FAILED_PRECONDITION"),
     "AgentVersionNotFound": (404, "NOT_FOUND"),
     "AgentVersionUnavailable": (409, "FAILED_PRECONDITION"),
+    "AssistantNotFound": (404, "NOT_FOUND"),
     "ConcurrencyLimited": (429, "RESOURCE_EXHAUSTED"),
     "ConfirmationAnswered": (409, "FAILED_PRECONDITION"),
     "ConfirmationExpired": (410, "FAILED_PRECONDITION"),
@@ -152,7 +154,10 @@ ANSWERS = {
     "RateLimited": (429, "RESOURCE_EXHAUSTED"),
     "RunActive": (409, "ALREADY_EXISTS"),
     "RunBusy": (409, "FAILED_PRECONDITION"),
+    "NotQueued": (409, "ALREADY_EXISTS"),
+    "RunNotFound": (404, "NOT_FOUND"),
     "ServiceStopping": (503, "UNAVAILABLE"),
+    "ThreadExists": (409, "FAILED_PRECONDITION"),
     "ThreadNotFound": (404, "NOT_FOUND"),
     "UnknownAgent": (404, "NOT_FOUND"),
 }
