@@ -88,7 +88,9 @@ class Site:
         (self.agents / "agents.yaml").write_text(textwrap.dedent(text))
         shutil.copytree(EXAMPLE_GRAPH, self.agents / "graphs")
         self.env = {
-            "PYTHONPATH": os.pathsep.join([str(tmp_path / "site"), os.environ["PYTHONPATH"]]),
+            "PYTHONPATH": os.pathsep.join(
+                p for p in (str(tmp_path / "site"), os.environ.get("PYTHONPATH")) if p
+            ),
             "RUNYARD_CATALOG_DIR": str(self.agents),
             "RUNYARD_LEASE_SECONDS": "2",
             # Every start is the same instance again: a restart settles its earlier life's runs.
