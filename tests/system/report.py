@@ -14,6 +14,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from rss_trend import FLAT
+
 ORDER = "abcdefgh"
 PENDING_NOTES = {
     "a": 'today a survivor settles the dead replica\'s runs as `error` ("server restarted") about '
@@ -42,8 +44,8 @@ what it accepts); how to deploy `api` and `worker` replicas, and what to scale w
 `make test` runs a bounded subset at CI size ((d), (e), (f)); `make test-system` runs every
 scenario at full size and regenerates this page. Both soaks last `RUNYARD_SOAK_SECONDS`: (g) 60 s
 by default; (h), the soak with faults, 180 s by default (at least one fault of each kind), and
-`make soak` runs (h) alone for two hours (`make soak SOAK=<seconds>` for another length). A scenario marked **pending** is written in full and
-expected to fail until the branch it names is merged (`xfail(strict=True)`: the harness notices
+`make soak` runs (h) alone for two hours (`make soak SOAK=<seconds>` for another length). A
+scenario marked **pending** is written in full and expected to fail until the branch it names is merged (`xfail(strict=True)`: the harness notices
 when it starts passing); its figures below are today's behaviour.
 
 Each scenario keeps the figures of the last session that ran it (its `generated` time is in the
@@ -195,7 +197,7 @@ def rss(scenarios: dict[str, dict[str, Any]]) -> list[str]:
 TWO_HOURS = 7200
 
 
-def fault_soak(scenarios: dict[str, dict[str, Any]]) -> list[str]:
+def fault_soak(scenarios: dict[str, dict[str, Any]], cpus: int) -> list[str]:
     """The soak with faults: how long, its load, each replica process's RSS trend over the
     judged window, and what the cluster held idle before and after."""
     entry = next((e for e in scenarios.values() if "rss_lives" in e["figures"]), None)
@@ -209,7 +211,10 @@ def fault_soak(scenarios: dict[str, dict[str, Any]]) -> list[str]:
             f"a **bounded run** of {int(f['seconds'])} s, its last {int(f['rss_window_seconds'])} s "
             "(half) judged — not the issue's two hours, which `make soak` runs"
         )
-    load = cell(f["load_average"]) if "load_average" in f else "not recorded"
+    load = "not recorded"
+    if "load_average" in f:
+        low, mid, high = (f["load_average"][k] for k in ("min", "median", "max"))
+        load = f"{low:.1f} / {mid:.1f} / {high:.1f} (min / median / max) on {cpus} CPUs"
     lines = [
         "## The soak with faults",
         "",
@@ -231,6 +236,10 @@ def fault_soak(scenarios: dict[str, dict[str, Any]]) -> list[str]:
             f"{life['rss_mb_median']} | {life['growth'] * 100:+.1f}% | "
             f"{'yes' if life['judged'] else 'no: spans < 90% of the window'} |"
         )
+    worst = f.get("rss_growth_max")
+    if worst is not None:
+        flat = "flat" if worst <= FLAT else "**not flat**"
+        lines += ["", f"Verdict: RSS {flat} (the largest judged trend is {worst * 100:+.1f}%)."]
     before, after = f["idle_baseline"], f["idle_after"]
     lines += ["", *over_time(f["rss_series"])]
     lines += [
@@ -300,7 +309,7 @@ def render(document: dict[str, Any], source: str) -> str:
         **document["machine"],
     )
     sections = [*summary(scenarios), *notes(scenarios), *asked_for(scenarios), *rss(scenarios)]
-    sections += fault_soak(scenarios)
+    sections += fault_soak(scenarios, document["machine"]["cpus"])
     return "\n".join([intro, *sections, ACROSS_A_TAKEOVER, LANGGRAPH_TOOLS])
 
 

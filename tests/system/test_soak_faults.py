@@ -253,7 +253,11 @@ async def test_a_soak_with_kills_and_redis_and_postgres_faults_stays_flat_and_ex
     scenario.figures.update(
         seconds=SECONDS,
         warm_up_seconds=WARM_UP,
-        load_average={"min": min(loads), "median": statistics.median(loads), "max": max(loads)},
+        load_average={
+            "min": round(min(loads), 1),
+            "median": round(statistics.median(loads), 1),
+            "max": round(max(loads), 1),
+        },
         runs=sum(statuses.values()),
         statuses=dict(statuses),
         faults=dict(faults.done),
