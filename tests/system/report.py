@@ -45,8 +45,9 @@ what it accepts); how to deploy `api` and `worker` replicas, and what to scale w
 scenario at full size and regenerates this page. Both soaks last `RUNYARD_SOAK_SECONDS`: (g) 60 s
 by default; (h), the soak with faults, 180 s by default (at least one fault of each kind), and
 `make soak` runs (h) alone for two hours (`make soak SOAK=<seconds>` for another length). A
-scenario marked **pending** is written in full and expected to fail until the branch it names is merged (`xfail(strict=True)`: the harness notices
-when it starts passing); its figures below are today's behaviour.
+scenario marked **pending** is written in full and expected to fail until the branch it names is
+merged (`xfail(strict=True)`: the harness notices when it starts passing); its figures below are
+today's behaviour.
 
 Each scenario keeps the figures of the last session that ran it (its `generated` time is in the
 JSON file), so one scenario can be rerun alone. The timings come from a shared, loaded machine
