@@ -1,11 +1,13 @@
 """The harness's own yardsticks, checked without servers: a client's record against the log
 counts lost, duplicated, reordered and altered events as it should, and the report turns a
-results file into the page, pending scenarios named as such."""
+results file into the page, pending scenarios named as such; the RSS trend sees growth, not
+spikes, one process at a time."""
 
 from __future__ import annotations
 
 from report import render
 from results import percentile, timing
+from rss_trend import growth, lives, window
 from sse_record import Delivery, delivery_figures, frames
 
 
@@ -78,3 +80,56 @@ def test_the_report_names_pending_scenarios_and_their_figures() -> None:
     assert "| (d) racing POSTs | passed | 9.5 | posts: 500 |" in page
     assert page.index("(a) kill") < page.index("(d) racing")
     assert "| kills | 3 | - |" in page
+
+
+def test_the_rss_trend_ignores_spikes_and_sees_steady_growth() -> None:
+    flat = [(t * 10.0, 200.0 + (40.0 if t % 5 == 0 else 0.0)) for t in range(30)]
+    growing = [(t * 10.0, 200.0 * (1 + 0.1 * t / 29)) for t in range(30)]
+    assert growth(flat) == 0.0  # a spike in five samples moves the median slope not at all
+    assert round(growth(growing), 2) == 0.1
+    assert growth([(0.0, 100.0)]) == 0.0
+
+
+def test_a_restarted_replica_starts_a_life_of_its_own_judged_only_if_it_spans_the_window() -> None:
+    series = [
+        {"t": float(t), "replica": 0, "start": 1, "rss_mb": 100.0 + t} for t in range(0, 100, 10)
+    ]
+    series += [
+        {"t": float(t), "replica": 2, "start": 1 if t < 70 else 2, "rss_mb": 90.0}
+        for t in range(0, 100, 10)
+    ]
+    found = lives(series, since=window(100))
+    assert [(life.replica, life.start, len(life.samples)) for life in found] == [
+        (0, 1, 5),
+        (2, 1, 2),
+        (2, 2, 3),
+    ]
+    assert [life.judged(40) for life in found] == [True, False, False]
+    assert (window(600), window(7200), window(9000)) == (300, 3600, 3600)
+
+
+def test_the_report_shows_the_fault_soak_as_bounded_or_two_hours() -> None:
+    life = {"replica": 0, "start": 1, "samples": 9, "from_t": 90.0, "rss_mb_median": 180.0}
+    figures = {
+        "seconds": 180.0,
+        "warm_up_seconds": 60.0,
+        "rss_window_seconds": 90.0,
+        "rss_lives": [{**life, "growth": 0.012, "judged": True}],
+        "rss_series": [{"t": 90.0, "replica": 0, "start": 1, "rss_mb": 180.0}],
+        "idle_baseline": {"fds": [23], "database_sessions": 11, "redis_clients": 2},
+        "idle_after": {"fds": [24], "database_sessions": 10, "redis_clients": 2},
+    }
+    entry = {"title": "(h) soak with faults", "outcome": "passed", "seconds": 300.0, "reason": ""}
+    document = {
+        "generated": "2026-11-29T06:00:00Z",
+        "scale": "full",
+        "machine": {"cpus": 2, "python": "3.11.7"},
+        "scenarios": {"test_soak_faults": {**entry, "figures": figures}},
+    }
+    page = render(document, "docs/reliability.json")
+    assert "a **bounded run** of 180 s, its last 90 s (half) judged" in page
+    assert "| 0 | 1 | 9 | 90.0 | 180.0 | +1.2% | yes |" in page
+    assert "| after | 24 | 10 | 2 |" in page
+    assert "rss_lives" not in page  # too long for the summary's cell
+    figures["seconds"] = 7200.0
+    assert "the two-hour run (`make soak`) of 7200 s" in render(document, "x")

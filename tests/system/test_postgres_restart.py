@@ -6,13 +6,11 @@ clients follow each thread through another replica than the one running it."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 from ledger import ledger_cluster
 from private_services import PrivatePostgres
@@ -20,7 +18,7 @@ from replicas import Cluster
 from results import Scenario
 from sizes import scale
 from sse_record import CLEAN, Delivery, Follower, delivery_figures, log_of
-from traffic import RETRY, http, keep_following, new_thread
+from traffic import http, keep_following, new_thread, start_through_outage
 
 pytestmark = pytest.mark.system
 
@@ -39,32 +37,6 @@ def on_own_postgres(
         yield group, own_postgres
 
 
-async def start_through_outage(
-    client: httpx.AsyncClient, url: str, thread: str, known: set[str]
-) -> str | None:
-    """POST until a run starts; after an answer lost to the outage, adopt the run it started.
-    None if no run started within ``WITHIN`` seconds."""
-    with contextlib.suppress(TimeoutError):
-        async with asyncio.timeout(WITHIN):
-            return await _post_until_started(client, url, thread, known)
-    return None
-
-
-async def _post_until_started(
-    client: httpx.AsyncClient, url: str, thread: str, known: set[str]
-) -> str:
-    while True:
-        with contextlib.suppress(httpx.TransportError):
-            response = await client.post(f"{url}/v1/chat/{thread}", json={"message": MESSAGE})
-            if response.status_code == 200:
-                return str(response.json()["runId"])
-            if response.status_code == 409:
-                active = (await client.get(f"{url}/v1/threads/{thread}/status")).json()
-                if active.get("hasActiveRun") and active.get("runId") not in known:
-                    return str(active["runId"])
-        await asyncio.sleep(RETRY)
-
-
 async def keep_running(group: Cluster, index: int, until: float) -> tuple[Follower, list[str]]:
     """Runs one after another on one thread until ``until``, followed from another replica;
     it stops early when a run cannot start or does not end."""
@@ -73,7 +45,7 @@ async def keep_running(group: Cluster, index: int, until: float) -> tuple[Follow
     async with http() as client:
         while time.monotonic() < until:
             url = group.replicas[index % 3].url
-            run_id = await start_through_outage(client, url, thread, set(runs))
+            run_id = await start_through_outage(client, url, thread, MESSAGE, set(runs), WITHIN)
             if run_id is None:
                 STUCK.append(thread)
                 break

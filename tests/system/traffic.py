@@ -86,6 +86,33 @@ async def keep_following(follower: Follower, base_url: str, run_id: str, within:
     return True
 
 
+async def start_through_outage(
+    client: httpx.AsyncClient, url: str, thread: str, message: str, known: set[str], within: float
+) -> str | None:
+    """POST ``message`` until a run starts, through a replica's or a database's outage; after an
+    answer lost to the outage, adopt the run it started (one not in ``known``). None if no run
+    started within ``within`` seconds."""
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(within):
+            return await _post_until_started(client, url, thread, message, known)
+    return None
+
+
+async def _post_until_started(
+    client: httpx.AsyncClient, url: str, thread: str, message: str, known: set[str]
+) -> str:
+    while True:
+        with contextlib.suppress(httpx.TransportError):
+            response = await client.post(f"{url}/v1/chat/{thread}", json={"message": message})
+            if response.status_code == 200:
+                return str(response.json()["runId"])
+            if response.status_code == 409:
+                active = (await client.get(f"{url}/v1/threads/{thread}/status")).json()
+                if active.get("hasActiveRun") and active.get("runId") not in known:
+                    return str(active["runId"])
+        await asyncio.sleep(RETRY)
+
+
 async def poll(condition: Callable[[], bool], within: float, what: str) -> None:
     """Wait until ``condition()`` holds — for state no event announces (a file, a row)."""
     try:
