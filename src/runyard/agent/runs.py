@@ -129,6 +129,7 @@ class AgentRuns:
         return runtime
 
     async def _release(self, runtime: AgentRuntime) -> None:
+        runtime.release()
         if self._running.get(runtime.run_id) is runtime:
             del self._running[runtime.run_id]
         self._ended[runtime.run_id] = runtime

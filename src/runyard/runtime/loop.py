@@ -136,6 +136,15 @@ class AgentRuntime:
             )
         self._checkpointed = True
 
+    def release(self) -> None:
+        """Let go of what only the running segment needed: its journal, dependencies and file
+        stores. An agent keeps its ended runs for ``get_state``; through these they would keep
+        whoever drove them (a service's journal holds the run's segment and its events)."""
+        self.journal = None
+        self.deps = {}
+        self.files = None
+        self.produced_files = None
+
     def snapshot(self) -> AgentState:
         scope = self.scope
         return AgentState(

@@ -79,6 +79,8 @@ class ModelStep:
         files: FileReader | None = None,
     ) -> None:
         output = spec.output
+        self._fallbacks = _Fallbacks(sink)
+        """The switches of the call in progress (``runyard.models.fallback``)."""
         self._call = ModelCall(
             spec.model,
             tool_specs,
@@ -88,10 +90,8 @@ class ModelStep:
             # list's own, which it never changes in place once recorded.
             reuse_messages=not spec.middleware.middleware,
             fallbacks=spec.fallback_models,
-            on_fallback=self._fell_back,
+            on_fallback=self._fallbacks.record,
         )
-        self._fallbacks: list[ModelFallback] = []
-        """The switches of the call in progress (``runyard.models.fallback``)."""
         self._sent: ModelRequest | None = None
         """The request the call in progress sent last, for its span's contents."""
         self._spec = spec
@@ -110,7 +110,7 @@ class ModelStep:
 
     async def take(self, iteration: int, usage: Usage) -> ModelTurn:
         """One model call inside its span, a child of the run's; ``usage`` is the run's so far."""
-        self._fallbacks, self._sent = [], None
+        self._fallbacks.switches, self._sent = [], None
         if self._span is NO_TELEMETRY:
             return await self._call_model(usage)
         attributes = {"run_id": self._run_id, "iteration": iteration}
@@ -137,8 +137,8 @@ class ModelStep:
     def _ended(self, values: dict[str, object], turn: ModelTurn | None) -> LazyAttributes:
         """What a call's span ends with: ``values``, the call's switches, and its contents in
         the GenAI conventions' shape, built only if something reads them."""
-        if self._fallbacks:
-            values["fallbacks"] = [switch.to_dict() for switch in self._fallbacks]
+        if self._fallbacks.switches:
+            values["fallbacks"] = [switch.to_dict() for switch in self._fallbacks.switches]
         lazy: dict[str, Callable[[], object]] = {}
         sent = self._sent
         if sent is not None:
@@ -147,12 +147,6 @@ class ModelStep:
         if turn is not None:
             lazy["output_messages"] = partial(output_messages, turn.message, turn.finish_reason)
         return LazyAttributes(values, lazy)
-
-    async def _fell_back(self, switch: ModelFallback) -> None:
-        self._fallbacks.append(switch)
-        await self._sink.send(
-            ModelFallbackChunk(switch.failed, switch.model, switch.reason, switch.error)
-        )
 
     async def _call_model(self, usage: Usage) -> ModelTurn:
         request = ModelRequest(self._messages.for_llm(), self._instructions, self._spec.model)
@@ -207,6 +201,24 @@ class ModelStep:
     async def _send_deltas(self, deltas: list[tuple[DeltaChannel, str]]) -> None:
         for channel, text in deltas:
             await self._sink.send(_delta_chunk(channel, text))
+
+
+class _Fallbacks:
+    """The model switches of the call in progress, each told to the stream as it happens. Kept
+    apart from the ``ModelStep``: the ``ModelCall`` holds its hook, and a hook bound to the step
+    would tie the two in a cycle that only the collector's full passes free."""
+
+    __slots__ = ("_sink", "switches")
+
+    def __init__(self, sink: ChunkSink) -> None:
+        self._sink = sink
+        self.switches: list[ModelFallback] = []
+
+    async def record(self, switch: ModelFallback) -> None:
+        self.switches.append(switch)
+        await self._sink.send(
+            ModelFallbackChunk(switch.failed, switch.model, switch.reason, switch.error)
+        )
 
 
 def _delta_chunk(channel: DeltaChannel, text: str) -> TextDeltaChunk | ReasoningDeltaChunk:

@@ -150,6 +150,8 @@ class BackgroundTasks:
         for task in running:
             task.cancel()
         await asyncio.gather(*running, return_exceptions=True)
+        # Nothing emits any more; the writer's emit holds the segment, which holds this run.
+        self._emit = None
 
     def _sink(self, ctx: ToolContext, task: BackgroundTask) -> Callable[[ToolEvent], None]:
         """The task's event channel: what the delegated run emits, mapped to wire events."""
