@@ -126,7 +126,11 @@ async def test_a_run_taken_over_by_another_process_stops_here_without_ending_it(
     assert "run-finish" not in types
     assert after == taken  # never closed, renewed or written by the process that lost it
     assert "took its lease over" in caplog.text
-    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+    # runyard's own loggers: asyncio's "never retrieved" for another test's cut asyncpg
+    # connection may be collected (and logged) on this worker while this test runs.
+    assert not [
+        r for r in caplog.records if r.levelno >= logging.ERROR and r.name.startswith("runyard")
+    ]
 
 
 async def test_a_restart_with_the_same_instance_id_settles_its_previous_lifes_runs(
