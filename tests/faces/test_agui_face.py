@@ -11,14 +11,12 @@ from typing import Any
 
 import httpx
 import pytest
-from ag_ui.core import DataSource, Event, EventType, ImagePart, UserMessage
+from ag_ui.core import DataSource, EventType, ImagePart, UserMessage
 from ag_ui.core import TextPart as UserTextPart
-from faces_server import PLAN_AND_DELEGATE, data_frames, node_script, serving, thread_events
-from pydantic import TypeAdapter
+from agui_http_agent import EVENT, check_http_agent_session
+from faces_server import PLAN_AND_DELEGATE, data_frames, serving, thread_events
 
 from runyard.models.demo_script import demo_png
-
-EVENT = TypeAdapter(Event)
 
 
 @pytest.fixture(scope="module")
@@ -215,26 +213,7 @@ def test_an_unknown_agent_or_interrupt_is_404(base: str) -> None:
 
 
 def test_agui_http_agent_runs_a_tool_an_approval_and_an_abort(base: str) -> None:
-    seen = node_script("agui_client.mjs", base, "http-agent")
-
-    tool = seen["tool"]
-    assert tool["error"] is None
-    assert tool["outcome"]["outcome"] == "success"
-    assert [m["role"] for m in tool["newMessages"]] == ["assistant", "tool", "assistant"]
-    assert tool["newMessages"][0]["toolCalls"][0]["function"]["name"] == "calculator"
-    assert tool["newMessages"][1]["content"] == '{"result": 14}'
-    asked = seen["asked"]
-    assert asked["outcome"]["outcome"] == "interrupt"
-    assert [i["id"] for i in asked["pending"]] == [i["id"] for i in asked["outcome"]["interrupts"]]
-    resumed = seen["resumed"]
-    assert resumed["outcome"]["outcome"] == "success"
-    assert "from ag-ui" in resumed["newMessages"][0]["content"]
-    for run in seen.values():
-        for event in run["events"]:
-            EVENT.validate_python(event)
-    aborted = seen["aborted"]["events"]
-    run_id = aborted[0]["metadata"]["runyardRunId"]
-    assert thread_events(base, "http-agent", run_id)[-1]["payload"]["status"] == "cancelled"
+    check_http_agent_session(base, "http-agent")
 
 
 def test_an_image_part_reaches_the_model_and_the_answers_image_is_a_custom_event(base: str) -> None:

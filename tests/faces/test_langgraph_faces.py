@@ -17,17 +17,16 @@ from typing import Any
 import httpx
 import openai
 import pytest
-from ag_ui.core import Event, EventType
+from ag_ui.core import EventType
+from agui_http_agent import EVENT, check_http_agent_session
 from faces_server import data_frames, node_script, serving, thread_events
 from mcp.types import ImageContent, TextContent
 from mcp_client import approving, connected, text
-from pydantic import TypeAdapter
 
 from langgraph_catalog import ANSWER, PNG, write_langgraph_catalog
 
 CALC = '/tool calculator {"expression": "2+3*4"}'
 NOTE = '/tool save_note {"text": "milk"}'
-EVENT = TypeAdapter(Event)
 
 
 @pytest.fixture(scope="module")
@@ -165,25 +164,7 @@ def test_openai_streams_a_custom_graphs_answer_and_its_image(
 def test_agui_http_agent_runs_a_langchain_agents_tool_an_approval_and_an_abort(
     base: str,
 ) -> None:
-    seen = node_script("agui_client.mjs", base, "lg-http-agent")
-
-    tool = seen["tool"]
-    assert tool["error"] is None
-    assert [m["role"] for m in tool["newMessages"]] == ["assistant", "tool", "assistant"]
-    assert tool["newMessages"][0]["toolCalls"][0]["function"]["name"] == "calculator"
-    assert tool["newMessages"][1]["content"] == '{"result": 14}'
-    asked = seen["asked"]
-    assert asked["outcome"]["outcome"] == "interrupt"
-    assert asked["outcome"]["interrupts"][0]["reason"] == "tool_approval"
-    resumed = seen["resumed"]
-    assert resumed["outcome"]["outcome"] == "success"
-    assert "from ag-ui" in resumed["newMessages"][0]["content"]
-    for run in seen.values():
-        for event in run["events"]:
-            EVENT.validate_python(event)
-    aborted = seen["aborted"]["events"]
-    run_id = aborted[0]["metadata"]["runyardRunId"]
-    assert thread_events(base, "lg-http-agent", run_id)[-1]["payload"]["status"] == "cancelled"
+    check_http_agent_session(base, "lg-http-agent")
 
 
 def test_agui_shows_a_subgraph_as_a_step_with_its_status_and_image(base: str) -> None:
