@@ -2,7 +2,29 @@
 and ``done`` to a file per tool (in ``dir``) around each run, so a test counts executions across
 processes; with ``hold``, a run blocks while the file ``hold`` exists in ``dir`` (the process is
 killed mid-tool). Install it with ``server_process.install_tool_plugin(site, "counting",
-PLUGIN)``."""
+PLUGIN)``; ``counted_tools`` is the catalog of the two tools the process tests count."""
+
+from pathlib import Path
+
+_COUNTED = """\
+kind: tool
+id: charge
+factory: counting
+parameters: {{dir: "{dir}"}}
+---
+kind: tool
+id: slow
+factory: counting
+retry_safe: {retry_safe}
+parameters: {{dir: "{dir}", hold: true}}
+"""
+
+
+def counted_tools(folder: Path, *, retry_safe: bool = True) -> str:
+    """Catalog documents of ``charge`` and ``slow``, counted in ``folder``; ``slow`` holds while
+    ``folder / "hold"`` exists, and is ``retry_safe`` (run again after a takeover) or not."""
+    return _COUNTED.format(dir=folder, retry_safe=str(retry_safe).lower())
+
 
 PLUGIN = """\
 import asyncio

@@ -15,13 +15,12 @@ import asyncio
 import os
 import shutil
 import signal
-import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from counting_tools import PLUGIN
+from counting_tools import PLUGIN, counted_tools
 from http_harness import free_port
 from server_process import client_for, frames_until, install_tool_plugin, server
 
@@ -31,18 +30,7 @@ pytestmark = pytest.mark.slow
 
 EXAMPLE_GRAPH = Path(__file__).resolve().parents[2] / "examples" / "agents" / "graphs"
 
-CATALOG = """\
-kind: tool
-id: charge
-factory: counting
-parameters: {{dir: "{dir}"}}
----
-kind: tool
-id: slow
-factory: counting
-retry_safe: {retry_safe}
-parameters: {{dir: "{dir}", hold: true}}
----
+AGENTS = """\
 kind: agent
 id: helper
 runtime: langchain
@@ -84,8 +72,8 @@ class Site:
         self.work.mkdir()
         self.agents.mkdir()
         install_tool_plugin(tmp_path / "site", "counting", PLUGIN)
-        text = CATALOG.format(dir=self.work, retry_safe=str(retry_safe).lower())
-        (self.agents / "agents.yaml").write_text(textwrap.dedent(text))
+        text = counted_tools(self.work, retry_safe=retry_safe) + "---\n" + AGENTS
+        (self.agents / "agents.yaml").write_text(text)
         shutil.copytree(EXAMPLE_GRAPH, self.agents / "graphs")
         self.env = {
             "PYTHONPATH": os.pathsep.join(

@@ -10,29 +10,17 @@ from __future__ import annotations
 
 import os
 import signal
-import textwrap
 from pathlib import Path
 from typing import Any
 
 import pytest
-from counting_tools import PLUGIN
+from counting_tools import PLUGIN, counted_tools
 from http_harness import free_port
 from server_process import client_for, frames_until, install_tool_plugin, server
 
 pytestmark = pytest.mark.slow
 
-CATALOG = """\
-kind: tool
-id: charge
-factory: counting
-parameters: {{dir: "{dir}"}}
----
-kind: tool
-id: slow
-factory: counting
-retry_safe: true
-parameters: {{dir: "{dir}", hold: true}}
----
+AGENT = """\
 kind: agent
 id: helper
 model: runyard:demo
@@ -62,7 +50,7 @@ async def test_a_run_killed_mid_tool_is_completed_by_a_second_server(tmp_path: P
     install_tool_plugin(site, "counting", PLUGIN)
     work.mkdir()
     agents.mkdir()
-    (agents / "helper.yaml").write_text(textwrap.dedent(CATALOG.format(dir=work)))
+    (agents / "helper.yaml").write_text(counted_tools(work) + "---\n" + AGENT)
     (work / "hold").touch()
     env = {
         "PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")]),
