@@ -9,24 +9,11 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 
-import asyncpg
+from idle_resources import over_other_sessions
 from private_services import PrivateRedis
 from replicas import Cluster
 
 KINDS = ("kill", "redis", "postgres")
-
-
-async def drop_sessions(database_url: str) -> int:
-    """Terminate every other session on the database of ``database_url``; how many."""
-    conn = await asyncpg.connect(database_url)
-    try:
-        dropped: int = await conn.fetchval(
-            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
-            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
-        )
-        return dropped
-    finally:
-        await conn.close()
 
 
 @dataclass
@@ -57,7 +44,9 @@ class Faults:
         elif kind == "redis":
             await asyncio.to_thread(self.redis.restart)
         else:
-            self.sessions_dropped += await drop_sessions(self.database_url)
+            self.sessions_dropped += await over_other_sessions(
+                self.database_url, "pg_terminate_backend(pid)"
+            )
         self.done[kind] += 1
 
     async def every(self, interval: float, until: float) -> None:

@@ -17,12 +17,13 @@ def open_fds(pid: int) -> int:
     return len(os.listdir(f"/proc/{pid}/fd"))
 
 
-async def database_sessions(database_url: str) -> int:
-    """Sessions on the database of ``database_url``, other than the one counting."""
+async def over_other_sessions(database_url: str, counted: str) -> int:
+    """``count(counted)`` over the sessions on the database of ``database_url`` other than the
+    one asking: ``*`` counts them, ``pg_terminate_backend(pid)`` ends them too."""
     conn = await asyncpg.connect(database_url)
     try:
         count: int = await conn.fetchval(
-            "SELECT count(*) FROM pg_stat_activity"
+            f"SELECT count({counted}) FROM pg_stat_activity"
             " WHERE datname = current_database() AND pid <> pg_backend_pid()"
         )
         return count
@@ -65,4 +66,4 @@ class Held:
 
 async def held(group: Cluster, database_url: str, redis_port: int) -> Held:
     fds = [open_fds(r.process.pid) for r in group.replicas if r.process is not None]
-    return Held(fds, await database_sessions(database_url), redis_clients(redis_port))
+    return Held(fds, await over_other_sessions(database_url, "*"), redis_clients(redis_port))
