@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from runyard.ids import now_ms
+from runyard.storage.inmemory.json_copy import json_copy
 from runyard.storage.inmemory.state import MemoryState
 from runyard.storage.parts import Checkpoints
 
@@ -18,14 +18,14 @@ class CheckpointsPart(MemoryState, Checkpoints):
     async def save_checkpoint(
         self, key: str, state: dict[str, Any], *, expires_at: int | None = None
     ) -> None:
-        self._checkpoints[key] = (copy.deepcopy(state), expires_at)
+        self._checkpoints[key] = (json_copy(state), expires_at)
 
     async def load_checkpoint(self, key: str, *, now: int | None = None) -> dict[str, Any] | None:
         row = self._checkpoints.get(key)
         at = now_ms() if now is None else now
         if row is None or (row[1] is not None and row[1] <= at):
             return None
-        return copy.deepcopy(row[0])
+        return json_copy(row[0])
 
     async def delete_checkpoint(self, key: str) -> None:
         self._checkpoints.pop(key, None)

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from runyard.storage.inmemory.json_copy import thread_copy
 from runyard.storage.inmemory.state import MemoryState
 from runyard.storage.parts import Conversations, Message
 from runyard.storage.records import MessageCursor, Thread
@@ -33,7 +33,7 @@ class ConversationsPart(MemoryState, Conversations):
     ) -> Thread | None:
         if not self._owned(thread_id, tenant_id, resource_id):
             return None
-        return copy.deepcopy(self._threads[thread_id])
+        return thread_copy(self._threads[thread_id])
 
     async def list_threads(
         self, *, tenant_id: str, resource_id: str, limit: int | None = None
@@ -44,7 +44,7 @@ class ConversationsPart(MemoryState, Conversations):
             if (t.tenant_id, t.resource_id) == (tenant_id, resource_id)
         ]
         mine.sort(key=lambda t: (t.updated_at, t.id), reverse=True)
-        return copy.deepcopy(mine[:limit] if limit is not None else mine)
+        return [thread_copy(t) for t in mine[:limit]]
 
     async def delete_thread(self, thread_id: str, *, tenant_id: str, resource_id: str) -> bool:
         if not self._owned(thread_id, tenant_id, resource_id):

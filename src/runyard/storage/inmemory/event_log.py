@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Sequence
+from dataclasses import replace
 
 from runyard.json_text import json_text
+from runyard.storage.inmemory.json_copy import json_copy
 from runyard.storage.inmemory.state import MemoryState
 from runyard.storage.parts import EventLogStore
 from runyard.storage.records import LedgerWrite, StoredEvent
@@ -37,7 +38,7 @@ class EventLogPart(MemoryState, EventLogStore):
     ) -> list[StoredEvent]:
         log = self._events.get(thread_id, {})
         ids = sorted(i for i in log if i > after_id)
-        return [copy.deepcopy(log[i]) for i in ids[:limit]]
+        return [replace(log[i], data=json_copy(log[i].data)) for i in ids[:limit]]
 
     async def read_event_json(
         self, thread_id: str, *, after_id: int = 0, limit: int | None = None

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Sequence
 from dataclasses import replace
 
+from runyard.storage.inmemory.json_copy import json_copy
 from runyard.storage.inmemory.state import MemoryState
 from runyard.storage.parts import RunSnapshots
 from runyard.storage.records import RunSnapshot
@@ -29,7 +29,7 @@ class RunSnapshotsPart(MemoryState, RunSnapshots):
         )
         if limit is not None:
             chosen = chosen[-limit:] if limit else []
-        return [replace(s, data=copy.deepcopy(s.data)) for s in chosen]
+        return [replace(s, data=json_copy(s.data)) for s in chosen]
 
     async def last_snapshot_event_id(self, thread_id: str) -> int:
         kept = self._snapshots.get(thread_id, {}).values()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
@@ -15,6 +14,7 @@ from runyard.storage.errors import (
     StorageError,
     ThreadOwnershipError,
 )
+from runyard.storage.inmemory.json_copy import json_copy, thread_copy
 from runyard.storage.inmemory.state import MemoryState
 from runyard.storage.parts import Message, RunLedger
 from runyard.storage.records import (
@@ -82,7 +82,7 @@ class RunLedgerPart(MemoryState, RunLedger):
         self._save_thread(thread_id, tenant_id, resource_id, metadata=metadata)
         self._runs[run_id] = run
         self._save_messages(thread_id, messages, tenant_id, resource_id)
-        thread = copy.deepcopy(self._threads[thread_id])  # as stored: the messages touched it
+        thread = thread_copy(self._threads[thread_id])  # as stored: the messages touched it
         log = self._events.get(thread_id, {})
         snapshots = self._snapshots.get(thread_id, {}).values()
         plan = self._plans.get(thread_id)
@@ -91,7 +91,7 @@ class RunLedgerPart(MemoryState, RunLedger):
             thread,
             max(log, default=0),
             max((s.last_event_id for s in snapshots), default=0),
-            None if plan is None else replace(plan, data=copy.deepcopy(plan.data)),
+            None if plan is None else replace(plan, data=json_copy(plan.data)),
         )
 
     def _opening(

@@ -7,7 +7,6 @@ callers cannot mutate stored state, as with a real database.
 
 from __future__ import annotations
 
-import copy
 import itertools
 from collections.abc import Sequence
 from dataclasses import replace
@@ -21,6 +20,7 @@ from runyard.storage.errors import (
     ThreadOwnershipError,
 )
 from runyard.storage.files.file_bytes import FileBytes, MemoryFileBytes
+from runyard.storage.inmemory.json_copy import entry_copy, json_copy, thread_copy
 from runyard.storage.parts import Message
 from runyard.storage.records import (
     OPEN_RUN_STATUSES,
@@ -132,11 +132,11 @@ class MemoryState:
         """The run's progress checkpoint (when ``state`` is given) and ledger rows: a started
         call only when it has none, a settled one always."""
         if state is not None:
-            self._progress[run_id] = copy.deepcopy(state)
+            self._progress[run_id] = json_copy(state)
         known = self._tool_calls.setdefault(run_id, {})
         for call in calls:
             if call.state == "settled" or call.tool_call_id not in known:
-                known[call.tool_call_id] = copy.deepcopy(call)
+                known[call.tool_call_id] = entry_copy(call)
 
     def _owned(self, thread_id: str, tenant_id: str, resource_id: str) -> bool:
         thread = self._threads.get(thread_id)
@@ -171,11 +171,11 @@ class MemoryState:
         thread = replace(
             thread,
             title=thread.title if title is None else title,
-            metadata=thread.metadata if metadata is None else copy.deepcopy(metadata),
+            metadata=thread.metadata if metadata is None else json_copy(metadata),
             updated_at=max(now_ms(), thread.updated_at),
         )
         self._threads[thread_id] = thread
-        return copy.deepcopy(thread)
+        return thread_copy(thread)
 
     def _save_messages(
         self, thread_id: str, messages: Sequence[Message], tenant_id: str, resource_id: str
@@ -197,14 +197,14 @@ class MemoryState:
 
     def _keep_event(self, thread_id: str, event: StoredEvent) -> None:
         log = self._events.setdefault(thread_id, {})
-        log[event.id] = replace(event, thread_id=thread_id, data=copy.deepcopy(event.data))
+        log[event.id] = replace(event, thread_id=thread_id, data=json_copy(event.data))
 
     def _save_snapshots(self, thread_id: str, snapshots: Sequence[RunSnapshot]) -> None:
         """``RunSnapshots.save_run_snapshots``, without a pause."""
         kept = self._snapshots.setdefault(thread_id, {})
         for snapshot in snapshots:
             kept[snapshot.run_id] = replace(
-                snapshot, thread_id=thread_id, data=copy.deepcopy(snapshot.data)
+                snapshot, thread_id=thread_id, data=json_copy(snapshot.data)
             )
 
     def _touch(self, thread_id: str) -> None:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Sequence
 from typing import Any
 
+from runyard.storage.inmemory.json_copy import entry_copy, json_copy
 from runyard.storage.inmemory.state import MemoryState
 from runyard.storage.parts import ToolLedger
 from runyard.storage.records import RunProgress, ToolCallEntry
@@ -31,4 +31,4 @@ class ToolLedgerPart(MemoryState, ToolLedger):
     async def load_progress(self, run_id: str) -> RunProgress:
         state = self._progress.get(run_id)
         calls = self._tool_calls.get(run_id, {})
-        return RunProgress(copy.deepcopy(state), copy.deepcopy(calls))
+        return RunProgress(json_copy(state), {i: entry_copy(c) for i, c in calls.items()})
