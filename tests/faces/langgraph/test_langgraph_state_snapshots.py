@@ -52,16 +52,16 @@ SUPERSEDED = 18
 
 
 class ReadCounting(ForwardingStore):
-    """A store that notes the ``after_id`` of every ``read_events``."""
+    """A store that notes the ``after_id`` and ``limit`` of every ``read_events``."""
 
     def __init__(self, inner: Store) -> None:
         super().__init__(inner)
-        self.reads_after: list[int] = []
+        self.reads: list[tuple[int, int | None]] = []
 
     async def read_events(
         self, thread_id: str, *, after_id: int = 0, limit: int | None = None
     ) -> list[StoredEvent]:
-        self.reads_after.append(after_id)
+        self.reads.append((after_id, limit))
         return await self.inner.read_events(thread_id, after_id=after_id, limit=limit)
 
 
@@ -177,7 +177,7 @@ async def written(store: ReadCounting) -> Written:
     thread = await store.get_thread(THREAD, tenant_id=OWNER.tenant_id, resource_id=OWNER.user_id)
     assert thread is not None
     log = [(i, e) for i, e in enumerate(events, 1) if i != SUPERSEDED]
-    store.reads_after.clear()
+    store.reads.clear()
     return Written(thread, {u.id: human(u) for u in users}, log)
 
 
@@ -198,18 +198,29 @@ def parts(store: ReadCounting) -> ServiceParts:
     return cast(ServiceParts, Parts(store))
 
 
-async def test_every_checkpoint_is_the_whole_logs_fold_and_a_stream_goes_on_alike(
-    store: ReadCounting,
-) -> None:
+async def test_every_checkpoint_is_the_whole_logs_fold(store: ReadCounting) -> None:
     given = await written(store)
     for upto in range(0, 33):
         values, at = await folded(parts(store), OWNER, given.thread, upto)
-        before = whole_fold(given, upto)
-        assert state(values) == state(before), upto
+        assert state(values) == state(whole_fold(given, upto)), upto
         assert at == max([i for i, _ in given.log if i <= upto], default=0), upto
-        # A stream folds on from its start's checkpoint: it tells what the old fold told.
+    # A checkpoint in run 2 reads the log from run 1's end to run 2's, not to the log's end.
+    store.reads.clear()
+    await folded(parts(store), OWNER, given.thread, 20)
+    assert store.reads == [(15, 8)]
+
+
+async def test_a_stream_folds_on_from_its_start_as_from_the_whole_logs_fold(
+    store: ReadCounting,
+) -> None:
+    given = await written(store)
+    # A stream starts at the log's end (then), past every snapshot: from run 3's end on.
+    for upto in range(27, 33):
+        values, _ = await folded(parts(store), OWNER, given.thread, upto)
+        before = whole_fold(given, upto)
         for _, event in (entry for entry in given.log if entry[0] > upto):
             assert values.apply(event) == before.apply(event), upto
+        assert state(values) == state(before), upto
 
 
 async def test_a_state_read_reads_the_log_only_after_the_snapshots(store: ReadCounting) -> None:
@@ -235,12 +246,12 @@ async def test_a_state_read_reads_the_log_only_after_the_snapshots(store: ReadCo
     assert messages[6]["content"] == "Partial again"
     assert messages[9]["name"] == "lookup"  # its call was in the run before
     # Runs 1 to 3 come from their snapshots; run 4 had none: the read folded it and stored one.
-    assert store.reads_after == [27]
+    assert store.reads == [(27, None)]
     assert (await store.last_snapshot_event_id(THREAD)) == 30
-    store.reads_after.clear()
+    store.reads.clear()
     again, _ = await folded(parts(store), OWNER, given.thread)
     assert state(again) == state(values)
-    assert store.reads_after == [30]
+    assert store.reads == [(30, None)]
 
 
 async def test_the_history_is_the_whole_logs_run_ends(store: ReadCounting) -> None:
@@ -255,7 +266,7 @@ async def test_the_history_is_the_whole_logs_run_ends(store: ReadCounting) -> No
 
     assert await run_ends(parts(store), OWNER, given.thread) == ends
     assert [i for i, _ in ends] == [15, 23, 27, 30, 32]
-    assert store.reads_after == [27]
+    assert store.reads == [(27, None)]
 
 
 async def test_snapshots_from_before_transcripts_fall_back_to_the_log(store: ReadCounting) -> None:
@@ -265,11 +276,11 @@ async def test_snapshots_from_before_transcripts_fall_back_to_the_log(store: Rea
     await store.save_run_snapshots(
         THREAD, [RunSnapshot(THREAD, "r2", r2.first_event_id, r2.last_event_id, old, r2.created_at)]
     )
-    store.reads_after.clear()
+    store.reads.clear()
 
     values, _ = await folded(parts(store), OWNER, given.thread)
     assert state(values) == state(whole_fold(given))
-    assert store.reads_after == [r1.last_event_id]  # run 1's transcript, the log after it
+    assert store.reads == [(r1.last_event_id, None)]  # run 1's transcript, the log after it
     caught_up = await store.read_run_snapshots(THREAD)
     assert [s.run_id for s in caught_up] == ["r1", "r2", "r3", "r4"]
     assert all(s.data.get("transcript") for s in caught_up)

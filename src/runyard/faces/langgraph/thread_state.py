@@ -91,8 +91,9 @@ async def folded(
     parts: ServiceParts, owner: Owner, thread: Thread, upto: int | None = None
 ) -> tuple[ThreadValues, int]:
     """The thread's log (up to event ``upto``, None: all of it) folded, and the id of the last
-    event it covers (0: none). The fold knows the user message of every run of the log, so a
-    stream folding on from ``upto`` has those after it too."""
+    event it covers (0: none). The fold knows the user message of every snapshotted run and of
+    every run of the log it read, so a stream folding on from ``upto`` (the log's end when it
+    started) has those after it too."""
     log = await _log(parts, owner, thread, upto)
     values = ThreadValues(log.users)
     for run in log.transcripts.runs:
@@ -143,19 +144,12 @@ class _Log:
 async def _log(parts: ServiceParts, owner: Owner, thread: Thread, upto: int | None = None) -> _Log:
     """The thread's log up to event ``upto`` (None: all of it): its finished runs from their
     snapshots' transcripts, only the events after them read and parsed; and the user message of
-    every run of the log, those past ``upto`` too (a stream folds on)."""
+    each run ``read_transcripts`` shows, those past ``upto`` too (a stream folds on)."""
     transcripts = await read_transcripts(parts.store, thread.id, upto)
     kept = _kept(transcripts.log)
     events = [(e.id, parse_event(e.data)) for e in kept if upto is None or e.id <= upto]
-    ids = [
-        entry["messageId"]
-        for run in transcripts.runs
-        for entry in run.entries
-        if entry["kind"] == "start"
-    ]
-    ids += [str(e.data["payload"]["messageId"]) for e in kept if e.type == "run-start"]
     found = await parts.store.get_messages_by_ids(
-        thread.id, ids, tenant_id=owner.tenant_id, resource_id=owner.user_id
+        thread.id, transcripts.message_ids, tenant_id=owner.tenant_id, resource_id=owner.user_id
     )
     users = {m.id: human(m) for m in found if isinstance(m, AgentMessage)}
     return _Log(transcripts, events, users)
