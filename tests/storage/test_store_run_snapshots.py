@@ -64,7 +64,7 @@ async def test_a_snapshot_keeps_its_runs_transcript_exactly(store: RunSnapshots)
     transcript = [
         {"kind": "start", "messageId": "msg_1"},
         {"kind": "reasoning", "text": "let me think"},
-        {"kind": "text", "text": "Héllo ✓ \n\"quoted\""},
+        {"kind": "text", "text": 'Héllo ✓ \n"quoted"'},
         {"kind": "call", "toolCallId": "c1", "toolName": "calc", "args": {"n": [1, 2.5, None]}},
         {"kind": "result", "toolCallId": "c1", "result": {"deep": {"ok": True, "big": 2**53}}},
         {"kind": "error", "toolCallId": "c2", "error": "denied"},
