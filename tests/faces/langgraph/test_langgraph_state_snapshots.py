@@ -38,6 +38,7 @@ from runyard.protocol import (
     ToolResultPayload,
     WireEvent,
     event_to_dict,
+    parse_event,
 )
 from runyard.service import ORCHESTRATOR_ID, Owner, ServiceParts
 from runyard.service.threads.history import store_snapshots
@@ -119,7 +120,9 @@ def finished_runs(users: Sequence[AgentMessage]) -> list[WireEvent]:
         text("r1", " there"),
         call("r1", "c1", "calculator", {"expression": "2+3", "nested": [1, {"x": None}]}),
         call("r1", "c2", "save_note", {"text": "milk"}),
-        said("r1", ToolResultEvent, ToolResultPayload(tool_call_id="c1", result={"result": 5})),
+        said(
+            "r1", ToolResultEvent, ToolResultPayload(tool_call_id="c1", result={"z": 5, "a": [2]})
+        ),
         said("r1", ToolErrorEvent, ToolErrorPayload(tool_call_id="c2", error="denied")),
         said("r1", AgentSpawnedEvent, spawned, SUB),
         text("r1", "a sub-agent's words", SUB),
@@ -169,14 +172,13 @@ async def written(store: ReadCounting) -> Written:
     await store.save_thread(THREAD, tenant_id=OWNER.tenant_id, resource_id=OWNER.user_id)
     users = [AgentMessage.user(f"question {n}") for n in range(1, 6)]
     await store.save_messages(THREAD, users, tenant_id=OWNER.tenant_id, resource_id=OWNER.user_id)
-    events = finished_runs(users)
-    await append(store, events)
+    await append(store, finished_runs(users))
     await store_snapshots(store, THREAD)
     await append(store, newest_runs(users))
-    events += newest_runs(users)
     thread = await store.get_thread(THREAD, tenant_id=OWNER.tenant_id, resource_id=OWNER.user_id)
     assert thread is not None
-    log = [(i, e) for i, e in enumerate(events, 1) if i != SUPERSEDED]
+    stored = await store.inner.read_events(THREAD)  # as the old fold read it: back from the store
+    log = [(e.id, parse_event(e.data)) for e in stored if e.id != SUPERSEDED]
     store.reads.clear()
     return Written(thread, {u.id: human(u) for u in users}, log)
 

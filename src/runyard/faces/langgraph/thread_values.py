@@ -8,9 +8,11 @@ then per model turn one ``ai`` message (its text, its reasoning in
 result or error. Only the orchestrator's events are messages; a sub-agent's are not (they are
 ``custom`` stream parts).
 
-A finished run can be folded from its snapshot's transcript instead (``replay``): the same
-messages, without its events. Ids are made from the log, so a state read and a stream say the same ids: the user message's
+Ids are made from the log, so a state read and a stream say the same ids: the user message's
 own id, ``ai-<runId>-<n>`` for the run's n-th model turn, ``tool-<toolCallId>`` for a result.
+
+A finished run can be folded from its snapshot's transcript instead (``replay``): the same
+messages, the same ids, without reading or parsing its events.
 """
 
 from __future__ import annotations
