@@ -225,6 +225,14 @@ BENCHMARKS = (
         quick=("--repeat", "3"),
     ),
     Benchmark(
+        "langgraph-state",
+        "langgraph_state.py",
+        "LangGraph `get_state` on a thread with 1,000 runs",
+        "—",
+        timeout=300,
+        quick=("--repeat", "3"),
+    ),
+    Benchmark(
         "redaction",
         "redaction.py",
         "secret redaction per text delta",

@@ -57,3 +57,23 @@ async def test_snapshots_go_with_their_thread(store: Store) -> None:
     await store.save_run_snapshots("t1", [snapshot(0)])
     await store.delete_thread("t1", tenant_id="acme", resource_id="alice")
     assert await store.read_run_snapshots("t1") == []
+
+
+async def test_a_snapshot_keeps_its_runs_transcript_exactly(store: RunSnapshots) -> None:
+    # What a state read replays a run from: entries of every kind, JSON of every shape.
+    transcript = [
+        {"kind": "start", "messageId": "msg_1"},
+        {"kind": "reasoning", "text": "let me think"},
+        {"kind": "text", "text": 'Héllo ✓ \n"quoted"'},
+        {"kind": "call", "toolCallId": "c1", "toolName": "calc", "args": {"n": [1, 2.5, None]}},
+        {"kind": "result", "toolCallId": "c1", "result": {"deep": {"ok": True, "big": 2**53}}},
+        {"kind": "error", "toolCallId": "c2", "error": "denied"},
+        {"kind": "result", "toolCallId": "c3", "result": None},
+        {"kind": "finish", "eventId": 9, "status": "completed", "output": {"answer": 5}},
+    ]
+    data = {"messageId": "msg_1", "assistant": {"content": "Héllo"}, "transcript": transcript}
+    saved = RunSnapshot("t1", "run-0", 1, 9, data, 1000)
+    await store.save_run_snapshots("t1", [saved])
+    (read,) = await store.read_run_snapshots("t1")
+    assert read.data["transcript"] == transcript
+    assert read == saved

@@ -124,6 +124,12 @@ from runyard.service.runs.finish import RunEnding, RunFinisher
 from runyard.service.runs.follow import FollowedRun, FollowStopped, RunPause, follow_run
 from runyard.service.runs.log_scan import newest_event
 from runyard.service.threads.listing import Threads, thread_json
+from runyard.service.threads.thread_transcripts import (
+    RunTranscript,
+    ThreadTranscripts,
+    read_transcripts,
+)
+from runyard.service.threads.transcript import TranscriptEntry
 from runyard.service.threads.views import ThreadStatus
 from runyard.telemetry.run_telemetry import RunTelemetry
 
@@ -216,12 +222,15 @@ __all__ = [
     "RunManager",
     "RunPause",
     "RunTelemetry",
+    "RunTranscript",
     "ServiceError",
     "ServiceParts",
     "TenantLimits",
     "ThreadNotFound",
     "ThreadStatus",
+    "ThreadTranscripts",
     "Threads",
+    "TranscriptEntry",
     "UnknownAgent",
     "UnmappedToolEventWarning",
     "WireToolEvent",
@@ -239,5 +248,6 @@ __all__ = [
     "redacted_model",
     "run_quota",
     "served_memory",
+    "read_transcripts",
     "thread_json",
 ]

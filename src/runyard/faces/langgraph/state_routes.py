@@ -60,8 +60,7 @@ async def read_state(
 ) -> dict[str, Any]:
     """The thread's state now, or at ``checkpoint`` (a log position)."""
     thread = await Threads(parts.events, parts.store).get(owner, thread_id)
-    values, events = await folded(parts, owner, thread, checkpoint)
-    at = events[-1][0] if events else 0
+    values, at = await folded(parts, owner, thread, checkpoint)
     if checkpoint is not None:
         return thread_state(thread_id, values.values(), at, None, ())
     status = await parts.runs.status(owner, thread_id)

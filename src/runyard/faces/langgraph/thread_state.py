@@ -6,11 +6,16 @@ A checkpoint is a position in the thread's log: ``checkpoint_id`` is the id of t
 covers, so ``get_state(checkpoint_id=...)`` folds the log up to there, and the history has one
 state per run, at the run's last event, newest first. ``next`` is ``["tools"]`` while a run waits
 for approval (its interrupts are the waiting questions), ``["model"]`` while one runs, else empty.
+
+A fold replays the thread's finished runs from their snapshots' transcripts and parses only the
+events after them (``read_transcripts``), so a read costs the thread's snapshots and its newest
+runs, not its whole log; the values are the same dicts either way.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -20,11 +25,16 @@ from runyard.messages import AgentMessage, TextPart, to_langchain_blocks
 from runyard.protocol import (
     ConfirmationRequestPayload,
     RunFinishEvent,
-    RunStartEvent,
     WireEvent,
     parse_event,
 )
-from runyard.service import Owner, ServiceParts, ThreadStatus
+from runyard.service import (
+    Owner,
+    ServiceParts,
+    ThreadStatus,
+    ThreadTranscripts,
+    read_transcripts,
+)
 from runyard.storage import StoredEvent, Thread
 
 __all__ = [
@@ -79,16 +89,19 @@ def interrupt(question: ConfirmationRequestPayload) -> dict[str, Any]:
 
 async def folded(
     parts: ServiceParts, owner: Owner, thread: Thread, upto: int | None = None
-) -> tuple[ThreadValues, list[tuple[int, WireEvent]]]:
-    """The thread's log (up to event ``upto``, None: all of it) folded; and the events folded,
-    those a takeover said again left out. The fold knows the user message of every run of the
-    log, so a stream folding on from ``upto`` has those after it too."""
-    users, every = await _log(parts, owner, thread)
-    events = [(event_id, e) for event_id, e in every if upto is None or event_id <= upto]
-    values = ThreadValues(users)
-    for _, event in events:
+) -> tuple[ThreadValues, int]:
+    """The thread's log (up to event ``upto``, None: all of it) folded, and the id of the last
+    event it covers (0: none). The fold knows the user message of every snapshotted run and of
+    every run of the log it read, so a stream folding on from ``upto`` (the log's end when it
+    started) has those after it too."""
+    log = await _log(parts, owner, thread, upto)
+    values = ThreadValues(log.users)
+    for run in log.transcripts.runs:
+        for entry in run.entries:
+            values.replay(run.run_id, entry)
+    for _, event in log.events:
         values.apply(event)
-    return values, events
+    return values, log.last
 
 
 async def run_ends(
@@ -96,29 +109,50 @@ async def run_ends(
 ) -> list[tuple[int, dict[str, Any]]]:
     """The thread's values at the end of each run and at the end of its log, with the log id of
     each, oldest first: its history, folded once."""
-    users, events = await _log(parts, owner, thread)
-    values = ThreadValues(users)
+    log = await _log(parts, owner, thread)
+    values = ThreadValues(log.users)
     ends: list[tuple[int, dict[str, Any]]] = []
-    for event_id, event in events:
+    for run in log.transcripts.runs:
+        for entry in run.entries:
+            values.replay(run.run_id, entry)
+            if entry["kind"] == "finish":
+                ends.append((entry["eventId"], values.values()))
+    for event_id, event in log.events:
         values.apply(event)
         if isinstance(event, RunFinishEvent):
             ends.append((event_id, values.values()))  # a run's messages change no more
-    if events and (not ends or ends[-1][0] != events[-1][0]):
-        ends.append((events[-1][0], values.values()))
+    if log.last and (not ends or ends[-1][0] != log.last):
+        ends.append((log.last, values.values()))
     return ends
 
 
-async def _log(
-    parts: ServiceParts, owner: Owner, thread: Thread
-) -> tuple[dict[str, Message], list[tuple[int, WireEvent]]]:
-    """The user message of each run of the thread, by id, and its log's events."""
-    log = await parts.store.read_events(thread.id)
-    events = [(e.id, parse_event(e.data)) for e in _kept(log)]
-    ids = [e.payload.message_id for _, e in events if isinstance(e, RunStartEvent)]
+@dataclass(frozen=True, slots=True)
+class _Log:
+    """A thread's log up to a position: its finished runs' transcripts, then its events after
+    them (those a takeover said again left out), and the user message of each run, by id."""
+
+    transcripts: ThreadTranscripts
+    events: list[tuple[int, WireEvent]]
+    users: dict[str, Message]
+
+    @property
+    def last(self) -> int:
+        """The id of the last event it covers (0: none)."""
+        return self.events[-1][0] if self.events else self.transcripts.mark
+
+
+async def _log(parts: ServiceParts, owner: Owner, thread: Thread, upto: int | None = None) -> _Log:
+    """The thread's log up to event ``upto`` (None: all of it): its finished runs from their
+    snapshots' transcripts, only the events after them read and parsed; and the user message of
+    each run ``read_transcripts`` shows, those past ``upto`` too (a stream folds on)."""
+    transcripts = await read_transcripts(parts.store, thread.id, upto)
+    kept = _kept(transcripts.log)
+    events = [(e.id, parse_event(e.data)) for e in kept if upto is None or e.id <= upto]
     found = await parts.store.get_messages_by_ids(
-        thread.id, ids, tenant_id=owner.tenant_id, resource_id=owner.user_id
+        thread.id, transcripts.message_ids, tenant_id=owner.tenant_id, resource_id=owner.user_id
     )
-    return {m.id: human(m) for m in found if isinstance(m, AgentMessage)}, events
+    users = {m.id: human(m) for m in found if isinstance(m, AgentMessage)}
+    return _Log(transcripts, events, users)
 
 
 def _kept(log: Sequence[StoredEvent]) -> list[StoredEvent]:

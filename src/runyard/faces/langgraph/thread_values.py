@@ -10,6 +10,9 @@ result or error. Only the orchestrator's events are messages; a sub-agent's are 
 
 Ids are made from the log, so a state read and a stream say the same ids: the user message's
 own id, ``ai-<runId>-<n>`` for the run's n-th model turn, ``tool-<toolCallId>`` for a result.
+
+A finished run can be folded from its snapshot's transcript instead (``replay``): the same
+messages, the same ids, without reading or parsing its events.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from runyard.protocol import (
     ToolResultEvent,
     WireEvent,
 )
-from runyard.service import ORCHESTRATOR_ID
+from runyard.service import ORCHESTRATOR_ID, TranscriptEntry
 
 __all__ = ["Delta", "Message", "Step", "ThreadValues", "ai_message", "human_message"]
 
@@ -130,25 +133,56 @@ class ThreadValues:
             return []
         match event:
             case RunStartEvent():
-                user = self.users.get(event.payload.message_id)
-                finished = self.close()
-                if user is None:
-                    return finished
-                self.messages.append(user)
-                return [*finished, Step("__start__", [user])]
+                return self._start(event.payload.message_id)
             case TextDeltaEvent() | ReasoningDeltaEvent():
-                return self._delta(event)
+                reasoning = isinstance(event, ReasoningDeltaEvent)
+                return self._delta(event.run_id, event.payload.text, reasoning=reasoning)
             case ToolCallEvent():
-                self._call(event)
+                call = event.payload
+                self._call(event.run_id, call.tool_call_id, call.tool_name, call.args)
                 return []
-            case ToolResultEvent() | ToolErrorEvent():
-                return [*self.close(), self._result(event)]
+            case ToolResultEvent():
+                return [
+                    *self.close(),
+                    self._result(event.payload.tool_call_id, event.payload.result),
+                ]
+            case ToolErrorEvent():
+                return [*self.close(), self._error(event.payload.tool_call_id, event.payload.error)]
             case RunFinishEvent():
-                self.structured = event.payload.output
-                self.failed = event.payload.status == "error"
-                return self.close()
+                return self._finish(event.payload.status, event.payload.output)
             case _:
                 return []
+
+    def replay(self, run_id: str, entry: TranscriptEntry) -> None:
+        """Fold one entry of a finished run's transcript: what folding the events it stands
+        for does (a joined delta is one delta)."""
+        if entry["kind"] == "start":
+            self._start(entry["messageId"])
+        elif entry["kind"] == "text" or entry["kind"] == "reasoning":
+            self._delta(run_id, entry["text"], reasoning=entry["kind"] == "reasoning")
+        elif entry["kind"] == "call":
+            self._call(run_id, entry["toolCallId"], entry["toolName"], entry["args"])
+        elif entry["kind"] == "result":
+            self.close()
+            self._result(entry["toolCallId"], entry["result"])
+        elif entry["kind"] == "error":
+            self.close()
+            self._error(entry["toolCallId"], entry["error"])
+        else:
+            self._finish(entry["status"], entry["output"])
+
+    def _start(self, message_id: str) -> list[Step | Delta]:
+        user = self.users.get(message_id)
+        finished = self.close()
+        if user is None:
+            return finished
+        self.messages.append(user)
+        return [*finished, Step("__start__", [user])]
+
+    def _finish(self, status: str, output: dict[str, Any] | None) -> list[Step | Delta]:
+        self.structured = output
+        self.failed = status == "error"
+        return self.close()
 
     def close(self) -> list[Step | Delta]:
         """End the open model turn (a tool ran, the run ended or waits); its step, once."""
@@ -171,15 +205,13 @@ class ThreadValues:
             self.messages.append(self._turn.message)
         return self._turn.message
 
-    def _delta(self, event: TextDeltaEvent | ReasoningDeltaEvent) -> list[Step | Delta]:
-        text = event.payload.text
+    def _delta(self, run_id: str, text: str, *, reasoning: bool) -> list[Step | Delta]:
         if not text:
             return []
         finished: list[Step | Delta] = []
         if self._turn is not None and self._turn.message["tool_calls"]:
             finished = self.close()  # a turn's text comes before its calls: this is the next
-        message = self._open(event.run_id)
-        reasoning = isinstance(event, ReasoningDeltaEvent)
+        message = self._open(run_id)
         if reasoning:
             kwargs = message["additional_kwargs"]
             kwargs["reasoning_content"] = kwargs.get("reasoning_content", "") + text
@@ -187,25 +219,19 @@ class ThreadValues:
             message["content"] += text
         return [*finished, Delta(message["id"], text, reasoning)]
 
-    def _call(self, event: ToolCallEvent) -> None:
-        payload = event.payload
-        call = {
-            "name": payload.tool_name,
-            "args": payload.args,
-            "id": payload.tool_call_id,
-            "type": "tool_call",
-        }
-        self._open(event.run_id)["tool_calls"].append(call)
-        self._tools[payload.tool_call_id] = payload.tool_name
+    def _call(self, run_id: str, call_id: str, tool_name: str, args: dict[str, Any]) -> None:
+        call = {"name": tool_name, "args": args, "id": call_id, "type": "tool_call"}
+        self._open(run_id)["tool_calls"].append(call)
+        self._tools[call_id] = tool_name
 
-    def _result(self, event: ToolResultEvent | ToolErrorEvent) -> Step:
-        call_id = event.payload.tool_call_id
-        if isinstance(event, ToolResultEvent):
-            result = event.payload.result
-            content = result if isinstance(result, str) else json.dumps(result)
-            status = "success"
-        else:
-            content, status = event.payload.error, "error"
+    def _result(self, call_id: str, result: Any) -> Step:
+        content = result if isinstance(result, str) else json.dumps(result)
+        return self._tool_message(call_id, content, "success")
+
+    def _error(self, call_id: str, error: str) -> Step:
+        return self._tool_message(call_id, error, "error")
+
+    def _tool_message(self, call_id: str, content: str, status: str) -> Step:
         message: Message = {
             "type": "tool",
             "content": content,

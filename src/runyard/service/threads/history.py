@@ -2,8 +2,9 @@
 
 After each ``run-finish`` the run's events are folded into its agent tree once
 (``AgentTreeBuilder``) and stored as a snapshot (``RunSnapshots``) with what its assistant
-message shows; ``RunFinisher`` does it as the last step of every ending. A history read takes a
-page of snapshots and folds only the events after the newest of them — a run still in progress,
+message shows and its transcript (``transcript.py``, what a thread's state is replayed from);
+``RunFinisher`` does it as the last step of every ending. A history read takes a page of
+snapshots and folds only the events after the newest of them — a run still in progress,
 or one whose snapshot was not written (its process died in between) — so it never folds the
 whole log.
 
@@ -25,6 +26,7 @@ from typing import Any, Protocol
 from runyard.messages import AgentMessage, whole_blocks
 from runyard.protocol import AgentTreeBuilder, RunFinishPayload, parse_event
 from runyard.service.owner import Owner
+from runyard.service.threads.transcript import TranscriptEntry, TranscriptFold
 from runyard.storage import (
     Conversations,
     EventLogStore,
@@ -41,6 +43,7 @@ __all__ = [
     "RunFold",
     "RunHistory",
     "RunRows",
+    "catch_up",
     "fold_runs",
     "store_snapshots",
 ]
@@ -62,10 +65,16 @@ class RunRows:
     message_id: str | None
     assistant: dict[str, Any]
     finished: bool
+    transcript: list[TranscriptEntry] | None
+    """None: a snapshot written before transcripts were kept."""
 
     def snapshot(self, thread_id: str) -> RunSnapshot:
         """The run's snapshot document."""
-        data = {"messageId": self.message_id, "assistant": self.assistant}
+        data = {
+            "messageId": self.message_id,
+            "assistant": self.assistant,
+            "transcript": self.transcript,
+        }
         created = int(self.assistant["createdAt"])
         return RunSnapshot(
             thread_id, self.run_id, self.first_event_id, self.last_event_id, data, created
@@ -82,6 +91,7 @@ class RunRows:
             data.get("messageId"),
             data["assistant"],
             finished=True,
+            transcript=data.get("transcript"),
         )
 
 
@@ -101,6 +111,7 @@ class _Fold:
         self.first = first
         self.last = first
         self.tree = AgentTreeBuilder()
+        self.transcript = TranscriptFold()
         self.message_id: str | None = None
         self.chosen: dict[str, str] | None = None
         self.finish: RunFinishPayload | None = None
@@ -109,6 +120,7 @@ class _Fold:
         event = parse_event(stored.data)
         self.last = stored
         self.tree.apply(event, stored.id)
+        self.transcript.apply(event, stored.id)
         if event.type == "run-start":
             self.message_id = event.payload.message_id
             if event.payload.agent_id is not None:
@@ -138,7 +150,9 @@ class _Fold:
         if self.finish is not None and self.finish.usage is not None:
             assistant["usage"] = self.finish.usage.model_dump(mode="json")
         finished = self.finish is not None
-        return RunRows(run_id, self.first.id, self.last.id, self.message_id, assistant, finished)
+        transcript = self.transcript.entries()
+        first, last = self.first.id, self.last.id
+        return RunRows(run_id, first, last, self.message_id, assistant, finished, transcript)
 
 
 class LogFold:
@@ -210,6 +224,16 @@ async def _save_finished(store: RunSnapshots, thread_id: str, runs: Sequence[Run
         await store.save_run_snapshots(thread_id, [run.snapshot(thread_id) for run in done])
 
 
+async def catch_up(store: RunSnapshots, thread_id: str, runs: Sequence[RunRows]) -> None:
+    """Store what a read folded: the snapshots of the finished runs that lead ``runs`` (the log
+    after the thread's snapshots), so the next read need not fold them; a failure is only logged,
+    and a later read retries."""
+    try:
+        await _save_finished(store, thread_id, runs)
+    except Exception:
+        logger.exception("thread %s: storing run snapshots failed; a later read retries", thread_id)
+
+
 async def store_snapshots(store: HistoryStore, thread_id: str) -> None:
     """Snapshot the thread's finished runs that have none yet: after a ``run-finish``, that run."""
     after = await store.last_snapshot_event_id(thread_id)
@@ -259,12 +283,7 @@ class RunHistory:
             await self.store.read_events(thread_id, after_id=mark, limit=before) if before else []
         )
         folded = fold_runs(tail)
-        try:
-            await _save_finished(self.store, thread_id, folded)
-        except Exception:
-            logger.exception(
-                "thread %s: storing run snapshots failed; a later read retries", thread_id
-            )
+        await catch_up(self.store, thread_id, folded)
         return [RunRows.of(s) for s in snapshots] + folded
 
     async def _users(
