@@ -159,6 +159,27 @@ def test_create_then_join_and_the_threads_runs(client: SyncLangGraphClient) -> N
         client.runs.get(thread_id, "run_nobody")
 
 
+def test_the_threads_runs_page_newest_first_across_snapshots_and_the_log(
+    client: SyncLangGraphClient,
+) -> None:
+    thread_id = client.threads.create()["thread_id"]
+    finished = []
+    for n in range(3):
+        finished.append(client.runs.create(thread_id, "assistant", input=said(f"hi {n}")))
+        client.runs.join(thread_id, finished[-1]["run_id"])  # ended, so snapshotted
+    held = client.runs.create(thread_id, "assistant", input=said(NOTE))
+    client.runs.join(thread_id, held["run_id"])  # waits for its answer: in the log only
+    newest_first = [held["run_id"], *reversed([r["run_id"] for r in finished])]
+
+    def page(offset: int, limit: int) -> list[str]:
+        return [r["run_id"] for r in client.runs.list(thread_id, limit=limit, offset=offset)]
+
+    assert page(0, 10) == newest_first
+    assert page(0, 2) + page(2, 2) == newest_first
+    assert page(1, 1) == newest_first[1:2]
+    assert page(10**20, 10) == []
+
+
 def test_a_stateless_run_gets_a_thread_of_its_own(client: SyncLangGraphClient) -> None:
     values = client.runs.wait(None, "assistant", input=said("hello"))
 

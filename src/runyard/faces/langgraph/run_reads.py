@@ -38,6 +38,8 @@ LastEventId = Annotated[
         description="the `id` of the last frame received: the stream goes on after it",
     ),
 ]
+_MOST_SNAPSHOTS = 2**31
+"""A page past this many runs is past every thread's runs (and ``offset`` is unbounded)."""
 _REJOIN = (
     "The run's stream again, as `runs.stream` sends it: after `Last-Event-ID` when given "
     "(what was missed is sent again, without `metadata`, which the client had), else from now "
@@ -54,11 +56,21 @@ async def owned_run(parts: ServiceParts, owner: Owner, thread_id: str, run_id: s
     return record
 
 
-async def _run_ids(parts: ServiceParts, thread_key: str) -> list[str]:
-    """The thread's runs, newest first (by their ``run-start`` in its log)."""
-    log = await parts.store.read_events(thread_key)
-    started = [e.run_id for e in log if e.type == "run-start" and e.run_id]
-    return list(dict.fromkeys(reversed(started)))
+async def _run_ids(parts: ServiceParts, thread_key: str, offset: int, limit: int) -> list[str]:
+    """The thread's runs ``offset`` to ``offset + limit``, newest first: those of the log after
+    its run snapshots (by their ``run-start``), then the snapshots' runs, newest first; only as
+    many snapshots as the page needs are read, and none of the log they cover."""
+    mark = await parts.store.last_snapshot_event_id(thread_key)
+    tail = await parts.store.read_events(thread_key, after_id=mark)
+    started = [e.run_id for e in tail if e.type == "run-start" and e.run_id]
+    ids = list(dict.fromkeys(reversed(started)))
+    wanted = offset + limit - len(ids)
+    if wanted > 0 and mark:
+        snapshots = await parts.store.read_run_snapshots(
+            thread_key, limit=min(wanted, _MOST_SNAPSHOTS)
+        )
+        ids += [s.run_id for s in reversed(snapshots)]
+    return ids[offset : offset + limit]
 
 
 async def _rejoined(
@@ -107,7 +119,7 @@ def run_read_routes(api: APIRouter, wiring: FaceWiring) -> None:
     ) -> list[dict[str, Any]]:
         """The thread's runs, newest first."""
         thread = await Threads(parts.events, parts.store).get(owner, thread_id)
-        ids = (await _run_ids(parts, thread.id))[offset : offset + limit]
+        ids = await _run_ids(parts, thread.id, offset, limit)
         records = [await parts.store.get_run(run_id) for run_id in ids]
         return [run_body(thread_id, r) for r in records if r is not None]
 
