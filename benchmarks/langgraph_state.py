@@ -25,15 +25,13 @@ state read's medians as a summary row (no target).
 from __future__ import annotations
 
 import argparse
-import asyncio
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
 
-from _report import Row, json_option, observed, write_rows
+from _report import Row, observed
 from _timing import Variant, interleave
-from thread_history import OWNER, THREAD, fill
+from thread_history import OWNER, THREAD, fill, print_reads, thread_read_main
 
 from runyard.faces.langgraph.thread_state import folded, human, run_ends
 from runyard.faces.langgraph.thread_values import ThreadValues
@@ -110,10 +108,7 @@ async def measure(args: argparse.Namespace, db: Path) -> Row:
         await store.close()
     messages = len(now.values()["messages"])
     print(f"{args.runs} runs, {total} events, {messages} messages, SQLite, n={args.repeat}")
-    print("| read | what | median | p90 |")
-    print("|---|---|---|---|")
-    for t in timed:
-        print(f"| {t.system} | {t.mode} | {t.median:.1f} ms | {t.p90:.1f} ms |")
+    print_reads("what", timed)
     return observed(
         f"LangGraph `get_state` on a thread with {args.runs:,} runs, folding the log → snapshots",
         f"{timed[0].median:,.0f} ms → {timed[1].median:.0f} ms",
@@ -121,15 +116,7 @@ async def measure(args: argparse.Namespace, db: Path) -> Row:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--runs", type=int, default=1000)
-    parser.add_argument("--deltas", type=int, default=30)
-    parser.add_argument("--repeat", type=int, default=20)
-    json_option(parser)
-    args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        row = asyncio.run(measure(args, Path(tmp) / "state.db"))
-    write_rows(args.json, [row])
+    thread_read_main(__doc__, measure, "state.db")
 
 
 if __name__ == "__main__":

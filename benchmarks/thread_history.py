@@ -23,11 +23,12 @@ import argparse
 import asyncio
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 from _report import Row, json_option, observed, write_rows
-from _timing import Variant, interleave
+from _timing import Timed, Variant, interleave
 
 from runyard.messages import AgentMessage
 from runyard.protocol import (
@@ -167,10 +168,7 @@ async def measure(args: argparse.Namespace, db: Path) -> Row:
         await bus.close()
         await store.close()
     print(f"{args.runs} runs, {total} events, pages of {PAGE} messages, SQLite, n={args.repeat}")
-    print("| read | page | median | p90 |")
-    print("|---|---|---|---|")
-    for t in timed:
-        print(f"| {t.system} | {t.mode} | {t.median:.1f} ms | {t.p90:.1f} ms |")
+    print_reads("page", timed)
     print(
         f"| lazy catch-up of a thread without snapshots (once) | — | {catch_up * 1000:.0f} ms | |"
     )
@@ -181,16 +179,32 @@ async def measure(args: argparse.Namespace, db: Path) -> Row:
     )
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def print_reads(column: str, timed: list[Timed]) -> None:
+    """The timed reads as a table: each variant's median and p90."""
+    print(f"| read | {column} | median | p90 |")
+    print("|---|---|---|---|")
+    for t in timed:
+        print(f"| {t.system} | {t.mode} | {t.median:.1f} ms | {t.p90:.1f} ms |")
+
+
+def thread_read_main(
+    doc: str, measure: Callable[[argparse.Namespace, Path], Awaitable[Row]], db: str
+) -> None:
+    """The command line of a benchmark of reads on a thread of ``--runs`` runs (``fill``):
+    ``measure`` on a new SQLite file ``db``, its row written with ``--json``."""
+    parser = argparse.ArgumentParser(description=doc.split("\n")[0])
     parser.add_argument("--runs", type=int, default=1000)
     parser.add_argument("--deltas", type=int, default=30)
     parser.add_argument("--repeat", type=int, default=20)
     json_option(parser)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        row = asyncio.run(measure(args, Path(tmp) / "history.db"))
+        row = asyncio.run(measure(args, Path(tmp) / db))
     write_rows(args.json, [row])
+
+
+def main() -> None:
+    thread_read_main(__doc__, measure, "history.db")
 
 
 if __name__ == "__main__":
