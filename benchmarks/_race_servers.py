@@ -46,7 +46,7 @@ __all__ = [
 
 HERE = Path(__file__).resolve().parent
 PEER = HERE / "langgraph_peer"
-_READY_SECONDS = 120
+_READY_SECONDS = 300  # a traced server, on a busy machine, takes minutes to import
 
 
 @dataclass(frozen=True)
