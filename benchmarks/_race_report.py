@@ -270,8 +270,8 @@ _METHOD = """\
 `python benchmarks/service_vs_langgraph.py --langgraph-venv /tmp/lg-venv --write-docs`
 regenerates this part (`--quick`: one short round, about 1.5 minutes; `--json PATH`: only the
 summary rows, which `make bench` puts in the table at the top; `--only memory`: the held runs'
-part alone, printed, no docs written). LangGraph Server lives in a
-virtual environment of its own, never the project's: `python3 -m venv /tmp/lg-venv &&
+part alone, printed, no docs written). LangGraph Server lives in a virtual environment of its
+own, never the project's: `python3 -m venv /tmp/lg-venv &&
 /tmp/lg-venv/bin/pip install "langgraph-cli[inmem]" langgraph-sdk langchain`. Without it the
 script reports "not run" and exits 0.
 
@@ -312,17 +312,17 @@ script reports "not run" and exits 0.
   One probe run is held in its first model call (the fake model waits for a file the script
   writes, `benchmarks/_held_runs.py`), then the held runs, each with its client streaming; both
   times the probe's watcher, asked through a file, collects garbage and reports the Python heap
-  the server traces (`tracemalloc.get_traced_memory()`): bytes per held run = the heap with
-  them held, minus the heap before, divided by their number; then all are released and must finish with the answer.
-  The same code in both servers (standard library only), and it counts what each held run keeps
-  allocated whether or not the heap had free room: resident memory does not, since a heap left
-  with free room by the warm-up grows no page for a held run's few KiB (the RSS columns are
-  shown beside, read with that in mind). What it does not count is memory outside Python's
-  allocator (SQLite's page cache, libuv's buffers under LangGraph's uvloop). Measured twice per
-  round, the second kept: the first grows what a server keeps once it has held that many
-  (pools, worker threads). LangGraph Server's `--n-jobs-per-worker` is at least the held runs
-  plus the probe, so none waits in its queue (the script waits until every one is inside the
-  model).
+  the server traces (`tracemalloc.get_traced_memory()`). Per held run: the heap with them held,
+  minus the heap before, divided by their number; then all are released and must finish with
+  the answer. It is the same code in both servers (standard library only), and it counts what
+  each held run keeps allocated whether or not the heap had free room, which resident memory
+  does not: a heap the warm-up left with free room grows no page for a held run's few KiB (the
+  RSS columns are shown beside, to be read with that in mind). Memory outside Python's
+  allocator is not counted (SQLite's page cache, libuv's buffers under LangGraph's uvloop).
+  Measured twice per round, the second kept: the first grows what a server keeps once it has
+  held that many (pools, worker threads). LangGraph Server's `--n-jobs-per-worker` is at least
+  the held runs plus the probe, so none waits in its queue (the script waits until every one
+  is inside the model).
 - **Listeners**: one held run; that many SSE connections to its thread (runyard `GET
   /v1/events/{threadId}`, LangGraph `GET /threads/{id}/runs/{runId}/stream`), all connected;
   server RSS; released: time from the release to the last listener holding the run's end (the
@@ -330,8 +330,8 @@ script reports "not run" and exits 0.
   listener got after the release to the last end.
 - **Rounds**: each round starts every server afresh, traced, for the held runs, and afresh
   again, untraced, for the listeners and then the throughput rows (so neither memory figure
-  sits on a heap another measure grew first); each start warms every server up (10 threads, a few seconds); every
-  measure alternates between the servers in an order that rotates."""
+  sits on a heap another measure grew first); each start warms every server up (10 threads, a
+  few seconds); every measure alternates between the servers in an order that rotates."""
 
 
 def _throughput_table(results: Results) -> str:
