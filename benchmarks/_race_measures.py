@@ -9,10 +9,12 @@ import os
 import statistics
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from _held_runs import HEAP, MEASURE, UNTRACED
 from _race_clients import Client, Followed
 from _race_servers import Server
 from sse_common import percentile
@@ -57,15 +59,24 @@ class Throughput:
 
 @dataclass(frozen=True)
 class HeldMemory:
-    """The server's resident memory (MiB) before and while ``runs`` runs were held."""
+    """The server's Python heap (bytes ``tracemalloc`` traces) and resident memory (MiB) before
+    and while ``runs`` runs were held."""
 
     runs: int
+    idle_heap: int
+    held_heap: int
     idle_mib: float
     held_mib: float
     load: float
 
     @property
     def kib_per_run(self) -> float:
+        """What each held run keeps allocated: the measure the target is held to."""
+        return (self.held_heap - self.idle_heap) / 1024 / self.runs
+
+    @property
+    def rss_kib_per_run(self) -> float:
+        """The growth of resident memory per held run: zero while the heap has free room."""
         return (self.held_mib - self.idle_mib) * 1024 / self.runs
 
 
@@ -126,23 +137,28 @@ async def throughput(
 
 
 async def held_memory(client: Client, server: Server, runs: int, releases: Path) -> HeldMemory:
-    """Resident memory while ``runs`` runs wait in their first model call, each streamed."""
-    idle = await _settled_rss(server)
-    token = uuid.uuid4().hex
+    """The heap and resident memory while ``runs`` runs wait in their first model call, each
+    streamed, less the same before. A probe run, held throughout, is how the benchmark asks the
+    server for its heap both times, so the probe's own cost is in both figures."""
+    probe, token = uuid.uuid4().hex, uuid.uuid4().hex
     gate = asyncio.Semaphore(OPENING)
 
-    async def one_run() -> Followed:
+    async def one_run(held_for: str) -> Followed:
         async with gate:
             thread = await client.new_thread()
-        return await client.run(thread, f"hold {token}")
+        return await client.run(thread, f"hold {held_for}")
 
-    tasks = [asyncio.create_task(one_run()) for _ in range(runs)]
+    tasks = [asyncio.create_task(one_run(probe))]
+    await _all_held(releases, probe, 1, tasks)
+    idle_heap, idle = await _heap(releases, probe, tasks), await _settled_rss(server)
+    tasks += [asyncio.create_task(one_run(token)) for _ in range(runs)]
     await _all_held(releases, token, runs, tasks)
-    held = await _settled_rss(server)
+    held_heap, held = await _heap(releases, probe, tasks), await _settled_rss(server)
     load = os.getloadavg()[0]
-    (releases / token).touch()
+    for released in (token, probe):
+        (releases / released).touch()
     await asyncio.gather(*tasks)
-    return HeldMemory(runs, idle, held, load)
+    return HeldMemory(runs, idle_heap, held_heap, idle, held, load)
 
 
 async def fanout(client: Client, server: Server, listeners: int, releases: Path) -> Fanout:
@@ -189,15 +205,38 @@ async def _all_held(
 ) -> None:
     """Wait until the servers' fake models hold ``runs`` runs for ``token``."""
     count = releases / f"{token}.held"
+
+    def held() -> int:
+        return int(count.read_text() or 0) if count.exists() else 0
+
+    if not await _until(lambda: held() >= runs, tasks):
+        raise RuntimeError(f"only {held()} of {runs} runs held")
+
+
+async def _heap(releases: Path, token: str, tasks: list[asyncio.Task[Followed]]) -> int:
+    """The server's traced Python heap, in bytes, asked of the watcher of held ``token``."""
+    answer = releases / f"{token}{HEAP}"
+    answer.unlink(missing_ok=True)
+    (releases / f"{token}{MEASURE}").touch()
+    text = answer.read_text() if await _until(answer.exists, tasks) else "no answer"
+    if not text.isdigit():
+        why = "runs without PYTHONTRACEMALLOC" if text == UNTRACED else text
+        raise RuntimeError(f"the server's heap is unknown: {why}")
+    return int(text)
+
+
+async def _until(ready: Callable[[], bool], tasks: list[asyncio.Task[Followed]]) -> bool:
+    """Whether ``ready()`` (a file the server writes) came true within 300 s. A run of
+    ``tasks`` that failed meanwhile raises."""
     deadline = time.monotonic() + 300
-    while time.monotonic() < deadline:
+    while not ready():
         failed = next((t for t in tasks if t.done() and t.exception()), None)
         if failed is not None:
             raise RuntimeError("a held run failed") from failed.exception()
-        if count.exists() and int(count.read_text() or 0) >= runs:
-            return
-        await asyncio.sleep(_HELD_POLL)  # the count is a file another process writes
-    raise RuntimeError(f"only {count.read_text() if count.exists() else 0} of {runs} runs held")
+        if time.monotonic() >= deadline:
+            return False
+        await asyncio.sleep(_HELD_POLL)  # the file is another process's to write
+    return True
 
 
 async def _settled_rss(server: Server) -> float:
@@ -220,3 +259,4 @@ class Options:
     concurrency: tuple[int, ...]
     held_runs: int
     listeners: int
+    memory_only: bool = False  # only the held runs' round (``--only memory``)

@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
 
-from _race_measures import Options, Round
+from _race_measures import HeldMemory, Options, Round
 from _report import cpu_name
 from _report import write_section as write_between
 
@@ -26,6 +26,8 @@ __all__ = [
     "RUNYARD_MEMORY",
     "SYSTEMS",
     "Results",
+    "memory_row",
+    "render_memory",
     "render_rows",
     "render_section",
     "versions",
@@ -144,13 +146,17 @@ def _rates(results: Results, threads: int) -> dict[str, float]:
     return {name: results.median(lambda r, n=name: _rate(r, n, threads)) for name in SYSTEMS}
 
 
+def _load(results: Results) -> str:
+    return f"load average {results.load_range()}, {len(results.rounds)} round(s)"
+
+
 def _yes(met: bool) -> str:
     return "yes" if met else "no"
 
 
 def render_rows(results: Results) -> list[dict[str, str]]:
     """The summary rows: medians over the rounds, and the load average they ran under."""
-    load = f"load average {results.load_range()}, {len(results.rounds)} round(s)"
+    load = _load(results)
     rows = []
     for (what, target), threads in zip(ROWS, results.options.concurrency, strict=False):
         rate = _rates(results, threads)
@@ -161,14 +167,7 @@ def render_rows(results: Results) -> list[dict[str, str]]:
         )
         rows.append(_row(what, target, measured, _yes(ratio >= THROUGHPUT_TARGET)))
     rows.append(_row(*ROWS[3], _latency_summary(results), "—"))
-    kib = {name: results.median(lambda r, n=name: r.memory[n].kib_per_run) for name in SYSTEMS}
-    factor = kib[LANGGRAPH] / kib[RUNYARD] if kib[RUNYARD] > 0 else float("inf")
-    memory = (
-        f"{kib[RUNYARD]:.0f} KiB vs {kib[LANGGRAPH]:.0f} KiB per run "
-        f"({results.options.held_runs} held): {factor:.1f}{_TIMES} less "
-        f"(runyard on memory:// {kib[RUNYARD_MEMORY]:.0f} KiB; {load})"
-    )
-    rows.append(_row(*ROWS[4], memory, _yes(factor >= MEMORY_TARGET)))
+    rows.append(memory_row(results))
     rows.append(_row(*ROWS[5], _fanout_summary(results), "—"))
     cpu = {
         name: results.median(lambda r, n=name: r.throughput[(n, 10)].cpu_ms_per_run)
@@ -176,11 +175,30 @@ def render_rows(results: Results) -> list[dict[str, str]]:
     }
     measured = ", ".join(f"{name} {cpu[name]:.1f} ms" for name in SYSTEMS)
     rows.append(_row(*ROWS[6], measured, "—"))
-    rows.extend(_same_graph_rows(results, load, kib))
+    rows.extend(_same_graph_rows(results, load))
     return rows
 
 
-def _same_graph_rows(results: Results, load: str, kib: dict[str, float]) -> list[dict[str, str]]:
+def _kib_per_run(results: Results) -> dict[str, float]:
+    """Python heap per held run of every system, in KiB, medians of the rounds."""
+    return {name: results.median(lambda r, n=name: r.memory[n].kib_per_run) for name in SYSTEMS}
+
+
+def memory_row(results: Results) -> dict[str, str]:
+    """The summary row of memory per active run: the traced heap decides, RSS is shown."""
+    kib = _kib_per_run(results)
+    rss = {name: results.median(lambda r, n=name: r.memory[n].rss_kib_per_run) for name in SYSTEMS}
+    factor = kib[LANGGRAPH] / kib[RUNYARD] if kib[RUNYARD] > 0 else float("inf")
+    measured = (
+        f"{kib[RUNYARD]:.0f} KiB vs {kib[LANGGRAPH]:.0f} KiB of Python heap per held run "
+        f"({results.options.held_runs} held): {factor:.1f}{_TIMES} less (runyard on memory:// "
+        f"{kib[RUNYARD_MEMORY]:.0f} KiB; RSS growth {rss[RUNYARD]:.0f} vs {rss[LANGGRAPH]:.0f} "
+        f"KiB per run; {_load(results)})"
+    )
+    return _row(*ROWS[4], measured, _yes(factor >= MEMORY_TARGET))
+
+
+def _same_graph_rows(results: Results, load: str) -> list[dict[str, str]]:
     """The race on LangGraph Server's own graph: runyard serving it against LangGraph Server."""
     ratios, rates = [], []
     for threads in results.options.concurrency:
@@ -196,9 +214,10 @@ def _same_graph_rows(results: Results, load: str, kib: dict[str, float]) -> list
         f" / {results.median(lambda r, t=t: r.throughput[(RUNYARD_GRAPH, t)].latency_ms('first_event', 99)):.0f}"
         for t in results.options.concurrency
     )
+    kib = _kib_per_run(results)
     shown = (
-        f"{latency} ms; {kib[RUNYARD_GRAPH]:.0f} KiB per run vs LangGraph Server's "
-        f"{kib[LANGGRAPH]:.0f} KiB"
+        f"{latency} ms; {kib[RUNYARD_GRAPH]:.0f} KiB of Python heap per held run vs LangGraph "
+        f"Server's {kib[LANGGRAPH]:.0f} KiB"
     )
     return [_row(*ROWS[7], measured, met), _row(*ROWS[8], shown, "—")]
 
@@ -242,7 +261,7 @@ def render_section(results: Results) -> str:
         _throughput_table(results),
         _memory_table(results),
         _fanout_table(results),
-        _targets_table(results),
+        _targets_table(render_rows(results)),
     ]
     return "\n\n".join(blocks)
 
@@ -250,8 +269,9 @@ def render_section(results: Results) -> str:
 _METHOD = """\
 `python benchmarks/service_vs_langgraph.py --langgraph-venv /tmp/lg-venv --write-docs`
 regenerates this part (`--quick`: one short round, about 1.5 minutes; `--json PATH`: only the
-summary rows, which `make bench` puts in the table at the top). LangGraph Server lives in a
-virtual environment of its own, never the project's: `python3 -m venv /tmp/lg-venv &&
+summary rows, which `make bench` puts in the table at the top; `--only memory`: the held runs'
+part alone, printed, no docs written). LangGraph Server lives in a virtual environment of its
+own, never the project's: `python3 -m venv /tmp/lg-venv &&
 /tmp/lg-venv/bin/pip install "langgraph-cli[inmem]" langgraph-sdk langchain`. Without it the
 script reports "not run" and exits 0.
 
@@ -287,20 +307,31 @@ script reports "not run" and exits 0.
   runs; it depends far less than wall time on what else the machine runs. Latencies: POST sent
   → first streamed event (runyard `run-start`, LangGraph `metadata`), → first model output (the
   tool call), → the run's end, over every run of the row.
-- **Memory per active run**: runs held in their first model call (the fake model waits for a
-  file the script writes, `benchmarks/_held_runs.py`), each with its client streaming; resident
-  memory of the server's process tree (median of 5 samples) once every run is held, minus the
-  same just before, divided by the number of runs; then they are released and must all finish
-  with the answer.
+- **Memory per active run**: the servers of this part run with `tracemalloc` on
+  (`PYTHONTRACEMALLOC=1`, one frame per allocation; only here, never for the throughput rows).
+  One probe run is held in its first model call (the fake model waits for a file the script
+  writes, `benchmarks/_held_runs.py`), then the held runs, each with its client streaming; both
+  times the probe's watcher, asked through a file, collects garbage and reports the Python heap
+  the server traces (`tracemalloc.get_traced_memory()`). Per held run: the heap with them held,
+  minus the heap before, divided by their number; then all are released and must finish with
+  the answer. It is the same code in both servers (standard library only), and it counts what
+  each held run keeps allocated whether or not the heap had free room, which resident memory
+  does not: a heap the warm-up left with free room grows no page for a held run's few KiB (the
+  RSS columns are shown beside, to be read with that in mind). Memory outside Python's
+  allocator is not counted (SQLite's page cache, libuv's buffers under LangGraph's uvloop).
+  Measured twice per round, the second kept: the first grows what a server keeps once it has
+  held that many (pools, worker threads). LangGraph Server's `--n-jobs-per-worker` is at least
+  the held runs plus the probe, so none waits in its queue (the script waits until every one
+  is inside the model).
 - **Listeners**: one held run; that many SSE connections to its thread (runyard `GET
   /v1/events/{threadId}`, LangGraph `GET /threads/{id}/runs/{runId}/stream`), all connected;
   server RSS; released: time from the release to the last listener holding the run's end (the
   fake model notices the release within 20 ms), to the median one, and from the first event a
   listener got after the release to the last end.
-- **Rounds**: each round starts every server afresh for the held runs, and afresh again for
-  the listeners and then the throughput rows (so neither memory figure sits on a heap another
-  measure grew first); each start warms every server up (10 threads, a few seconds); every
-  measure alternates between the servers in an order that rotates."""
+- **Rounds**: each round starts every server afresh, traced, for the held runs, and afresh
+  again, untraced, for the listeners and then the throughput rows (so neither memory figure
+  sits on a heap another measure grew first); each start warms every server up (10 threads, a
+  few seconds); every measure alternates between the servers in an order that rotates."""
 
 
 def _throughput_table(results: Results) -> str:
@@ -328,17 +359,38 @@ def _throughput_table(results: Results) -> str:
 
 def _memory_table(results: Results) -> str:
     rows = [
-        "| server | RSS before → with the runs held | KiB per active run |",
-        "|---|---:|---:|",
+        "| server | Python heap before → with the runs held | KiB of heap per held run "
+        "| RSS before → with the runs held | RSS KiB per held run |",
+        "|---|---:|---:|---:|---:|",
     ]
     for name in SYSTEMS:
-        before_after = (
-            f"{results.median(lambda r, n=name: r.memory[n].idle_mib):.0f} → "
-            f"{results.median(lambda r, n=name: r.memory[n].held_mib):.0f} MiB"
-        )
-        kib = results.each(lambda r, n=name: r.memory[n].kib_per_run, "{:.0f}")
-        rows.append(f"| {name} | {before_after} | {kib} |")
+        held = [r.memory[name] for r in results.rounds]
+        heap = _span(held, "idle_heap", "held_heap", 2**-20, "{:.1f}")
+        rss = _span(held, "idle_mib", "held_mib", 1, "{:.0f}")
+        kib = results.each(lambda r, n=name: r.memory[n].kib_per_run, "{:.1f}")
+        rss_kib = results.each(lambda r, n=name: r.memory[n].rss_kib_per_run, "{:.0f}")
+        rows.append(f"| {name} | {heap} | {kib} | {rss} | {rss_kib} |")
     return "\n".join(rows)
+
+
+def _span(held: list[HeldMemory], before: str, after: str, scale: float, form: str) -> str:
+    """Medians over the rounds of two attributes of ``held``, times ``scale``: "a → b MiB"."""
+    ends = (
+        form.format(statistics.median(getattr(m, a) for m in held) * scale) for a in (before, after)
+    )
+    return " → ".join(ends) + " MiB"
+
+
+def render_memory(results: Results) -> str:
+    """What ``--only memory`` prints before its summary row: when and how it ran, its table."""
+    return "\n\n".join(
+        [
+            f"Measured {results.when}; {results.versions}. {len(results.rounds)} round(s), "
+            f"{results.options.held_runs} held runs; 1-minute load average "
+            f"{results.load_range()}.",
+            _memory_table(results),
+        ]
+    )
 
 
 def _fanout_table(results: Results) -> str:
@@ -360,9 +412,9 @@ def _fanout_table(results: Results) -> str:
     return "\n".join(rows)
 
 
-def _targets_table(results: Results) -> str:
+def _targets_table(summary: list[dict[str, str]]) -> str:
     rows = ["| what | target | measured (medians of the rounds) | met |", "|---|---|---|---|"]
-    for row in render_rows(results):
+    for row in summary:
         met = row["met"] if row["met"] != "no" else "**no**"
         rows.append(f"| {row['what']} | {row['target']} | {row['measured']} | {met} |")
     return "\n".join(rows)

@@ -10,7 +10,11 @@
   persistence off, analytics and the version check off, and enough concurrent jobs for every
   run the race keeps in flight (``langgraph dev`` runs one at a time by default).
 
-Both log warnings only. Resident memory is the sum over the server's process tree.
+Both log warnings only. Resident memory is the sum over the server's process tree. Started
+with ``traced_frames`` above 0, a server runs with ``PYTHONTRACEMALLOC`` set to it
+(``tracemalloc`` on from its first line, keeping that many frames per allocation), so
+``_held_runs`` can report its Python heap: for the held runs' round only, since tracing slows
+every allocation.
 """
 
 from __future__ import annotations
@@ -42,7 +46,7 @@ __all__ = [
 
 HERE = Path(__file__).resolve().parent
 PEER = HERE / "langgraph_peer"
-_READY_SECONDS = 120
+_READY_SECONDS = 300  # a traced server, on a busy machine, takes minutes to import
 
 
 @dataclass(frozen=True)
@@ -95,6 +99,7 @@ def runyard_server(
     shared: Shared | None = None,
     role: str = "all",
     factory: str = "service_race_app:create",
+    traced_frames: int = 0,
 ) -> Iterator[Server]:
     """runyard's HTTP app with the race agent (``factory``: another app of
     ``service_race_app``), on ``folder/runyard.db`` (or ``memory://``, or the ``shared``
@@ -110,6 +115,7 @@ def runyard_server(
         "RUNYARD_INSTANCE_ID": f"{folder.name}-{port}",
         "PYTHONPATH": os.pathsep.join(p for p in (str(HERE), source) if p),
         RELEASE_DIR: str(release_dir),
+        **_tracing(traced_frames),
     }
     command = [
         sys.executable, "-m", "uvicorn", "--factory", factory,
@@ -137,7 +143,9 @@ def replica_set(
 
 
 @contextmanager
-def langgraph_server(venv: Path, folder: Path, release_dir: Path, jobs: int) -> Iterator[Server]:
+def langgraph_server(
+    venv: Path, folder: Path, release_dir: Path, jobs: int, *, traced_frames: int = 0
+) -> Iterator[Server]:
     """``langgraph dev`` serving the peer graph, run from ``folder`` (its scratch files go there)."""
     port = free_port()
     config = json.loads((PEER / "langgraph.json").read_text())
@@ -152,6 +160,7 @@ def langgraph_server(venv: Path, folder: Path, release_dir: Path, jobs: int) -> 
         "LANGSMITH_TRACING": "false",
         "LOG_LEVEL": "WARNING",
         RELEASE_DIR: str(release_dir),
+        **_tracing(traced_frames),
     }
     command = [
         str(venv / "bin" / "langgraph"), "dev", "--no-browser", "--no-reload",
@@ -160,6 +169,10 @@ def langgraph_server(venv: Path, folder: Path, release_dir: Path, jobs: int) -> 
     ]  # fmt: skip
     with _running("LangGraph Server", port, command, env, folder, "/ok") as server:
         yield server
+
+
+def _tracing(frames: int) -> dict[str, str]:
+    return {"PYTHONTRACEMALLOC": str(frames)} if frames > 0 else {}
 
 
 @contextmanager

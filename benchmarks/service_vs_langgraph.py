@@ -1,7 +1,8 @@
 """Service race: runyard's HTTP + SSE service against LangGraph Server, same machine, one run.
 
     python benchmarks/service_vs_langgraph.py [--quick] [--json PATH] [--write-docs]
-        [--langgraph-venv /tmp/lg-venv] [--rounds N] [--seconds S] [--postgres URL [--redis URL]]
+        [--langgraph-venv /tmp/lg-venv] [--rounds N] [--seconds S] [--only memory]
+        [--postgres URL [--redis URL]]
 
 Four servers run as their own processes on loopback ports, started by this script: runyard's
 HTTP app (``service_race_app.py``) under uvicorn on its default embedded store, a SQLite file
@@ -22,9 +23,10 @@ and pass ``--langgraph-venv /tmp/lg-venv`` (the default). Without it, the script
 writes with ``--json``) rows saying it did not run, and exits 0.
 
 Measured in rounds, every measure alternating between the servers in an order that rotates.
-Each round starts the servers afresh for memory per active run (``--held-runs`` runs held inside
-their first model call, each with its client streaming; resident memory of the server's process
-tree before and while they are held), then afresh again for ``--listeners`` SSE listeners on one
+Each round starts the servers afresh, with ``tracemalloc`` on, for memory per active run
+(``--held-runs`` runs held inside their first model call, each with its client streaming; the
+Python heap each server traces, and the resident memory of its process tree, before and while
+they are held), then afresh again, untraced, for ``--listeners`` SSE listeners on one
 thread (a held run, every listener connected, then released: time until each has the run's end,
 and the server's memory) and sustained runs per second with 1, 10 and 100 concurrent threads for
 ``--seconds`` each (a client per thread: POST a run, stream its events to the end, again; a new
@@ -32,7 +34,8 @@ thread every 10 runs), with the server's CPU per run and POST → first streamed
 model output and → end latencies. Each start is followed by a warm-up.
 ``--quick`` is one short round (about two minutes); ``--json PATH`` writes the summary rows
 ``{"what", "target", "measured", "met"}``; ``--write-docs`` rewrites this benchmark's section of
-docs/benchmarks.md.
+docs/benchmarks.md. ``--only memory`` runs the held runs' part alone and prints its table and
+row (``--json``: that row only; it writes no docs).
 
 ``--postgres URL`` races instead runyard as two replicas on PostgreSQL + Redis against LangGraph
 Server, throughput at 10 and 100 threads only (``_race_replicas.py``; about a minute quick), with
@@ -66,6 +69,8 @@ from _race_report import (
     RUNYARD_MEMORY,
     SYSTEMS,
     Results,
+    memory_row,
+    render_memory,
     render_rows,
     render_section,
     versions,
@@ -122,15 +127,18 @@ def _releases() -> Path:
 
 
 def run_rounds(options: Options) -> Results:
-    """Each round: fresh servers for the memory of held runs (nothing before it has grown
-    their heaps), then fresh ones again for the listeners (first, for the same reason) and
-    the throughput rows."""
+    """Each round: fresh servers, traced, for the memory of held runs (nothing before it has
+    grown their heaps), then fresh ones again, untraced (tracing slows every allocation), for
+    the listeners (first, for the same reason) and the throughput rows."""
+    stages = [(_measure_memory, True)]
+    if not options.memory_only:
+        stages.append((_measure_streams, False))
     rounds: list[Round] = []
     loads = [os.getloadavg()[0]]
     for index in range(options.rounds):
         found = Round()
-        for stage in (_measure_memory, _measure_streams):
-            with _servers(index, options) as clients:
+        for stage, traced in stages:
+            with _servers(index, options, traced=traced) as clients:
                 asyncio.run(stage(index, clients, options, found))
         rounds.append(found)
         loads.append(os.getloadavg()[0])
@@ -138,8 +146,9 @@ def run_rounds(options: Options) -> Results:
 
 
 @contextmanager
-def _servers(index: int, options: Options) -> Iterator[Clients]:
-    """Every server started afresh (in an order that rotates), with its client; stopped after."""
+def _servers(index: int, options: Options, *, traced: bool) -> Iterator[Clients]:
+    """Every server started afresh (in an order that rotates; ``traced``: with ``tracemalloc``
+    on), with its client; stopped after."""
     with tempfile.TemporaryDirectory(prefix="service-race-") as scratch, ExitStack() as stack:
         root = Path(scratch)
         releases = root / "held"
@@ -147,13 +156,22 @@ def _servers(index: int, options: Options) -> Iterator[Clients]:
         for folder in (releases, *homes):
             folder.mkdir()
         os.environ[RELEASE_DIR] = str(releases)
-        jobs = max(*options.concurrency, options.held_runs)
+        # LangGraph Server runs at most this many at once and queues the rest: every held run,
+        # and the probe the memory measure holds beside them, must be inside the model at once.
+        jobs = max(*options.concurrency, options.held_runs + 1)
+        frames = 1 if traced else 0  # the allocation's line: all the heap's size needs
         starts = [
-            partial(runyard_server, homes[0], releases),
-            partial(runyard_server, homes[1], releases, in_memory=True, name=RUNYARD_MEMORY),
-            partial(runyard_server, homes[2], releases, name=RUNYARD_GRAPH, factory=GRAPH_APP),
-            partial(langgraph_server, options.venv, homes[3], releases, jobs),
-        ]
+            partial(runyard_server, homes[0], releases, traced_frames=frames),
+            partial(
+                runyard_server, homes[1], releases, in_memory=True, name=RUNYARD_MEMORY,
+                traced_frames=frames,
+            ),
+            partial(
+                runyard_server, homes[2], releases, name=RUNYARD_GRAPH, factory=GRAPH_APP,
+                traced_frames=frames,
+            ),
+            partial(langgraph_server, options.venv, homes[3], releases, jobs, traced_frames=frames),
+        ]  # fmt: skip
         _say(f"round {index + 1}: starting the servers")
         shift = index % len(starts)
         servers = [stack.enter_context(start()) for start in starts[shift:] + starts[:shift]]
@@ -181,6 +199,7 @@ def _options(args: argparse.Namespace) -> Options:
         # connection pool's 30 s checkout timeout; docs/benchmarks.md, "Service race").
         held_runs=args.held_runs or (100 if quick else 200),
         listeners=args.listeners,
+        memory_only=args.only == "memory",
     )
 
 
@@ -194,6 +213,9 @@ def _not_run(rows: Sequence[tuple[str, str]], why: str) -> list[dict[str, str]]:
 def _race(args: argparse.Namespace, options: Options) -> list[dict[str, str]]:
     """The race on SQLite and ``memory://``: its rows, its section printed (and written)."""
     results = run_rounds(options)
+    if options.memory_only:
+        print(render_memory(results))
+        return [memory_row(results)]
     print(render_section(results))
     if args.write_docs:
         write_section(render_section(results))
@@ -223,12 +245,19 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--held-runs", type=int, help="runs held for memory (200; quick 100)")
     parser.add_argument("--listeners", type=int, default=1000, help="SSE listeners on one thread")
     parser.add_argument(
+        "--only", choices=["memory"], help="only this part: memory per held run (writes no docs)"
+    )
+    parser.add_argument(
         "--postgres", help="race two runyard replicas on this PostgreSQL server + Redis instead"
     )
     parser.add_argument("--redis", default=redis_option(), help="Redis URL (default: a free db)")
     args = parser.parse_args(argv)
+    if args.only and (args.write_docs or args.postgres):
+        parser.error("--only runs part of the SQLite race: not with --write-docs or --postgres")
     options = _options(args)
     race, names = (_replica_race, REPLICA_ROWS) if args.postgres else (_race, ROWS)
+    if args.only:
+        names = (ROWS[4],)
     langgraph = options.venv / "bin" / "langgraph"
     if not langgraph.exists():
         why = f"no LangGraph Server at {langgraph} (see the script's docstring to set it up)"
