@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
 
-from _report import Row, observed
+from _report import Row, json_option, observed
 from _timing import Variant, interleave
 from thread_history import OWNER, THREAD, fill, print_reads, thread_read_main
 
@@ -116,7 +116,9 @@ async def measure(args: argparse.Namespace, db: Path) -> Row:
 
 
 def main() -> None:
-    thread_read_main(__doc__, measure, "state.db")
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    json_option(parser)
+    thread_read_main(parser, measure, "state.db")
 
 
 if __name__ == "__main__":

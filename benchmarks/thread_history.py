@@ -188,15 +188,15 @@ def print_reads(column: str, timed: list[Timed]) -> None:
 
 
 def thread_read_main(
-    doc: str, measure: Callable[[argparse.Namespace, Path], Awaitable[Row]], db: str
+    parser: argparse.ArgumentParser,
+    measure: Callable[[argparse.Namespace, Path], Awaitable[Row]],
+    db: str,
 ) -> None:
-    """The command line of a benchmark of reads on a thread of ``--runs`` runs (``fill``):
-    ``measure`` on a new SQLite file ``db``, its row written with ``--json``."""
-    parser = argparse.ArgumentParser(description=doc.split("\n")[0])
+    """Run a benchmark of reads on a thread of ``--runs`` runs (``fill``): ``parser`` given the
+    size options, then ``measure`` on a new SQLite file ``db``, its row written with ``--json``."""
     parser.add_argument("--runs", type=int, default=1000)
     parser.add_argument("--deltas", type=int, default=30)
     parser.add_argument("--repeat", type=int, default=20)
-    json_option(parser)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         row = asyncio.run(measure(args, Path(tmp) / db))
@@ -204,7 +204,9 @@ def thread_read_main(
 
 
 def main() -> None:
-    thread_read_main(__doc__, measure, "history.db")
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    json_option(parser)
+    thread_read_main(parser, measure, "history.db")
 
 
 if __name__ == "__main__":
