@@ -193,6 +193,8 @@ async def test_a_langgraph_run_killed_mid_tool_is_taken_over_with_no_tool_run_tw
         async with client_for(port_a) as a, client_for(port_b) as b:
             await a.post("/v1/chat/t1", json={"message": TWO_CALLS})
             await frames_until(a, "t1", "status")  # slow is running, and holds
+            # charge runs beside slow: its result shown means its outcome is stored.
+            await frames_until(a, "t1", "tool-result")
             # Its run on the first server holds until killed; the run again on the second must
             # not hold, whenever the takeover comes.
             (site.work / "hold").unlink()
