@@ -21,6 +21,7 @@ from runyard.protocol.confirmation import (
     TargetApproval,
 )
 from runyard.protocol.events import (
+    ORCHESTRATOR_ID,
     AgentCompletedEvent,
     AgentSpawnedEvent,
     ConfirmationRequestEvent,
@@ -79,6 +80,7 @@ from runyard.protocol.tree import (
 )
 
 __all__ = [
+    "ORCHESTRATOR_ID",
     "AgentCompletedEvent",
     "AgentCompletedPayload",
     "AgentNode",

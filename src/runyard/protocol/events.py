@@ -32,6 +32,7 @@ from runyard.protocol.payloads import (
 from runyard.protocol.wire_model import WireModel
 
 __all__ = [
+    "ORCHESTRATOR_ID",
     "AgentCompletedEvent",
     "AgentSpawnedEvent",
     "ConfirmationRequestEvent",
@@ -51,6 +52,10 @@ __all__ = [
     "ToolResultEvent",
     "WireEvent",
 ]
+
+ORCHESTRATOR_ID = "agent-001"
+"""The orchestrator's ``agentId`` in every run: the root of the activity tree (``run-start``'s
+``agentId``)."""
 
 
 class _Envelope(WireModel):

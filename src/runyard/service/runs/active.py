@@ -6,13 +6,11 @@ import asyncio
 from dataclasses import dataclass, field
 
 from runyard.agent import Agent
+from runyard.protocol import ORCHESTRATOR_ID
 from runyard.service.background.tasks import BackgroundTasks
 from runyard.service.owner import Owner
 
 __all__ = ["ORCHESTRATOR_ID", "ActiveRun", "CancelReason"]
-
-ORCHESTRATOR_ID = "agent-001"
-"""The orchestrator's ``agentId`` in every run: the root of the activity tree."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,6 +16,7 @@ import itertools
 from typing import Any, Literal, TypedDict
 
 from runyard.protocol import (
+    ORCHESTRATOR_ID,
     ReasoningDeltaEvent,
     RunFinishEvent,
     RunResumedEvent,
@@ -26,7 +27,6 @@ from runyard.protocol import (
     ToolResultEvent,
     WireEvent,
 )
-from runyard.service.runs.active import ORCHESTRATOR_ID
 
 __all__ = [
     "CallEntry",
