@@ -20,6 +20,9 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
+from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +36,7 @@ from runyard.config import Settings
 from runyard.http import create_app
 from runyard.service.api_keys import issue_api_key
 from runyard.storage import open_store
+from system.results import Results
 
 pytestmark = [
     pytest.mark.slow,
@@ -57,7 +61,9 @@ FACES_ACCEPT = ["2xx", "3xx", "401", "403", "404", "409", "422", "429", "5xx"]
 # `initialize`, an Accept listing both JSON and event streams) is JSON-RPC's 400 and HTTP's 406.
 MCP_ACCEPT = [*FACES_ACCEPT, "400", "406"]
 EXAMPLES_PER_OPERATION = int(os.environ.get("RUNYARD_SCHEMATHESIS_EXAMPLES", "20"))
-"""Bounded in ``make test``; ``make test-system`` runs the full size (500)."""
+"""Bounded in ``make test``; ``make test-system`` runs the full size."""
+FULL_SIZE = 500
+METHODS = {"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"}
 CONFIG: dict[str, Any] = {
     "seed": 7,
     "generation": {"max-examples": EXAMPLES_PER_OPERATION, "database": "none", "allow-x00": False},
@@ -74,17 +80,21 @@ CONFIG: dict[str, Any] = {
 }
 
 
-def test_every_response_matches_the_openapi_document(tmp_path: Path) -> None:
+def test_every_response_matches_the_openapi_document(
+    tmp_path: Path, figures: dict[str, Any]
+) -> None:
+    """(s) Schemathesis over the whole OpenAPI document, RUNYARD_AUTH=none: 0 failures"""
     settings = _settings(tmp_path)
-    problems, statuses = _run(create_app(settings, **APP), CONFIG)
+    problems, statuses = _run(create_app(settings, **APP), CONFIG, figures)
 
     assert not problems, "\n\n".join(problems)
     assert len(statuses) > 20
 
 
 def test_with_api_keys_every_response_matches_the_document_and_none_is_a_500(
-    tmp_path: Path,
+    tmp_path: Path, figures: dict[str, Any]
 ) -> None:
+    """(s') the same with RUNYARD_AUTH=keys and a member's key on every request: 0 failures"""
     settings = _settings(tmp_path, auth="keys")
     key = asyncio.run(_member_key(settings.database_url))
     config = {
@@ -92,7 +102,7 @@ def test_with_api_keys_every_response_matches_the_document_and_none_is_a_500(
         "headers": {"Authorization": f"Bearer {key}"},
         "generation": {**CONFIG["generation"], "max-examples": EXAMPLES_PER_OPERATION // 4},
     }
-    problems, statuses = _run(create_app(settings, **APP), config)
+    problems, statuses = _run(create_app(settings, **APP), config, figures)
 
     assert not problems, "\n\n".join(problems)
     assert len(statuses) > 20
@@ -120,13 +130,37 @@ async def _member_key(url: str) -> str:
     return issued.token
 
 
-def _run(app: FastAPI, config: dict[str, Any]) -> tuple[list[str], list[int]]:
-    """Every check that failed, and the status of every response."""
+@pytest.fixture
+def figures(request: pytest.FixtureRequest) -> Iterator[dict[str, Any]]:
+    """What the test's Schemathesis run saw (``_run`` fills it in). With
+    ``RUNYARD_SYSTEM_RESULTS`` (``make test-system``) they join the fault harness's results file
+    as a scenario, so docs/reliability.md shows them."""
+    target = os.environ.get("RUNYARD_SYSTEM_RESULTS")
+    seen: dict[str, Any] = {}
+    started = time.monotonic()
+    yield seen
+    if not target or not seen:
+        return
+    results = Results()
+    title = (request.function.__doc__ or request.node.name).strip().splitlines()[0]
+    entry = results.scenario(request.node.name, title)
+    entry.seconds = round(time.monotonic() - started, 1)
+    entry.outcome = "passed" if seen["failures"] == 0 else "failed"
+    entry.figures = seen
+    results.write(Path(target), "full" if EXAMPLES_PER_OPERATION >= FULL_SIZE else "ci")
+
+
+def _run(
+    app: FastAPI, config: dict[str, Any], figures: dict[str, Any]
+) -> tuple[list[str], list[int]]:
+    """Every check that failed, and the status of every response; their counts into
+    ``figures``."""
     schema = schemathesis.openapi.from_asgi(
         "/openapi.json", app, config=SchemathesisConfig.from_dict(config)
     )
     problems: list[str] = []
     statuses: list[int] = []
+    operations: set[str] = set()
     for event in schemathesis.engine.from_schema(schema).execute():
         if isinstance(event, events.NonFatalError | events.FatalError):
             problems.append(
@@ -136,11 +170,20 @@ def _run(app: FastAPI, config: dict[str, Any]) -> tuple[list[str], list[int]]:
             )
         elif isinstance(event, events.ScenarioFinished):
             problems += _failures(event)
+            if event.recorder.label.split(" ")[0] in METHODS:  # not a stateful phase's chain
+                operations.add(event.recorder.label)
             statuses += [
                 i.response.status_code
                 for i in event.recorder.interactions.values()
                 if i.response is not None
             ]
+    figures.update(
+        examples_per_operation=config["generation"]["max-examples"],
+        operations=len(operations),
+        requests=len(statuses),
+        responses=dict(sorted(Counter(f"{s // 100}xx" for s in statuses).items())),
+        failures=len(problems),
+    )
     return problems, statuses
 
 

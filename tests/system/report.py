@@ -152,15 +152,130 @@ def asked_for(scenarios: dict[str, dict[str, Any]]) -> list[str]:
     """The issue's figures, gathered over every scenario that measures them."""
     wanted = ["runs", "kills", "takeover_seconds", "completion_seconds", "tools_executed_twice"]
     wanted += ["lost", "duplicated", "reordered", "altered"]
+    measuring = [e for e in ordered(scenarios) if any(name in e["figures"] for name in wanted)]
     lines = [
         "## The issue's figures",
         "",
-        "| figure | " + " | ".join(e["title"][:3] for e in ordered(scenarios)) + " |",
-        "|---|" + "---|" * len(scenarios),
+        "| figure | " + " | ".join(e["title"][:3] for e in measuring) + " |",
+        "|---|" + "---|" * len(measuring),
     ]
     for name in wanted:
-        values = [cell(e["figures"].get(name)) for e in ordered(scenarios)]
+        values = [cell(e["figures"].get(name)) for e in measuring]
         lines.append(f"| {name} | " + " | ".join(values) + " |")
+    return [*lines, ""]
+
+
+def takeover(scenarios: dict[str, dict[str, Any]]) -> list[str]:
+    """How soon a survivor carries on the runs of a replica killed with SIGKILL."""
+    rows = [e for e in ordered(scenarios) if "takeover_seconds" in e["figures"]]
+    if not rows:
+        return []
+    lines = [
+        "## Takeover after kill -9",
+        "",
+        "Each process holds its instance's lock while it lives (a PostgreSQL session-level "
+        "advisory lock on a connection of its own; a lock file beside a SQLite database) and "
+        "every `RUNYARD_LIVENESS_SECONDS` (1 s) looks for siblings whose lock is gone. A killed "
+        "replica's connections close with it, so its lock goes at once; seen gone on three checks "
+        "in a row, its runs are taken over — seconds after the kill, not a lease (30 s, kept as "
+        "the backstop for a process that hangs while connected) later. A live replica misjudged "
+        "dead (its session cut by a network partition for three checks) loses its runs as to an "
+        "expired lease: its writes carry a superseded epoch and are refused, so nothing is "
+        'written twice (service.md, "Liveness"). Seconds from the kill to the run\'s event reaching a client on a survivor, '
+        "over every run the killed replica held (half mid-tool, half mid-stream):",
+        "",
+        "| scenario | kills | runs | `run-resumed` p50 / p95 / max | `run-finish` p50 / p95 / "
+        "max | resumed to finished, p95 | tools run twice |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for e in rows:
+        f = e["figures"]
+        lines.append(
+            f"| {e['title'][:4].strip()} | {f['kills']} | {f['runs']} | "
+            f"{spread(f['takeover_seconds'])} | {spread(f['completion_seconds'])} | "
+            f"{cell(f.get('resumed_work_seconds', {}).get('p95'))} | {f['tools_executed_twice']} |"
+        )
+    lines += [
+        "",
+        "A run killed mid-stream is resumed from the start of its step (the survivor says it again "
+        "under new ids after `run-resumed`), so its `run-finish` comes the step's length after "
+        "the takeover: here a ~4 s answer. A run killed mid-tool reports the call interrupted "
+        "(its tool is not retry-safe) and finishes at once.",
+        "",
+    ]
+    return lines
+
+
+def spread(figure: dict[str, Any]) -> str:
+    return " / ".join(cell(figure.get(k)) for k in ("p50", "p95", "max"))
+
+
+BLIP_TEST = "tests/service/event_log/test_event_log_database_blip.py"
+
+
+def database_blips(scenarios: dict[str, dict[str, Any]]) -> list[str]:
+    """Streams on replicas that read the log from PostgreSQL, while it goes away."""
+    restarts = next((e for e in scenarios.values() if "streams_cut" in e["figures"]), None)
+    drops = next((e for e in scenarios.values() if "sessions_dropped" in e["figures"]), None)
+    lines = [
+        "## Streams across a PostgreSQL blip",
+        "",
+        "A replica that does not drive a run reads the run's events from the log in the "
+        "database. When its connections are dropped under it, a read cut off mid-statement is "
+        "read again on a new connection and the stream goes on; when the database stays away "
+        "longer than the store waits for it, the stream ends whole (a complete response, never "
+        "a broken one) and the client's reconnect with `Last-Event-ID` misses nothing. "
+        f"`{BLIP_TEST}` pins both in `make test`, on a PostgreSQL server of its own that it "
+        "restarts.",
+        "",
+    ]
+    if restarts is not None:
+        f = restarts["figures"]
+        lines.append(
+            f"- {restarts['title'][:3]}: PostgreSQL restarted {f['postgres_restarts']} times under "
+            f"load (every connection of every replica dropped each time); clients followed each "
+            f"thread on a replica other than the one running it: {f['stream_connections']} "
+            f"stream connections, **{f['streams_cut']} cut off mid-response**, "
+            f"{f['lost']} events lost of {f['events']}."
+        )
+    if drops is not None:
+        f = drops["figures"]
+        lines.append(
+            f"- {drops['title'][:3]}: {f['faults']['postgres']} rounds of "
+            f"`pg_terminate_backend` over {int(f['seconds'])} s ({f['sessions_dropped']} "
+            f"sessions dropped), among kills and Redis restarts: {f['lost']} events lost, "
+            f"{f['duplicated']} duplicated of {f['events']}."
+        )
+    return [*lines, ""]
+
+
+CONFORMANCE = """## Schemathesis over the OpenAPI document
+
+`tests/http/test_openapi_schemathesis.py` runs Schemathesis, every default check and phase
+(examples, coverage, fuzzing, stateful), over the whole OpenAPI document
+([openapi.json](openapi.json)) against the app on a SQLite file: every response must be one
+the document declares (status, content type, body schema), no input may give a 5xx, invalid
+input must be refused and valid input accepted. `make test` runs it bounded (20 examples an
+operation); `make test-system` at full size, which these figures are from.
+"""
+
+
+def conformance(scenarios: dict[str, dict[str, Any]]) -> list[str]:
+    rows = [e for e in ordered(scenarios) if "examples_per_operation" in e["figures"]]
+    if not rows:
+        return []
+    lines = [
+        CONFORMANCE,
+        "| run | outcome | examples per operation | operations | requests | responses | "
+        "failures | seconds |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for e in rows:
+        f = e["figures"]
+        lines.append(
+            f"| {e['title']} | {outcome(e)} | {f['examples_per_operation']} | {f['operations']} "
+            f"| {f['requests']} | {cell(f['responses'])} | {f['failures']} | {e['seconds']} |"
+        )
     return [*lines, ""]
 
 
@@ -309,7 +424,9 @@ def render(document: dict[str, Any], source: str) -> str:
         scale=document["scale"],
         **document["machine"],
     )
-    sections = [*summary(scenarios), *notes(scenarios), *asked_for(scenarios), *rss(scenarios)]
+    sections = [*summary(scenarios), *notes(scenarios), *asked_for(scenarios)]
+    sections += [*takeover(scenarios), *database_blips(scenarios), *conformance(scenarios)]
+    sections += rss(scenarios)
     sections += fault_soak(scenarios, document["machine"]["cpus"])
     return "\n".join([intro, *sections, ACROSS_A_TAKEOVER, LANGGRAPH_TOOLS])
 

@@ -44,6 +44,9 @@ class Follower:
     arrivals: list[float] = field(default_factory=list)
     """When each event of ``received`` arrived (``time.monotonic()``)."""
     connections: int = 0
+    cut: int = 0
+    """Connections that ended mid-response (a transport error: the server went away or broke
+    the stream off), not by the server ending the stream whole or the client hanging up."""
     _changed: asyncio.Condition = field(default_factory=asyncio.Condition)
 
     @property
@@ -67,10 +70,12 @@ class Follower:
         async with contextlib.AsyncExitStack() as stack:
             if client is None:
                 client = await stack.enter_async_context(httpx.AsyncClient(timeout=None))
-            with contextlib.suppress(httpx.TransportError):
+            try:
                 async with client.stream("GET", url, headers=headers, timeout=None) as response:
                     response.raise_for_status()
                     await self._read(response, take, until)
+            except httpx.TransportError:
+                self.cut += 1
 
     async def _read(self, response: httpx.Response, take: int | None, until: str | None) -> None:
         buffer, taken = "", 0

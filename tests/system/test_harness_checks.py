@@ -79,7 +79,54 @@ def test_the_report_names_pending_scenarios_and_their_figures() -> None:
     assert "| (a) kill -9 a replica | pending: needs takeover (durable-takeover branch) |" in page
     assert "| (d) racing POSTs | passed | 9.5 | posts: 500 |" in page
     assert page.index("(a) kill") < page.index("(d) racing")
-    assert "| kills | 3 | - |" in page
+    assert "| figure | (a) |\n" in page  # (d) measures none of the figures
+    assert "| kills | 3 |\n" in page
+
+
+def test_the_report_shows_takeover_streams_across_a_blip_and_schemathesis() -> None:
+    spread = {"count": 8, "p50": 2.4, "p95": 2.5, "p99": 2.6, "max": 2.6, "mean": 2.4}
+    document = {
+        "generated": "2026-11-29T12:00:00Z",
+        "scale": "full",
+        "machine": {"cpus": 2, "python": "3.11.7"},
+        "scenarios": {
+            "test_kill": scenario(
+                "(a) kill -9",
+                runs=8,
+                kills=2,
+                takeover_seconds=spread,
+                completion_seconds={**spread, "p95": 6.9},
+                resumed_work_seconds={**spread, "p95": 4.5},
+                tools_executed_twice=0,
+            ),
+            "test_postgres": scenario(
+                "(c) restart PostgreSQL",
+                postgres_restarts=9,
+                stream_connections=144,
+                streams_cut=0,
+                lost=0,
+                events=18870,
+            ),
+            "test_schema": scenario(
+                "(s) Schemathesis",
+                examples_per_operation=500,
+                operations=60,
+                requests=90000,
+                responses={"2xx": 9000, "4xx": 81000},
+                failures=0,
+            ),
+        },
+    }
+    page = render(document, "docs/reliability.json")
+    assert "| (a) | 2 | 8 | 2.4 / 2.5 / 2.6 | 2.4 / 6.9 / 2.6 | 4.5 | 0 |" in page
+    assert "144 stream connections, **0 cut off mid-response**, 0 events lost of 18870" in page
+    assert "| (s) Schemathesis | passed | 500 | 60 | 90000 | 2xx: 9000, 4xx: 81000 | 0 | 1.0 |" in (
+        page
+    )
+
+
+def scenario(title: str, **figures: object) -> dict[str, object]:
+    return {"title": title, "outcome": "passed", "seconds": 1.0, "reason": "", "figures": figures}
 
 
 def test_the_rss_trend_ignores_spikes_and_sees_steady_growth() -> None:
