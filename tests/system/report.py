@@ -181,8 +181,9 @@ def takeover(scenarios: dict[str, dict[str, Any]]) -> list[str]:
         "the backstop for a process that hangs while connected) later. A live replica misjudged "
         "dead (its session cut by a network partition for three checks) loses its runs as to an "
         "expired lease: its writes carry a superseded epoch and are refused, so nothing is "
-        'written twice (service.md, "Liveness"). Seconds from the kill to the run\'s event reaching a client on a survivor, '
-        "over every run the killed replica held (half mid-tool, half mid-stream):",
+        'written twice (service.md, "Liveness"). Seconds from the kill to the run\'s event '
+        "reaching a client on a survivor, over every run the killed replica held (half mid-tool, "
+        "half mid-stream):",
         "",
         "| scenario | kills | runs | `run-resumed` p50 / p95 / max | `run-finish` p50 / p95 / "
         "max | resumed to finished, p95 | tools run twice |",
