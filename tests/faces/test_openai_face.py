@@ -350,7 +350,10 @@ def test_closing_the_stream_early_cancels_the_run(served: Served) -> None:
     ) as response:
         run_id = response.headers["X-Runyard-Run"]
         for chunk in response.parse():
-            if chunk.choices and chunk.choices[0].delta.content:
+            # The demo model thinks before it answers: its first words are reasoning.
+            if chunk.choices and (chunk.choices[0].delta.model_extra or {}).get(
+                "reasoning_content"
+            ):
                 break
 
     finish = run_finish(served.base, "closed-stream", run_id)
