@@ -52,7 +52,7 @@ async def test_a_run_killed_mid_stream_is_carried_on_after_the_restart(tmp_path:
     db, port = tmp_path / "runyard.db", free_port()
     with restartable(db, port) as first:
         async with client_for(port) as client:
-            await client.post("/v1/chat/t1", json={"message": "/delay 200\n" + "word " * 50})
+            await client.post("/v1/chat/t1", json={"message": "/delay 50\n" + "word " * 50})
             await frames_until(client, "t1", "text-delta")
         first.send_signal(signal.SIGKILL)
 
