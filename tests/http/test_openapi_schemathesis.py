@@ -36,7 +36,7 @@ from runyard.config import Settings
 from runyard.http import create_app
 from runyard.service.api_keys import issue_api_key
 from runyard.storage import open_store
-from system.results import Results
+from system.results import Results, title_of
 
 pytestmark = [
     pytest.mark.slow,
@@ -100,7 +100,7 @@ def test_with_api_keys_every_response_matches_the_document_and_none_is_a_500(
     config = {
         **CONFIG,
         "headers": {"Authorization": f"Bearer {key}"},
-        "generation": {**CONFIG["generation"], "max-examples": EXAMPLES_PER_OPERATION // 4},
+        "generation": {**CONFIG["generation"], "max-examples": max(1, EXAMPLES_PER_OPERATION // 4)},
     }
     problems, statuses = _run(create_app(settings, **APP), config, figures)
 
@@ -142,8 +142,7 @@ def figures(request: pytest.FixtureRequest) -> Iterator[dict[str, Any]]:
     if not target or not seen:
         return
     results = Results()
-    title = (request.function.__doc__ or request.node.name).strip().splitlines()[0]
-    entry = results.scenario(request.node.name, title)
+    entry = results.scenario(request.node.name, title_of(request))
     entry.seconds = round(time.monotonic() - started, 1)
     entry.outcome = "passed" if seen["failures"] == 0 else "failed"
     entry.figures = seen

@@ -16,7 +16,7 @@ import pytest
 from ledger import Ledger, ledger_cluster
 from private_services import PrivatePostgres, PrivateRedis, private_postgres, private_redis
 from replicas import Cluster
-from results import Results, Scenario
+from results import Results, Scenario, title_of
 from sizes import FULL
 
 from postgres_databases import private_database, unavailable
@@ -55,8 +55,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 @pytest.fixture
 def scenario(request: pytest.FixtureRequest) -> Scenario:
     """This test's entry in the results; its docstring's first line is the title."""
-    doc = (request.function.__doc__ or request.node.name).strip().splitlines()[0]
-    return _RESULTS.scenario(request.node.name, doc)
+    return _RESULTS.scenario(request.node.name, title_of(request))
 
 
 @pytest.fixture(scope="session")

@@ -200,8 +200,8 @@ def takeover(scenarios: dict[str, dict[str, Any]]) -> list[str]:
         "",
         "A run killed mid-stream is resumed from the start of its step (the survivor says it again "
         "under new ids after `run-resumed`), so its `run-finish` comes the step's length after "
-        "the takeover: here a ~4 s answer. A run killed mid-tool reports the call interrupted "
-        "(its tool is not retry-safe) and finishes at once.",
+        'the takeover (the "resumed to finished" column). A run killed mid-tool reports the '
+        "call interrupted (its tool is not retry-safe) and finishes at once.",
         "",
     ]
     return lines

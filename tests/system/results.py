@@ -42,6 +42,11 @@ def timing(values: list[float]) -> dict[str, Any]:
     }
 
 
+def title_of(request: Any) -> str:
+    """A scenario's title: the first line of its test's docstring (else the test's name)."""
+    return str((request.function.__doc__ or request.node.name).strip().splitlines()[0])
+
+
 @dataclass
 class Scenario:
     """One scenario's figures and, once its test ended, its outcome."""

@@ -11,6 +11,7 @@ persists, publishes and replays each thread's events), ``bus``, ``tools`` (orche
 and ``api_keys`` (issuing and verifying API keys). The names below are the public ones.
 """
 
+from runyard.protocol import ORCHESTRATOR_ID
 from runyard.service.agent_choice import (
     AgentChoice,
     AgentDirectory,
@@ -117,7 +118,7 @@ from runyard.service.ownership.suspension_expiry import (
 )
 from runyard.service.parts import ServiceParts
 from runyard.service.redacting_store import RedactingStore, redacted_model
-from runyard.service.runs.active import ORCHESTRATOR_ID, ActiveRun, CancelReason
+from runyard.service.runs.active import ActiveRun, CancelReason
 from runyard.service.runs.checkpoints import RunCheckpoints
 from runyard.service.runs.confirmation_request import confirmation_payload, is_filesystem_request
 from runyard.service.runs.finish import RunEnding, RunFinisher

@@ -19,6 +19,7 @@ from typing import Any
 from runyard.agent import Agent, PreparedResume, StreamResult
 from runyard.config import Role
 from runyard.messages import AgentMessage
+from runyard.protocol import ORCHESTRATOR_ID
 from runyard.runtime import FileKeeper, RunJournal
 from runyard.service.agent_choice import AgentChoice, AgentDirectory
 from runyard.service.background.tasks import BACKGROUND_TASKS
@@ -33,7 +34,7 @@ from runyard.service.ownership.leases import LeaseTerms
 from runyard.service.ownership.queue import QueueWorker, queue_run
 from runyard.service.ownership.remote_cancel import end_if_cancel_requested
 from runyard.service.ownership.takeover import Takeover, plan_takeover
-from runyard.service.runs.active import ORCHESTRATOR_ID, ActiveRun
+from runyard.service.runs.active import ActiveRun
 from runyard.service.runs.finish import RunEnding, RunFinisher
 from runyard.service.runs.segment import RunSegment, SegmentStart, log_opening
 from runyard.service.runs.telemetry_labels import telemetry_labels

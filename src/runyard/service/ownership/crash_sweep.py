@@ -29,11 +29,10 @@ import logging
 from collections.abc import Awaitable, Callable
 
 from runyard.ids import now_ms
-from runyard.protocol import ConfirmationRequestPayload
+from runyard.protocol import ORCHESTRATOR_ID, ConfirmationRequestPayload
 from runyard.service.event_log import EventLog
 from runyard.service.ownership.leases import LeaseTerms, sweeper_of
 from runyard.service.ownership.remote_cancel import end_if_cancel_requested
-from runyard.service.runs.active import ORCHESTRATOR_ID
 from runyard.service.runs.checkpoints import askers
 from runyard.service.runs.confirmation_request import question_event
 from runyard.service.runs.finish import RunEnding, RunFinisher

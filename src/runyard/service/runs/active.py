@@ -6,11 +6,10 @@ import asyncio
 from dataclasses import dataclass, field
 
 from runyard.agent import Agent
-from runyard.protocol import ORCHESTRATOR_ID
 from runyard.service.background.tasks import BackgroundTasks
 from runyard.service.owner import Owner
 
-__all__ = ["ORCHESTRATOR_ID", "ActiveRun", "CancelReason"]
+__all__ = ["ActiveRun", "CancelReason"]
 
 
 @dataclass(frozen=True, slots=True)

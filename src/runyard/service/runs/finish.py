@@ -33,6 +33,7 @@ from typing import Any
 
 from runyard.models import Usage
 from runyard.protocol import (
+    ORCHESTRATOR_ID,
     AgentCompletedEvent,
     AgentCompletedPayload,
     RunFinishEvent,
@@ -41,7 +42,6 @@ from runyard.protocol import (
 )
 from runyard.protocol import RunStatus as FinishStatus
 from runyard.service.event_log import EventLog, EventWriter
-from runyard.service.runs.active import ORCHESTRATOR_ID
 from runyard.service.runs.checkpoints import RunCheckpoints, saved_usage, waiting_sub_agents
 from runyard.service.threads.history import RunFold, store_snapshots
 from runyard.storage import RunSnapshot, RunStatus, Store, StoredEvent

@@ -26,6 +26,7 @@ from runyard.ids import new_id
 from runyard.memory import Plan
 from runyard.messages import AgentMessage
 from runyard.protocol import (
+    ORCHESTRATOR_ID,
     RunResumedEvent,
     RunResumedPayload,
     RunStartEvent,
@@ -46,7 +47,7 @@ from runyard.runtime import (
 from runyard.service.agent_choice import AgentChoice
 from runyard.service.event_log import EventLog, EventWriter
 from runyard.service.event_log.chunks import ChunkMapper
-from runyard.service.runs.active import ORCHESTRATOR_ID, USER_CANCELLED, ActiveRun
+from runyard.service.runs.active import USER_CANCELLED, ActiveRun
 from runyard.service.runs.confirmation_request import confirmation_payload, question_event
 from runyard.service.runs.failed import log_failed_run
 from runyard.service.runs.finish import RunEnding, RunFinisher, run_usage
