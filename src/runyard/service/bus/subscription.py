@@ -72,6 +72,9 @@ class LocalSubscription:
         """See ``Subscription.wait``."""
         while self._latest <= after and not self._stale and not self._closed:
             self._wakeup.clear()
+            if self._poll_seconds is None:  # live: no timer to arm and cancel at every wake-up
+                await self._wakeup.wait()
+                continue
             try:
                 async with asyncio.timeout(self._poll_seconds):
                     await self._wakeup.wait()

@@ -3,9 +3,13 @@
 SQLite has one writer at a time, and each event-log batch used to be a transaction of its own:
 with a thousand threads streaming, thousands of small transactions a second, each several round
 trips to the driver's thread, were most of the server's CPU per delta (docs/benchmarks.md).
-Here an append that arrives while another is being written waits, and everything that waited
-goes into the next transaction together; an append that finds nothing in progress is written
-at once, so a lone writer waits no longer than before.
+Here the appends of one turn of the event loop share a transaction: one task writes for all of
+them, started at the loop's next turn, once the other writers woken in this turn have appended
+too; what arrives while it writes goes into its next transaction. SQLite's statements run on the
+loop's own thread (``inline_sqlite``), so a transaction never lets another writer in while it
+runs: grouping only what arrived during one, each append was a transaction of its own (a BEGIN
+and a COMMIT per delta, a sixth of the server's CPU at 1,000 streams, docs/benchmarks.md). A
+lone writer waits one turn of an otherwise idle loop.
 
 Each caller still returns only once its rows are committed (durable before visible), and a
 thread has one writer that awaits each append before the next, so per-thread order holds. When
@@ -56,22 +60,14 @@ class GroupedEventInserts:
 
     async def insert(self, rows: _Rows) -> None:
         """Commit ``rows``; raises what inserting them alone would (``IntegrityError``, …)."""
-        if self._busy:
-            waiting = _Waiting(rows)
-            self._waiting.append(waiting)
-            await waiting.done
-            return
-        self._busy = True
-        try:
-            await self._insert([rows])
-        finally:
-            self._hand_over()
-
-    def _hand_over(self) -> None:
-        if self._waiting:
+        waiting = _Waiting(rows)
+        self._waiting.append(waiting)
+        if not self._busy:
+            # The task starts at the loop's next turn: the appends of this turn join ours. It
+            # writes for everyone, so a caller that stops waiting strands nobody else's rows.
+            self._busy = True
             self._writing = asyncio.create_task(self._write_waiting(), name="runyard-event-rows")
-        else:
-            self._busy = False
+        await waiting.done
 
     async def _write_waiting(self) -> None:
         group: list[_Waiting] = []
