@@ -6,10 +6,12 @@ no gap and no duplicate — from this process's tail, from the store, or both wh
 from __future__ import annotations
 
 import asyncio
+import gc
 
 from runyard.protocol import StatusEvent, StatusPayload, parse_event
 from runyard.service import EventLog, EventReader
 from runyard.service.bus import InProcessEventBus
+from runyard.service.event_log import ThreadChannel
 from runyard.storage import Store
 
 
@@ -146,3 +148,28 @@ async def test_each_wait_has_its_own_bound_and_an_event_ends_it(event_log: Event
         started = loop.time()
         assert [e.id for e in await reader.next(max_wait=5)] == [1]
         assert loop.time() - started < 1
+
+
+async def test_a_thread_nobody_reads_any_more_is_freed_without_the_collector(
+    event_log: EventLog,
+) -> None:
+    """Its bus listener, cancelled with the last reader, held its channel (and the tail of
+    events) in a reference cycle that only a garbage collection freed, thread after thread."""
+    async with event_log.writer("t1") as writer:
+        writer.emit(status(1))
+    gc.collect()
+    gc.set_debug(gc.DEBUG_SAVEALL)  # what a collection finds unreachable is kept, to look at
+    try:
+        async with event_log.reader("t1", after=0) as reader:
+            assert [e.id for e in await reader.next(max_wait=5)] == [1]
+            listeners = [t for t in asyncio.all_tasks() if t.get_name() == "runyard-events-t1"]
+        # As the log leaves it, cancelled with its last reader: nobody asks for its result
+        # (which would drop the CancelledError and break the cycle).
+        await asyncio.wait(listeners)
+        del reader, listeners  # this test's own references
+        gc.collect()
+        cycles = [o for o in gc.garbage if isinstance(o, ThreadChannel)]
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+    assert cycles == []

@@ -106,7 +106,7 @@ class EventLog:
         try:
             if entry.listener is None:
                 entry.listener = asyncio.create_task(
-                    self._listen(entry), name=f"runyard-events-{thread_id}"
+                    self._listen(entry.channel, entry.listening), name=f"runyard-events-{thread_id}"
                 )
             # Subscribed before the first read: nothing announced after it can be missed.
             await entry.listening.wait()
@@ -164,11 +164,13 @@ class EventLog:
             with contextlib.suppress(asyncio.CancelledError):
                 await entry.listener
 
-    async def _listen(self, entry: _Entry) -> None:
-        channel = entry.channel
+    async def _listen(self, channel: ThreadChannel, listening: asyncio.Event) -> None:
+        # Not given the entry: a cancelled task keeps its CancelledError, whose traceback keeps
+        # this frame, and through the entry the frame would keep the task: a cycle per thread
+        # (with the channel's tail) that only the collector freed.
         try:
             async with self.bus.subscribe(channel.thread_id) as subscription:
-                entry.listening.set()
+                listening.set()
                 seen = 0
                 while True:
                     latest = await subscription.wait(after=seen)
@@ -180,7 +182,7 @@ class EventLog:
         except EventBusClosedError:
             channel.mark_stale()
         finally:
-            entry.listening.set()
+            listening.set()
 
     async def _catch_up(self, channel: ThreadChannel) -> None:
         """Wake-ups may have been lost: announce what the store holds (read after the bus said
