@@ -18,7 +18,7 @@ from starlette.routing import BaseRoute
 from starlette.types import Message, Receive, Scope, Send
 
 from runyard.http.body_limit import BodyLimit
-from runyard.http.heap import YOUNG_THRESHOLD, tune_collector
+from runyard.http.heap import OLD_THRESHOLD, YOUNG_THRESHOLD, tune_collector
 from runyard.service import LiveEvent
 
 
@@ -124,14 +124,14 @@ def gc_threshold() -> Iterator[None]:
 
 
 @pytest.mark.usefixtures("gc_threshold")
-def test_the_server_collects_young_objects_less_often_and_never_more_often() -> None:
+def test_the_server_collects_young_and_old_objects_less_often_and_never_more_often() -> None:
     """(What the first call froze stays frozen: ``gc.freeze`` only spares it the scans.)"""
     gc.set_threshold(700, 10, 10)
     tune_collector()
-    assert gc.get_threshold() == (YOUNG_THRESHOLD, 10, 10)
-    gc.set_threshold(YOUNG_THRESHOLD * 5, 20, 30)
+    assert gc.get_threshold() == (YOUNG_THRESHOLD, 10, OLD_THRESHOLD)
+    gc.set_threshold(YOUNG_THRESHOLD * 5, 20, OLD_THRESHOLD * 3)
     tune_collector()
-    assert gc.get_threshold() == (YOUNG_THRESHOLD * 5, 20, 30)
+    assert gc.get_threshold() == (YOUNG_THRESHOLD * 5, 20, OLD_THRESHOLD * 3)
     gc.set_threshold(0)  # the collector's thresholds turned off: left so
     tune_collector()
     assert gc.get_threshold()[0] == 0
