@@ -265,6 +265,13 @@ BENCHMARKS = (
         quick=("--deltas", "5000"),
     ),
     Benchmark(
+        "delta-floor",
+        "delta_floor.py",
+        "CPU per delta below runyard: asyncio alone + pydantic-ai's stream alone",
+        "—",
+        timeout=180,
+    ),
+    Benchmark(
         "observability",
         "observability_overhead.py",
         "telemetry per streamed one-tool run",
