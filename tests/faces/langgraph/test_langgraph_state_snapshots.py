@@ -14,6 +14,7 @@ from typing import Any, cast
 
 import pytest
 
+from runyard.faces.langgraph.run_start import stream_values
 from runyard.faces.langgraph.thread_state import folded, human, run_ends
 from runyard.faces.langgraph.thread_values import ThreadValues
 from runyard.messages import AgentMessage
@@ -68,9 +69,11 @@ class ReadCounting(ForwardingStore):
 
 @dataclass
 class Parts:
-    """The one part a state read takes: the store."""
+    """The one part a state read takes: the store (a stream's start also names the event log,
+    and reads nothing of it)."""
 
     store: ReadCounting
+    events: object = None
 
 
 @pytest.fixture(params=["memory", "sqlite"])
@@ -287,3 +290,23 @@ async def test_snapshots_from_before_transcripts_fall_back_to_the_log(store: Rea
     assert [s.run_id for s in caught_up] == ["r1", "r2", "r3", "r4"]
     assert all(s.data.get("transcript") for s in caught_up)
     assert caught_up[2] == r3
+
+
+async def test_a_stream_knows_the_user_message_of_a_run_that_has_not_said_run_start_yet(
+    store: ReadCounting,
+) -> None:
+    """A run followed as soon as it started (a LangGraph ``runs.create`` then ``join``): its
+    start stored the user's message, and its driver writes ``run-start`` after the stream read
+    the log, so the fold the stream goes on from must know the message all the same."""
+    given = await written(store)
+    asked = AgentMessage.user("question 6")
+    await store.save_messages(THREAD, [asked], tenant_id=OWNER.tenant_id, resource_id=OWNER.user_id)
+    cursor = await store.last_event_id(THREAD)
+
+    values = await stream_values(parts(store), OWNER, "t1", cursor)
+    values.apply(start("r6", asked))
+
+    assert values.values() == {
+        **whole_fold(given).values(),
+        "messages": [*whole_fold(given).values()["messages"], human(asked)],
+    }

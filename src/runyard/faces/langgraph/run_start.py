@@ -24,7 +24,7 @@ from runyard.faces.langgraph.run_request import RunCreate
 from runyard.faces.langgraph.thread_state import folded, human
 from runyard.faces.langgraph.thread_values import ThreadValues
 from runyard.ids import new_id
-from runyard.messages import AgentMessage, TextPart
+from runyard.messages import AgentMessage
 from runyard.service import Owner, ServiceParts, ThreadNotFound, Threads
 
 __all__ = ["OpenedRun", "open_run", "stream_values"]
@@ -63,19 +63,26 @@ async def open_run(parts: ServiceParts, owner: Owner, thread_id: str, body: RunC
         entry="langgraph",
         message_id=message_id,
     )
-    values = await stream_values(parts, owner, thread_id, run.followed.cursor)
-    text = [TextPart(text=given.text)] if given.text else []
-    user = AgentMessage(id=message_id, role="user", parts=[*text, *given.content])
-    values.users[message_id] = human(user)
-    return OpenedRun(run, values)
+    return OpenedRun(run, await stream_values(parts, owner, thread_id, run.followed.cursor))
 
 
 async def stream_values(
     parts: ServiceParts, owner: Owner, thread_id: str, cursor: int
 ) -> ThreadValues:
-    """The thread's state folded up to log id ``cursor``, told: what a stream folds on from."""
+    """The thread's state folded up to log id ``cursor``, told: what a stream folds on from.
+
+    It also knows the thread's newest message when that is a user's. The fold knows the user
+    message of each ``run-start`` it read, and a run followed as soon as it was started (its
+    start stored its message) may not have said ``run-start`` yet: its driver writes it a
+    moment later, after the stream read the log."""
     thread = await Threads(parts.events, parts.store).get(owner, thread_id)
     values, _ = await folded(parts, owner, thread, cursor)
+    newest = await parts.store.get_messages(
+        thread.id, tenant_id=owner.tenant_id, resource_id=owner.user_id, limit=1
+    )
+    for message in newest:
+        if isinstance(message, AgentMessage) and message.role == "user":
+            values.users.setdefault(message.id, human(message))
     values.settle()
     return values
 
