@@ -49,7 +49,8 @@ class _Waiting:
 
 
 class GroupedEventInserts:
-    """Inserts ``events`` rows; appends that overlap share a transaction."""
+    """Inserts ``events`` rows; the appends of one loop turn, or made while a transaction is
+    written, share a transaction."""
 
     def __init__(self, engine: AsyncEngine) -> None:
         self._engine = engine
