@@ -17,7 +17,7 @@ import pytest
 from runyard.faces.langgraph.run_start import stream_values
 from runyard.faces.langgraph.thread_state import folded, human, run_ends
 from runyard.faces.langgraph.thread_values import ThreadValues
-from runyard.messages import AgentMessage
+from runyard.messages import AgentMessage, TextPart
 from runyard.protocol import (
     AgentSpawnedEvent,
     AgentSpawnedPayload,
@@ -297,10 +297,14 @@ async def test_a_stream_knows_the_user_message_of_a_run_that_has_not_said_run_st
 ) -> None:
     """A run followed as soon as it started (a LangGraph ``runs.create`` then ``join``): its
     start stored the user's message, and its driver writes ``run-start`` after the stream read
-    the log, so the fold the stream goes on from must know the message all the same."""
+    the log (the run may even have ended, its answer saved, before the stream reads the
+    messages), so the fold the stream goes on from must know the message all the same."""
     given = await written(store)
     asked = AgentMessage.user("question 6")
-    await store.save_messages(THREAD, [asked], tenant_id=OWNER.tenant_id, resource_id=OWNER.user_id)
+    answered = AgentMessage(role="assistant", parts=[TextPart(text="six")])
+    await store.save_messages(
+        THREAD, [asked, answered], tenant_id=OWNER.tenant_id, resource_id=OWNER.user_id
+    )
     cursor = await store.last_event_id(THREAD)
 
     values = await stream_values(parts(store), OWNER, "t1", cursor)

@@ -29,6 +29,10 @@ from runyard.service import Owner, ServiceParts, ThreadNotFound, Threads
 
 __all__ = ["OpenedRun", "open_run", "stream_values"]
 
+_RECENT = 20
+"""How many of the thread's newest messages are looked through for its newest user message: a
+run that has not said ``run-start`` yet has saved none after it, one that ended a few."""
+
 
 @dataclass(frozen=True, slots=True)
 class OpenedRun:
@@ -71,18 +75,18 @@ async def stream_values(
 ) -> ThreadValues:
     """The thread's state folded up to log id ``cursor``, told: what a stream folds on from.
 
-    It also knows the thread's newest message when that is a user's. The fold knows the user
-    message of each ``run-start`` it read, and a run followed as soon as it was started (its
-    start stored its message) may not have said ``run-start`` yet: its driver writes it a
-    moment later, after the stream read the log."""
+    It also knows the thread's newest user message. The fold knows the user message of each
+    ``run-start`` it read, and a run followed as soon as it was started (its start stored its
+    message) may not have said ``run-start`` yet when the log is read: its driver writes it a
+    moment later, and the run may even have ended before its messages are read here."""
     thread = await Threads(parts.events, parts.store).get(owner, thread_id)
     values, _ = await folded(parts, owner, thread, cursor)
-    newest = await parts.store.get_messages(
-        thread.id, tenant_id=owner.tenant_id, resource_id=owner.user_id, limit=1
+    recent = await parts.store.get_messages(
+        thread.id, tenant_id=owner.tenant_id, resource_id=owner.user_id, limit=_RECENT
     )
-    for message in newest:
-        if isinstance(message, AgentMessage) and message.role == "user":
-            values.users.setdefault(message.id, human(message))
+    asked = [m for m in recent if isinstance(m, AgentMessage) and m.role == "user"]
+    if asked:
+        values.users.setdefault(asked[-1].id, human(asked[-1]))
     values.settle()
     return values
 
