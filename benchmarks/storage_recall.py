@@ -150,7 +150,7 @@ async def measure(url: str, corpus: Corpus, truth: list[set[str]]) -> Row:
     """Fill a store at ``url``, print its latencies and recall; the summary row."""
     store = await open_store(url)
     try:
-        fill = await _fill(store, corpus, url if url.startswith("postgresql") else None)
+        fill = await _fill(store, corpus, url if store.backend == "postgresql" else None)
         n, dims = len(corpus.vectors), len(corpus.vectors[0])
         print(f"{store.backend} ({store.vector_search}): stored {n:,} x {dims} in {fill:.1f} s")
         timings, found = await _timed(store, corpus, None)

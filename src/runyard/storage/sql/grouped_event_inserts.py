@@ -54,19 +54,18 @@ class GroupedEventInserts:
 
     def __init__(self, engine: AsyncEngine) -> None:
         self._engine = engine
-        self._busy = False
         self._waiting: list[_Waiting] = []
         self._writing: asyncio.Task[None] | None = None
-        """The task writing the appends that waited (held so it is not collected)."""
+        """The task writing the appends that waited (held so it is not collected); while it
+        runs, a new append only joins the list."""
 
     async def insert(self, rows: _Rows) -> None:
         """Commit ``rows``; raises what inserting them alone would (``IntegrityError``, …)."""
         waiting = _Waiting(rows)
         self._waiting.append(waiting)
-        if not self._busy:
+        if self._writing is None or self._writing.done():
             # The task starts at the loop's next turn: the appends of this turn join ours. It
             # writes for everyone, so a caller that stops waiting strands nobody else's rows.
-            self._busy = True
             self._writing = asyncio.create_task(self._write_waiting(), name="runyard-event-rows")
         await waiting.done
 
@@ -82,7 +81,6 @@ class GroupedEventInserts:
                 if not waiting.done.done():
                     waiting.done.set_exception(RuntimeError("the event writer stopped"))
             self._waiting = []
-            self._busy = False
 
     async def _write_group(self, group: list[_Waiting]) -> None:
         error = await _outcome(self._insert([waiting.rows for waiting in group]))
