@@ -1,8 +1,8 @@
 """SQLite files for tests, with every migration already applied.
 
-Opening an empty file runs every migration, which costs a few tenths of a second, and hundreds
-of tests open one. A byte copy of a file migrated once per session (per xdist worker) is the
-same database and opens several times faster. The tests of migrating itself (``runyard db
+Opening an empty file creates every table and index in one transaction, and hundreds of tests
+open one. A byte copy of a file made once per session (per xdist worker) is the same database
+and opens faster. The tests of migrating itself (``runyard db
 upgrade``, opening an empty or an old file: tests/storage/test_store_opening.py,
 tests/cli/test_db_command.py, the migration tests) keep starting from empty files.
 """

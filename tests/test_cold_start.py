@@ -102,8 +102,8 @@ def test_the_http_app_loads_mcp_only_for_its_first_mcp_request() -> None:
     assert _loaded_after(code, ("mcp",)) == []
 
 
-# What `runyard serve` on the embedded default (a SQLite file already at the newest migration, no
-# catalog, tracing off) loads before it is ready: none of alembic, the catalog's YAML and JSON
+# What `runyard serve` on the embedded default (a new SQLite file, or one at the newest migration;
+# no catalog, tracing off) loads before it is ready: none of alembic, the catalog's YAML and JSON
 # Schema, the OpenTelemetry SDK or mcp.
 _SERVE_DEFERRED = ("alembic", "yaml", "jsonschema", "opentelemetry.sdk", "mcp")
 
@@ -121,9 +121,20 @@ async def start_and_stop() -> None:
 asyncio.run(start_and_stop())
 """
 
+_OLD_FILE = """
+from sqlalchemy import create_engine
+from runyard.storage.migrations import upgrade_to
+with create_engine({url!r}).begin() as connection:
+    upgrade_to(connection, "0008")
+"""
 
-def test_serve_on_a_migrated_sqlite_file_loads_nothing_it_does_not_use(tmp_path: Path) -> None:
+
+def test_serve_on_a_new_or_migrated_sqlite_file_loads_nothing_it_does_not_use(
+    tmp_path: Path,
+) -> None:
     url = f"sqlite:///{tmp_path / 'runyard.db'}"
-    migrate = f"import asyncio\nfrom runyard.storage import upgrade\nasyncio.run(upgrade({url!r}))"
-    assert "alembic" in _loaded_after(migrate, ("alembic",))  # a fresh file is migrated by it
-    assert _loaded_after(_SERVE_START.format(url=url), _SERVE_DEFERRED) == []
+    assert _loaded_after(_SERVE_START.format(url=url), _SERVE_DEFERRED) == []  # a first start
+    assert _loaded_after(_SERVE_START.format(url=url), _SERVE_DEFERRED) == []  # a restart
+    old = f"sqlite:///{tmp_path / 'old.db'}"
+    _loaded_after(_OLD_FILE.format(url=old), ())
+    assert _loaded_after(_SERVE_START.format(url=old), ("alembic",)) == ["alembic"]  # migrated

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
-from sqlalchemy import inspect, text
+from sqlalchemy import Connection, inspect, text
 from store_parts import assert_implements
 
+from postgres_databases import private_database
 from runyard.storage import InvalidDatabaseURL, Store, open_store, upgrade
 from runyard.storage.inmemory import InMemoryStore
 from runyard.storage.migrations import (
@@ -170,17 +173,137 @@ async def test_migrating_says_what_it_applied_in_one_line_and_alembic_says_nothi
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.DEBUG)
-    url = f"sqlite:///{tmp_path / 'fresh.db'}"
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    target = parse_database_url(url).sqlalchemy_url
+    assert target is not None
+    engine = create_engine(target)
+    try:
+        async with schema_write(engine) as conn:
+            await conn.run_sync(upgrade_to, "0008")
+    finally:
+        await engine.dispose()
+    caplog.clear()
     store = await open_store(url)
     await store.close()
     assert not [r for r in caplog.records if r.name.startswith("alembic")]
-    said = [r.getMessage() for r in caplog.records if "database schema migrated" in r.getMessage()]
+    said = [r.getMessage() for r in caplog.records if "database schema" in r.getMessage()]
+    newest = int(newest_file_revision())
     assert said == [
         f"database schema migrated to revision {newest_file_revision()} "
-        f"({', '.join(f'{n:04d}' for n in range(1, int(newest_file_revision()) + 1))})"
+        f"({', '.join(f'{n:04d}' for n in range(9, newest + 1))})"
     ]
     caplog.clear()
     store = await open_store(url)  # at the head already: nothing to say
     await store.close()
     assert "database schema" not in caplog.text
     assert logging.getLogger("alembic").level == logging.NOTSET  # left as it was
+
+
+async def test_an_empty_database_is_created_at_the_newest_revision_without_alembic(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="runyard.storage")
+    store = await open_store(f"sqlite:///{tmp_path / 'new.db'}")
+    await store.close()
+    said = [r.getMessage() for r in caplog.records if "database schema" in r.getMessage()]
+    assert said == [f"database schema created at revision {newest_file_revision()}"]
+    # Whether alembic stays unloaded is tests/test_cold_start.py's: a fresh interpreter's.
+
+
+@pytest.fixture
+def empty_databases(backend_kind: str, tmp_path: Path) -> Iterator[tuple[str, str]]:
+    """Two empty databases on the backend under test."""
+    if backend_kind == "sqlite":
+        yield f"sqlite:///{tmp_path / 'a.db'}", f"sqlite:///{tmp_path / 'b.db'}"
+        return
+    first = private_database("RUNYARD_TEST_POSTGRES_URL", "runyard_schema")
+    second = private_database("RUNYARD_TEST_POSTGRES_URL", "runyard_schema")
+    yield next(first), next(second)
+    for database in (first, second):
+        next(database, None)  # drops it
+
+
+@pytest.mark.backends("sqlite", "postgresql")
+async def test_an_empty_database_gets_the_schema_the_migrations_build(
+    empty_databases: tuple[str, str],
+) -> None:
+    migrated_url, created_url = empty_databases
+    schemas = []
+    for url, build in ((migrated_url, upgrade_to), (created_url, _upgrade_to_head)):
+        target = parse_database_url(url).sqlalchemy_url
+        assert target is not None
+        engine = create_engine(target)
+        try:
+            async with schema_write(engine) as conn:
+                await conn.run_sync(build, "head")
+                schemas.append(await conn.run_sync(_schema))
+        finally:
+            await engine.dispose()
+    migrated, created = schemas
+    assert set(migrated) == {*metadata.tables, "alembic_version"}
+    for table in migrated:
+        assert created[table] == migrated[table], table
+
+
+def _upgrade_to_head(connection: Connection, _revision: str) -> None:
+    upgrade_to_head(connection)
+
+
+def _schema(connection: Connection) -> dict[str, dict[str, Any]]:
+    """Every table of the database as the database describes it, comparable across databases."""
+    found = inspect(connection)
+    sqlite = connection.dialect.name == "sqlite"
+
+    def type_of(column: dict[str, Any]) -> str:
+        declared = str(column["type"])
+        return _sqlite_affinity(declared) if sqlite else declared
+
+    return {
+        table: {
+            "columns": [
+                (c["name"], type_of(c), c["nullable"], str(c.get("default")))
+                for c in found.get_columns(table)
+            ],
+            "primary key": found.get_pk_constraint(table)["constrained_columns"],
+            "foreign keys": sorted(
+                (
+                    tuple(f["constrained_columns"]),
+                    f["referred_table"],
+                    tuple(f["referred_columns"]),
+                    str(sorted(f.get("options", {}).items())),
+                )
+                for f in found.get_foreign_keys(table)
+            ),
+            "indexes": sorted(
+                (
+                    i["name"],
+                    tuple(i["column_names"]),
+                    bool(i["unique"]),
+                    str(sorted((k, str(v)) for k, v in i.get("dialect_options", {}).items())),
+                )
+                for i in found.get_indexes(table)
+            ),
+            "unique constraints": sorted(
+                tuple(u["column_names"]) for u in found.get_unique_constraints(table)
+            ),
+            "check constraints": sorted(
+                str(c["sqltext"]) for c in found.get_check_constraints(table)
+            ),
+        }
+        for table in found.get_table_names()
+    }
+
+
+def _sqlite_affinity(declared: str) -> str:
+    """SQLite's column affinity for a declared type (https://sqlite.org/datatype3.html, 3.1):
+    what it stores, whatever length or name was declared."""
+    upper = declared.upper()
+    if "INT" in upper:
+        return "INTEGER"
+    if any(word in upper for word in ("CHAR", "CLOB", "TEXT")):
+        return "TEXT"
+    if "BLOB" in upper or not upper:
+        return "BLOB"
+    if any(word in upper for word in ("REAL", "FLOA", "DOUB")):
+        return "REAL"
+    return "NUMERIC"

@@ -2,9 +2,13 @@
 
 ``upgrade_to_head(connection)`` brings a database to the newest revision and is a no-op
 when it is already there (asked with one query, without loading alembic: a restart on a migrated
-database pays nothing for it); ``upgrade_to(connection, revision)`` stops at an older one (tests
-of a migration start from the revision before it). On PostgreSQL an advisory lock serialises
-replicas that start at the same time.
+database pays nothing for it). An empty database (none of runyard's tables) gets the newest
+schema straight from the tables (``runyard.storage.sql.schema``), stamped with the newest
+revision, again without alembic: a first start is not a restart plus eleven migrations, and
+tests/storage/test_store_opening.py holds that schema equal to what the migrations build.
+``upgrade_to(connection, revision)`` stops at an older one (tests of a migration start from the
+revision before it). On PostgreSQL an advisory lock serialises replicas that start at the same
+time.
 """
 
 from __future__ import annotations
@@ -16,7 +20,18 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sqlalchemy import Connection, inspect, text
+from sqlalchemy import (
+    Column,
+    Connection,
+    MetaData,
+    PrimaryKeyConstraint,
+    String,
+    Table,
+    inspect,
+    text,
+)
+
+from runyard.storage.sql.schema import metadata
 
 if TYPE_CHECKING:
     from alembic.script import ScriptDirectory
@@ -79,7 +94,12 @@ def lock_schema(connection: Connection) -> None:
 def upgrade_to_head(connection: Connection) -> None:
     """Apply every migration not yet applied, inside the caller's transaction."""
     # Migrations only ever go forward: at the head, no other replica can have work left to do.
-    if not at_head(connection):
+    if at_head(connection):
+        return
+    lock_schema(connection)  # a replica starting beside this one may be creating it right now
+    if _empty(connection):
+        _create_at_head(connection)
+    else:
         upgrade_to(connection, "head")
 
 
@@ -90,6 +110,30 @@ def upgrade_to(connection: Connection, revision: str) -> None:
         applied = _apply(connection, revision)
     if applied:
         logger.info("database schema migrated to revision %s (%s)", applied[-1], ", ".join(applied))
+
+
+def _empty(connection: Connection) -> bool:
+    """Whether the database holds none of runyard's tables (others' tables may share it)."""
+    ours = {*metadata.tables, _VERSION_TABLE.name}
+    return not ours.intersection(inspect(connection).get_table_names())
+
+
+# Alembic's own version table, as alembic creates it, so that its next upgrade reads this one.
+_VERSION_TABLE = Table(
+    "alembic_version",
+    MetaData(),
+    Column("version_num", String(32), nullable=False),
+    PrimaryKeyConstraint("version_num", name="alembic_version_pkc"),
+)
+
+
+def _create_at_head(connection: Connection) -> None:
+    """Create the newest schema in an empty database and record it as the newest revision."""
+    metadata.create_all(connection)
+    _VERSION_TABLE.create(connection)
+    head = newest_file_revision()
+    connection.execute(_VERSION_TABLE.insert().values(version_num=head))
+    logger.info("database schema created at revision %s", head)
 
 
 def _apply(connection: Connection, revision: str) -> list[str]:
