@@ -103,9 +103,16 @@ def test_the_http_app_loads_mcp_only_for_its_first_mcp_request() -> None:
 
 
 # What `runyard serve` on the embedded default (a new SQLite file, or one at the newest migration;
-# no catalog, tracing off) loads before it is ready: none of alembic, the catalog's YAML and JSON
-# Schema, the OpenTelemetry SDK or mcp.
-_SERVE_DEFERRED = ("alembic", "yaml", "jsonschema", "opentelemetry.sdk", "mcp")
+# no catalog, tracing off) loads before it is ready: none of alembic, SQLAlchemy's PostgreSQL
+# dialect, the catalog's YAML and JSON Schema, the OpenTelemetry SDK or mcp.
+_SERVE_DEFERRED = (
+    "alembic",
+    "sqlalchemy.dialects.postgresql",
+    "yaml",
+    "jsonschema",
+    "opentelemetry.sdk",
+    "mcp",
+)
 
 _SERVE_START = """
 import asyncio

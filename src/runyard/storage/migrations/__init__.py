@@ -31,7 +31,7 @@ from sqlalchemy import (
     text,
 )
 
-from runyard.storage.sql.schema import metadata
+from runyard.storage.sql.schema import create_all, metadata
 
 if TYPE_CHECKING:
     from alembic.script import ScriptDirectory
@@ -129,7 +129,7 @@ _VERSION_TABLE = Table(
 
 def _create_at_head(connection: Connection) -> None:
     """Create the newest schema in an empty database and record it as the newest revision."""
-    metadata.create_all(connection)
+    create_all(connection)
     _VERSION_TABLE.create(connection)
     head = newest_file_revision()
     connection.execute(_VERSION_TABLE.insert().values(version_num=head))

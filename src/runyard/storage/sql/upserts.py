@@ -4,19 +4,28 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import cache
+from typing import TYPE_CHECKING
 
 from sqlalchemy import Table
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.dialects import sqlite
 from sqlalchemy.sql.dml import Insert
 
 from runyard.storage.sql.direct_statements import prepared
+
+if TYPE_CHECKING:
+    from sqlalchemy.dialects import postgresql
 
 __all__ = ["insert_ignore", "insert_of", "upsert"]
 
 
 def insert_of(dialect: str, table: Table) -> sqlite.Insert | postgresql.Insert:
     """The dialect's INSERT, which has ``on_conflict_do_update``/``_nothing``."""
-    return postgresql.insert(table) if dialect == "postgresql" else sqlite.insert(table)
+    if dialect == "postgresql":
+        # Loaded by a PostgreSQL store only (~50 ms of CPU a SQLite process does not pay).
+        from sqlalchemy.dialects import postgresql
+
+        return postgresql.insert(table)
+    return sqlite.insert(table)
 
 
 def upsert(dialect: str, table: Table, keys: Sequence[str], columns: Sequence[str]) -> Insert:
