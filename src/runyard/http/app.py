@@ -18,7 +18,7 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 
-from fastapi import FastAPI
+from fastapi import APIRouter, FastAPI
 
 from runyard.agent import Agent
 from runyard.config import Settings
@@ -148,13 +148,17 @@ def create_app(
         redoc_url=None,
     )
     app.state.runyard = state
-    for router in ROUTERS + (KEYS_ROUTERS if config.auth == "keys" else ()):
-        app.include_router(router)
-    app.include_router(agui.router(faces))
-    app.include_router(ai_sdk.router(faces))
-    app.include_router(openai.router(faces))
-    app.include_router(langgraph.router(faces))
-    app.include_router(mcp_face.router)
+    routers = (
+        *ROUTERS,
+        *(KEYS_ROUTERS if config.auth == "keys" else ()),
+        agui.router(faces),
+        ai_sdk.router(faces),
+        openai.router(faces),
+        langgraph.router(faces),
+        mcp_face.router,
+    )
+    for router in routers:
+        _serve_as_built(app, router)
     install_error_handlers(
         app, {openai.PREFIX: openai.openai_error, langgraph.PREFIX: langgraph.langgraph_error}
     )
@@ -167,6 +171,14 @@ def create_app(
     # Outermost: a 413 or any error a browser page receives carries the CORS headers too.
     add_cors(app, parse_origins(config.cors_origins))
     return app
+
+
+def _serve_as_built(app: FastAPI, router: APIRouter) -> None:
+    """Serve ``router``'s routes as they were built: each router carries its own prefix and tags,
+    and is included with nothing added. ``include_router`` would have FastAPI build every route
+    again, for the context it is included in, on its router's first request (~45 ms of CPU
+    before the first ``/readyz``), and look each request up through every included router."""
+    app.router.routes.extend(router.routes)
 
 
 @dataclass(frozen=True, slots=True)
