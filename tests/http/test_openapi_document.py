@@ -6,6 +6,7 @@ through the app, validate against it."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,15 @@ def test_the_committed_document_is_current() -> None:
     assert json.loads(COMMITTED.read_text()) == default_document(), (
         f"docs/openapi.json is stale; regenerate it with: {REGENERATE}"
     )
+
+
+@pytest.mark.parametrize("auth", ["none", "proxy", "keys"])
+def test_every_schema_the_document_names_is_in_it(auth: str) -> None:
+    # Error bodies name their schema by reference; the document must hold each one it names.
+    document = default_document(auth=auth)
+    named = set(re.findall(r'"\$ref": "#/components/schemas/([^"]+)"', json.dumps(document)))
+    assert {"ErrorBody", "LangGraphErrorBody"} <= named
+    assert named <= set(document["components"]["schemas"])
 
 
 def operations(document: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:

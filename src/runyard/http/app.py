@@ -164,7 +164,7 @@ def create_app(
     )
     install_api_docs(app)
     install_ui(app)
-    install_openapi(app)
+    install_openapi(app, bodies=[langgraph.LangGraphErrorBody])
     app.add_middleware(BodyLimit, max_bytes=config.max_body_bytes, own_limits=[UPLOAD_PATH])
     # Around the body limit and every route: a 413 or a 503 is timed, traced and has its id.
     app.add_middleware(ObservedRequests, metrics=state.metrics, tracing=traces)

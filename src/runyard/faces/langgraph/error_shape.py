@@ -38,6 +38,10 @@ def langgraph_error(status: int, body: dict[str, Any]) -> dict[str, Any]:
     return {"detail": detail, "code": error["code"], "param": param}
 
 
+# By reference, as the app's own error responses name theirs: the app's document holds the schema
+# (the app gives ``LangGraphErrorBody`` to ``runyard.http.openapi.install_openapi``).
+_BODY = {"application/json": {"schema": {"$ref": "#/components/schemas/LangGraphErrorBody"}}}
+
 ErrorResponses = Callable[..., dict[int | str, dict[str, Any]]]
 """The OpenAPI ``responses`` of the given error statuses (``FaceWiring.errors``)."""
 
@@ -49,10 +53,9 @@ def langgraph_errors(errors: ErrorResponses) -> ErrorResponses:
 
     def shaped(*statuses: int) -> dict[int | str, dict[str, Any]]:
         described: dict[int | str, dict[str, Any]] = {
-            status: {**response, "model": LangGraphErrorBody}
-            for status, response in errors(*statuses).items()
+            status: {**response, "content": _BODY} for status, response in errors(*statuses).items()
         }
-        bug = {"model": LangGraphErrorBody, "description": "a bug: an exception nobody mapped"}
+        bug = {"description": "a bug: an exception nobody mapped", "content": _BODY}
         return {**described, **errors(413), 500: bug}
 
     return shaped
