@@ -10,10 +10,10 @@ the run finishes and its chunks are discarded, as nobody is left to read them.
 
 from __future__ import annotations
 
-import asyncio
 from collections import deque
 
 from runyard.runtime import StreamChunk
+from runyard.runtime.flag import Flag
 
 __all__ = ["ChunkBuffer"]
 
@@ -22,8 +22,8 @@ class ChunkBuffer:
     def __init__(self, limit: int) -> None:
         self.limit = limit
         self._chunks: deque[StreamChunk] = deque()
-        self._readable = asyncio.Event()
-        self._room = asyncio.Event()
+        self._readable = Flag()
+        self._room = Flag()
         self._room.set()
         self._closed = False
         self._dropped = False

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 
+from runyard.runtime.flag import Flag
 from runyard.service.bus.interface import EventBusClosedError
 
 __all__ = ["Fanout", "LocalSubscription"]
@@ -31,7 +32,7 @@ class LocalSubscription:
         self._stale = False
         self._closed = False
         self._poll_seconds = poll_seconds
-        self._wakeup = asyncio.Event()
+        self._wakeup = Flag()
 
     @property
     def polling(self) -> bool:

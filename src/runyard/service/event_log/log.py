@@ -21,6 +21,7 @@ from typing import TypeVar
 
 from runyard.observability import Metrics
 from runyard.redaction import SecretRedactor
+from runyard.runtime.flag import Flag
 from runyard.service.bus import EventBus, EventBusClosedError
 from runyard.service.event_log.channel import LiveEvent, ThreadChannel
 from runyard.service.event_log.reader import READ_BATCH, EventReader
@@ -39,7 +40,7 @@ class _Entry:
     channel: ThreadChannel
     write_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     listener: asyncio.Task[None] | None = None
-    listening: asyncio.Event = field(default_factory=asyncio.Event)
+    listening: Flag = field(default_factory=Flag)
 
 
 class EventLog:
@@ -164,7 +165,7 @@ class EventLog:
             with contextlib.suppress(asyncio.CancelledError):
                 await entry.listener
 
-    async def _listen(self, channel: ThreadChannel, listening: asyncio.Event) -> None:
+    async def _listen(self, channel: ThreadChannel, listening: Flag) -> None:
         # Not given the entry: a cancelled task keeps its CancelledError, whose traceback keeps
         # this frame, and through the entry the frame would keep the task: a cycle per thread
         # (with the channel's tail) that only the collector freed.

@@ -38,6 +38,7 @@ from runyard.json_text import json_text
 from runyard.observability import Metrics
 from runyard.protocol import WireEvent, event_to_dict
 from runyard.redaction import SecretRedactor
+from runyard.runtime.flag import Flag
 from runyard.service.bus import EventBus
 from runyard.service.event_log.channel import LiveEvent, ThreadChannel
 from runyard.service.event_log.held_deltas import HeldDeltas
@@ -90,8 +91,8 @@ class EventWriter:
         self._ledger_given = 0
         self._ledger_stored = 0
         """How many ``journal`` calls were made, and how many of them are stored."""
-        self._ready = asyncio.Event()
-        self._progress = asyncio.Event()
+        self._ready = Flag()
+        self._progress = Flag()
         self._failure: EventLogWriteError | None = None
         self._closing = False
         self._watchers: list[Callable[[Sequence[StoredEvent]], None]] = []
@@ -210,7 +211,7 @@ class EventWriter:
             elif batch or ledger:
                 logger.error("thread %s: dropped %d unpersisted events", self.thread_id, len(batch))
             self._progress.set()
-            self._progress = asyncio.Event()
+            self._progress = Flag()
             if self._closing and not self._queue and not self._ledger:
                 return
 

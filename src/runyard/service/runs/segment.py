@@ -44,6 +44,7 @@ from runyard.runtime import (
     StreamChunk,
     ToolCallSuspendedChunk,
 )
+from runyard.runtime.flag import Flag
 from runyard.service.agent_choice import AgentChoice
 from runyard.service.event_log import EventLog, EventWriter
 from runyard.service.event_log.chunks import ChunkMapper
@@ -107,7 +108,7 @@ class RunSegment:
         self.suspensions: list[PendingSuspend] = []
         self.finish: FinishChunk | None = None
         self._stream_result: StreamResult | None = None
-        self._took = asyncio.Event()
+        self._took = Flag()
         """Set whenever a chunk of the stream was taken (``_taken`` waits on it)."""
         self._folded: RunFold | None = None
         """The run's events folded as stored, when they alone make its snapshot."""
