@@ -31,7 +31,9 @@ TenantId = Annotated[str, StringConstraints(pattern="^[A-Za-z0-9._@-]{1,128}$")]
 class SpecModel(BaseModel):
     """A part of a catalog spec: unknown fields are errors, values never change once validated."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+    # Built at the first spec validated, not at import: a server with no catalog (the embedded
+    # default) never validates one, and building them all was ~0.8% of its start-up.
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, defer_build=True)
 
 
 def valid_json_schema(schema: dict[str, Any]) -> dict[str, Any]:
