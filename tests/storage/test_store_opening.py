@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 from sqlalchemy import Connection, inspect, text
+from sqlalchemy.ext.asyncio import AsyncConnection
 from store_parts import assert_implements
 
 from postgres_databases import private_database
@@ -110,20 +112,14 @@ async def test_the_head_check_says_at_head_only_once_every_migration_is_applied(
 ) -> None:
     # On an empty file (the PostgreSQL database is shared by the session, migrated already; the
     # migration test above upgrades it twice, through the head check).
-    target = parse_database_url(f"sqlite:///{tmp_path / 'runyard.db'}").sqlalchemy_url
-    assert target is not None
-    engine = create_engine(target)
-    try:
-        async with schema_write(engine) as conn:
-            assert not await conn.run_sync(at_head)  # an empty database
-            await conn.run_sync(upgrade_to, "0008")
-            assert not await conn.run_sync(at_head)  # one migration behind
-            await conn.run_sync(upgrade_to_head)
-            assert await conn.run_sync(at_head)
-            await conn.run_sync(upgrade_to_head)  # at the head: nothing to do
-            version = (await conn.execute(text("SELECT version_num FROM alembic_version"))).all()
-    finally:
-        await engine.dispose()
+    async with _schema_write(f"sqlite:///{tmp_path / 'runyard.db'}") as conn:
+        assert not await conn.run_sync(at_head)  # an empty database
+        await conn.run_sync(upgrade_to, "0008")
+        assert not await conn.run_sync(at_head)  # one migration behind
+        await conn.run_sync(upgrade_to_head)
+        assert await conn.run_sync(at_head)
+        await conn.run_sync(upgrade_to_head)  # at the head: nothing to do
+        version = (await conn.execute(text("SELECT version_num FROM alembic_version"))).all()
     assert version == [(head_revision(),)]
 
 
@@ -174,14 +170,8 @@ async def test_migrating_says_what_it_applied_in_one_line_and_alembic_says_nothi
 ) -> None:
     caplog.set_level(logging.DEBUG)
     url = f"sqlite:///{tmp_path / 'old.db'}"
-    target = parse_database_url(url).sqlalchemy_url
-    assert target is not None
-    engine = create_engine(target)
-    try:
-        async with schema_write(engine) as conn:
-            await conn.run_sync(upgrade_to, "0008")
-    finally:
-        await engine.dispose()
+    async with _schema_write(url) as conn:
+        await conn.run_sync(upgrade_to, "0008")
     caplog.clear()
     store = await open_store(url)
     await store.close()
@@ -230,19 +220,26 @@ async def test_an_empty_database_gets_the_schema_the_migrations_build(
     migrated_url, created_url = empty_databases
     schemas = []
     for url, build in ((migrated_url, upgrade_to), (created_url, _upgrade_to_head)):
-        target = parse_database_url(url).sqlalchemy_url
-        assert target is not None
-        engine = create_engine(target)
-        try:
-            async with schema_write(engine) as conn:
-                await conn.run_sync(build, "head")
-                schemas.append(await conn.run_sync(_schema))
-        finally:
-            await engine.dispose()
+        async with _schema_write(url) as conn:
+            await conn.run_sync(build, "head")
+            schemas.append(await conn.run_sync(_schema))
     migrated, created = schemas
     assert set(migrated) == {*metadata.tables, "alembic_version"}
     for table in migrated:
         assert created[table] == migrated[table], table
+
+
+@asynccontextmanager
+async def _schema_write(url: str) -> AsyncIterator[AsyncConnection]:
+    """A schema-writing transaction on the database at ``url`` (its engine closed after)."""
+    target = parse_database_url(url).sqlalchemy_url
+    assert target is not None
+    engine = create_engine(target)
+    try:
+        async with schema_write(engine) as conn:
+            yield conn
+    finally:
+        await engine.dispose()
 
 
 def _upgrade_to_head(connection: Connection, _revision: str) -> None:
