@@ -1,11 +1,12 @@
 """The OpenAPI document: FastAPI's, made to say what the API really answers.
 
 - Every error is the ``ErrorBody`` envelope; each route lists the statuses it can answer with
-  ``error_responses``. Their bodies name their schema by reference (``body_content``), written
-  into the document once: a ``{"model": …}`` response would have FastAPI build a validator for
-  it on every route that lists it (~350 for the app's error statuses, ~4% of ``runyard serve``'s
-  start) only to write the same schema each time. FastAPI adds a 422 with its ``{"detail": …}`` body to every route with
-  parameters, which runyard never sends: those are removed, with their schemas.
+  ``error_responses``. Their bodies name their schema by reference, written into the document
+  once (``install_openapi``'s ``bodies``): a ``{"model": …}`` response would have FastAPI build
+  a validator for it on every route that lists it (~350 for the app's error statuses, ~4% of
+  ``runyard serve``'s start) only to write the same schema each time. FastAPI adds a 422 with
+  its ``{"detail": …}`` body to every route with parameters, which runyard never sends: those
+  are removed, with their schemas.
 - The document is the served mode's (``RUNYARD_AUTH``): with ``keys`` every route that answers
   401 needs the ``bearer`` scheme; otherwise only the admin routes do, while
   ``RUNYARD_ADMIN_TOKEN`` is set; the identity headers are parameters only with ``proxy`` (the
@@ -35,7 +36,7 @@ from runyard.config import Settings
 from runyard.http.bodies import ErrorBody
 from runyard.http.identity import TENANT_HEADER, TICKET_PARAM, USER_HEADER
 
-__all__ = ["EVENT_STREAM", "METRICS_PATH", "body_content", "error_responses", "install_openapi"]
+__all__ = ["EVENT_STREAM", "METRICS_PATH", "error_responses", "install_openapi"]
 
 METRICS_PATH = "/metrics"
 """The Prometheus scrape path, open or behind its own token (``RUNYARD_METRICS_TOKEN``)."""
@@ -160,7 +161,7 @@ EVENT_STREAM: dict[str, Any] = {
 """The 200 response of ``GET /v1/events/{threadId}``."""
 
 
-def body_content(model: type[BaseModel]) -> dict[str, Any]:
+def _body_content(model: type[BaseModel]) -> dict[str, Any]:
     """A response's ``content``: ``model`` as JSON, by reference (``install_openapi`` writes the
     schema of each model it is given)."""
     return {_JSON: {"schema": {"$ref": _SCHEMAS + model.__name__}}}
@@ -172,7 +173,7 @@ def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
         status: {
             "description": _ERRORS[status],
             **_HEADERS.get(status, {}),
-            "content": body_content(ErrorBody),
+            "content": _body_content(ErrorBody),
         }
         for status in statuses
     }
@@ -180,7 +181,7 @@ def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
 
 def install_openapi(app: FastAPI, bodies: Sequence[type[BaseModel]] = ()) -> None:
     """Make ``app.openapi()`` (and ``/openapi.json``) serve the corrected document, with the
-    schemas of ``ErrorBody`` and ``bodies``, the models routes name in ``body_content``."""
+    schemas of ``ErrorBody`` and ``bodies``: the models whose schema routes name by reference."""
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
