@@ -4,7 +4,7 @@
 when it is already there (asked with one query, without loading alembic: a restart on a migrated
 database pays nothing for it). An empty database (none of runyard's tables) gets the newest
 schema straight from the tables (``runyard.storage.sql.schema``), stamped with the newest
-revision, again without alembic: a first start is not a restart plus eleven migrations, and
+revision, again without alembic: a first start does not replay every migration in turn, and
 tests/storage/test_store_opening.py holds that schema equal to what the migrations build.
 ``upgrade_to(connection, revision)`` stops at an older one (tests of a migration start from the
 revision before it). On PostgreSQL an advisory lock serialises replicas that start at the same
@@ -92,7 +92,8 @@ def lock_schema(connection: Connection) -> None:
 
 
 def upgrade_to_head(connection: Connection) -> None:
-    """Apply every migration not yet applied, inside the caller's transaction."""
+    """Bring the database to the newest revision, inside the caller's transaction: nothing to do
+    at the head, the tables created in an empty database, else every migration not yet applied."""
     # Migrations only ever go forward: at the head, no other replica can have work left to do.
     if at_head(connection):
         return
