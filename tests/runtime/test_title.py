@@ -12,6 +12,8 @@ from runyard.testing import scripted_model, text
     [
         ('"Weather to Slack workflow"', "Weather to Slack workflow"),
         ("<think>hmm</think>## **Budget review**", "Budget review"),
+        ("**Plan:** *quarterly* budget", "Plan: quarterly budget"),
+        ("You said: What is 6*7 or 2 * 3?", "You said: What is 6*7 or 2 * 3?"),
         ("Title\n```\ncode\n```", "Title"),
         ("   ", None),
         ("word " * 30, ("word " * 16).strip() + "…"),

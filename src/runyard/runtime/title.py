@@ -27,6 +27,9 @@ TITLE_INSTRUCTIONS = (
 _MAX = 80
 _KINDS = {"image": "Image", "audio": "Audio", "video": "Video", "file": "File"}
 _THINK = re.compile(r"<think>.*?</think>", re.DOTALL)
+# Markdown's emphasis markers: a run of ``*`` that opens (before a non-space, not after a word)
+# or closes (after a non-space, not before a word). ``6*7`` and ``2 * 3`` are not emphasis.
+_EMPHASIS = re.compile(r"(?<![\w*])\*+(?=\S)|(?<=\S)\*+(?![\w*])")
 
 
 def _trivial(text: str) -> bool:
@@ -38,7 +41,7 @@ def clean_title(raw: str) -> str | None:
     """Tidy what a model wrote into a title, or ``None`` if nothing usable is left."""
     text = _THINK.sub("", raw)
     text = text.split("```", 1)[0].strip()
-    text = re.sub(r"^#+\s*", "", text).replace("*", "")
+    text = _EMPHASIS.sub("", re.sub(r"^#+\s*", "", text))
     text = " ".join(text.replace("`", "").split())
     if len(text) >= 2 and text[0] in "\"'" and text[-1] == text[0]:
         text = text[1:-1].strip()
