@@ -112,20 +112,21 @@ _BEARER = {
     "description": "an API key (`ryk_…`, `runyard keys create`) with RUNYARD_AUTH=keys; on the "
     "admin routes in the other modes, RUNYARD_ADMIN_TOKEN (docs/security.md)",
 }
+_SSE = "text/event-stream"
+_JSON = "application/json"
+_SCHEMAS = "#/components/schemas/"
+_ERROR_CONTENT = {_JSON: {"schema": {"$ref": _SCHEMAS + ErrorBody.__name__}}}
+"""An error response's body: ``ErrorBody``, by reference (``install_openapi`` writes its schema)."""
 _INTERNAL_ERROR: dict[str, Any] = {
     "description": "a bug: an exception nobody mapped. The body is always "
     '`{"error": {"code": "internal_error", "message": "internal server error"}}`; what went '
     "wrong is only in the server's (redacted) log",
-    "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}},
+    "content": _ERROR_CONTENT,
 }
 """The ``500`` every route may answer (``runyard.http.errors``)."""
-_SCHEMAS = "#/components/schemas/"
 _IDENTITY_HEADERS = (TENANT_HEADER, USER_HEADER)
-_FASTAPI_422 = "#/components/schemas/HTTPValidationError"
+_FASTAPI_422 = _SCHEMAS + "HTTPValidationError"
 _FASTAPI_SCHEMAS = ("HTTPValidationError", "ValidationError")
-
-_SSE = "text/event-stream"
-_JSON = "application/json"
 _SSE_EVENT: dict[str, Any] = {
     "oneOf": [
         {
@@ -161,19 +162,13 @@ EVENT_STREAM: dict[str, Any] = {
 """The 200 response of ``GET /v1/events/{threadId}``."""
 
 
-def _body_content(model: type[BaseModel]) -> dict[str, Any]:
-    """A response's ``content``: ``model`` as JSON, by reference (``install_openapi`` writes the
-    schema of each model it is given)."""
-    return {_JSON: {"schema": {"$ref": _SCHEMAS + model.__name__}}}
-
-
 def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
     """The error responses a route can give, each with the ``ErrorBody`` schema."""
     return {
         status: {
             "description": _ERRORS[status],
             **_HEADERS.get(status, {}),
-            "content": _body_content(ErrorBody),
+            "content": _ERROR_CONTENT,
         }
         for status in statuses
     }
