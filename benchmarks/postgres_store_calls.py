@@ -5,9 +5,9 @@
 The service race on PostgreSQL (``service_vs_langgraph.py --postgres``) measures a whole run
 among two replicas, LangGraph Server, the client and PostgreSQL on two shared cores; a change of
 a round trip or two per run is below its noise. This measures the store's calls of a run alone,
-one after another on a private database (``--calls`` fresh threads, each: ``start_run``,
-``get_thread``, an events-only ``append_events``, ``close_run``), as this process's CPU time per
-call in µs. Compare two checkouts by running each with ``PYTHONPATH`` at its ``src``,
+one after another on a private database (``--calls`` fresh threads, each: ``start_run`` with
+the run's ``run-start``, ``get_thread``, an events-only ``append_events``, ``close_run``), as this
+process's CPU time per call in µs. Compare two checkouts by running each with ``PYTHONPATH`` at its ``src``,
 alternating (docs/benchmarks.md, "Service throughput").
 """
 
@@ -23,10 +23,11 @@ from typing import Any
 from _shared_services import redis_option, shared_services
 
 from runyard.messages import AgentMessage
-from runyard.storage import Store, StoredEvent, open_store
+from runyard.storage import OpeningEvent, Store, StoredEvent, open_store
 
 OWNER = {"tenant_id": "acme", "resource_id": "alice"}
 _WARM_UP = 20
+_OPENING = [OpeningEvent("run-start", {"type": "run-start"})]
 
 
 async def _timed(spent: dict[str, float], name: str, call: Callable[[], Awaitable[Any]]) -> Any:
@@ -42,11 +43,13 @@ async def _one_run(store: Store, spent: dict[str, float], index: int) -> None:
     run_id = f"run-{index}-{thread}"
 
     def start() -> Awaitable[Any]:
-        return store.start_run(run_id, [message], thread_id=thread, owner="bench", **OWNER)
+        return store.start_run(
+            run_id, [message], thread_id=thread, owner="bench", opening=_OPENING, **OWNER
+        )
 
     started = await _timed(spent, "start_run", start)
     await _timed(spent, "get_thread", lambda: store.get_thread(thread, **OWNER))
-    event = StoredEvent(thread, 1, run_id, "run-start", {"type": "run-start"}, 1)
+    event = StoredEvent(thread, 2, run_id, "text-delta", {"type": "text-delta"}, 1)
     await _timed(spent, "append_events", lambda: store.append_events(thread, [event]))
     epoch = started.run.lease_epoch
     await _timed(spent, "close_run", lambda: store.close_run(run_id, "completed", epoch=epoch))

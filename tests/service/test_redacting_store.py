@@ -13,6 +13,7 @@ from runyard.storage import (
     EmbeddingEntry,
     LedgerWrite,
     Observation,
+    OpeningEvent,
     Store,
     ToolCallEntry,
     open_store,
@@ -126,7 +127,9 @@ async def test_a_progress_checkpoint_written_with_events_is_stored_redacted(
     assert SECRET not in rows
 
 
-async def test_a_runs_start_stores_its_message_and_metadata_redacted(tmp_path: Path) -> None:
+async def test_a_runs_start_stores_its_message_metadata_and_opening_redacted(
+    tmp_path: Path,
+) -> None:
     path = tmp_path / "runyard.db"
     inner = await open_store(f"sqlite:///{path}")
     store = RedactingStore(inner, SecretRedactor([SECRET]))
@@ -137,6 +140,7 @@ async def test_a_runs_start_stores_its_message_and_metadata_redacted(tmp_path: P
             thread_id="t1",
             owner="me",
             metadata={"note": f"key={SECRET}"},
+            opening=[OpeningEvent("run-start", {"payload": {"note": SECRET}})],
             **OWNER,
         )
         (message,) = await store.get_messages("t1", **OWNER)
@@ -144,9 +148,11 @@ async def test_a_runs_start_stores_its_message_and_metadata_redacted(tmp_path: P
         await inner.close()
 
     assert started.thread.metadata == {"note": f"key={REDACTED}"}
+    assert [e.data for e in started.opening] == [{"payload": {"note": REDACTED}}]
     assert isinstance(message, AgentMessage)
     assert message.text == f"my key is {REDACTED}"
     with sqlite3.connect(path) as db:
         rows = repr(db.execute("SELECT * FROM messages").fetchall())
         rows += repr(db.execute("SELECT * FROM threads").fetchall())
+        rows += repr(db.execute("SELECT * FROM events").fetchall())
     assert SECRET not in rows

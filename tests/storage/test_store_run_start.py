@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import pytest
 
+from runyard.json_text import json_text
 from runyard.messages import AgentMessage
 from runyard.storage import (
     EventIdConflict,
+    OpeningEvent,
     RunConflict,
     RunQuota,
     RunQuotaReached,
@@ -74,6 +76,35 @@ async def test_a_start_says_where_the_log_and_its_snapshots_end(store: Store) ->
         "r2", [AgentMessage.user("two")], thread_id="t1", owner="proc", **OWNER
     )
     assert (started.last_event_id, started.last_snapshot_event_id) == (3, 2)
+
+
+async def test_a_start_logs_its_opening_events_right_above_the_logs_end(store: Store) -> None:
+    await _start(store, "r1", "one")
+    await store.append_events("t1", [_event(1, "r1"), _event(2, "r1")])
+    await store.close_run("r1", "completed", epoch=1)
+    opening = [OpeningEvent("run-start", {"type": "run-start", "runId": "r2", "n": [1, "é"]})]
+    started = await store.start_run(
+        "r2", [AgentMessage.user("two")], thread_id="t1", owner="proc", opening=opening, **OWNER
+    )
+    stored = StoredEvent("t1", 3, "r2", "run-start", opening[0].data, started.run.started_at)
+    assert started.last_event_id == 2
+    assert started.opening == (stored,)
+    assert await store.read_events("t1", after_id=2) == [stored]
+    assert await store.read_event_json("t1", after_id=2) == [(3, json_text(opening[0].data))]
+
+
+async def test_a_refused_start_logs_no_opening_event(store: Store) -> None:
+    await _start(store, "r1", "first")
+    with pytest.raises(RunConflict):
+        await store.start_run(
+            "r2",
+            [AgentMessage.user("second")],
+            thread_id="t1",
+            owner="proc",
+            opening=[OpeningEvent("run-start", {"type": "run-start"})],
+            **OWNER,
+        )
+    assert await store.read_events("t1") == []
 
 
 async def test_a_start_keeps_the_threads_metadata_when_given_none(store: Store) -> None:

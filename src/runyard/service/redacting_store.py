@@ -1,11 +1,12 @@
 """``RedactingStore``: a ``Store`` that writes no secret, whatever its callers hand it.
 
 The server wraps its one store in it, so the messages memory saves (a tool result that echoed a
-key, an answer quoting it) and a run's start stores, the checkpoints of suspended runs,
-confirmation payloads, working memory, plans, observations, the text stored beside embeddings,
-thread titles and metadata, and a failed run's reason are redacted on their way into the
-database, by one ``SecretRedactor``.
-Events are redacted earlier, by their writer, since they reach clients before any store read.
+key, an answer quoting it), what a run's start stores (its message and its opening events), the
+checkpoints of suspended runs, confirmation payloads, working memory, plans, observations, the
+text stored beside embeddings, thread titles and metadata, and a failed run's reason are
+redacted on their way into the database, by one ``SecretRedactor``.
+Other events are redacted earlier, by their writer, since they reach clients before any store
+read.
 Everything else (reads, runs, leases, keys, catalog versions) passes through unchanged, by
 ``runyard.storage.ForwardingStore``.
 """
@@ -27,6 +28,7 @@ from runyard.storage import (
     MemoryScope,
     Message,
     Observation,
+    OpeningEvent,
     Plan,
     RunQuota,
     RunRecord,
@@ -105,6 +107,7 @@ class RedactingStore(ForwardingStore):
         agent_id: str | None = None,
         quota: RunQuota | None = None,
         metadata: dict[str, Any] | None = None,
+        opening: Sequence[OpeningEvent] = (),
     ) -> RunStart:
         return await self.inner.start_run(
             run_id,
@@ -117,6 +120,7 @@ class RedactingStore(ForwardingStore):
             agent_id=agent_id,
             quota=quota,
             metadata=self.redactor.redact_data(metadata),
+            opening=[replace(e, data=self.redactor.redact_data(e.data)) for e in opening],
         )
 
     async def close_run(

@@ -97,6 +97,15 @@ class StoredEvent:
 
 
 @dataclass(frozen=True, slots=True)
+class OpeningEvent:
+    """An event a run's start appends to its thread's log (``RunLedger.start_run``, its
+    ``run-start``): numbered there, right above the log's end, in the start's transaction."""
+
+    type: str
+    data: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
 class RunRecord:
     """A run of an agent on a thread, with its lease: ``lease_owner`` drives it until
     ``lease_expires_at`` (epoch ms) unless it renews the lease, and ``lease_epoch`` fences the
@@ -187,13 +196,15 @@ class RunSnapshot:
 class RunStart:
     """What a run's start (``RunLedger.start_run``) wrote and read in its one transaction: the
     open ``run``, its ``thread`` as stored, where the thread's log and its run snapshots ended
-    when the run opened (0 when it had none), and the thread's ``plan`` (``PlanTier``)."""
+    when the run opened (0 when it had none), the thread's ``plan`` (``PlanTier``), and the
+    ``opening`` events it appended right above ``last_event_id``, as stored."""
 
     run: RunRecord
     thread: Thread
     last_event_id: int
     last_snapshot_event_id: int
     plan: Plan | None = None
+    opening: tuple[StoredEvent, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,11 +1,21 @@
 """The rules every backend applies the same way: which statuses each run operation accepts,
-what a newly opened run looks like, and how long a lease lasts unless told."""
+what a newly opened run and its opening events look like, and how long a lease lasts unless
+told."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from runyard.ids import now_ms
 from runyard.storage.errors import RunQuotaReached
-from runyard.storage.records import OPEN_RUN_STATUSES, RunQuota, RunRecord, RunStatus
+from runyard.storage.records import (
+    OPEN_RUN_STATUSES,
+    OpeningEvent,
+    RunQuota,
+    RunRecord,
+    RunStatus,
+    StoredEvent,
+)
 
 __all__ = [
     "DEFAULT_LEASE_MS",
@@ -15,6 +25,7 @@ __all__ = [
     "check_quota",
     "lease_end",
     "new_run",
+    "opening_events",
 ]
 
 DEFAULT_LEASE_MS = 30_000
@@ -58,6 +69,17 @@ def new_run(
     until = lease_end(lease_until)
     return RunRecord(
         run_id, thread_id, tenant_id, status, owner, 1, None, started, None, until, agent_id
+    )
+
+
+def opening_events(
+    run: RunRecord, log_end: int, opening: Sequence[OpeningEvent]
+) -> tuple[StoredEvent, ...]:
+    """``opening`` as ``start_run`` stores it: the run's, right above the log's end
+    ``log_end``, stamped with the run's start."""
+    return tuple(
+        StoredEvent(run.thread_id, log_end + n, run.run_id, e.type, e.data, run.started_at)
+        for n, e in enumerate(opening, 1)
     )
 
 

@@ -1,6 +1,7 @@
 """A run's start is one write; a database outage may cut it off after it committed. The request
 fails (the database is away), and the run it may have opened is settled as one whose driver
-stopped — never left open and undriven, renewed by its process's heartbeat for good."""
+stopped — carried on from its user's message, never left open and undriven, renewed by its
+process's heartbeat for good."""
 
 from __future__ import annotations
 
@@ -10,7 +11,6 @@ from typing import Any
 import pytest
 from service_harness import OWNER, key, service
 
-from runyard.service import DATABASE_UNAVAILABLE
 from runyard.storage import DatabaseUnavailable, ForwardingStore, RunStart, Store
 
 
@@ -28,7 +28,7 @@ class LosesStartAnswer(ForwardingStore):
         raise DatabaseUnavailable("the connection to the database was lost")
 
 
-async def test_a_start_cut_off_after_it_committed_is_settled_and_frees_the_thread(
+async def test_a_start_cut_off_after_it_committed_is_carried_on_and_frees_the_thread(
     db_url: str,
 ) -> None:
     wrapped: list[LosesStartAnswer] = []
@@ -42,15 +42,22 @@ async def test_a_start_cut_off_after_it_committed_is_settled_and_frees_the_threa
         with pytest.raises(DatabaseUnavailable):
             await svc.runs.start(OWNER, "t1", "hello")
         assert store.started is not None
-        cut_off = await svc.store.get_run(store.started.run.run_id)
-        finishes = [e.payload for _, e in await svc.log("t1") if e.type == "run-finish"]
+        cut_off_id = store.started.run.run_id
+        async with asyncio.timeout(20):
+            await svc.runs.wait_idle(key("t1"))
+        cut_off = await svc.store.get_run(cut_off_id)
         run_id = await svc.runs.start(OWNER, "t1", "hello again")
         async with asyncio.timeout(20):
             await svc.runs.wait_idle(key("t1"))
-        last = [e for _, e in await svc.log("t1")][-1]
+        log = [e for _, e in await svc.log("t1")]
 
     assert cut_off is not None
-    assert (cut_off.status, cut_off.is_open) == ("interrupted", False)
-    # It never logged its run-start: nobody saw it begin, and it cannot be carried on.
-    assert [(p.status, p.reason) for p in finishes] == [("error", DATABASE_UNAVAILABLE)]
-    assert (last.type, last.run_id) == ("run-finish", run_id)
+    assert (cut_off.status, cut_off.is_open) == ("completed", False)
+    # Its run-start was stored with its start, so it is carried on from the user's message
+    # (after a run-resumed naming its opening), and answered once.
+    assert [(e.type, e.run_id) for e in log][:2] == [
+        ("run-start", cut_off_id),
+        ("run-resumed", cut_off_id),
+    ]
+    finishes = [(e.run_id, e.payload.status) for e in log if e.type == "run-finish"]
+    assert finishes == [(cut_off_id, "completed"), (run_id, "completed")]

@@ -179,5 +179,11 @@ async def test_a_failed_start_the_store_would_not_close_is_closed_by_a_later_bea
             await svc.runs.start(OWNER, "t1", "hello")
         (run,) = await store.list_open_runs()
         closed = await closed_row(svc, run.run_id)
+        log = [e for _, e in await svc.log("t1")]
 
     assert (closed.status, closed.reason) == ("failed", "the run could not start: the disk is full")
+    # Its start logged its run-start: its clients see it end.
+    assert [(e.type, e.run_id) for e in log] == [
+        ("run-start", run.run_id),
+        ("run-finish", run.run_id),
+    ]

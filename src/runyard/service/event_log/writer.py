@@ -118,6 +118,18 @@ class EventWriter:
         self._queue_all(self._deltas.take(event))
         return self._last_id
 
+    async def adopt(self, stored: Sequence[StoredEvent]) -> None:
+        """Take events another transaction stored right above the writer's last id (a run's
+        opening, stored with its start) as the writer's first: numbered on from, shown here and
+        announced like a batch of its own."""
+        if not stored:
+            return
+        if self._queue or stored[0].id != self._last_id + 1:
+            raise EventLogWriteError(f"events of {self.thread_id} were stored out of turn")
+        self._last_id = stored[-1].id
+        rows = list(stored)
+        await self._show(rows, [json_text(row.data) for row in rows])
+
     def journal(self, write: LedgerWrite, lost: Callable[[], None]) -> None:
         """Write ``write`` into the tool ledger with the next batch, at once: stored with or
         after every event emitted before this, and before (or with) any event emitted after

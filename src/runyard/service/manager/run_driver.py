@@ -112,25 +112,16 @@ class RunDriver:
         agent: tuple[AgentChoice, Agent],
         user: AgentMessage,
     ) -> None:
-        """Launch the first segment of a run whose start stored its thread's agent and the
-        user's message (with roles: log its opening and queue it)."""
+        """Launch the first segment of a run whose start stored its thread's agent, the user's
+        message and its ``run-start`` (with roles: show its opening and queue it)."""
         (choice, chosen), record = agent, started.run
         run = ActiveRun(record.run_id, record.thread_id, owner, chosen, record.lease_epoch)
         if self._role != "all":
-            await self._queue_start(run, user.id, choice, started)
+            await self._queue_start(run, started)
             return
         title_from = self._title_from(user, started.thread.title)
         opened = partial(self._first_stream, run, user, self._telemetry_of(run, choice))
-        self._launch(
-            run,
-            SegmentStart(
-                opened,
-                user.id,
-                title_from,
-                choice,
-                started=started,
-            ),
-        )
+        self._launch(run, SegmentStart(opened, title_from, started=started))
 
     def launch_resume(
         self, run: RunRecord, thread: Thread, agent: Agent, prepared: PreparedResume
@@ -167,18 +158,21 @@ class RunDriver:
         await self._stopped_by_outage(run_id, 1, cause)
 
     async def fail_unlaunched(self, record: RunRecord, cause: BaseException) -> None:
-        """Close the row of a run that never started: it logged nothing, so it says nothing.
-        One stopped by a database outage is carried on from its message, if that was stored."""
+        """Finish a run that never started: its start logged its ``run-start``, so it ends as
+        any run does, with ``run-finish`` (``error``). One stopped by a database outage is
+        carried on from its message, if that was stored."""
         if database_unavailable(cause):
             await self._stopped_by_outage(record.run_id, record.lease_epoch, cause)
             return
         reason = f"the run could not start: {str(cause) or type(cause).__name__}"
         logger.error("run %s: %s", record.run_id, reason)
         close = partial(
-            self._finisher.close,
+            self._finisher.finish,
             record.run_id,
+            record.thread_id,
             RunEnding("error", reason),
             epoch=record.lease_epoch,
+            asked=False,
         )
         await asyncio.shield(self._endings.end(record.run_id, close))
 
@@ -248,12 +242,10 @@ class RunDriver:
         thread_id = run.owner.thread_id_of(run.thread_id)
         return ProducedFiles(files, thread_id, self._content_rules.max_inline_bytes)
 
-    async def _queue_start(
-        self, run: ActiveRun, message_id: str, choice: AgentChoice, started: RunStart
-    ) -> None:
-        """Log the run's opening (clients see it started), then queue it for a worker."""
+    async def _queue_start(self, run: ActiveRun, started: RunStart) -> None:
+        """Show the run's opening (clients see it started), then queue it for a worker."""
         async with self._events.writer(run.thread_id, known=started.last_event_id) as writer:
-            await log_opening(writer, run, message_id, choice, started.plan)
+            await log_opening(writer, run, started)
             await writer.flush()
         await queue_run(self._store, self._events.bus, run.run_id, "start", epoch=run.epoch)
 

@@ -3,8 +3,8 @@
 In order: the agent is chosen (an unknown one leaves nothing behind), the tenant's request rate
 admits the request (``RateLimited``), then, under the thread's lock, the run starts in one
 transaction (``start_run``): the thread claimed with the agent's choice in its metadata, the
-run's row opened within the concurrency quotas (``ConcurrencyLimited``) and the user's message
-stored. The database decides who opens (one open run per thread); a refused or failed start
+run's row opened within the concurrency quotas (``ConcurrencyLimited``), the user's message
+stored and the run's ``run-start`` logged. The database decides who opens (one open run per thread); a refused or failed start
 stores nothing and gives its request back, so it is not counted. A run that already told its clients it finished, or whose
 suspension expired, does not block the thread: it is waited for, or ended here.
 """
@@ -31,6 +31,7 @@ from runyard.service.owner import Owner
 from runyard.service.ownership.leases import LeaseTerms
 from runyard.service.ownership.suspension_expiry import end_expired, is_expired
 from runyard.service.runs.finish import RunFinisher
+from runyard.service.runs.segment import run_start
 from runyard.storage import (
     DatabaseUnavailable,
     RunConflict,
@@ -135,6 +136,7 @@ class RunOpener:
                     agent_id=agent_id,
                     quota=quota,
                     metadata=metadata,
+                    opening=[run_start(run_id, user.id, choice)],
                 )
             except ThreadOwnershipError as exc:
                 # Only SDK code sharing the database could have made a thread under this key.

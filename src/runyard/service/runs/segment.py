@@ -34,6 +34,7 @@ from runyard.protocol import (
     ThreadTitleUpdatedEvent,
     ThreadTitleUpdatedPayload,
     WireEvent,
+    event_to_dict,
 )
 from runyard.runtime import (
     FinishChunk,
@@ -55,10 +56,9 @@ from runyard.service.runs.finish import RunEnding, RunFinisher, run_usage
 from runyard.service.runs.journal import StoreRunJournal
 from runyard.service.threads.history import RunFold
 from runyard.service.tools import tasks_update
-from runyard.storage import Plan as StoredPlan
-from runyard.storage import RunStart, StaleLease, Store, database_unavailable
+from runyard.storage import OpeningEvent, RunStart, StaleLease, Store, database_unavailable
 
-__all__ = ["RunSegment", "SegmentStart", "log_opening"]
+__all__ = ["RunSegment", "SegmentStart", "log_opening", "run_start"]
 
 logger = logging.getLogger(__name__)
 
@@ -74,18 +74,15 @@ class SegmentStart:
     ``open_stream`` starts the agent's stream with the segment's journal (``RunJournal``)."""
 
     open_stream: Callable[[RunJournal], Awaitable[StreamResult]]
-    message_id: str | None = None
     title_from: AgentMessage | None = None
-    choice: AgentChoice | None = None
-    """Which agent runs and why; its catalog version and rule go into ``run-start``."""
     resumed_after: int | None = None
     """Set for a run taken over after its server died: the ``afterEventId`` of the
     ``run-resumed`` the segment opens with (``run_takeover``)."""
     started: RunStart | None = None
-    """What the run's start read in its transaction (a first segment's, ``RunDriver.begin``):
-    the writer numbers on from where the log ended without reading it, the thread's plan is
-    not read again, and a run whose events follow the snapshots right away has its snapshot
-    folded as they are stored."""
+    """What the run's start wrote and read in its transaction (a first segment's,
+    ``RunDriver.begin``): its ``run-start``, which the segment shows first; the writer numbers
+    on from it without reading the log; the thread's plan is not read again; and a run whose
+    events follow the snapshots right away has its snapshot folded as they are stored."""
 
 
 class RunSegment:
@@ -124,10 +121,8 @@ class RunSegment:
                 writer.watch(self._folded.add)
             title = self._start_title()
             try:
-                if self.start.message_id is not None and started is not None:
-                    await log_opening(
-                        writer, run, self.start.message_id, self.start.choice, started.plan
-                    )
+                if started is not None:
+                    await log_opening(writer, run, started)
                 if self.start.resumed_after is not None:
                     writer.emit(self._run_resumed(self.start.resumed_after))
                 ending = await self._run_to_end(writer)
@@ -275,7 +270,7 @@ class RunSegment:
                 writer=writer,
                 folded=self._folded,
                 # A run's first segment asked nothing: a question suspends it, never finishes it.
-                asked=self.start.message_id is None,
+                asked=self.start.started is None,
             )
         except StaleLease:
             # Its close was refused, and its run-finish with it: the run is another's to end.
@@ -316,26 +311,27 @@ class RunSegment:
             )
 
 
-async def log_opening(
-    writer: EventWriter,
-    run: ActiveRun,
-    message_id: str,
-    choice: AgentChoice | None,
-    stored_plan: StoredPlan | None,
-) -> None:
-    """Emit what a run says before its agent does: ``run-start`` (naming the user's message and,
-    from a catalog, the agent's version and rule), then the thread's ``stored_plan`` (a thread
-    with one shows its checklist again at the start of each run; the run's start read it). The
-    first segment says it; an ``api`` replica says it for a run it queues, so the worker's
-    segment does not."""
-    routed = choice if choice is not None and choice.version else None  # from a catalog
+def run_start(run_id: str, message_id: str, choice: AgentChoice) -> OpeningEvent:
+    """The ``run-start`` of ``run_id``, which its start stores (``Store.start_run``): it names
+    the user's message and, from a catalog, the agent's version and rule."""
+    routed = choice if choice.version else None  # from a catalog
     payload = RunStartPayload(
         message_id=message_id,
         agent_id=routed.agent_id if routed else None,
         version=routed.version if routed else None,
         rule_id=routed.rule_id if routed else None,
     )
-    writer.emit(RunStartEvent(run_id=run.run_id, agent_id=ORCHESTRATOR_ID, payload=payload))
+    event = RunStartEvent(run_id=run_id, agent_id=ORCHESTRATOR_ID, payload=payload)
+    return OpeningEvent(event.type, event_to_dict(event))
+
+
+async def log_opening(writer: EventWriter, run: ActiveRun, started: RunStart) -> None:
+    """Show what a run says before its agent does: the ``run-start`` its start stored, then the
+    thread's plan (a thread with one shows its checklist again at the start of each run; the
+    run's start read it). The first segment says it; an ``api`` replica says it for a run it
+    queues, so the worker's segment does not."""
+    await writer.adopt(started.opening)
+    stored_plan = started.plan
     plan = None if stored_plan is None else Plan.model_validate(stored_plan.data)
     if plan is not None and plan.tasks:
         writer.emit(tasks_update(run.run_id, ORCHESTRATOR_ID, plan))

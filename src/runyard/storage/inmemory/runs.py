@@ -19,6 +19,7 @@ from runyard.storage.inmemory.state import MemoryState
 from runyard.storage.parts import Message, RunLedger
 from runyard.storage.records import (
     OPEN_RUN_STATUSES,
+    OpeningEvent,
     RunQuota,
     RunRecord,
     RunSnapshot,
@@ -33,6 +34,7 @@ from runyard.storage.run_rules import (
     check_quota,
     lease_end,
     new_run,
+    opening_events,
 )
 
 __all__ = ["RunLedgerPart"]
@@ -72,6 +74,7 @@ class RunLedgerPart(MemoryState, RunLedger):
         agent_id: str | None = None,
         quota: RunQuota | None = None,
         metadata: dict[str, Any] | None = None,
+        opening: Sequence[OpeningEvent] = (),
     ) -> RunStart:
         # Every refusal is raised before anything changes, as a rolled-back transaction.
         known = self._threads.get(thread_id)
@@ -83,15 +86,19 @@ class RunLedgerPart(MemoryState, RunLedger):
         self._runs[run_id] = run
         self._save_messages(thread_id, messages, tenant_id, resource_id)
         thread = thread_copy(self._threads[thread_id])  # as stored: the messages touched it
-        log = self._events.get(thread_id, {})
+        log_end = max(self._events.get(thread_id, {}), default=0)
+        opened = opening_events(run, log_end, opening)
+        for event in opened:
+            self._keep_event(thread_id, event)
         snapshots = self._snapshots.get(thread_id, {}).values()
         plan = self._plans.get(thread_id)
         return RunStart(
             run,
             thread,
-            max(log, default=0),
+            log_end,
             max((s.last_event_id for s in snapshots), default=0),
             None if plan is None else replace(plan, data=json_copy(plan.data)),
+            opened,
         )
 
     def _opening(

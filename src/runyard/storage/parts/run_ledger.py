@@ -11,6 +11,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from runyard.storage.parts.conversations import Message
 from runyard.storage.records import (
+    OpeningEvent,
     RunQuota,
     RunRecord,
     RunSnapshot,
@@ -63,15 +64,18 @@ class RunLedger(Protocol):
         agent_id: str | None = None,
         quota: RunQuota | None = None,
         metadata: dict[str, Any] | None = None,
+        opening: Sequence[OpeningEvent] = (),
     ) -> RunStart:
         """A new run's start, in one transaction: the thread claimed for its owner
         (``tenant_id``, ``resource_id``) as ``Conversations.save_thread`` does, with
-        ``metadata`` when given; the run opened as ``open_run`` opens it (running); and
-        ``messages`` saved as ``Conversations.save_messages`` saves them. Nothing is written
-        when any of it is refused (``RunConflict``, ``RunQuotaReached``,
-        ``ThreadOwnershipError``). The ``RunStart`` also says where the thread's log and its
-        run snapshots ended as the run opened, and holds the thread's plan, so the run need
-        not read them again."""
+        ``metadata`` when given; the run opened as ``open_run`` opens it (running);
+        ``messages`` saved as ``Conversations.save_messages`` saves them; and the ``opening``
+        events appended to the thread's log, the run's, numbered on from the log's end and
+        stamped with the run's start. Nothing is written when any of it is refused
+        (``RunConflict``, ``RunQuotaReached``, ``ThreadOwnershipError``). The ``RunStart``
+        also says where the thread's log (before ``opening``) and its run snapshots ended as
+        the run opened, holds the thread's plan, and the opening events as stored, so the run
+        need not read them again."""
         ...
 
     async def get_run(self, run_id: str) -> RunRecord | None:

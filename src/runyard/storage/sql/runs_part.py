@@ -31,6 +31,7 @@ from runyard.storage.errors import (
 from runyard.storage.parts import Message
 from runyard.storage.records import (
     OPEN_RUN_STATUSES,
+    OpeningEvent,
     Plan,
     QueuedWork,
     RunQuota,
@@ -47,6 +48,7 @@ from runyard.storage.run_rules import (
     check_quota,
     lease_end,
     new_run,
+    opening_events,
 )
 from runyard.storage.sql.connection import SqlConnection
 from runyard.storage.sql.conversations import message_rows, thread_of
@@ -190,6 +192,7 @@ class RunsPart(SqlState):
         agent_id: str | None = None,
         quota: RunQuota | None = None,
         metadata: dict[str, Any] | None = None,
+        opening: Sequence[OpeningEvent] = (),
     ) -> RunStart:
         changes = {} if metadata is None else {"metadata": metadata}
         rows = message_rows(thread_id, messages_)
@@ -214,14 +217,20 @@ class RunsPart(SqlState):
                         stmt = self._upsert(messages, ["thread_id", "id"], ["created_at", "data"])
                         await conn.execute(stmt, rows)
                     ends = (await conn.execute(_THREAD_ENDS, of_thread)).one()
+                    log_end = int(ends.log_end or 0)
+                    opened = opening_events(run, log_end, opening)
+                    if opened:
+                        await conn.execute(INSERT_EVENTS, event_rows(opened))
             except IntegrityError as exc:
+                # Also an opening event's id another writer took since the log's end was read:
+                # nothing is left of this attempt, so the next one numbers from the new end.
                 await self._refusal(run_id, thread_id, exc)
             else:
                 kept = None
                 if ends.plan_updated_at is not None:  # NOT NULL: a plan row exists
                     kept = Plan(thread_id, ends.plan_data, ends.plan_updated_at)
-                log_end, snapshots_end = int(ends.log_end or 0), int(ends.snapshots_end or 0)
-                return RunStart(run, thread_of(thread), log_end, snapshots_end, kept)
+                snapshots_end = int(ends.snapshots_end or 0)
+                return RunStart(run, thread_of(thread), log_end, snapshots_end, kept, opened)
         raise RunConflict(thread_id)
 
     async def _insert_run(
