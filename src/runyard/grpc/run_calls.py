@@ -6,9 +6,9 @@
 - ``idempotency_key``: the user message's id is derived from the thread and the key, so the
   run a message started is found again by its ``run-start`` (which names the message) — a
   retried call follows the run the first attempt started, running, suspended or ended, and
-  never starts a second one. The message and the run are stored together under the thread's
-  lock, so a retry that meets the first attempt's open run before its ``run-start`` is logged
-  knows it by the stored message.
+  never starts a second one. The message, the run and its ``run-start`` are stored together
+  under the thread's lock; an open run with the message and no ``run-start`` (one an earlier
+  version opened, which logged it a moment later) is known by the stored message.
 """
 
 from __future__ import annotations
@@ -141,7 +141,7 @@ async def _latest_run(parts: ServiceParts, owner: Owner, key: str, after: int) -
     start = await _last_run_start(parts, key, lambda e: wanted is None or e.run_id == wanted)
     if start is not None:
         return FollowedRun(key, start.run_id or "", max(after, start.id - 1))
-    if open_run is not None:  # opened a moment ago: its run-start is not logged yet
+    if open_run is not None:  # opened by an earlier version, which logged its run-start later
         return FollowedRun(key, open_run.run_id, max(after, await parts.store.last_event_id(key)))
     raise CallError(
         "NOT_FOUND",
@@ -170,7 +170,8 @@ async def _run_of_message(
     open_run = await parts.store.get_active_run(key)
     if open_run is None:
         return None  # stored, but its run never started: a new one may answer it
-    # Its run is open and has not logged its run-start yet: every event of it comes later.
+    # Its run is open without a run-start (an earlier version logged it after the start): every
+    # event of it comes later.
     return FollowedRun(key, open_run.run_id, max(after, scanned))
 
 
