@@ -1,13 +1,23 @@
-"""Appends of many threads at once (SQLite shares one transaction among those that overlap):
-every row lands, in order per thread, and one thread's id conflict fails only that thread."""
+"""Appends of many threads at once (SQLite shares one transaction among those that overlap,
+with the runs' journals they carry): every row lands, in order per thread, and one thread's id
+conflict or one run's lost lease fails only that append."""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable
 
 import pytest
 
-from runyard.storage import EventIdConflict, EventLogStore, StoredEvent
+from runyard.storage import (
+    EventIdConflict,
+    EventLogStore,
+    LedgerWrite,
+    StaleLease,
+    Store,
+    StoredEvent,
+    ToolCallEntry,
+)
 
 pytestmark = pytest.mark.backends("memory", "sqlite", "postgresql")
 
@@ -46,3 +56,30 @@ async def test_a_conflict_fails_only_its_own_append_among_overlapping_ones(
     assert await store.read_events("taken") == _events("taken", range(1, 3))
     for thread_id in others:
         assert await store.read_events(thread_id) == _events(thread_id, range(1, 4))
+
+
+async def test_a_lost_lease_fails_only_its_own_journaled_append_among_overlapping_ones(
+    store: Store,
+) -> None:
+    runs = [f"r{n}" for n in range(6)]
+    for run_id in runs:
+        await store.open_run(run_id, thread_id=f"t-{run_id}", tenant_id="acme", owner="proc")
+    await store.take_over("r3", "another", epoch=1)  # r3's writes at epoch 1 are stale now
+    call = ToolCallEntry("c1", "add", "started")
+
+    def append(run_id: str) -> Awaitable[None]:
+        journal = LedgerWrite(run_id, 1, (call,), state={"step": run_id})
+        events = _events(f"t-{run_id}", range(1, 3))
+        return store.append_events(f"t-{run_id}", events, ledger=[journal])
+
+    results = await asyncio.gather(*(append(r) for r in runs), return_exceptions=True)
+    assert isinstance(results[3], StaleLease)
+    assert [r for i, r in enumerate(results) if i != 3] == [None] * 5
+    for run_id in runs:
+        progress = await store.load_progress(run_id)
+        stored = await store.read_events(f"t-{run_id}")
+        if run_id == "r3":
+            assert (stored, progress.state, progress.calls) == ([], None, {})
+        else:
+            assert stored == _events(f"t-{run_id}", range(1, 3))
+            assert (progress.state, list(progress.calls)) == ({"step": run_id}, ["c1"])

@@ -1,4 +1,4 @@
-"""``GroupedEventInserts``: SQLite event rows of many threads committed in one transaction.
+"""``GroupedEventInserts``: SQLite event-log appends of many threads committed in one transaction.
 
 SQLite has one writer at a time, and each event-log batch used to be a transaction of its own:
 with a thousand threads streaming, thousands of small transactions a second, each several round
@@ -9,13 +9,15 @@ too; what arrives while it writes goes into its next transaction. SQLite's state
 loop's own thread (``inline_sqlite``), so a transaction never lets another writer in while it
 runs: grouping only what arrived during one, each append was a transaction of its own (a BEGIN
 and a COMMIT per delta, a sixth of the server's CPU at 1,000 streams, docs/benchmarks.md). A
-lone writer waits one turn of an otherwise idle loop.
+lone writer waits one turn of an otherwise idle loop. An append that carries a run's journal
+(``LedgerWrite``: a step's progress checkpoint and tool calls) joins as well: its run is fenced
+and its journal written in the same transaction as its rows, as ``append_events`` promises.
 
 Each caller still returns only once its rows are committed (durable before visible), and a
 thread has one writer that awaits each append before the next, so per-thread order holds. When
 a grouped transaction fails, nothing of it was committed, and every member is written again on
-its own: one thread's id conflict (``IntegrityError``) or a passing error reaches only the
-caller it belongs to, exactly as without grouping.
+its own: one thread's id conflict (``IntegrityError``), one run's lost lease (``StaleLease``) or
+a passing error reaches only the caller it belongs to, exactly as without grouping.
 """
 
 from __future__ import annotations
@@ -28,8 +30,11 @@ from typing import Any
 from sqlalchemy import insert
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from runyard.ids import now_ms
+from runyard.storage.records import LedgerWrite
 from runyard.storage.sql.direct_statements import prepared
 from runyard.storage.sql.engine import write
+from runyard.storage.sql.journal_writes import fence_run, write_journal
 from runyard.storage.sql.schema import events
 
 __all__ = ["INSERT_EVENTS", "GroupedEventInserts"]
@@ -43,6 +48,7 @@ _Rows = Sequence[Mapping[str, Any]]
 @dataclass
 class _Waiting:
     rows: _Rows
+    ledger: Sequence[LedgerWrite]
     done: asyncio.Future[None] = field(
         default_factory=lambda: asyncio.get_running_loop().create_future()
     )
@@ -59,9 +65,10 @@ class GroupedEventInserts:
         """The task writing the appends that waited (held so it is not collected); while it
         runs, a new append only joins the list."""
 
-    async def insert(self, rows: _Rows) -> None:
-        """Commit ``rows``; raises what inserting them alone would (``IntegrityError``, …)."""
-        waiting = _Waiting(rows)
+    async def insert(self, rows: _Rows, ledger: Sequence[LedgerWrite] = ()) -> None:
+        """Commit ``rows`` with ``ledger`` (each run fenced at its epoch, then its journal
+        written); raises what writing them alone would (``IntegrityError``, ``StaleLease``, …)."""
+        waiting = _Waiting(rows, ledger)
         self._waiting.append(waiting)
         if self._writing is None or self._writing.done():
             # The task starts at the loop's next turn: the appends of this turn join ours. It
@@ -83,18 +90,26 @@ class GroupedEventInserts:
             self._waiting = []
 
     async def _write_group(self, group: list[_Waiting]) -> None:
-        error = await _outcome(self._insert([waiting.rows for waiting in group]))
+        error = await _outcome(self._insert(group))
         if error is not None and len(group) > 1:
             for waiting in group:  # nothing was committed: each on its own, as if alone
-                _finish(waiting, await _outcome(self._insert([waiting.rows])))
+                _finish(waiting, await _outcome(self._insert([waiting])))
             return
         for waiting in group:
             _finish(waiting, error)
 
-    async def _insert(self, groups: Sequence[_Rows]) -> None:
-        rows = [row for group in groups for row in group]
+    async def _insert(self, group: Sequence[_Waiting]) -> None:
         async with write(self._engine) as conn:
-            await conn.execute(INSERT_EVENTS, rows)
+            now = now_ms()
+            for waiting in group:
+                for journaled in waiting.ledger:  # a stale owner's append is refused whole
+                    await fence_run(conn, journaled.run_id, journaled.epoch)
+                    await write_journal(
+                        conn, journaled.run_id, journaled.calls, journaled.state, now
+                    )
+            rows = [row for waiting in group for row in waiting.rows]
+            if rows:
+                await conn.execute(INSERT_EVENTS, rows)
 
 
 async def _outcome(attempt: Awaitable[None]) -> Exception | None:

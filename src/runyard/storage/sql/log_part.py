@@ -15,9 +15,9 @@ from runyard.storage.records import LedgerWrite, StoredEvent
 from runyard.storage.sql.direct_statements import prepared
 from runyard.storage.sql.engine import read_one, write, write_one
 from runyard.storage.sql.grouped_event_inserts import INSERT_EVENTS
+from runyard.storage.sql.journal_writes import fence_run, write_journal
 from runyard.storage.sql.schema import events
 from runyard.storage.sql.state import SqlState
-from runyard.storage.sql.tool_ledger_part import fence_run, write_journal
 
 __all__ = ["LogPart", "event_rows"]
 
@@ -68,9 +68,9 @@ class LogPart(SqlState):
             return
         rows = event_rows(events_, thread_id)
         try:
-            if not ledger and self._engine.dialect.name == "sqlite":
-                # SQLite writes one transaction at a time: share it with other threads' rows.
-                await self._event_rows.insert(rows)
+            if self._engine.dialect.name == "sqlite":
+                # SQLite writes one transaction at a time: share it with other threads' appends.
+                await self._event_rows.insert(rows, ledger)
                 return
             if not ledger:  # one statement (executemany: all rows or none), no BEGIN/COMMIT
                 await write_one(self._engine, INSERT_EVENTS, rows)

@@ -55,6 +55,7 @@ from runyard.storage.sql.conversations import message_rows, thread_of
 from runyard.storage.sql.direct_statements import prepared
 from runyard.storage.sql.engine import read, read_one, write, write_one
 from runyard.storage.sql.grouped_event_inserts import INSERT_EVENTS
+from runyard.storage.sql.journal_writes import progress_key
 from runyard.storage.sql.log_part import event_rows
 from runyard.storage.sql.schema import (
     checkpoints,
@@ -67,7 +68,6 @@ from runyard.storage.sql.schema import (
 )
 from runyard.storage.sql.snapshots_part import SNAPSHOT_COLUMNS, snapshot_rows
 from runyard.storage.sql.state import SqlState
-from runyard.storage.sql.tool_ledger_part import progress_key
 
 __all__ = ["RunsPart"]
 
