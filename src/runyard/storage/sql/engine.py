@@ -152,7 +152,8 @@ async def write_one(
 
 async def read_one(engine: AsyncEngine, statement: Executable, parameters: Any = None) -> SqlResult:
     """``statement``'s rows, as ``read`` would give them (one statement sees one snapshot by
-    itself): on PostgreSQL one round trip instead of three, as ``write_one``."""
+    itself): on PostgreSQL one round trip instead of three, as ``write_one``; on SQLite no
+    BEGIN and COMMIT around it."""
     return await _one(engine, statement, parameters, "DEFERRED", repeatable=True)
 
 
@@ -165,6 +166,10 @@ async def _one(
     repeatable: bool,
 ) -> SqlResult:
     if engine.dialect.driver != "asyncpg":
+        pool = _sqlite_pools.get(engine)
+        if pool is not None and repeatable:  # a read: SQLite gives a statement its own
+            async with pool.outside_transaction() as alone:
+                return cast(SqlResult, await alone.execute(statement, parameters))
         async with _transaction(engine, sqlite_mode) as conn:
             return cast(SqlResult, await conn.execute(statement, parameters))
 

@@ -63,6 +63,17 @@ class SqlitePool:
                 healthy = not conn.in_transaction or await _rolled_back(conn)
             self._give_back(conn, healthy)
 
+    @asynccontextmanager
+    async def outside_transaction(self) -> AsyncIterator[SqliteConnection]:
+        """A connection with no transaction begun, for one read: SQLite runs a statement
+        outside a transaction in one of its own (one snapshot), so a read alone needs no BEGIN
+        and COMMIT around it."""
+        conn = await self._take()
+        try:
+            yield SqliteConnection(conn, self._dialect)
+        finally:
+            self._give_back(conn, not conn.in_transaction)
+
     def close(self) -> None:
         """Close the idle connections; those lent are closed as they come back."""
         self._closed = True
