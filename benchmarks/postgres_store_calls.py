@@ -7,8 +7,8 @@ among two replicas, LangGraph Server, the client and PostgreSQL on two shared co
 a round trip or two per run is below its noise. This measures the store's calls of a run alone,
 one after another on a private database (``--calls`` fresh threads, each: ``start_run`` with
 the run's ``run-start``, ``get_thread``, an events-only ``append_events``, ``close_run``), as this
-process's CPU time per call in µs. Compare two checkouts by running each with ``PYTHONPATH`` at its ``src``,
-alternating (docs/benchmarks.md, "Service throughput").
+process's CPU time per call in µs. Compare two checkouts by running each with ``PYTHONPATH`` at
+its ``src``, alternating (docs/benchmarks.md, "Service throughput").
 """
 
 from __future__ import annotations

@@ -4,9 +4,10 @@ In order: the agent is chosen (an unknown one leaves nothing behind), the tenant
 admits the request (``RateLimited``), then, under the thread's lock, the run starts in one
 transaction (``start_run``): the thread claimed with the agent's choice in its metadata, the
 run's row opened within the concurrency quotas (``ConcurrencyLimited``), the user's message
-stored and the run's ``run-start`` logged. The database decides who opens (one open run per thread); a refused or failed start
-stores nothing and gives its request back, so it is not counted. A run that already told its clients it finished, or whose
-suspension expired, does not block the thread: it is waited for, or ended here.
+stored and the run's ``run-start`` logged. The database decides who opens (one open run per
+thread); a refused or failed start stores nothing and gives its request back, so it is not
+counted. A run that already told its clients it finished, or whose suspension expired, does not
+block the thread: it is waited for, or ended here.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``GroupedEventInserts``: SQLite event-log appends of many threads committed in one transaction.
+"""``GroupedEventInserts``: SQLite event-log appends of many threads in one transaction.
 
 SQLite has one writer at a time, and each event-log batch used to be a transaction of its own:
 with a thousand threads streaming, thousands of small transactions a second, each several round
