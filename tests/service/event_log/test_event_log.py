@@ -8,11 +8,13 @@ from __future__ import annotations
 import asyncio
 import gc
 
-from runyard.protocol import StatusEvent, StatusPayload, parse_event
-from runyard.service import EventLog, EventReader
+import pytest
+
+from runyard.protocol import StatusEvent, StatusPayload, event_to_dict, parse_event
+from runyard.service import EventLog, EventLogWriteError, EventReader
 from runyard.service.bus import InProcessEventBus
 from runyard.service.event_log import ThreadChannel
-from runyard.storage import Store
+from runyard.storage import Store, StoredEvent
 
 
 def status(n: int) -> StatusEvent:
@@ -173,3 +175,44 @@ async def test_a_thread_nobody_reads_any_more_is_freed_without_the_collector(
         gc.set_debug(0)
         gc.garbage.clear()
     assert cycles == []
+
+
+def stored_status(n: int) -> StoredEvent:
+    """``status(n)`` as another transaction stores it with id ``n`` (a run's start, its opening)."""
+    return StoredEvent("t1", n, "run_1", "status", event_to_dict(status(n)), 1)
+
+
+async def test_a_writer_adopts_what_another_transaction_stored_above_the_log_end(
+    event_log: EventLog, store: Store
+) -> None:
+    opening = [stored_status(1), stored_status(2)]
+    async with event_log.reader("t1") as reader:
+        await store.append_events("t1", opening)
+        async with event_log.writer("t1", known=0) as writer:
+            await writer.adopt(opening)
+            assert writer.emit(status(3)) == 3
+        assert await drain(reader, until=3) == [1, 2, 3]
+    assert [e.id for e in await store.read_events("t1")] == [1, 2, 3]
+
+
+async def test_a_writer_adopts_stored_events_this_process_had_heard_of(
+    event_log: EventLog, store: Store
+) -> None:
+    # A reader's listener read the store's newest id after the start stored its opening: the
+    # writer opens on that id, above the events it is about to adopt.
+    opening = [stored_status(1), stored_status(2)]
+    async with event_log.reader("t1") as reader:
+        await store.append_events("t1", opening)
+        async with event_log.writer("t1", known=2) as writer:
+            await writer.adopt(opening)
+            assert writer.emit(status(3)) == 3
+        assert await drain(reader, until=3) == [1, 2, 3]
+
+
+async def test_a_writer_refuses_to_adopt_events_below_what_is_stored_since(
+    event_log: EventLog, store: Store
+) -> None:
+    await store.append_events("t1", [stored_status(n) for n in (1, 2, 3)])
+    async with event_log.writer("t1", known=3) as writer:
+        with pytest.raises(EventLogWriteError, match="out of turn"):
+            await writer.adopt([stored_status(1), stored_status(2)])

@@ -119,12 +119,14 @@ class EventWriter:
         return self._last_id
 
     async def adopt(self, stored: Sequence[StoredEvent]) -> None:
-        """Take events another transaction stored right above the writer's last id (a run's
-        opening, stored with its start) as the writer's first: numbered on from, shown here and
-        announced like a batch of its own."""
+        """Take events another transaction stored right above the store's end the writer was
+        opened on (a run's opening, stored with its start) as the writer's first: numbered on
+        from, shown here and announced like a batch of its own. This process may have heard of
+        them already (a reader's listener read the store's newest id after they were stored), so
+        the writer may have opened on them; anything stored above them is another writer's."""
         if not stored:
             return
-        if self._queue or stored[0].id != self._last_id + 1:
+        if self._queue or not stored[0].id - 1 <= self._last_id <= stored[-1].id:
             raise EventLogWriteError(f"events of {self.thread_id} were stored out of turn")
         self._last_id = stored[-1].id
         rows = list(stored)
