@@ -10,8 +10,10 @@ loop's own thread (``inline_sqlite``), so a transaction never lets another write
 runs: grouping only what arrived during one, each append was a transaction of its own (a BEGIN
 and a COMMIT per delta, a sixth of the server's CPU at 1,000 streams, docs/benchmarks.md). A
 lone writer waits one turn of an otherwise idle loop. An append that carries a run's journal
-(``LedgerWrite``: a step's progress checkpoint and tool calls) joins as well: its run is fenced
-and its journal written in the same transaction as its rows, as ``append_events`` promises.
+(``LedgerWrite``: a step's progress checkpoint and tool calls) joins the appends waiting for the
+next transaction, its run fenced and its journal written in it with its rows, as
+``append_events`` promises; with none waiting it is written at once, since the run's step waits
+for it.
 
 Each caller still returns only once its rows are committed (durable before visible), and a
 thread has one writer that awaits each append before the next, so per-thread order holds. When
@@ -68,6 +70,11 @@ class GroupedEventInserts:
     async def insert(self, rows: _Rows, ledger: Sequence[LedgerWrite] = ()) -> None:
         """Commit ``rows`` with ``ledger`` (each run fenced at its epoch, then its journal
         written); raises what writing them alone would (``IntegrityError``, ``StaleLease``, …)."""
+        if ledger and not self._waiting:
+            # A run's step waits on its journal: with no append of this turn to share a
+            # transaction with, it is written at once rather than a turn later.
+            await self._insert([(rows, ledger)])
+            return
         waiting = _Waiting(rows, ledger)
         self._waiting.append(waiting)
         if self._writing is None or self._writing.done():
@@ -90,24 +97,24 @@ class GroupedEventInserts:
             self._waiting = []
 
     async def _write_group(self, group: list[_Waiting]) -> None:
-        error = await _outcome(self._insert(group))
+        error = await _outcome(self._insert([(w.rows, w.ledger) for w in group]))
         if error is not None and len(group) > 1:
             for waiting in group:  # nothing was committed: each on its own, as if alone
-                _finish(waiting, await _outcome(self._insert([waiting])))
+                _finish(waiting, await _outcome(self._insert([(waiting.rows, waiting.ledger)])))
             return
         for waiting in group:
             _finish(waiting, error)
 
-    async def _insert(self, group: Sequence[_Waiting]) -> None:
+    async def _insert(self, appends: Sequence[tuple[_Rows, Sequence[LedgerWrite]]]) -> None:
         async with write(self._engine) as conn:
             now = now_ms()
-            for waiting in group:
-                for journaled in waiting.ledger:  # a stale owner's append is refused whole
+            for _, ledger in appends:
+                for journaled in ledger:  # a stale owner's append is refused whole
                     await fence_run(conn, journaled.run_id, journaled.epoch)
                     await write_journal(
                         conn, journaled.run_id, journaled.calls, journaled.state, now
                     )
-            rows = [row for waiting in group for row in waiting.rows]
+            rows = [row for rows, _ in appends for row in rows]
             if rows:
                 await conn.execute(INSERT_EVENTS, rows)
 
