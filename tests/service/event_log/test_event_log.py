@@ -182,31 +182,26 @@ def stored_status(n: int) -> StoredEvent:
     return StoredEvent("t1", n, "run_1", "status", event_to_dict(status(n)), 1)
 
 
+@pytest.mark.parametrize(
+    "known",
+    [
+        0,  # the log's end the start read: the events are right above it
+        # A reader's listener read the store's newest id after the start stored its opening:
+        # the writer opens on that id, above the events it is about to adopt.
+        2,
+    ],
+)
 async def test_a_writer_adopts_what_another_transaction_stored_above_the_log_end(
-    event_log: EventLog, store: Store
+    event_log: EventLog, store: Store, known: int
 ) -> None:
     opening = [stored_status(1), stored_status(2)]
     async with event_log.reader("t1") as reader:
         await store.append_events("t1", opening)
-        async with event_log.writer("t1", known=0) as writer:
+        async with event_log.writer("t1", known=known) as writer:
             await writer.adopt(opening)
             assert writer.emit(status(3)) == 3
         assert await drain(reader, until=3) == [1, 2, 3]
     assert [e.id for e in await store.read_events("t1")] == [1, 2, 3]
-
-
-async def test_a_writer_adopts_stored_events_this_process_had_heard_of(
-    event_log: EventLog, store: Store
-) -> None:
-    # A reader's listener read the store's newest id after the start stored its opening: the
-    # writer opens on that id, above the events it is about to adopt.
-    opening = [stored_status(1), stored_status(2)]
-    async with event_log.reader("t1") as reader:
-        await store.append_events("t1", opening)
-        async with event_log.writer("t1", known=2) as writer:
-            await writer.adopt(opening)
-            assert writer.emit(status(3)) == 3
-        assert await drain(reader, until=3) == [1, 2, 3]
 
 
 async def test_a_writer_refuses_to_adopt_events_below_what_is_stored_since(
