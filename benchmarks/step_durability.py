@@ -74,7 +74,7 @@ class _SettledApart(StoreRunJournal):
         self, calls: Sequence[JournalCall], *, state: AgentState | None = None
     ) -> None:
         if state is not None:
-            await self._logged()
+            await self._taken()
         rows = [
             ToolCallEntry(c.tool_call_id, c.tool_name, "settled", {"output": c.output})
             if c.settled
