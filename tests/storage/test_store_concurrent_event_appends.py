@@ -72,9 +72,16 @@ async def test_a_lost_lease_fails_only_its_own_journaled_append_among_overlappin
         events = _events(f"t-{run_id}", range(1, 3))
         return store.append_events(f"t-{run_id}", events, ledger=[journal])
 
-    results = await asyncio.gather(*(append(r) for r in runs), return_exceptions=True)
-    assert isinstance(results[3], StaleLease)
-    assert [r for i, r in enumerate(results) if i != 3] == [None] * 5
+    # Events-only appends first: on SQLite they wait for the loop's next turn, so the journaled
+    # ones join them in one transaction (alone, a journaled append is written at once).
+    others = [store.append_events(f"o{n}", _events(f"o{n}", range(1, 3))) for n in range(3)]
+    results = await asyncio.gather(*others, *(append(r) for r in runs), return_exceptions=True)
+    assert results[:3] == [None] * 3
+    journaled = results[3:]
+    assert isinstance(journaled[3], StaleLease)
+    assert [r for i, r in enumerate(journaled) if i != 3] == [None] * 5
+    for n in range(3):
+        assert await store.read_events(f"o{n}") == _events(f"o{n}", range(1, 3))
     for run_id in runs:
         progress = await store.load_progress(run_id)
         stored = await store.read_events(f"t-{run_id}")
