@@ -69,10 +69,11 @@ async def ending_of(svc: Service, run_id: str, checkpoints: CheckpointStore) -> 
 
 @dataclass
 class Checkpoints:
-    """The agent's checkpoint store, counting loads; ``fail_saves`` breaks it."""
+    """The agent's checkpoint store, counting loads and deletes; ``fail_saves`` breaks it."""
 
     inner: CheckpointStore
     loads: int = 0
+    deletes: int = 0
     fail_saves: bool = False
 
     async def save(self, key: str, state: dict[str, Any]) -> None:
@@ -85,6 +86,7 @@ class Checkpoints:
         return await self.inner.load(key)
 
     async def delete(self, key: str) -> None:
+        self.deletes += 1
         await self.inner.delete(key)
 
 
@@ -155,6 +157,19 @@ async def test_a_completed_run_ends_once_and_leaves_no_checkpoint(db_url: str) -
         await svc.settle("t1")
         ending = await ending_of(svc, run_id, setup.saved)
 
+    assert ending == ended("completed", None, "completed")
+
+
+async def test_a_run_that_asked_nothing_ends_without_a_checkpoint_to_look_for(db_url: str) -> None:
+    # It never suspended, so it never checkpointed: its end is its close alone.
+    setup = Setup([text("done")])
+    async with service(db_url, setup.agents) as svc:
+        run_id = await svc.runs.start(OWNER, "t1", "go")
+        await svc.settle("t1")
+        touched = (setup.saved.loads, setup.saved.deletes)
+        ending = await ending_of(svc, run_id, setup.saved)
+
+    assert touched == (0, 0)
     assert ending == ended("completed", None, "completed")
 
 

@@ -12,6 +12,7 @@ import pytest
 from service_harness import OWNER, Service, key, service
 from sqlalchemy import delete
 
+from runyard.protocol import WireEvent
 from runyard.service import Threads
 from runyard.service.threads.history import LogFold, fold_runs
 from runyard.storage import RunSnapshot, StoredEvent
@@ -155,7 +156,7 @@ async def test_a_failed_snapshot_write_never_fails_the_ending_and_a_read_repairs
     async def broken(thread_id: str, snapshots: Sequence[RunSnapshot], /) -> None:
         raise OSError("the disk is full")
 
-    def fold_fails(self: LogFold, log: Iterable[StoredEvent]) -> None:
+    def fold_fails(self: LogFold, log: Iterable[tuple[StoredEvent, WireEvent | None]]) -> None:
         raise ValueError("an event the fold cannot read")
 
     async with service(sqlite_url) as svc:

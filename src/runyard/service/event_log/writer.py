@@ -32,6 +32,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from typing import NamedTuple
 
 from runyard.ids import now_ms
 from runyard.json_text import json_text
@@ -52,6 +53,18 @@ _ATTEMPTS = 5
 _RETRY_SECONDS = 10.0
 """No new attempt after this long: the store already waits for a database that is away
 (``storage.sql.engine``), and a run's driver must give up well within its lease."""
+
+Watcher = Callable[[Sequence[StoredEvent], Sequence[WireEvent | None]], None]
+"""Told of every stored batch: its rows, and the event each row holds (``EventWriter.watch``)."""
+
+
+class _Batch(NamedTuple):
+    """A batch as stored: its rows, the text readers are sent of each, and the event each holds
+    (None: only its row's data has it)."""
+
+    rows: list[StoredEvent]
+    texts: list[str]
+    events: list[WireEvent | None]
 
 
 class EventLogWriteError(RuntimeError):
@@ -95,7 +108,7 @@ class EventWriter:
         self._progress = Flag()
         self._failure: EventLogWriteError | None = None
         self._closing = False
-        self._watchers: list[Callable[[Sequence[StoredEvent]], None]] = []
+        self._watchers: list[Watcher] = []
         self._task = asyncio.create_task(self._persist_forever(), name="runyard-event-writer")
 
     @property
@@ -130,7 +143,7 @@ class EventWriter:
             raise EventLogWriteError(f"events of {self.thread_id} were stored out of turn")
         self._last_id = stored[-1].id
         rows = list(stored)
-        await self._show(rows, [json_text(row.data) for row in rows])
+        await self._show(_Batch(rows, [json_text(row.data) for row in rows], [None] * len(rows)))
 
     def journal(self, write: LedgerWrite, lost: Callable[[], None]) -> None:
         """Write ``write`` into the tool ledger with the next batch, at once: stored with or
@@ -143,9 +156,10 @@ class EventWriter:
         self._ledger_given += 1
         self._ready.set()
 
-    def watch(self, stored: Callable[[Sequence[StoredEvent]], None]) -> None:
+    def watch(self, stored: Watcher) -> None:
         """Call ``stored`` with every batch from now on, as stored, once committed (and before
-        anyone sees it); it must not raise."""
+        anyone sees it), and with the events its rows hold, where this writer has them (None:
+        a row stored as given to ``adopt``, or changed by redaction); it must not raise."""
         self._watchers.append(stored)
 
     def end_of_stream(self, run_id: str, agent_id: str) -> None:
@@ -188,13 +202,13 @@ class EventWriter:
         for event in queued:
             self._last_id += 1
             batch.append((self._last_id, event))
-        rows, texts = self._rows(batch)
+        last = self._rows(batch)
         try:
-            await store(rows)
+            await store(last.rows)
         except Exception as exc:
             self._fail(f"cannot persist events: {exc}", exc)
             raise
-        await self._show(rows, texts)
+        await self._show(last)
 
     async def close(self) -> None:
         """Persist what is queued and what deltas are held, then stop the background task."""
@@ -236,29 +250,33 @@ class EventWriter:
     ) -> None:
         """Store the batch (and ``ledger``), then make it visible here and announce it to
         other replicas."""
-        rows, texts = self._rows(batch)
-        if await self._store_rows(rows, ledger):
-            await self._show(rows, texts)
+        stored = self._rows(batch)
+        if await self._store_rows(stored.rows, ledger):
+            await self._show(stored)
 
-    def _rows(self, batch: list[tuple[int, WireEvent]]) -> tuple[list[StoredEvent], list[str]]:
-        """The batch's rows as stored (redacted), and the JSON text readers are sent."""
+    def _rows(self, batch: list[tuple[int, WireEvent]]) -> _Batch:
+        """The batch's rows as stored (redacted), the JSON text readers are sent, and the
+        events the rows hold (None where redaction changed one: its row holds another)."""
         created = now_ms()
-        texts: list[str] = []
-        rows: list[StoredEvent] = []
+        stored = _Batch([], [], [])
         for i, event in batch:
             data = event_to_dict(event)
             clean = self._redactor.redact_data(data)
-            texts.append(json_text(clean))  # what event_to_json writes, from the dict made anyway
-            rows.append(StoredEvent(self.thread_id, i, event.run_id, event.type, clean, created))
-        return rows, texts
+            stored.texts.append(json_text(clean))  # event_to_json's text, from the dict made anyway
+            stored.rows.append(
+                StoredEvent(self.thread_id, i, event.run_id, event.type, clean, created)
+            )
+            stored.events.append(event if clean is data else None)
+        return stored
 
-    async def _show(self, rows: list[StoredEvent], texts: list[str]) -> None:
-        """Make the stored ``rows`` visible here and announce them to other replicas."""
+    async def _show(self, stored: _Batch) -> None:
+        """Make the stored rows visible here and announce them to other replicas."""
+        rows, texts, events = stored
         if not rows:
             return
         self._stored_id = rows[-1].id
         for watcher in self._watchers:
-            watcher(rows)
+            watcher(rows, events)
         self._channel.append(LiveEvent(row.id, text) for row, text in zip(rows, texts, strict=True))
         try:
             await self._bus.publish(self.thread_id, self._stored_id)

@@ -14,7 +14,9 @@ whose checkpoint expired. Each does the same five things, here, in this order:
    meanwhile: the new owner ends it, and nothing of the transaction is stored) and forgets its
    progress and tool calls (``ToolLedger``) — and, when its driver folded the run's events as
    it stored them (``RunFold``), stores the run's agent-tree snapshot too;
-4. drop its checkpoint, through the agents;
+4. drop its checkpoint, through the agents (its driver's first segment skips this too: a run
+   checkpoints only when it suspends on a question, and its runtime forgets what it saved when
+   it ends);
 5. otherwise, store the thread's agent-tree snapshots of its newly finished runs from the log
    (``store_snapshots``) — a failure here only costs the next history read a fold, which
    stores it then.
@@ -113,7 +115,8 @@ class RunFinisher:
 
         Its driver passes the thread's ``writer`` it holds open, the run's events ``folded``
         as that writer stored them when they make its snapshot alone, and ``asked=False`` when
-        the run asked no question (nothing to answer); anyone else gets a writer here.
+        the run asked no question (nothing to answer, and no checkpoint to drop); anyone else
+        gets a writer here.
         """
         if asked:
             await self.answer_pending(run_id, thread_id, ending.reason or ending.status)
@@ -135,7 +138,8 @@ class RunFinisher:
                     for agent_id, role in waiting:
                         own.emit(_sub_agent_ended(run_id, agent_id, role, ending))
                     await self._log_closing(own, run_id, ending, epoch, None)
-        await self.checkpoints.drop(run_id)
+        if asked:
+            await self.checkpoints.drop(run_id)
         if snapshot is None:
             await self.snapshot(thread_id)
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from runyard.messages import AgentMessage, whole_blocks
-from runyard.protocol import AgentTreeBuilder, RunFinishPayload, parse_event
+from runyard.protocol import AgentTreeBuilder, RunFinishPayload, WireEvent, parse_event
 from runyard.service.owner import Owner
 from runyard.service.threads.transcript import TranscriptEntry, TranscriptFold
 from runyard.storage import (
@@ -116,8 +116,8 @@ class _Fold:
         self.chosen: dict[str, str] | None = None
         self.finish: RunFinishPayload | None = None
 
-    def apply(self, stored: StoredEvent) -> None:
-        event = parse_event(stored.data)
+    def apply(self, stored: StoredEvent, event: WireEvent | None) -> None:
+        event = parse_event(stored.data) if event is None else event
         self.last = stored
         self.tree.apply(event, stored.id)
         self.transcript.apply(event, stored.id)
@@ -161,13 +161,14 @@ class LogFold:
     def __init__(self) -> None:
         self._folds: dict[str | None, _Fold] = {}
 
-    def add(self, log: Iterable[StoredEvent]) -> None:
-        """Fold ``log``, the events right after those added before."""
-        for stored in log:
+    def add(self, log: Iterable[tuple[StoredEvent, WireEvent | None]]) -> None:
+        """Fold ``log``, the events right after those added before, each with the event its
+        data holds when it is at hand (None: parsed from the data)."""
+        for stored, event in log:
             fold = self._folds.get(stored.run_id)
             if fold is None:
                 fold = self._folds[stored.run_id] = _Fold(stored)
-            fold.apply(stored)
+            fold.apply(stored, event)
 
     def runs(self) -> list[RunRows]:
         """Each run folded so far, in log order."""
@@ -190,11 +191,14 @@ class RunFold:
         self._last_id = 0
         self._broken = False
 
-    def add(self, log: Sequence[StoredEvent]) -> None:
+    def add(self, log: Sequence[StoredEvent], events: Sequence[WireEvent | None] = ()) -> None:
         """Fold a batch the writer stored (once: a batch folded already is skipped); a failure
-        only costs the ending a read of the log."""
+        only costs the ending a read of the log. ``events``: the events the rows' data was
+        made from, one per row, where the writer has them (``EventWriter.watch``), so they are
+        not parsed back from it."""
         try:
-            self._fold.add(e for e in log if e.id > self._last_id)
+            known = events or [None] * len(log)
+            self._fold.add((e, k) for e, k in zip(log, known, strict=True) if e.id > self._last_id)
             self._last_id = max([self._last_id, *(e.id for e in log)])
         except Exception:
             logger.exception(
@@ -213,7 +217,7 @@ class RunFold:
 def fold_runs(log: Sequence[StoredEvent]) -> list[RunRows]:
     """Each run of a stretch of a thread's log, folded into its rows, in log order."""
     fold = LogFold()
-    fold.add(log)
+    fold.add((stored, None) for stored in log)
     return fold.runs()
 
 
