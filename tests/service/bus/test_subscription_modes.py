@@ -41,6 +41,19 @@ async def test_a_live_subscription_waits_for_an_announcement() -> None:
     assert await within(waiting) == 3
 
 
+async def test_what_the_reader_heard_already_wakes_it_neither_then_nor_when_announced() -> None:
+    subscription = LocalSubscription()
+    waiting = asyncio.create_task(subscription.wait(after=0))
+    assert await still_waiting(waiting)
+
+    subscription.heard(5)  # this process's writer stored up to 5: the reader has them
+    subscription.announce(5)  # ... and the bus brings its announcement back
+    subscription.announce(4)
+    assert await still_waiting(waiting)
+    subscription.announce(6)  # another process stored 6
+    assert await within(waiting) == 6
+
+
 async def test_a_polling_subscription_returns_every_interval_with_nothing_new() -> None:
     subscription = LocalSubscription(poll_seconds=POLL)
 

@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import asyncio
 import gc
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 import pytest
 
 from runyard.protocol import StatusEvent, StatusPayload, event_to_dict, parse_event
 from runyard.service import EventLog, EventLogWriteError, EventReader
-from runyard.service.bus import InProcessEventBus
+from runyard.service.bus import InProcessEventBus, Subscription
 from runyard.service.event_log import ThreadChannel
 from runyard.storage import Store, StoredEvent
 
@@ -124,6 +126,50 @@ async def test_a_reader_on_another_replica_catches_up_from_the_store(store: Stor
         await here.close()
         await there.close()
         await bus.close()
+
+
+class _CountedWakeUps(InProcessEventBus):
+    """The in-process bus, counting how often a subscription's ``wait`` returns."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.wake_ups = 0
+
+    @asynccontextmanager
+    async def subscribe(self, thread_id: str) -> AsyncIterator[Subscription]:
+        async with super().subscribe(thread_id) as subscription:
+            counted = self
+
+            class Counted:
+                async def wait(self, after: int) -> int:
+                    latest = await subscription.wait(after)
+                    counted.wake_ups += 1
+                    return latest
+
+                def heard(self, event_id: int) -> None:
+                    subscription.heard(event_id)
+
+            yield Counted()
+
+
+async def test_a_writers_own_batches_do_not_wake_the_threads_bus_listener(store: Store) -> None:
+    # The reader has them from the channel; the bus's announcement of them is for other replicas.
+    bus = _CountedWakeUps()
+    log = EventLog(store, bus)
+    try:
+        async with log.reader("t1", after=0) as reader, log.writer("t1") as writer:
+            for n in range(5):
+                writer.emit(status(n))
+                await writer.flush()
+            seen = await drain(reader, until=5)
+            for _ in range(10):
+                await asyncio.sleep(0)  # whatever the announcements woke has run
+    finally:
+        await log.close()
+        await bus.close()
+
+    assert seen == [1, 2, 3, 4, 5]
+    assert bus.wake_ups == 0
 
 
 async def test_read_returns_what_is_stored_after_the_cursor(event_log: EventLog) -> None:

@@ -53,6 +53,11 @@ class Subscription(Protocol):
         """
         ...
 
+    def heard(self, event_id: int) -> None:
+        """The reader has the thread's events up to ``event_id`` already (this process stored
+        them): an announcement of them need not wake it, nor one of an older id."""
+        ...
+
 
 class ControlInbox(Protocol):
     """The control messages sent to one process."""

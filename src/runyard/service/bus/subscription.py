@@ -45,6 +45,11 @@ class LocalSubscription:
             self._latest = event_id
             self._wakeup.set()
 
+    def heard(self, event_id: int) -> None:
+        """See ``Subscription.heard``: raise the latest id without waking the reader."""
+        if event_id > self._latest:
+            self._latest = event_id
+
     def mark_stale(self) -> None:
         """Announcements may have been lost: the next ``wait`` returns at once."""
         self._stale = True

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from itertools import islice
 
@@ -62,6 +62,9 @@ class ThreadChannel:
         self.stale = 0
         """Bumped when announcements may have been lost: readers re-read the store."""
         self.users = 0
+        self.heard: Callable[[int], None] | None = None
+        """Told of the ids this process's writer appends (the bus listener's
+        ``Subscription.heard``), so their announcement on the bus does not wake the listener."""
         self._waiters: list[asyncio.Future[None]] = []
         self._prune_at = _PRUNE_AT
 
@@ -96,6 +99,8 @@ class ThreadChannel:
             self.last_id = max(self.last_id, event.id)
         while len(tail) > self.tail_size:
             tail.popleft()
+        if self.heard is not None:
+            self.heard(self.last_id)
         self.notify()
 
     def announce(self, event_id: int) -> None:

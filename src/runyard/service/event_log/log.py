@@ -171,6 +171,8 @@ class EventLog:
         # (with the channel's tail) that only the collector freed.
         try:
             async with self.bus.subscribe(channel.thread_id) as subscription:
+                # What a writer here appends, the channel has: its announcement wakes nobody.
+                channel.heard = subscription.heard
                 listening.set()
                 seen = 0
                 while True:
@@ -183,6 +185,7 @@ class EventLog:
         except EventBusClosedError:
             channel.mark_stale()
         finally:
+            channel.heard = None
             listening.set()
 
     async def _catch_up(self, channel: ThreadChannel) -> None:
