@@ -38,6 +38,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import timeit
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -406,12 +407,40 @@ def _load() -> float:
     return os.getloadavg()[0]
 
 
+def machine() -> str:
+    """The processors, and how fast this one runs plain Python: two runs' absolute times
+    compare only as their machines do (the load average says how busy it was besides)."""
+    models = [
+        line.split(":", 1)[1].strip()
+        for line in _cpuinfo().splitlines()
+        if line.startswith("model name")
+    ]
+    model = models[0] if models else platform.processor() or "an unknown processor"
+    loop = min(timeit.repeat("sum(range(1_000_000))", number=10, repeat=5)) / 10
+    return (
+        f"{os.cpu_count()} CPUs ({model}; a plain-Python reference, `sum(range(10**6))`, "
+        f"{loop * 1000:.1f} ms)"
+    )
+
+
+def _cpuinfo() -> str:
+    try:
+        return Path("/proc/cpuinfo").read_text()
+    except OSError:  # not Linux
+        return ""
+
+
 def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
 def render(
-    outcomes: Sequence[Outcome], full: bool, began: datetime, minutes: float, loads: list[float]
+    outcomes: Sequence[Outcome],
+    full: bool,
+    began: datetime,
+    minutes: float,
+    loads: list[float],
+    host: str,
 ) -> str:
     """The summary: when and how it was measured, then the table."""
     mode = "`--full` sizes" if full else "quick sizes"
@@ -420,8 +449,8 @@ def render(
     lines = [
         f"Measured {began:%Y-%m-%d %H:%M} UTC by `make bench` (`python benchmarks/run_all.py`, "
         f"{mode}) in {minutes:.1f} min (the longest: {took} min), Python "
-        f"{platform.python_version()} on "
-        f"{os.cpu_count()} CPUs. **The machine is shared with other jobs**: the 1-minute load "
+        f"{platform.python_version()} on {host}. **The machine is shared with other jobs**: "
+        "the 1-minute load "
         f"average was {min(loads):.1f} to {max(loads):.1f} while it ran (sampled as each benchmark "
         'began), so absolute times are pessimistic; compare rows of one run only. "met" is '
         'decided by each benchmark from its measurement; "—": no target.',
@@ -457,6 +486,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     chosen = [b for b in BENCHMARKS if args.only is None or b.name in args.only]
     given = {"RUNYARD_BENCH_LANGGRAPH_VENV": args.langgraph_venv}
     logs = Path(tempfile.mkdtemp(prefix="runyard-bench-"))
+    host = machine()
     began, started, loads = datetime.now(UTC), time.monotonic(), []
     outcomes = []
     for n, benchmark in enumerate(chosen, 1):
@@ -469,7 +499,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         outcomes.append(outcome)
     loads.append(_load())
     minutes = (time.monotonic() - started) / 60
-    summary = render(outcomes, args.full, began, minutes, loads)
+    summary = render(outcomes, args.full, began, minutes, loads, host)
     print(f"\n{summary}\n\nlogs: {logs}")
     if args.only is None and not args.no_write:
         write_section(START, END, summary, heading="## Summary")

@@ -141,7 +141,8 @@ def test_the_summary_replaces_only_what_lies_between_its_markers(
     outcome = run_all.Outcome(
         run_all.BENCHMARKS[0], [Row("a | b", "≤ 1 ms", "2 ms", False)], "python x.py", 1.0
     )
-    summary = run_all.render([outcome], False, run_all.datetime.now(run_all.UTC), 1.5, [2.0, 3.5])
+    now = run_all.datetime.now(run_all.UTC)
+    summary = run_all.render([outcome], False, now, 1.5, [2.0, 3.5], "2 CPUs (a test)")
 
     write_section(run_all.START, run_all.END, summary, path=docs)
 
@@ -149,6 +150,7 @@ def test_the_summary_replaces_only_what_lies_between_its_markers(
     assert "stale table" not in text
     assert "| a \\| b | ≤ 1 ms | 2 ms | no | `python x.py` |" in text
     assert "load average was 2.0 to 3.5" in text
+    assert " on 2 CPUs (a test). " in text
     assert text.startswith("# Benchmarks\n\nintro\n\n")
     assert text.endswith(f"\n\n{race}\n")
 
