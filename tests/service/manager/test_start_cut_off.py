@@ -6,6 +6,7 @@ process's heartbeat for good."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from typing import Any
 
 import pytest
@@ -61,3 +62,47 @@ async def test_a_start_cut_off_after_it_committed_is_carried_on_and_frees_the_th
     ]
     finishes = [(e.run_id, e.payload.status) for e in log if e.type == "run-finish"]
     assert finishes == [(cut_off_id, "completed"), (run_id, "completed")]
+
+
+class SignalsStart(ForwardingStore):
+    """A store that says when a ``start_run`` is on its way (then starts it as usual)."""
+
+    def __init__(self, inner: Store) -> None:
+        super().__init__(inner)
+        self.starting = asyncio.Event()
+
+    async def start_run(self, *args: Any, **kwargs: Any) -> RunStart:
+        self.starting.set()
+        return await self.inner.start_run(*args, **kwargs)
+
+
+async def test_a_start_whose_request_is_cancelled_on_its_way_leaves_no_run_open(
+    db_url: str,
+) -> None:
+    # On SQLite the start waits for the loop turn's shared transaction, which writes it even
+    # though its caller was cancelled meanwhile: the run is then ended like any that could not
+    # launch, and the thread is free for the next message.
+    wrapped: list[SignalsStart] = []
+
+    def wrap(store: Store) -> Store:
+        wrapped.append(SignalsStart(store))
+        return wrapped[0]
+
+    async with service(db_url, wrap=wrap) as svc:
+        (store,) = wrapped
+        request = asyncio.create_task(svc.runs.start(OWNER, "t1", "hello"))
+        await store.starting.wait()
+        request.cancel()
+        with contextlib.suppress(asyncio.CancelledError):  # or it was done by then
+            await request
+        async with asyncio.timeout(20):
+            await svc.runs.wait_idle(key("t1"))
+        left_open = await svc.store.get_active_run(key("t1"))
+        run_id = await svc.runs.start(OWNER, "t1", "hello again")
+        async with asyncio.timeout(20):
+            await svc.runs.wait_idle(key("t1"))
+        finished = await svc.store.get_run(run_id)
+
+    assert left_open is None
+    assert finished is not None
+    assert finished.status == "completed"

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, TypeVar
 
 from sqlalchemy import (
     BindParameter,
@@ -70,6 +70,10 @@ from runyard.storage.sql.snapshots_part import SNAPSHOT_COLUMNS, snapshot_rows
 from runyard.storage.sql.state import SqlState
 
 __all__ = ["RunsPart"]
+
+_T = TypeVar("_T")
+_Started = tuple[Row[Any], Row[Any], tuple[StoredEvent, ...]]
+"""What a start's transaction read and wrote: the thread's row, its ends, the opening events."""
 
 
 def _run(row: Row[Any]) -> RunRecord:
@@ -207,20 +211,21 @@ class RunsPart(SqlState):
                 lease_until=lease_until,
                 agent_id=agent_id,
             )
+
+            async def body(conn: SqlConnection, run: RunRecord = run) -> _Started:
+                thread = await self._claim_touched(conn, thread_id, tenant_id, resource_id, changes)
+                await self._insert_run(conn, run, quota)
+                if rows:
+                    stmt = self._upsert(messages, ["thread_id", "id"], ["created_at", "data"])
+                    await conn.execute(stmt, rows)
+                ends = (await conn.execute(_THREAD_ENDS, of_thread)).one()
+                opened = opening_events(run, int(ends.log_end or 0), opening)
+                if opened:
+                    await conn.execute(INSERT_EVENTS, event_rows(opened))
+                return thread, ends, opened
+
             try:
-                async with write(self._engine) as conn:
-                    thread = await self._claim_touched(
-                        conn, thread_id, tenant_id, resource_id, changes
-                    )
-                    await self._insert_run(conn, run, quota)
-                    if rows:
-                        stmt = self._upsert(messages, ["thread_id", "id"], ["created_at", "data"])
-                        await conn.execute(stmt, rows)
-                    ends = (await conn.execute(_THREAD_ENDS, of_thread)).one()
-                    log_end = int(ends.log_end or 0)
-                    opened = opening_events(run, log_end, opening)
-                    if opened:
-                        await conn.execute(INSERT_EVENTS, event_rows(opened))
+                thread, ends, opened = await self._written(body)
             except IntegrityError as exc:
                 # Also an opening event's id another writer took since the log's end was read:
                 # nothing is left of this attempt, so the next one numbers from the new end.
@@ -229,8 +234,8 @@ class RunsPart(SqlState):
                 kept = None
                 if ends.plan_updated_at is not None:  # NOT NULL: a plan row exists
                     kept = Plan(thread_id, ends.plan_data, ends.plan_updated_at)
-                snapshots_end = int(ends.snapshots_end or 0)
-                return RunStart(run, thread_of(thread), log_end, snapshots_end, kept, opened)
+                ends_at = int(ends.log_end or 0), int(ends.snapshots_end or 0)
+                return RunStart(run, thread_of(thread), *ends_at, kept, opened)
         raise RunConflict(thread_id)
 
     async def _insert_run(
@@ -322,7 +327,8 @@ class RunsPart(SqlState):
         snapshot: RunSnapshot | None,
     ) -> Row[Any] | None:
         """``close_run``'s transaction; None when the row was not open at ``epoch``."""
-        async with write(self._engine) as conn:
+
+        async def body(conn: SqlConnection) -> Row[Any] | None:
             row: Row[Any] | None = (
                 await conn.execute(_CLOSE, {"p_run": run_id, "p_epoch": epoch, **closing})
             ).one_or_none()
@@ -334,7 +340,17 @@ class RunsPart(SqlState):
                 if snapshot is not None:
                     stmt = self._upsert(run_snapshots, ["thread_id", "run_id"], SNAPSHOT_COLUMNS)
                     await conn.execute(stmt, snapshot_rows(snapshot.thread_id, [snapshot]))
-        return row
+            return row
+
+        return await self._written(body)
+
+    async def _written(self, body: Callable[[SqlConnection], Awaitable[_T]]) -> _T:
+        """``body`` run in a write transaction: on SQLite the loop turn's shared one
+        (``GroupedEventInserts.run``), where a run's start and close join the event rows."""
+        if self._engine.dialect.name == "sqlite":
+            return await self._event_rows.run(body)
+        async with write(self._engine) as conn:
+            return await body(conn)
 
     async def take_over(
         self,
