@@ -17,7 +17,7 @@ for it.
 
 A run's start and its close (``RunsPart``) join the next shared transaction too, whatever is
 waiting (``run``): each was a transaction of its own, and SQLite's commits were the largest
-share of a run's storage work (the race went from 4.1 to 2.9 write transactions a run at 10
+share of a run's storage work (the race went from 4.1 to 2.0 write transactions a run at 10
 threads, docs/benchmarks.md). Their bodies run after the group's event rows, in the order they
 came. A caller cancelled while its body waits is still written for, so it is told the outcome
 first and its cancellation is delivered again at its next await: as before, when the body ran
