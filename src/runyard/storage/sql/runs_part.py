@@ -234,8 +234,8 @@ class RunsPart(SqlState):
                 kept = None
                 if ends.plan_updated_at is not None:  # NOT NULL: a plan row exists
                     kept = Plan(thread_id, ends.plan_data, ends.plan_updated_at)
-                ends_at = int(ends.log_end or 0), int(ends.snapshots_end or 0)
-                return RunStart(run, thread_of(thread), *ends_at, kept, opened)
+                log_end, snapshots_end = int(ends.log_end or 0), int(ends.snapshots_end or 0)
+                return RunStart(run, thread_of(thread), log_end, snapshots_end, kept, opened)
         raise RunConflict(thread_id)
 
     async def _insert_run(
